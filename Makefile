@@ -1,0 +1,108 @@
+# orbbench: one Makefile. `make` builds, `make test` tests, `make run` runs
+# the default scenarios. Missing Debian packages are installed first (as
+# root) or named with the command to install them.
+
+VERSION := 0.1.0
+PYTHON := /usr/bin/python3
+
+ifdef SANITIZE
+BUILD := build/san-$(subst $(comma),-,$(SANITIZE))
+BIN := $(BUILD)/bin
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+else
+BUILD := build/release
+BIN := bin
+SANFLAGS :=
+endif
+comma := ,
+
+CC := gcc
+CXX := g++
+# -Wno-format-truncation: messages are one bounded line by design; cutting
+# a long path short is intended, not a bug.
+WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-format-truncation -Werror
+CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(SANFLAGS)
+CXXFLAGS := -std=c++11 -O2 -g -Wall $(SANFLAGS)
+LDFLAGS := $(SANFLAGS)
+GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+DEFS := -DORBBENCH_VERSION='"$(VERSION)"' -DORBBENCH_GIT_REV='"$(GIT_REV)"' \
+	-DORBBENCH_CFLAGS='"$(CFLAGS)"'
+# Expanded when a recipe runs, i.e. after `deps` has installed pkg-config.
+OMNI_LIBS = $(shell pkg-config --libs omniORB4)
+
+CLIENT_SRCS := $(wildcard client/*.c)
+CLIENT_OBJS := $(CLIENT_SRCS:client/%.c=$(BUILD)/client/%.o)
+LIB_OBJS := $(filter-out $(BUILD)/client/main.o,$(CLIENT_OBJS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+GEN := $(BUILD)/gen
+
+.PHONY: all deps build test test-unit test-e2e run bench clean help
+.DEFAULT_GOAL := all
+
+all: build
+
+help:
+	@echo "make            build bin/orbbench and the echo servers"
+	@echo "make test       unit tests (cmocka) and end-to-end tests (pytest)"
+	@echo "make run        run the default scenarios into results/"
+	@echo "make SANITIZE=address,undefined test   sanitized build in build/"
+
+deps:
+	@scripts/install-deps
+
+build: $(BIN)/orbbench $(BIN)/omniorb-echo-server
+
+# ---- the client ----------------------------------------------------------
+$(BUILD)/client/%.o: client/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEFS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libclient.a: $(LIB_OBJS)
+	ar rcs $@ $^
+
+$(BIN)/orbbench: $(BUILD)/client/main.o $(BUILD)/libclient.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -ljansson -lm
+
+# ---- the omniORB echo server (generated stubs: no -Werror) ---------------
+$(GEN)/echo.hh $(GEN)/echoSK.cc: idl/echo.idl | deps
+	@mkdir -p $(GEN)
+	omniidl -bcxx -Wbh=.hh -Wbs=SK.cc -C$(GEN) $<
+
+$(BUILD)/server/%.o: servers/omniorb/%.cc $(GEN)/echo.hh | deps
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) -I$(GEN) -MMD -MP -c $< -o $@
+
+$(BUILD)/server/echoSK.o: $(GEN)/echoSK.cc $(GEN)/echo.hh
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) -I$(GEN) -c $< -o $@
+
+$(BIN)/omniorb-echo-server: $(BUILD)/server/echo_server.o $(BUILD)/server/echoSK.o
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(OMNI_LIBS)
+
+# ---- tests ---------------------------------------------------------------
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclient.a | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iclient -MMD -MP $< $(BUILD)/libclient.a -o $@ \
+		$(LDFLAGS) -lcmocka -ljansson -lm
+
+test-unit: $(UNIT_BINS)
+	@for t in $(UNIT_BINS); do echo "== $$t"; $$t || exit 1; done
+
+test-e2e: build
+	ORBBENCH_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q tests/e2e
+
+test: deps
+	@$(MAKE) --no-print-directory test-unit test-e2e
+
+# ---- running -------------------------------------------------------------
+run: build
+	scripts/run-default
+
+clean:
+	rm -rf build bin
+
+-include $(CLIENT_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BUILD)/server/echo_server.d

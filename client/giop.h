@@ -1,0 +1,88 @@
+/* GIOP 1.2 messages: the 12-byte header, Request encoding and Reply
+ * decoding. Pure functions over buffers. */
+#ifndef ORBBENCH_GIOP_H
+#define ORBBENCH_GIOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cdr.h"
+
+#define GIOP_HEADER_BYTES 12
+/* Replies larger than this are refused rather than buffered. */
+#define GIOP_MAX_MESSAGE_BYTES (16u * 1024 * 1024)
+
+enum giop_msg_type {
+    GIOP_REQUEST = 0,
+    GIOP_REPLY = 1,
+    GIOP_CANCEL_REQUEST = 2,
+    GIOP_LOCATE_REQUEST = 3,
+    GIOP_LOCATE_REPLY = 4,
+    GIOP_CLOSE_CONNECTION = 5,
+    GIOP_MESSAGE_ERROR = 6,
+    GIOP_FRAGMENT = 7,
+};
+
+enum giop_reply_status {
+    GIOP_NO_EXCEPTION = 0,
+    GIOP_USER_EXCEPTION = 1,
+    GIOP_SYSTEM_EXCEPTION = 2,
+    GIOP_LOCATION_FORWARD = 3,
+    GIOP_LOCATION_FORWARD_PERM = 4,
+    GIOP_NEEDS_ADDRESSING_MODE = 5,
+};
+
+struct giop_header {
+    uint8_t major;
+    uint8_t minor;
+    bool little;
+    bool more_fragments;
+    uint8_t type;
+    uint32_t body_bytes; /* message size after the 12-byte header */
+};
+
+/* Parse a header from the first bytes of a message. Returns 0, or
+ *   -EAGAIN   fewer than 12 bytes yet
+ *   -EBADMSG  the magic is not "GIOP"
+ *   -EPROTO   not GIOP 1.x (x <= 2)
+ *   -EMSGSIZE the body is over GIOP_MAX_MESSAGE_BYTES */
+int giop_header_parse(const uint8_t *buf, size_t len, struct giop_header *h);
+
+/* Append a complete GIOP 1.2 Request (response expected, KeyAddr target,
+ * no service contexts) for operation `op` with one string argument `arg`
+ * of `arg_len` bytes to `out`, which must be empty (alignment counts from
+ * its start). Returns 0 or -ENOMEM. */
+int giop_encode_request(struct cdr_out *out, uint32_t request_id,
+                        const uint8_t *key, size_t key_len, const char *op,
+                        const char *arg, size_t arg_len);
+
+/* A decoded reply. Strings point into the message buffer. */
+struct giop_reply {
+    uint32_t request_id;
+    uint32_t status;
+    /* GIOP_NO_EXCEPTION: the returned string */
+    const char *result;
+    size_t result_len;
+    /* USER/SYSTEM_EXCEPTION: the repository id */
+    const char *exception_id;
+    size_t exception_id_len;
+    /* SYSTEM_EXCEPTION */
+    uint32_t minor;
+    uint32_t completed;
+};
+
+/* Decode a whole Reply message (header included) whose operation returns a
+ * string. Returns 0 when the message is a well-formed Reply (of any status:
+ * check r->status), or
+ *   -EAGAIN/-EBADMSG/-EPROTO/-EMSGSIZE as giop_header_parse
+ *   -EBADMSG  truncated body, or `len` differs from the header's size
+ *   -ENOMSG   a well-formed message that is not a Reply (see *type) */
+int giop_decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
+                      uint8_t *type);
+
+/* Static names for enum values, "unknown" otherwise. */
+const char *giop_reply_status_name(uint32_t status);
+const char *giop_msg_type_name(uint8_t type);
+
+#endif

@@ -1,0 +1,317 @@
+/* orbbench: the command line. Loads a scenario, starts the spawner before
+ * any thread exists, runs the sweep, writes the result, prints a summary.
+ * Exit codes: 0 ran to a stop, 1 the run failed, 2 usage or scenario
+ * error, 130 interrupted (SIGINT/SIGTERM). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "callmode.h"
+#include "result.h"
+#include "scenario.h"
+#include "server_kind.h"
+#include "spawn.h"
+#include "sweep.h"
+#include "transport.h"
+#include "util.h"
+
+#ifndef ORBBENCH_VERSION
+#define ORBBENCH_VERSION "0.0.0"
+#endif
+#ifndef ORBBENCH_GIT_REV
+#define ORBBENCH_GIT_REV "unknown"
+#endif
+
+enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
+#define MAX_SETS 64
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    interrupted = sig;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: orbbench run SCENARIO.json [--set KEY=VALUE]... "
+            "[--out FILE] [--progress|--no-progress]\n"
+            "       orbbench check SCENARIO.json [--set KEY=VALUE]...\n"
+            "       orbbench keys | --help | --version\n"
+            "\n"
+            "  run     fork echo servers step by step, time a round of calls "
+            "to all of\n"
+            "          them at each step, stop at sweep.max_ms, and write a "
+            "JSON result\n"
+            "  check   validate a scenario and print it resolved, with "
+            "defaults\n"
+            "  keys    list every scenario key with its range and default\n"
+            "\n"
+            "  --set KEY=VALUE  override a scenario key (dotted path, e.g. "
+            "sweep.max_n=500)\n"
+            "  --out FILE       result file (default "
+            "results/NAME-YYYYmmddTHHMMSS.json)\n"
+            "  --progress       a live progress line on stderr (default: "
+            "when a terminal)\n"
+            "\n"
+            "exit: 0 ran to a stop, 1 the run failed (a server died, a "
+            "call failed),\n"
+            "      2 usage or scenario error, 130 interrupted\n");
+}
+
+static void die(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+
+static void die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("orbbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(code);
+}
+
+/* The folder holding this executable, where the servers are built. */
+static void exe_dir(char *buf, size_t len)
+{
+    char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0) {
+        str_copy(buf, len, ".");
+        return;
+    }
+    path[n] = 0;
+    str_copy(buf, len, dirname(path));
+}
+
+/* Remove the run directory's files (flat: logs and sockets) and itself. */
+static void remove_run_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                unlinkat(dirfd(d), e->d_name, 0);
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static void default_out(const struct scenario *sc, char *buf, size_t len)
+{
+    char stamp[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &tm);
+    mkdir("results", 0755);
+    snprintf(buf, len, "results/%s-%s.json", sc->name, stamp);
+}
+
+/* One paragraph: what ran, how far it got, why it stopped, where the
+ * figures are. */
+static void summary(const struct scenario *sc, json_t *doc,
+                    const struct sweep_outcome *o, const char *out)
+{
+    json_t *orb = json_object_get(doc, "orb");
+    json_t *steps = json_object_get(doc, "steps");
+    json_t *first = json_array_get(steps, 0);
+    printf("%s: %s %s over %s, %s calls, max_ms %g: the machine held %lld "
+           "servers (stop: %s; %s).",
+           sc->name, json_string_value(json_object_get(orb, "name")),
+           json_string_value(json_object_get(orb, "version"))
+               ? json_string_value(json_object_get(orb, "version"))
+               : "(version unknown)",
+           sc->transport, sc->mode, sc->sweep.max_ms,
+           (long long)o->max_servers, o->stop_reason, o->detail);
+    if (first)
+        printf(" At N=%lld the median call took %.1f us.",
+               (long long)json_integer_value(json_object_get(first, "n")),
+               json_real_value(json_object_get(
+                   json_object_get(first, "call_us"), "median")));
+    printf(" %zu steps; result: %s\n", json_array_size(steps), out);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"set", required_argument, NULL, 's'},
+        {"out", required_argument, NULL, 'o'},
+        {"progress", no_argument, NULL, 'p'},
+        {"no-progress", no_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    char *sets[MAX_SETS];
+    size_t nsets = 0;
+    const char *out = NULL;
+    int show_progress = isatty(2);
+    int c;
+    /* GNU getopt permutes: options may come before or after the words. */
+    while ((c = getopt_long(argc, argv, "s:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            if (nsets == MAX_SETS)
+                die(EXIT_USAGE, "more than %d --set options", MAX_SETS);
+            sets[nsets++] = optarg;
+            break;
+        case 'o': out = optarg; break;
+        case 'p': show_progress = 1; break;
+        case 'P': show_progress = 0; break;
+        case 'h': usage(stdout); return 0;
+        case 'V':
+            printf("orbbench %s (%s)\n", ORBBENCH_VERSION, ORBBENCH_GIT_REV);
+            return 0;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[optind++];
+    if (strcmp(cmd, "keys") == 0) {
+        scenario_print_keys(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "run") != 0 && strcmp(cmd, "check") != 0)
+        die(EXIT_USAGE, "unknown command \"%s\" (try --help)", cmd);
+    if (optind >= argc)
+        die(EXIT_USAGE, "%s: no scenario file given", cmd);
+    if (argc - optind > 1)
+        die(EXIT_USAGE, "%s: one scenario at a time (got %s and %s)", cmd,
+            argv[optind], argv[optind + 1]);
+    const char *path = argv[optind];
+
+    struct scenario sc;
+    char err[1024];
+    if (scenario_load(path, sets, nsets, &sc, err, sizeof err) != 0)
+        die(EXIT_USAGE, "%s", err);
+    if (strcmp(cmd, "check") == 0) {
+        json_dumpf(sc.resolved, stdout, JSON_INDENT(2));
+        putchar('\n');
+        scenario_free(&sc);
+        return 0;
+    }
+
+    const struct server_kind *kind = server_kind_lookup(sc.server.kind);
+    const struct transport_ops *tp = transport_lookup(sc.transport);
+    const struct callmode_ops *mode = callmode_lookup(sc.mode);
+    if (!kind || !tp || !mode)
+        die(EXIT_USAGE, "%s: server.kind, transport or mode has no "
+                        "implementation", path);
+    char server_path[PATH_MAX];
+    if (sc.server.path[0]) {
+        str_copy(server_path, sizeof server_path, sc.server.path);
+    } else {
+        char dir[PATH_MAX - 64];
+        exe_dir(dir, sizeof dir);
+        snprintf(server_path, sizeof server_path, "%s/%s", dir, kind->binary);
+    }
+    char orb_name[64] = "unknown", orb_version[64] = "", why[512];
+    if (access(server_path, X_OK) != 0)
+        die(EXIT_USAGE, "%s: server %s: %s (run make first?)", path,
+            server_path, strerror(errno));
+    /* A server that cannot say its version can still be measured; the
+     * result then says the version is unknown, and why. */
+    int vrc = server_query_version(server_path, orb_name, sizeof orb_name,
+                                   orb_version, sizeof orb_version, why,
+                                   sizeof why);
+    if (vrc)
+        fprintf(stderr, "orbbench: warning: %s\n", why);
+
+    char run_dir[] = "/tmp/orbbench-XXXXXX";
+    if (!mkdtemp(run_dir))
+        die(EXIT_RUN_FAILED, "mkdtemp %s: %s", run_dir, strerror(errno));
+    raise_nofile();
+
+    struct server_launch launch = {kind,          server_path,
+                                   sc.server.args, sc.server.nargs,
+                                   sc.transport,  run_dir};
+    struct spawn_config scfg = {
+        .make_argv = server_make_argv,
+        .make_argv_arg = &launch,
+        .log_dir = run_dir,
+        .start_timeout_ms = sc.server.start_timeout_ms,
+        .start_parallel = (int)sc.server.start_parallel,
+    };
+    struct spawner *sp;
+    /* Before any thread exists: the spawner is forked from a plain,
+     * single-threaded process. */
+    int rc = spawner_start(&sp, &scfg);
+    if (rc) {
+        remove_run_dir(run_dir);
+        die(EXIT_RUN_FAILED, "cannot fork the spawner: %s", strerror(-rc));
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: blocking waits see EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    json_t *doc = result_new(argc, argv);
+    json_object_set_new(
+        doc, "orb",
+        json_pack("{s:s, s:s*, s:s, s:s*}", "name", orb_name, "version",
+                  vrc ? NULL : orb_version, "server_path", server_path,
+                  "version_error", vrc ? why : NULL));
+    json_object_set(doc, "scenario", sc.resolved);
+    json_object_set_new(doc, "scenario_file", json_string(path));
+    char out_buf[PATH_MAX];
+    if (!out) {
+        default_out(&sc, out_buf, sizeof out_buf);
+        out = out_buf;
+    }
+    json_object_set_new(doc, "process_group",
+                        json_integer(spawner_pgid(sp)));
+
+    struct sweep sw = {&sc, kind, tp, mode, sp, doc, out, &interrupted,
+                       show_progress != 0};
+    struct sweep_outcome o;
+    sweep_run(&sw, &o);
+    spawner_stop(sp, 2000);
+    remove_run_dir(run_dir);
+
+    int wrc = result_write(doc, out);
+    summary(&sc, doc, &o, out);
+    if (wrc)
+        fprintf(stderr, "orbbench: cannot write %s: %s\n", out,
+                strerror(-wrc));
+    if (o.exit_code == 1)
+        fprintf(stderr, "orbbench: %s: %s\n", o.stop_reason, o.detail);
+    json_decref(doc);
+    scenario_free(&sc);
+    if (wrc)
+        return EXIT_RUN_FAILED;
+    return o.exit_code;
+}

@@ -1,0 +1,64 @@
+/* Synchronous calls: one thread calls each server in turn and waits for
+ * each reply before the next call. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callmode.h"
+
+struct callmode {
+    struct callmode_config cfg;
+    struct samples kept;
+};
+
+static int sync_create(struct callmode **out, const struct callmode_config *cfg)
+{
+    struct callmode *m = calloc(1, sizeof *m);
+    if (!m)
+        return -ENOMEM;
+    m->cfg = *cfg;
+    *out = m;
+    return 0;
+}
+
+static int sync_round(struct callmode *m, struct conn *conns, size_t n,
+                      bool record, struct round_info *info)
+{
+    memset(info, 0, sizeof *info);
+    for (size_t i = 0; i < n; i++) {
+        int64_t lat;
+        int rc = conn_call(&conns[i], m->cfg.timeout_ms, &lat);
+        if (rc == 0 && record)
+            rc = samples_add(&m->kept, lat);
+        if (rc) {
+            info->err = rc;
+            info->failed = i;
+            memcpy(info->why, conns[i].why, sizeof info->why);
+            return rc;
+        }
+        info->calls++;
+    }
+    info->max_in_flight = n ? 1 : 0;
+    return 0;
+}
+
+static int sync_drain(struct callmode *m, struct samples *dst)
+{
+    int rc = samples_merge(dst, &m->kept);
+    samples_clear(&m->kept);
+    return rc;
+}
+
+static void sync_destroy(struct callmode *m)
+{
+    samples_free(&m->kept);
+    free(m);
+}
+
+const struct callmode_ops callmode_sync = {
+    .name = "sync",
+    .create = sync_create,
+    .round = sync_round,
+    .drain = sync_drain,
+    .destroy = sync_destroy,
+};

@@ -1,0 +1,34 @@
+/* The result document: one self-describing JSON file per run (tool, host,
+ * clock, ORB, resolved scenario, every step, the outcome). Written after
+ * every step, atomically, so a run that dies still leaves what it had. */
+#ifndef ORBBENCH_RESULT_H
+#define ORBBENCH_RESULT_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "stats.h"
+
+#define RESULT_SCHEMA "orbbench-result/1"
+
+/* A new document with schema, tool, host, clock, limits and started_at
+ * filled in. New reference. */
+json_t *result_new(int argc, char **argv);
+
+/* {count, min, mean, median, p90, p99, max, stddev} of a summary. */
+json_t *result_summary(const struct summary *s);
+
+/* Record server `index` (its pid and ms from fork to ready line). */
+void result_add_server(json_t *doc, unsigned index, pid_t pid,
+                       double start_ms);
+
+/* Set doc.result. */
+void result_set_outcome(json_t *doc, int64_t max_servers,
+                        const char *stop_reason, const char *detail,
+                        double duration_s);
+
+/* Write doc to path via a temporary file and rename. 0 or -errno. */
+int result_write(const json_t *doc, const char *path);
+
+#endif

@@ -1,0 +1,487 @@
+/* Scenario loading and strict validation: see scenario.h. Every key is one
+ * row of `keys` (fio-style option table); one walker checks them all. */
+#include "scenario.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+enum key_type { K_STRING, K_ENUM, K_INT, K_NUM, K_STRLIST };
+
+struct key_spec {
+    const char *key; /* dotted path */
+    enum key_type type;
+    size_t off;  /* into struct scenario */
+    size_t size; /* K_STRING/K_ENUM: buffer size */
+    double min, max;
+    const char *const *choices; /* K_ENUM, NULL-terminated */
+    const char *def_str;
+    double def_num;
+    const char *help;
+};
+
+static const char *const transports[] = {"tcp", "unix", NULL};
+static const char *const modes[] = {"sync", NULL};
+static const char *const kinds[] = {"omniorb", NULL};
+
+#define OFF(f) offsetof(struct scenario, f)
+#define SZ(f) sizeof(((struct scenario *)0)->f)
+
+static const struct key_spec keys[] = {
+    {"name", K_STRING, OFF(name), SZ(name), 1, 0, NULL, "", 0,
+     "short name, used in file names (default: the file's base name)"},
+    {"description", K_STRING, OFF(description), SZ(description), 0, 0, NULL,
+     "", 0, "one sentence on what the scenario measures"},
+    {"transport", K_ENUM, OFF(transport), SZ(transport), 0, 0, transports,
+     "tcp", 0, "how the client reaches the servers (loopback only)"},
+    {"mode", K_ENUM, OFF(mode), SZ(mode), 0, 0, modes, "sync", 0,
+     "how a round issues its calls"},
+    {"server.kind", K_ENUM, OFF(server.kind), SZ(server.kind), 0, 0, kinds,
+     "omniorb", 0, "which echo server to fork"},
+    {"server.path", K_STRING, OFF(server.path), SZ(server.path), 0, 0, NULL,
+     "", 0, "server executable (default: the kind's binary beside orbbench)"},
+    {"server.args", K_STRLIST, OFF(server.args), 0, 0, SCENARIO_MAX_ARGS,
+     NULL, NULL, 0, "extra arguments for every server (e.g. -ORB options)"},
+    {"server.start_timeout_ms", K_INT, OFF(server.start_timeout_ms), 0, 100,
+     600000, NULL, NULL, 10000, "a server must print its IOR within this"},
+    {"server.start_parallel", K_INT, OFF(server.start_parallel), 0, 1, 64,
+     NULL, NULL, 4, "servers started at once within a step"},
+    {"sweep.start", K_INT, OFF(sweep.start), 0, 1, 1000000, NULL, NULL, 1,
+     "servers in the first step"},
+    {"sweep.step", K_INT, OFF(sweep.step), 0, 1, 1000000, NULL, NULL, 10,
+     "servers added per step (linear sweep)"},
+    {"sweep.growth", K_NUM, OFF(sweep.growth), 0, 1, 100, NULL, NULL, 1,
+     "factor per step; > 1 makes the sweep geometric"},
+    {"sweep.max_n", K_INT, OFF(sweep.max_n), 0, 1, 1000000, NULL, NULL, 1000,
+     "never run more servers than this"},
+    {"sweep.max_ms", K_NUM, OFF(sweep.max_ms), 0, 1e-6, 1e7, NULL, NULL, 100,
+     "stop when a step's median round time exceeds this (ms)"},
+    {"sweep.rounds", K_INT, OFF(sweep.rounds), 0, 1, 100000, NULL, NULL, 10,
+     "timed rounds per step"},
+    {"sweep.warmup_rounds", K_INT, OFF(sweep.warmup_rounds), 0, 0, 1000,
+     NULL, NULL, 1, "untimed rounds before the timed ones"},
+    {"sweep.max_seconds", K_NUM, OFF(sweep.max_seconds), 0, 1, 86400, NULL,
+     NULL, 3600, "stop the sweep after this long (s)"},
+    {"call.timeout_ms", K_INT, OFF(call.timeout_ms), 0, 1, 600000, NULL, NULL,
+     5000, "a call without a reply by then fails the run"},
+    {"call.payload_bytes", K_INT, OFF(call.payload_bytes), 0, 0, 1048576,
+     NULL, NULL, 16, "length of the echoed string"},
+};
+
+static const struct key_spec *find_key(const char *key)
+{
+    for (size_t i = 0; i < ARRAY_LEN(keys); i++)
+        if (strcmp(keys[i].key, key) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+/* True when some key lives below `prefix` (a group such as "sweep"). */
+static bool is_group(const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (size_t i = 0; i < ARRAY_LEN(keys); i++)
+        if (strncmp(keys[i].key, prefix, n) == 0 && keys[i].key[n] == '.')
+            return true;
+    return false;
+}
+
+struct ctx {
+    const char *source; /* file name, for messages */
+    char *const *sets;
+    size_t nsets;
+    char *err;
+    size_t err_len;
+};
+
+/* Where a key's value came from: "--set key" when overridden, else the
+ * file. Messages always name one of them. */
+static const char *origin(const struct ctx *c, const char *key, char *buf,
+                          size_t len)
+{
+    size_t klen = strlen(key);
+    for (size_t i = c->nsets; i-- > 0;)
+        if (strncmp(c->sets[i], key, klen) == 0 && c->sets[i][klen] == '=') {
+            snprintf(buf, len, "--set %s", key);
+            return buf;
+        }
+    return c->source;
+}
+
+static int fail(const struct ctx *c, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(const struct ctx *c, const char *key, const char *fmt, ...)
+{
+    char where[600], msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (key)
+        snprintf(c->err, c->err_len, "%s: key \"%s\": %s",
+                 origin(c, key, where, sizeof where), key, msg);
+    else
+        snprintf(c->err, c->err_len, "%s: %s", c->source, msg);
+    return -EINVAL;
+}
+
+static const char *json_type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "a list";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+/* Reject every key of `obj` (at `prefix`) that the table does not know. */
+static int check_known(const struct ctx *c, json_t *obj, const char *prefix)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj, k, v) {
+        char path[256];
+        snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", k);
+        if (is_group(path)) {
+            if (!json_is_object(v))
+                return fail(c, path, "expected an object, got %s",
+                            json_type_name(v));
+            int rc = check_known(c, v, path);
+            if (rc)
+                return rc;
+        } else if (!find_key(path)) {
+            return fail(c, NULL, "unknown key \"%s\"", path);
+        }
+    }
+    return 0;
+}
+
+/* The value at a dotted path, or NULL. */
+static json_t *get_path(json_t *root, const char *key)
+{
+    char buf[256];
+    str_copy(buf, sizeof buf, key);
+    json_t *v = root;
+    for (char *save, *part = strtok_r(buf, ".", &save); part && v;
+         part = strtok_r(NULL, ".", &save))
+        v = json_is_object(v) ? json_object_get(v, part) : NULL;
+    return v;
+}
+
+/* Set a value at a dotted path, creating groups; steals `val`. */
+static int set_path(json_t *root, const char *key, json_t *val)
+{
+    char buf[256];
+    str_copy(buf, sizeof buf, key);
+    json_t *obj = root;
+    char *save, *part = strtok_r(buf, ".", &save);
+    for (char *next; (next = strtok_r(NULL, ".", &save)); part = next) {
+        json_t *sub = json_object_get(obj, part);
+        if (!json_is_object(sub)) {
+            sub = json_object();
+            json_object_set_new(obj, part, sub);
+        }
+        obj = sub;
+    }
+    return json_object_set_new(obj, part, val) ? -ENOMEM : 0;
+}
+
+/* Turn "--set key=value" text into a JSON value of the key's type. */
+static int parse_set(const struct ctx *c, const char *set, json_t *root)
+{
+    const char *eq = strchr(set, '=');
+    char key[256];
+    if (!eq || eq == set || (size_t)(eq - set) >= sizeof key) {
+        snprintf(c->err, c->err_len,
+                 "--set %s: expected key=value (e.g. sweep.max_n=500)", set);
+        return -EINVAL;
+    }
+    memcpy(key, set, (size_t)(eq - set));
+    key[eq - set] = 0;
+    const char *text = eq + 1;
+    const struct key_spec *ks = find_key(key);
+    if (!ks) {
+        snprintf(c->err, c->err_len, "--set %s: unknown key \"%s\"", set,
+                 key);
+        return -EINVAL;
+    }
+    json_t *val = NULL;
+    int64_t i;
+    double d;
+    switch (ks->type) {
+    case K_STRING:
+    case K_ENUM:
+        val = json_string(text);
+        break;
+    case K_INT:
+        if (parse_i64(text, &i) == 0)
+            val = json_integer(i);
+        break;
+    case K_NUM:
+        if (parse_double(text, &d) == 0)
+            val = json_real(d);
+        break;
+    case K_STRLIST:
+        /* A JSON list, or words separated by spaces. */
+        val = json_loads(text, JSON_DECODE_ANY, NULL);
+        if (!val) {
+            val = json_array();
+            char buf[1024];
+            str_copy(buf, sizeof buf, text);
+            for (char *save, *w = strtok_r(buf, " ", &save); w;
+                 w = strtok_r(NULL, " ", &save))
+                json_array_append_new(val, json_string(w));
+        }
+        break;
+    }
+    if (!val) {
+        snprintf(c->err, c->err_len, "--set %s: key \"%s\": \"%s\" is not %s",
+                 key, key, text, ks->type == K_INT ? "an integer" : "a number");
+        return -EINVAL;
+    }
+    return set_path(root, key, val);
+}
+
+static int check_range(const struct ctx *c, const struct key_spec *ks,
+                       double v)
+{
+    if (v < ks->min || v > ks->max)
+        return fail(c, ks->key, "%g is out of range [%g, %g]", v, ks->min,
+                    ks->max);
+    return 0;
+}
+
+/* Validate one key's value (or fill its default) into *sc. */
+static int load_key(const struct ctx *c, const struct key_spec *ks,
+                    json_t *v, struct scenario *sc)
+{
+    char *field = (char *)sc + ks->off;
+    switch (ks->type) {
+    case K_STRING:
+    case K_ENUM: {
+        const char *s = ks->def_str;
+        if (v) {
+            if (!json_is_string(v))
+                return fail(c, ks->key, "expected a string, got %s",
+                            json_type_name(v));
+            s = json_string_value(v);
+        }
+        if (strlen(s) >= ks->size)
+            return fail(c, ks->key, "longer than %zu characters",
+                        ks->size - 1);
+        if (v && ks->min > 0 && strlen(s) < (size_t)ks->min)
+            return fail(c, ks->key, "must not be empty");
+        if (ks->choices) {
+            bool ok = false;
+            char list[256] = "";
+            for (const char *const *ch = ks->choices; *ch; ch++) {
+                ok |= strcmp(*ch, s) == 0;
+                snprintf(list + strlen(list), sizeof list - strlen(list),
+                         "%s%s", ch == ks->choices ? "" : ", ", *ch);
+            }
+            if (!ok)
+                return fail(c, ks->key, "\"%s\" is not one of: %s", s, list);
+        }
+        str_copy(field, ks->size, s);
+        return 0;
+    }
+    case K_INT: {
+        int64_t x = (int64_t)ks->def_num;
+        if (v) {
+            if (!json_is_integer(v))
+                return fail(c, ks->key, "expected an integer, got %s",
+                            json_type_name(v));
+            x = json_integer_value(v);
+        }
+        int rc = check_range(c, ks, (double)x);
+        if (!rc)
+            *(int64_t *)field = x;
+        return rc;
+    }
+    case K_NUM: {
+        double x = ks->def_num;
+        if (v) {
+            if (!json_is_number(v))
+                return fail(c, ks->key, "expected a number, got %s",
+                            json_type_name(v));
+            x = json_number_value(v);
+        }
+        int rc = check_range(c, ks, x);
+        if (!rc)
+            *(double *)field = x;
+        return rc;
+    }
+    case K_STRLIST: {
+        char **list = (char **)field;
+        size_t *count = &sc->server.nargs;
+        if (!v)
+            return 0;
+        if (!json_is_array(v))
+            return fail(c, ks->key, "expected a list of strings, got %s",
+                        json_type_name(v));
+        if (json_array_size(v) > (size_t)ks->max)
+            return fail(c, ks->key, "more than %g entries", ks->max);
+        size_t i;
+        json_t *item;
+        json_array_foreach(v, i, item) {
+            if (!json_is_string(item))
+                return fail(c, ks->key, "entry %zu: expected a string, got %s",
+                            i, json_type_name(item));
+            list[i] = strdup(json_string_value(item));
+            if (!list[i])
+                return -ENOMEM;
+            *count = i + 1;
+        }
+        return 0;
+    }
+    }
+    return -EINVAL;
+}
+
+/* The resolved scenario as JSON: every key, defaults filled in. */
+static json_t *resolve(const struct scenario *sc)
+{
+    json_t *root = json_object();
+    for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
+        const struct key_spec *ks = &keys[i];
+        const char *field = (const char *)sc + ks->off;
+        json_t *v = NULL;
+        switch (ks->type) {
+        case K_STRING:
+        case K_ENUM:
+            v = json_string(field);
+            break;
+        case K_INT:
+            v = json_integer(*(const int64_t *)field);
+            break;
+        case K_NUM:
+            v = json_real(*(const double *)field);
+            break;
+        case K_STRLIST:
+            v = json_array();
+            for (size_t a = 0; a < sc->server.nargs; a++)
+                json_array_append_new(v, json_string(sc->server.args[a]));
+            break;
+        }
+        set_path(root, ks->key, v);
+    }
+    return root;
+}
+
+/* Rules that tie keys together. */
+static int check_cross(const struct ctx *c, json_t *root,
+                       const struct scenario *sc)
+{
+    if (sc->sweep.start > sc->sweep.max_n)
+        return fail(c, "sweep.start", "%lld is above sweep.max_n (%lld)",
+                    (long long)sc->sweep.start, (long long)sc->sweep.max_n);
+    if (sc->sweep.growth > 1 && get_path(root, "sweep.step"))
+        return fail(c, "sweep.growth",
+                    "a geometric sweep (growth > 1) takes no sweep.step");
+    for (const char *p = sc->name; *p; p++)
+        if (!(isalnum((unsigned char)*p) || strchr("._-", *p)))
+            return fail(c, "name", "\"%s\": use only letters, digits, . _ -",
+                        sc->name);
+    return 0;
+}
+
+/* The file's base name without ".json", as the default name. */
+static void default_name(const char *path, char *out, size_t cap)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    str_copy(out, cap, base);
+    char *dot = strrchr(out, '.');
+    if (dot && strcmp(dot, ".json") == 0)
+        *dot = 0;
+}
+
+int scenario_load(const char *path, char *const *sets, size_t nsets,
+                  struct scenario *sc, char *err, size_t err_len)
+{
+    struct ctx c = {path, sets, nsets, err, err_len};
+    json_error_t jerr;
+    memset(sc, 0, sizeof *sc);
+    str_copy(sc->source, sizeof sc->source, path);
+
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        int e = errno;
+        snprintf(err, err_len, "%s: %s", path, strerror(e));
+        return -e;
+    }
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+    fclose(f);
+    if (!root) {
+        snprintf(err, err_len, "%s:%d:%d: %s", path, jerr.line, jerr.column,
+                 jerr.text);
+        return -EINVAL;
+    }
+    int rc = 0;
+    if (!json_is_object(root))
+        rc = fail(&c, NULL, "expected a JSON object at the top");
+    if (!rc)
+        rc = check_known(&c, root, "");
+    for (size_t i = 0; !rc && i < nsets; i++)
+        rc = parse_set(&c, sets[i], root);
+    for (size_t i = 0; !rc && i < ARRAY_LEN(keys); i++)
+        rc = load_key(&c, &keys[i], get_path(root, keys[i].key), sc);
+    if (!rc && !sc->name[0])
+        default_name(path, sc->name, sizeof sc->name);
+    if (!rc)
+        rc = check_cross(&c, root, sc);
+    json_decref(root);
+    if (!rc)
+        sc->resolved = resolve(sc);
+    if (rc)
+        scenario_free(sc);
+    return rc;
+}
+
+void scenario_free(struct scenario *sc)
+{
+    for (size_t i = 0; i < sc->server.nargs; i++)
+        free(sc->server.args[i]);
+    sc->server.nargs = 0;
+    json_decref(sc->resolved);
+    sc->resolved = NULL;
+}
+
+int64_t scenario_next_n(const struct scenario *sc, int64_t n)
+{
+    if (sc->sweep.growth > 1) {
+        int64_t next = (int64_t)ceil((double)n * sc->sweep.growth);
+        return next > n ? next : n + 1;
+    }
+    return n + sc->sweep.step;
+}
+
+void scenario_print_keys(FILE *f)
+{
+    static const char *const type_names[] = {"string", "choice", "integer",
+                                             "number", "list"};
+    for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
+        const struct key_spec *ks = &keys[i];
+        fprintf(f, "  %-24s %-8s ", ks->key, type_names[ks->type]);
+        if (ks->type == K_INT || ks->type == K_NUM)
+            fprintf(f, "[%g..%g] default %g", ks->min, ks->max, ks->def_num);
+        else if (ks->choices) {
+            for (const char *const *ch = ks->choices; *ch; ch++)
+                fprintf(f, "%s%s", ch == ks->choices ? "" : "|", *ch);
+            fprintf(f, " default %s", ks->def_str);
+        }
+        fprintf(f, "\n  %24s %s\n", "", ks->help);
+    }
+}

@@ -1,0 +1,59 @@
+/* Scenario files: the only module that knows the JSON scenario keys. Loads
+ * a file, applies --set overrides, validates strictly and fills defaults. */
+#ifndef ORBBENCH_SCENARIO_H
+#define ORBBENCH_SCENARIO_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCENARIO_MAX_ARGS 64
+
+struct scenario {
+    char source[512]; /* the file it came from */
+    char name[128];
+    char description[512];
+    char transport[16]; /* "tcp" | "unix" */
+    char mode[32];      /* a call mode's name */
+    struct {
+        char kind[32];   /* "omniorb" */
+        char path[512];  /* "" = the kind's own binary */
+        char *args[SCENARIO_MAX_ARGS];
+        size_t nargs;
+        int64_t start_timeout_ms;
+        int64_t start_parallel;
+    } server;
+    struct {
+        int64_t start;
+        int64_t step;
+        double growth; /* 1 = linear (add step), > 1 = geometric */
+        int64_t max_n;
+        double max_ms;
+        int64_t rounds;
+        int64_t warmup_rounds;
+        double max_seconds;
+    } sweep;
+    struct {
+        int64_t timeout_ms;
+        int64_t payload_bytes;
+    } call;
+    /* The fully resolved scenario (defaults filled in) for the result. */
+    json_t *resolved;
+};
+
+/* Load `path`, apply `nsets` overrides "dotted.key=value" and validate.
+ * Returns 0, or -EINVAL (bad content) / -errno (unreadable) with a one-line
+ * message in err naming the file or --set and the key. On success the
+ * caller owns *sc and frees it with scenario_free. */
+int scenario_load(const char *path, char *const *sets, size_t nsets,
+                  struct scenario *sc, char *err, size_t err_len);
+void scenario_free(struct scenario *sc);
+
+/* The next N of the sweep after `n` servers (the caller clamps to max_n). */
+int64_t scenario_next_n(const struct scenario *sc, int64_t n);
+
+/* Print every key with its type, range, default and help to `f`. */
+void scenario_print_keys(FILE *f);
+
+#endif

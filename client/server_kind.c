@@ -1,0 +1,111 @@
+/* Server kinds: see server_kind.h. */
+#include "server_kind.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "spawn.h"
+#include "util.h"
+
+/* omniORB publishes the machine's network address unless told otherwise:
+ * always name a loopback endpoint. */
+static void omniorb_endpoint(const char *transport, const char *run_dir,
+                             unsigned index, char *buf, size_t len)
+{
+    if (strcmp(transport, "unix") == 0)
+        snprintf(buf, len, "giop:unix:%s/s%u.sock", run_dir, index);
+    else
+        snprintf(buf, len, "giop:tcp:127.0.0.1:");
+}
+
+static const struct server_kind kinds[] = {
+    {"omniorb", &wire_giop, "omniorb-echo-server", "-ORBendPoint",
+     omniorb_endpoint},
+};
+
+const struct server_kind *server_kind_lookup(const char *name)
+{
+    for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
+        if (strcmp(kinds[i].name, name) == 0)
+            return &kinds[i];
+    return NULL;
+}
+
+void server_make_argv(const void *arg, unsigned index, char **argv,
+                      char *buf, size_t buf_len)
+{
+    const struct server_launch *l = arg;
+    size_t argc = 0;
+    argv[argc++] = (char *)l->path;
+    argv[argc++] = (char *)l->kind->endpoint_option;
+    l->kind->endpoint(l->transport, l->run_dir, index, buf, buf_len);
+    argv[argc++] = buf;
+    for (size_t i = 0; i < l->nargs && argc < SPAWN_MAX_ARGS; i++)
+        argv[argc++] = l->args[i];
+    argv[argc] = NULL;
+}
+
+int server_query_version(const char *path, char *name, size_t name_len,
+                         char *version, size_t version_len, char *why,
+                         size_t why_len)
+{
+    int pfd[2];
+    if (access(path, X_OK) != 0) {
+        int e = errno;
+        snprintf(why, why_len, "server %s: %s (run make first?)", path,
+                 strerror(e));
+        return -e;
+    }
+    if (pipe2(pfd, O_CLOEXEC) != 0)
+        return -errno;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pfd[1], 1);
+        execl(path, path, "--version", (char *)NULL);
+        _exit(127);
+    }
+    close(pfd[1]);
+    if (pid < 0) {
+        int e = errno;
+        close(pfd[0]);
+        snprintf(why, why_len, "fork for %s --version: %s", path,
+                 strerror(e));
+        return -e;
+    }
+    char line[256] = "";
+    size_t len = 0;
+    int64_t deadline = now_ns() + 5000000000LL;
+    struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+    while (len < sizeof line - 1 && poll(&p, 1, ms_until(deadline)) > 0) {
+        ssize_t n = read(pfd[0], line + len, sizeof line - 1 - len);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    line[len] = 0;
+    close(pfd[0]);
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    char *nl = strchr(line, '\n');
+    if (nl)
+        *nl = 0;
+    char *sp = strchr(line, ' ');
+    if (!sp || sp == line || !sp[1]) {
+        snprintf(why, why_len,
+                 "server %s: --version printed \"%s\", expected \"NAME "
+                 "VERSION\"",
+                 path, line);
+        return -EPROTO;
+    }
+    *sp = 0;
+    str_copy(name, name_len, line);
+    str_copy(version, version_len, sp + 1);
+    return 0;
+}

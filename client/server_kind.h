@@ -1,0 +1,46 @@
+/* Server kinds: which executable to fork for a scenario's server.kind, how
+ * to tell it its loopback endpoint, and which wire protocol it speaks. */
+#ifndef ORBBENCH_SERVER_KIND_H
+#define ORBBENCH_SERVER_KIND_H
+
+#include <stddef.h>
+
+#include "wire.h"
+
+struct server_kind {
+    const char *name;
+    const struct wire_ops *wire;
+    const char *binary; /* file name beside the orbbench executable */
+    /* The option that names the server's endpoint ("-ORBendPoint"), and
+     * the endpoint itself for a transport, run directory and server. */
+    const char *endpoint_option;
+    void (*endpoint)(const char *transport, const char *run_dir,
+                     unsigned index, char *buf, size_t len);
+};
+
+/* What the spawner needs to build each server's argv. */
+struct server_launch {
+    const struct server_kind *kind;
+    const char *path;
+    char *const *args;
+    size_t nargs;
+    const char *transport;
+    const char *run_dir;
+};
+
+/* The kind called `name`, or NULL. */
+const struct server_kind *server_kind_lookup(const char *name);
+
+/* spawn_argv_fn for a struct server_launch: path, endpoint args, then the
+ * scenario's server.args. */
+void server_make_argv(const void *launch, unsigned index, char **argv,
+                      char *buf, size_t buf_len);
+
+/* Run `path --version` (5 s at most) and split its first line into the
+ * ORB's name and version ("omniORB 4.2.5"). Call before any thread
+ * exists. 0, or -errno with a one-line reason in `why`. */
+int server_query_version(const char *path, char *name, size_t name_len,
+                         char *version, size_t version_len, char *why,
+                         size_t why_len);
+
+#endif

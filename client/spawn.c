@@ -1,0 +1,543 @@
+/* The spawner process: see spawn.h. The client and the spawner talk over
+ * two pipes with fixed-size records; the spawner answers each command and
+ * ends (killing every server) when the client says stop or goes away. */
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+enum { CMD_SPAWN = 1, CMD_CHECK = 2, CMD_STOP = 3 };
+
+struct cmd {
+    int32_t op;
+    uint32_t first;
+    uint32_t count;
+    int32_t pid;
+    int64_t ms; /* CHECK: how long to wait; STOP: grace */
+};
+
+struct check_reply {
+    int32_t rc;
+    int32_t wstatus;
+};
+
+struct spawner {
+    pid_t pid;
+    int cmd_fd; /* client -> spawner */
+    int rep_fd; /* spawner -> client */
+    int64_t start_timeout_ms;
+};
+
+void spawn_describe_status(int wstatus, char *buf, size_t len)
+{
+    if (WIFEXITED(wstatus))
+        snprintf(buf, len, "exited with status %d", WEXITSTATUS(wstatus));
+    else if (WIFSIGNALED(wstatus))
+        snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(wstatus),
+                 strsignal(WTERMSIG(wstatus)));
+    else
+        snprintf(buf, len, "stopped (wait status 0x%x)", wstatus);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* ---- inside the spawner ------------------------------------------------ */
+
+struct live {
+    pid_t *pids;
+    size_t len;
+    size_t cap;
+};
+
+struct pending {
+    unsigned index;
+    pid_t pid;
+    int fd;
+    int64_t t0;
+    size_t len;
+    char line[SPAWN_MAX_LINE];
+};
+
+static int live_add(struct live *l, pid_t pid)
+{
+    if (l->len == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        pid_t *p = realloc(l->pids, cap * sizeof *p);
+        if (!p)
+            return -ENOMEM;
+        l->pids = p;
+        l->cap = cap;
+    }
+    l->pids[l->len++] = pid;
+    return 0;
+}
+
+static void live_remove(struct live *l, pid_t pid)
+{
+    for (size_t i = 0; i < l->len; i++)
+        if (l->pids[i] == pid) {
+            l->pids[i] = l->pids[--l->len];
+            return;
+        }
+}
+
+/* The last non-empty line a server wrote to its log, for error messages. */
+static void log_tail(const char *dir, unsigned index, char *out, size_t cap)
+{
+    char path[600], buf[1024];
+    out[0] = 0;
+    snprintf(path, sizeof path, "%s/s%u.log", dir, index);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    off_t size = lseek(fd, 0, SEEK_END);
+    off_t from = size > (off_t)sizeof buf - 1 ? size - (off_t)sizeof buf + 1
+                                              : 0;
+    ssize_t n = pread(fd, buf, sizeof buf - 1, from);
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = 0;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        buf[--n] = 0;
+    char *last = strrchr(buf, '\n');
+    str_copy(out, cap, last ? last + 1 : buf);
+}
+
+/* Reap pid, waiting at most wait_ms. 1 when reaped (*wstatus set). */
+static int reap(pid_t pid, long wait_ms, int *wstatus)
+{
+    for (long waited = 0;; waited += 2) {
+        pid_t r = waitpid(pid, wstatus, WNOHANG);
+        if (r == pid)
+            return 1;
+        if (r < 0)
+            return -errno;
+        if (waited >= wait_ms)
+            return 0;
+        sleep_ms(2);
+    }
+}
+
+static void send_result(int rep_fd, const struct spawn_result *r, bool *gone)
+{
+    if (!*gone && write_full(rep_fd, r, sizeof *r) != 0)
+        *gone = true; /* the client closed its end: it is stopping */
+}
+
+static void child_exec(const struct spawn_config *cfg, char **argv,
+                       int out_fd, int log_fd, int null_fd, pid_t spawner)
+{
+    dup2(null_fd, 0);
+    dup2(out_fd, 1);
+    dup2(log_fd, 2);
+    /* exec keeps ignored signals and the mask: give the server defaults. */
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != spawner)
+        _exit(126);
+    (void)cfg;
+    execv(argv[0], argv);
+    fprintf(stderr, "orbbench spawner: cannot exec %s: %s\n", argv[0],
+            strerror(errno));
+    _exit(127);
+}
+
+/* Fork server `index`; fill *p, or return -errno with r->why set. */
+static int launch(const struct spawn_config *cfg, unsigned index,
+                  int null_fd, struct pending *p, struct spawn_result *r)
+{
+    char *argv[SPAWN_MAX_ARGS + 1];
+    char buf[4096], path[600];
+    int pfd[2];
+    cfg->make_argv(cfg->make_argv_arg, index, argv, buf, sizeof buf);
+    if (pipe2(pfd, O_CLOEXEC) != 0) {
+        int e = errno;
+        snprintf(r->why, sizeof r->why, "pipe for server %u: %s", index,
+                 strerror(e));
+        return -e;
+    }
+    snprintf(path, sizeof path, "%s/s%u.log", cfg->log_dir, index);
+    int log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (log_fd < 0) {
+        int e = errno;
+        snprintf(r->why, sizeof r->why, "open %s: %s", path, strerror(e));
+        close(pfd[0]);
+        close(pfd[1]);
+        return -e;
+    }
+    pid_t self = getpid();
+    p->t0 = now_ns();
+    pid_t pid = fork();
+    if (pid == 0)
+        child_exec(cfg, argv, pfd[1], log_fd, null_fd, self);
+    int e = errno;
+    close(pfd[1]);
+    close(log_fd);
+    if (pid < 0) {
+        snprintf(r->why, sizeof r->why, "fork for server %u: %s", index,
+                 strerror(e));
+        close(pfd[0]);
+        return -e;
+    }
+    fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+    p->index = index;
+    p->pid = pid;
+    p->fd = pfd[0];
+    p->len = 0;
+    return 0;
+}
+
+/* The pending start p has ended: stdout closed, timed out or failed. */
+static void fail_pending(const struct spawn_config *cfg, struct pending *p,
+                         int err, struct spawn_result *r)
+{
+    char status[96] = "", tail[256];
+    r->index = p->index;
+    r->pid = p->pid;
+    r->err = err;
+    if (err == -ETIMEDOUT)
+        kill(p->pid, SIGKILL);
+    /* A server that closed stdout is dying; give it a moment to finish. */
+    if (reap(p->pid, err == -ETIMEDOUT ? 5000 : 2000, &r->wstatus) != 1) {
+        kill(p->pid, SIGKILL);
+        reap(p->pid, 5000, &r->wstatus);
+    }
+    spawn_describe_status(r->wstatus, status, sizeof status);
+    log_tail(cfg->log_dir, p->index, tail, sizeof tail);
+    if (err == -ETIMEDOUT)
+        snprintf(r->why, sizeof r->why,
+                 "server %u (pid %d) printed no ready line within %lld ms "
+                 "and was killed%s%s",
+                 p->index, (int)p->pid, (long long)cfg->start_timeout_ms,
+                 tail[0] ? "; its last words: " : "", tail);
+    else
+        snprintf(r->why, sizeof r->why,
+                 "server %u (pid %d) %s before printing its ready line%s%s",
+                 p->index, (int)p->pid, status, tail[0] ? ": " : "", tail);
+    close(p->fd);
+}
+
+/* Read what server p printed. 1 when its line is complete, 0 for more,
+ * -errno when it ended without one. */
+static int read_ready(struct pending *p)
+{
+    for (;;) {
+        if (p->len >= sizeof p->line - 1)
+            return -E2BIG;
+        ssize_t n = read(p->fd, p->line + p->len, sizeof p->line - 1 - p->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno == EAGAIN ? 0 : -errno;
+        if (n == 0)
+            return -ECHILD;
+        char *nl = memchr(p->line + p->len, '\n', (size_t)n);
+        p->len += (size_t)n;
+        if (nl) {
+            *nl = 0;
+            return 1;
+        }
+    }
+}
+
+/* Serve one CMD_SPAWN. Returns -1 when the client went away meanwhile. */
+static int do_spawn(const struct spawn_config *cfg, int cmd_fd, int rep_fd,
+                    int null_fd, unsigned first, unsigned count,
+                    struct live *live)
+{
+    enum { MAX_PAR = 64 };
+    struct pending *pend = calloc(MAX_PAR, sizeof *pend);
+    struct spawn_result *r = calloc(1, sizeof *r);
+    struct pollfd pfds[MAX_PAR + 1];
+    int par = cfg->start_parallel < MAX_PAR ? cfg->start_parallel : MAX_PAR;
+    unsigned next = first, end = first + count;
+    size_t npend = 0;
+    bool stop = false, gone = false;
+    if (!pend || !r)
+        _exit(3);
+
+    while (!gone && (npend > 0 || (!stop && next < end))) {
+        while (!stop && npend < (size_t)par && next < end) {
+            memset(r, 0, sizeof *r);
+            int rc = launch(cfg, next, null_fd, &pend[npend], r);
+            if (rc) {
+                r->index = next;
+                r->err = rc;
+                send_result(rep_fd, r, &gone);
+                stop = true;
+            } else {
+                npend++;
+            }
+            next++;
+        }
+        if (npend == 0)
+            break;
+        int64_t deadline = INT64_MAX;
+        for (size_t i = 0; i < npend; i++) {
+            pfds[i] = (struct pollfd){.fd = pend[i].fd, .events = POLLIN};
+            int64_t d = pend[i].t0 + cfg->start_timeout_ms * 1000000;
+            deadline = d < deadline ? d : deadline;
+        }
+        pfds[npend] = (struct pollfd){.fd = cmd_fd, .events = POLLIN};
+        int n = poll(pfds, npend + 1, ms_until(deadline));
+        if (n < 0 && errno != EINTR)
+            _exit(3);
+        if (n > 0 && pfds[npend].revents)
+            gone = true; /* a STOP, or the client closed its pipe */
+        for (size_t i = npend; i-- > 0;) {
+            struct pending *p = &pend[i];
+            int rc = 0;
+            if (n > 0 && pfds[i].revents)
+                rc = read_ready(p);
+            if (rc == 0 && now_ns() >= p->t0 + cfg->start_timeout_ms * 1000000)
+                rc = -ETIMEDOUT;
+            if (rc == 0)
+                continue;
+            memset(r, 0, sizeof *r);
+            if (rc == 1) {
+                r->index = p->index;
+                r->pid = p->pid;
+                r->start_ns = now_ns() - p->t0;
+                memcpy(r->line, p->line, p->len + 1);
+                close(p->fd);
+                if (live_add(live, p->pid) != 0)
+                    _exit(3);
+            } else {
+                fail_pending(cfg, p, rc, r);
+                stop = true;
+            }
+            send_result(rep_fd, r, &gone);
+            pend[i] = pend[--npend];
+        }
+    }
+    /* Starts not attempted after a failure: say so, one result each. */
+    for (; !gone && next < end; next++) {
+        memset(r, 0, sizeof *r);
+        r->index = next;
+        r->err = -ECANCELED;
+        snprintf(r->why, sizeof r->why, "not started after an earlier failure");
+        send_result(rep_fd, r, &gone);
+    }
+    /* The client left mid-batch: these never became live; end them. */
+    for (size_t i = 0; i < npend; i++) {
+        kill(pend[i].pid, SIGKILL);
+        reap(pend[i].pid, 5000, &r->wstatus);
+        close(pend[i].fd);
+    }
+    free(pend);
+    free(r);
+    return gone ? -1 : 0;
+}
+
+static void do_check(int rep_fd, const struct cmd *c, struct live *live)
+{
+    struct check_reply rep = {0, 0};
+    int rc = reap(c->pid, (long)c->ms, &rep.wstatus);
+    rep.rc = rc;
+    if (rc == 1)
+        live_remove(live, c->pid);
+    write_full(rep_fd, &rep, sizeof rep);
+}
+
+/* SIGTERM every live server, SIGKILL what is left after grace_ms, reap. */
+static void stop_all(struct live *live, int64_t grace_ms)
+{
+    for (size_t i = 0; i < live->len; i++)
+        kill(live->pids[i], SIGTERM);
+    int64_t deadline = now_ns() + grace_ms * 1000000;
+    size_t left = live->len;
+    while (left > 0) {
+        int st;
+        pid_t r = waitpid(-1, &st, WNOHANG);
+        if (r > 0) {
+            live_remove(live, r);
+            left = live->len;
+        } else if (r < 0) {
+            break; /* ECHILD: nothing left */
+        } else if (now_ns() >= deadline) {
+            for (size_t i = 0; i < live->len; i++)
+                kill(live->pids[i], SIGKILL);
+            /* SIGKILL always lands; bound the wait anyway. */
+            deadline = now_ns() + 10 * 1000000000LL;
+            grace_ms = -1;
+        } else {
+            sleep_ms(1);
+        }
+        if (grace_ms < 0 && now_ns() >= deadline)
+            break;
+    }
+}
+
+static void spawner_main(const struct spawn_config *cfg, int cmd_fd,
+                         int rep_fd)
+{
+    struct live live = {0};
+    int64_t grace_ms = 2000;
+    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    signal(SIGPIPE, SIG_IGN);
+    /* Ctrl-C is the client's to handle; it then tells us to stop. */
+    signal(SIGINT, SIG_IGN);
+    for (;;) {
+        struct cmd c;
+        if (read_full(cmd_fd, &c, sizeof c) != 0)
+            break;
+        if (c.op == CMD_SPAWN) {
+            if (do_spawn(cfg, cmd_fd, rep_fd, null_fd, c.first, c.count,
+                         &live) != 0)
+                break;
+        } else if (c.op == CMD_CHECK) {
+            do_check(rep_fd, &c, &live);
+        } else {
+            grace_ms = c.ms;
+            break;
+        }
+    }
+    stop_all(&live, grace_ms);
+    _exit(0);
+}
+
+/* ---- in the client ----------------------------------------------------- */
+
+int spawner_start(struct spawner **out, const struct spawn_config *cfg)
+{
+    int to_sp[2], from_sp[2];
+    struct spawner *sp = calloc(1, sizeof *sp);
+    if (!sp)
+        return -ENOMEM;
+    if (pipe2(to_sp, O_CLOEXEC) != 0) {
+        free(sp);
+        return -errno;
+    }
+    if (pipe2(from_sp, O_CLOEXEC) != 0) {
+        int e = errno;
+        close(to_sp[0]);
+        close(to_sp[1]);
+        free(sp);
+        return -e;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(to_sp[0]);
+        close(to_sp[1]);
+        close(from_sp[0]);
+        close(from_sp[1]);
+        free(sp);
+        return -e;
+    }
+    if (pid == 0) {
+        close(to_sp[1]);
+        close(from_sp[0]);
+        /* Its own process group, so the servers can be found as one, and
+         * a terminal's Ctrl-C reaches only the client. */
+        setpgid(0, 0);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(1);
+        spawner_main(cfg, to_sp[0], from_sp[1]);
+    }
+    setpgid(pid, pid); /* also here: no race with the first killpg */
+    close(to_sp[0]);
+    close(from_sp[1]);
+    sp->pid = pid;
+    sp->cmd_fd = to_sp[1];
+    sp->rep_fd = from_sp[0];
+    sp->start_timeout_ms = cfg->start_timeout_ms;
+    *out = sp;
+    return 0;
+}
+
+pid_t spawner_pgid(const struct spawner *sp) { return sp->pid; }
+
+/* Read one reply record, waiting at most timeout_ms. */
+static int read_reply(struct spawner *sp, void *buf, size_t len,
+                      int64_t timeout_ms)
+{
+    struct pollfd p = {.fd = sp->rep_fd, .events = POLLIN};
+    int rc = poll(&p, 1, (int)timeout_ms);
+    if (rc < 0)
+        return -errno; /* -EINTR: the client is being interrupted */
+    if (rc == 0)
+        return -ETIMEDOUT;
+    return read_full(sp->rep_fd, buf, len);
+}
+
+int spawner_spawn(struct spawner *sp, unsigned first, unsigned count,
+                  struct spawn_result *res)
+{
+    struct cmd c = {CMD_SPAWN, first, count, 0, 0};
+    struct spawn_result *r = malloc(sizeof *r);
+    int rc = r ? write_full(sp->cmd_fd, &c, sizeof c) : -ENOMEM;
+    int first_err = 0;
+    for (unsigned got = 0; rc == 0 && got < count; got++) {
+        /* The spawner bounds every start; this only guards against it
+         * hanging itself. */
+        rc = read_reply(sp, r, sizeof *r, sp->start_timeout_ms + 15000);
+        if (rc == 0 && (r->index < first || r->index >= first + count))
+            rc = -EPROTO;
+        if (rc)
+            break;
+        res[r->index - first] = *r;
+        /* Report the root failure, not the starts cancelled after it. */
+        if (r->err && (!first_err || first_err == -ECANCELED))
+            first_err = r->err;
+    }
+    free(r);
+    if (rc == -EPIPE || rc == -ETIMEDOUT || rc == -EPROTO)
+        return -EPIPE;
+    return rc ? rc : first_err;
+}
+
+int spawner_check(struct spawner *sp, pid_t pid, int64_t wait_ms,
+                  int *wstatus)
+{
+    struct cmd c = {CMD_CHECK, 0, 0, (int32_t)pid, wait_ms};
+    struct check_reply rep;
+    int rc = write_full(sp->cmd_fd, &c, sizeof c);
+    if (!rc)
+        rc = read_reply(sp, &rep, sizeof rep, wait_ms + 5000);
+    if (rc)
+        return rc;
+    *wstatus = rep.wstatus;
+    return rep.rc;
+}
+
+void spawner_stop(struct spawner *sp, int64_t grace_ms)
+{
+    if (!sp)
+        return;
+    struct cmd c = {CMD_STOP, 0, 0, 0, grace_ms};
+    /* If the spawner is busy it sees the pipe close instead. */
+    fcntl(sp->cmd_fd, F_SETFL, O_NONBLOCK);
+    (void)!write(sp->cmd_fd, &c, sizeof c);
+    close(sp->cmd_fd);
+    close(sp->rep_fd);
+    int st;
+    if (reap(sp->pid, grace_ms + 15000, &st) != 1) {
+        kill(sp->pid, SIGKILL);
+        reap(sp->pid, 5000, &st);
+    }
+    /* Whatever escaped the spawner's own cleanup is still in its group. */
+    kill(-sp->pid, SIGKILL);
+    free(sp);
+}

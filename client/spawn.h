@@ -1,0 +1,74 @@
+/* The spawner: a small single-threaded process, forked before the client
+ * starts any thread, that forks and execs servers on request (the "forking
+ * proxy" of Grisby's message), waits for each one's ready line on its
+ * stdout, and kills and reaps them all at the end. Servers live in the
+ * spawner's process group and die with it (PR_SET_PDEATHSIG), and the
+ * spawner dies with the client, so nothing outlives a killed client. */
+#ifndef ORBBENCH_SPAWN_H
+#define ORBBENCH_SPAWN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SPAWN_MAX_LINE 4096
+#define SPAWN_WHY_BYTES 512
+#define SPAWN_MAX_ARGS 80
+
+/* Builds the argument list of server `index`: fills argv (NULL-terminated,
+ * at most SPAWN_MAX_ARGS entries) using `buf` (buf_len bytes) for any
+ * strings it makes. Runs in the spawner. */
+typedef void (*spawn_argv_fn)(const void *arg, unsigned index, char **argv,
+                              char *buf, size_t buf_len);
+
+struct spawn_config {
+    spawn_argv_fn make_argv;
+    const void *make_argv_arg;
+    const char *log_dir;       /* server stderr goes to log_dir/s<i>.log */
+    int64_t start_timeout_ms;  /* fork to ready line */
+    int start_parallel;        /* servers starting at once */
+};
+
+/* What became of one server start. */
+struct spawn_result {
+    unsigned index;
+    pid_t pid;        /* 0 when no process was made */
+    int err;          /* 0 ready; -errno: see why */
+    int wstatus;      /* when it died: its wait status */
+    int64_t start_ns; /* fork to ready line */
+    char line[SPAWN_MAX_LINE];  /* its ready line, without the newline */
+    char why[SPAWN_WHY_BYTES];  /* one line, when err != 0 */
+};
+
+struct spawner;
+
+/* Fork the spawner. Call before any thread exists. 0 or -errno. The config
+ * is copied by fork, so it must stay valid until spawner_stop. */
+int spawner_start(struct spawner **out, const struct spawn_config *cfg);
+
+/* Start servers first..first+count-1 and fill res[0..count-1]. Stops
+ * starting new ones after the first failure (those get -ECANCELED).
+ * Returns 0 when all are ready, else the first failure's err: -EAGAIN /
+ * -ENOMEM / -EMFILE... (fork or pipe: a resource ran out), -ETIMEDOUT (no
+ * ready line in time; the server was killed), -ECHILD (it died: wstatus),
+ * -EPIPE (the spawner itself is gone). */
+int spawner_spawn(struct spawner *sp, unsigned first, unsigned count,
+                  struct spawn_result *res);
+
+/* Has server `pid` exited? Waits up to wait_ms for it to. Returns 1 (with
+ * *wstatus), 0 (still running) or -errno. */
+int spawner_check(struct spawner *sp, pid_t pid, int64_t wait_ms,
+                  int *wstatus);
+
+/* Stop every server (SIGTERM, then SIGKILL after grace_ms), reap them, end
+ * the spawner and free sp. Safe on any path, including after a failure. */
+void spawner_stop(struct spawner *sp, int64_t grace_ms);
+
+/* The process group holding every server (the spawner's pid). */
+pid_t spawner_pgid(const struct spawner *sp);
+
+/* Describe a wait status: "exited with status 1", "killed by signal 9
+ * (Killed)". */
+void spawn_describe_status(int wstatus, char *buf, size_t len);
+
+#endif

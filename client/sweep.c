@@ -1,0 +1,307 @@
+/* The footprint sweep: see sweep.h. */
+#include "sweep.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "result.h"
+#include "stats.h"
+#include "util.h"
+
+struct run {
+    struct sweep *s;
+    struct sweep_outcome *o;
+    struct conn *conns;
+    size_t n;      /* connected servers */
+    int64_t t0_ns; /* sweep start */
+    struct callmode *mode;
+    struct samples rounds;
+    struct samples calls;
+    struct samples starts; /* this step's server start times */
+};
+
+static bool is_resource_errno(int e)
+{
+    switch (e) {
+    case EAGAIN: case ENOMEM: case EMFILE: case ENFILE: case ENOSPC:
+    case ENOBUFS: case EADDRNOTAVAIL: case EADDRINUSE: case EDQUOT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void stop(struct run *r, const char *reason, int exit_code,
+                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void stop(struct run *r, const char *reason, int exit_code,
+                 const char *fmt, ...)
+{
+    va_list ap;
+    r->o->stop_reason = reason;
+    r->o->exit_code = exit_code;
+    va_start(ap, fmt);
+    vsnprintf(r->o->detail, sizeof r->o->detail, fmt, ap);
+    va_end(ap);
+}
+
+/* Name the limit that a resource error most likely hit. */
+static void limit_note(int e, char *buf, size_t len)
+{
+    struct rlimit rl;
+    buf[0] = 0;
+    if (e == EAGAIN) {
+        snprintf(buf, len, " (threads in use %lld of pid_max %lld)",
+                 (long long)probe_tasks_total(), (long long)probe_pid_max());
+    } else if (e == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        snprintf(buf, len, " (client descriptors %lld of RLIMIT_NOFILE %llu)",
+                 (long long)probe_own_fds(),
+                 (unsigned long long)rl.rlim_cur);
+    } else if (e == EADDRNOTAVAIL) {
+        snprintf(buf, len, " (ephemeral ports exhausted?)");
+    }
+}
+
+/* A failed call or connect on server i: find out whether it died. */
+static void call_failure(struct run *r, size_t i, int err, const char *why)
+{
+    struct conn *c = &r->conns[i];
+    char status[96];
+    int st;
+    if (err == -EINTR && *r->s->interrupted) {
+        stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+    } else if (spawner_check(r->s->sp, c->pid, 200, &st) == 1) {
+        spawn_describe_status(st, status, sizeof status);
+        stop(r, STOP_SERVER_DIED, 1, "server %u (pid %d) %s at N=%zu: %s",
+             c->index, (int)c->pid, status, r->n, why);
+    } else {
+        stop(r, STOP_CALL_FAILED, 1, "%s at N=%zu", why, r->n);
+    }
+}
+
+/* Start servers n..target-1 and connect to each. True when all are up. */
+static bool grow(struct run *r, size_t target)
+{
+    const struct scenario *sc = r->s->sc;
+    size_t count = target - r->n;
+    struct spawn_result *res = calloc(count, sizeof *res);
+    if (!res) {
+        stop(r, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
+             r->n);
+        return false;
+    }
+    samples_clear(&r->starts);
+    int rc = spawner_spawn(r->s->sp, (unsigned)r->n, (unsigned)count, res);
+    /* Record every server that came up, even when another failed. */
+    for (size_t k = 0; k < count; k++)
+        if (res[k].pid > 0 && res[k].err == 0) {
+            result_add_server(r->s->doc, res[k].index, res[k].pid,
+                              (double)res[k].start_ns / 1e6);
+            samples_add(&r->starts, res[k].start_ns);
+        }
+    bool ok = rc == 0;
+    if (rc == -EINTR && *r->s->interrupted) {
+        stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+    } else if (rc == -EPIPE) {
+        stop(r, STOP_CALL_FAILED, 1,
+             "the spawner process stopped answering at N=%zu", r->n);
+    } else if (rc) {
+        const struct spawn_result *bad = NULL;
+        for (size_t k = 0; k < count && !bad; k++)
+            if (res[k].err == rc)
+                bad = &res[k];
+        char note[160];
+        limit_note(-rc, note, sizeof note);
+        if (bad && is_resource_errno(-rc))
+            stop(r, STOP_RESOURCE, 0, "%s at N=%zu%s", bad->why, r->n, note);
+        else
+            stop(r, STOP_SERVER_DIED, 1, "%s",
+                 bad ? bad->why : "a server failed to start");
+    }
+    /* Connect to those that are up, in order, so conns stay dense. */
+    for (size_t k = 0; k < count; k++) {
+        const struct spawn_result *sr = &res[k];
+        if (sr->err || sr->pid <= 0)
+            break;
+        struct target t;
+        char why[CONN_WHY_BYTES];
+        struct conn *c = &r->conns[r->n];
+        int prc = r->s->kind->wire->parse_ready(sr->line, &t, why, sizeof why);
+        if (prc) {
+            if (ok)
+                stop(r, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
+                     sr->index, (int)sr->pid, why);
+            ok = false;
+            break;
+        }
+        int crc = conn_open(c, r->s->tp, r->s->kind->wire, &t, sr->index,
+                            sr->pid, (size_t)sc->call.payload_bytes);
+        if (crc) {
+            if (ok) {
+                char note[160];
+                limit_note(-crc, note, sizeof note);
+                if (is_resource_errno(-crc))
+                    stop(r, STOP_RESOURCE, 0, "%s at N=%zu%s", c->why, r->n,
+                         note);
+                else
+                    call_failure(r, r->n, crc, c->why);
+            }
+            conn_close(c);
+            ok = false;
+            break;
+        }
+        r->n++;
+    }
+    free(res);
+    return ok;
+}
+
+/* Run the step's rounds into r->rounds / the mode's call samples. */
+static bool rounds(struct run *r)
+{
+    const struct scenario *sc = r->s->sc;
+    int64_t total = sc->sweep.warmup_rounds + sc->sweep.rounds;
+    samples_clear(&r->rounds);
+    samples_clear(&r->calls);
+    for (int64_t k = 0; k < total; k++) {
+        struct round_info info;
+        bool timed = k >= sc->sweep.warmup_rounds;
+        if (*r->s->interrupted) {
+            stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+            return false;
+        }
+        int64_t t0 = now_ns();
+        int rc = r->s->mode->round(r->mode, r->conns, r->n, timed, &info);
+        int64_t dt = now_ns() - t0;
+        if (rc) {
+            call_failure(r, info.failed, rc, info.why);
+            return false;
+        }
+        if (info.calls != r->n) {
+            stop(r, STOP_CALL_FAILED, 1,
+                 "a round made %llu calls for %zu servers",
+                 (unsigned long long)info.calls, r->n);
+            return false;
+        }
+        if (timed)
+            samples_add(&r->rounds, dt);
+    }
+    r->s->mode->drain(r->mode, &r->calls);
+    return true;
+}
+
+static void progress(struct run *r, const struct summary *round_ms,
+                     const struct meminfo *mi)
+{
+    if (!r->s->progress)
+        return;
+    fprintf(stderr,
+            "\r\033[K%s: N=%zu  round %.2f ms (median)  MemAvailable %.1f "
+            "GiB  %.0f s",
+            r->s->sc->name, r->n, round_ms->median,
+            (double)mi->available_kb / (1024.0 * 1024.0),
+            (double)(now_ns() - r->t0_ns) / 1e9);
+    fflush(stderr);
+}
+
+/* Record one finished step. Returns its median round time (ms). */
+static double record_step(struct run *r)
+{
+    struct summary round_ms, call_us, start_ms;
+    struct meminfo mi;
+    stats_summarize(&r->rounds, 1e6, &round_ms);
+    stats_summarize(&r->calls, 1e3, &call_us);
+    stats_summarize(&r->starts, 1e6, &start_ms);
+    probe_meminfo(&mi);
+    json_t *step = json_pack(
+        "{s:I, s:o, s:o, s:I, s:I, s:I, s:f}", "n", (json_int_t)r->n,
+        "round_ms", result_summary(&round_ms), "call_us",
+        result_summary(&call_us), "calls",
+        (json_int_t)(r->calls.len), "mem_available_kb",
+        (json_int_t)mi.available_kb, "mem_free_kb", (json_int_t)mi.free_kb,
+        "elapsed_s", (double)(now_ns() - r->t0_ns) / 1e9);
+    if (start_ms.count)
+        json_object_set_new(step, "server_start_ms",
+                            result_summary(&start_ms));
+    json_array_append_new(json_object_get(r->s->doc, "steps"), step);
+    progress(r, &round_ms, &mi);
+    return round_ms.median;
+}
+
+/* Write what we have so far; a later step or the end rewrites it. */
+static void checkpoint(struct run *r)
+{
+    result_set_outcome(r->s->doc, r->o->max_servers, "running",
+                       "the run had not finished when this was written",
+                       (double)(now_ns() - r->t0_ns) / 1e9);
+    if (r->s->out_path)
+        result_write(r->s->doc, r->s->out_path);
+}
+
+void sweep_run(struct sweep *s, struct sweep_outcome *o)
+{
+    const struct scenario *sc = s->sc;
+    struct run r = {.s = s, .o = o, .t0_ns = now_ns()};
+    struct callmode_config mcfg = {.timeout_ms = sc->call.timeout_ms};
+    memset(o, 0, sizeof *o);
+    r.conns = calloc((size_t)sc->sweep.max_n, sizeof *r.conns);
+    if (!r.conns || s->mode->create(&r.mode, &mcfg) != 0) {
+        stop(&r, STOP_RESOURCE, 0, "out of memory in the client");
+        goto out;
+    }
+    size_t target = (size_t)sc->sweep.start;
+    for (;;) {
+        double elapsed = (double)(now_ns() - r.t0_ns) / 1e9;
+        if (*s->interrupted) {
+            stop(&r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r.n);
+            break;
+        }
+        if (elapsed > sc->sweep.max_seconds) {
+            stop(&r, STOP_TIME, 0,
+                 "sweep.max_seconds (%g s) ran out at N=%zu",
+                 sc->sweep.max_seconds, r.n);
+            break;
+        }
+        if (!grow(&r, target) || !rounds(&r))
+            break;
+        double median = record_step(&r);
+        if (median > sc->sweep.max_ms) {
+            stop(&r, STOP_LATENCY, 0,
+                 "median round time %.3f ms at N=%zu exceeded max_ms %g; "
+                 "the largest N within it was %lld",
+                 median, r.n, sc->sweep.max_ms, (long long)o->max_servers);
+            break;
+        }
+        o->max_servers = (int64_t)r.n;
+        if ((int64_t)r.n >= sc->sweep.max_n) {
+            stop(&r, STOP_MAX_N, 0,
+                 "reached max_n=%zu with a median round time of %.3f ms "
+                 "(max_ms %g)",
+                 r.n, median, sc->sweep.max_ms);
+            break;
+        }
+        checkpoint(&r);
+        int64_t next = scenario_next_n(sc, (int64_t)r.n);
+        target = (size_t)(next > sc->sweep.max_n ? sc->sweep.max_n : next);
+    }
+out:
+    if (s->progress)
+        fprintf(stderr, "\r\033[K");
+    o->last_n = (int64_t)r.n;
+    result_set_outcome(s->doc, o->max_servers, o->stop_reason, o->detail,
+                       (double)(now_ns() - r.t0_ns) / 1e9);
+    for (size_t i = 0; i < r.n; i++)
+        conn_close(&r.conns[i]);
+    free(r.conns);
+    if (r.mode)
+        s->mode->destroy(r.mode);
+    samples_free(&r.rounds);
+    samples_free(&r.calls);
+    samples_free(&r.starts);
+}

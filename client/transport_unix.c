@@ -1,0 +1,51 @@
+/* Unix-domain stream sockets, addressed by the path in the server's IOR. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "transport.h"
+
+static int unix_connect(const struct target *t, struct conn_fds *fds,
+                        char *why, size_t why_len)
+{
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    if (!t->unix_path[0] || strlen(t->unix_path) >= sizeof sa.sun_path) {
+        snprintf(why, why_len, "server published no usable unix socket path");
+        return -EINVAL;
+    }
+    strcpy(sa.sun_path, t->unix_path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(why, why_len, "socket: %s", strerror(e));
+        return -e;
+    }
+    int rc;
+    do
+        rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    while (rc < 0 && errno == EINTR);
+    if (rc < 0) {
+        int e = errno;
+        snprintf(why, why_len, "connect unix:%s: %s", t->unix_path,
+                 strerror(e));
+        close(fd);
+        return -e;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    fds->rfd = fds->wfd = fd;
+    return 0;
+}
+
+const struct transport_ops transport_unix = {
+    .name = "unix",
+    .connect = unix_connect,
+    .send = transport_fd_send,
+    .recv = transport_fd_recv,
+    .close = transport_fd_close,
+};

@@ -1,0 +1,142 @@
+/* Small shared helpers: see util.h. */
+#include "util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void clock_measure(double *cost_ns, int64_t *resolution_ns)
+{
+    enum { BATCHES = 11, CALLS = 10000 };
+    double per_call[BATCHES];
+    for (int b = 0; b < BATCHES; b++) {
+        int64_t t0 = now_ns(), t = t0;
+        for (int i = 0; i < CALLS; i++)
+            t = now_ns();
+        per_call[b] = (double)(t - t0) / CALLS;
+    }
+    qsort(per_call, BATCHES, sizeof *per_call, cmp_double);
+    *cost_ns = per_call[BATCHES / 2];
+    struct timespec res;
+    clock_getres(CLOCK_MONOTONIC, &res);
+    *resolution_ns = (int64_t)res.tv_sec * 1000000000 + res.tv_nsec;
+}
+
+int parse_i64(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s)
+        return -EINVAL;
+    long long v = strtoll(s, &end, 10);
+    if (end == s)
+        return -EINVAL;
+    if (errno == ERANGE)
+        return -ERANGE;
+    long long mult = 1;
+    if (*end) {
+        if (end[1])
+            return -EINVAL;
+        switch (*end) {
+        case 'k': case 'K': mult = 1000; break;
+        case 'm': case 'M': mult = 1000000; break;
+        case 'g': case 'G': mult = 1000000000; break;
+        default: return -EINVAL;
+        }
+    }
+    if (v > LLONG_MAX / mult || v < LLONG_MIN / mult)
+        return -ERANGE;
+    *out = v * mult;
+    return 0;
+}
+
+int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s)
+        return -EINVAL;
+    double v = strtod(s, &end);
+    if (end == s || *end)
+        return -EINVAL;
+    if (errno == ERANGE || !isfinite(v))
+        return -ERANGE;
+    *out = v;
+    return 0;
+}
+
+int write_full(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int read_full(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len) {
+        ssize_t n = read(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (n == 0)
+            return -EPIPE;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int ms_until(int64_t deadline_ns)
+{
+    int64_t left = deadline_ns - now_ns();
+    if (left <= 0)
+        return 0;
+    int64_t ms = (left + 999999) / 1000000;
+    return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+void str_copy(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}

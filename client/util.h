@@ -1,0 +1,40 @@
+/* Small shared helpers: the monotonic clock, checked number parsing, and
+ * whole-buffer I/O on file descriptors. */
+#ifndef ORBBENCH_UTIL_H
+#define ORBBENCH_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof *(a))
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+int64_t now_ns(void);
+/* CLOCK_REALTIME in nanoseconds (for timestamps, never for intervals). */
+int64_t wall_ns(void);
+
+/* The clock's own cost: median ns per clock_gettime(CLOCK_MONOTONIC) over
+ * several batches, and its advertised resolution in ns. */
+void clock_measure(double *cost_ns, int64_t *resolution_ns);
+
+/* Parse a whole string as an integer with an optional k/m/g suffix
+ * (x1000^n), or as a finite double. Returns 0, -EINVAL (not a number, or
+ * junk after it) or -ERANGE. Never atoi. */
+int parse_i64(const char *s, int64_t *out);
+int parse_double(const char *s, double *out);
+
+/* Write all of buf, retrying on EINTR and short writes. 0 or -errno. */
+int write_full(int fd, const void *buf, size_t len);
+/* Read exactly len bytes; -EPIPE on EOF before that. 0 or -errno. */
+int read_full(int fd, void *buf, size_t len);
+
+/* Milliseconds left until an absolute now_ns() deadline, clamped to
+ * [0, INT32_MAX] for poll(). */
+int ms_until(int64_t deadline_ns);
+
+/* Copy at most cap-1 bytes and terminate. */
+void str_copy(char *dst, size_t cap, const char *src);
+
+#endif

@@ -1,0 +1,793 @@
+/* Unit tests for ior.c: real omniORB 4.2.5 IORs decoded by hand, IORs
+ * built with cdr_out in both byte orders, and every documented rejection. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cdr.h"
+#include "ior.h"
+
+/* From an omniORB 4.2.5 echo server, -ORBendPoint giop:tcp:127.0.0.1: */
+static const char tcp_ior[] =
+    "IOR:"
+    "010000001300000049444c3a42656e63682f4563686f3a312e30000001000000"
+    "0000000060000000010102000a0000003132372e302e302e3100b5b20e000000"
+    "fe0a9c0c6b00000d190000000000000002000000000000000800000001000000"
+    "00545441010000001c0000000100000001000100010000000100010509010100"
+    "0100000009010100";
+
+/* The same server with -ORBendPoint giop:unix:/tmp/pt/u/s0 */
+static const char unix_ior[] =
+    "IOR:"
+    "010000001300000049444c3a42656e63682f4563686f3a312e30000001000000"
+    "00000000810000000101020003000000766d0000000000000e000000fe0c9c0c"
+    "6b00000d1e000000000000000300000000000000080000000100000000545441"
+    "010000001c000000010000000100010001000000010001050901010001000000"
+    "09010100025454411d0000000100000003000000766d00000d0000002f746d70"
+    "2f70742f752f733000";
+
+/* Offsets below are in hex characters after "IOR:" (byte offset * 2).
+ *
+ * Both IORs open the same way:
+ *   0..2     01        encapsulation byte order: little endian
+ *   2..8     000000    padding to 4
+ *   8..16    13000000  type id length 0x13 = 19 (counting the NUL)
+ *   16..54   49444c..  "IDL:Bench/Echo:1.0" NUL
+ *   54..56   00        padding to 4
+ *   56..64   01000000  one profile
+ *   64..72   00000000  tag 0 = TAG_INTERNET_IOP
+ *   72..80   60000000 (tcp, 96 bytes) / 81000000 (unix, 129 bytes)
+ *   80..     the profile, an encapsulation of its own:
+ *   80..82   01        byte order: little endian
+ *   82..86   0102      IIOP 1.2
+ *   86..88   00        padding
+ *
+ * TCP profile:
+ *   88..96   0a000000  host length 10
+ *   96..116  3132..00  "127.0.0.1" NUL
+ *   116..120 b5b2      port 0xb2b5 = 45749 (little endian ushort)
+ *   120..128 0e000000  object key length 14
+ *   128..156 fe0a9c0c6b00000d190000000000  the key
+ *   156..160 0000      padding; then 2 components (ORB type, code sets)
+ *
+ * Unix profile:
+ *   88..96   03000000  host length 3
+ *   96..102  766d00    "vm" NUL
+ *   102..104 00        padding
+ *   104..108 0000      port 0
+ *   108..112 0000      padding
+ *   112..120 0e000000  object key length 14
+ *   120..148 fe0c9c0c6b00000d1e0000000000  the key
+ *   148..152 0000      padding; then 3 components, the last being
+ *   264..272 02545441  tag 0x41545402 = TAG_OMNIORB_UNIX_TRANS
+ *   272..280 1d000000  29 bytes of encapsulation:
+ *   280..288 01000000  byte order little, padding
+ *   288..296 03000000  host length 3
+ *   296..302 766d00    "vm" NUL
+ *   302..304 00        padding
+ *   304..312 0d000000  path length 13
+ *   312..338 2f74..00  "/tmp/pt/u/s0" NUL
+ */
+static const char want_type_id[] = "IDL:Bench/Echo:1.0";
+static const uint8_t tcp_key[] = {0xfe, 0x0a, 0x9c, 0x0c, 0x6b, 0x00, 0x00,
+                                  0x0d, 0x19, 0x00, 0x00, 0x00, 0x00, 0x00};
+static const uint8_t unix_key[] = {0xfe, 0x0c, 0x9c, 0x0c, 0x6b, 0x00, 0x00,
+                                   0x0d, 0x1e, 0x00, 0x00, 0x00, 0x00, 0x00};
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    fail_msg("bad hex digit '%c' in a test vector", c);
+    return -1;
+}
+
+/* Decode the hex after "IOR:" into a new buffer; *n is its length. */
+static uint8_t *ior_bytes(const char *ior, size_t *n)
+{
+    assert_memory_equal(ior, "IOR:", 4);
+    const char *hex = ior + 4;
+    size_t hex_len = strlen(hex);
+    assert_int_equal(hex_len % 2, 0);
+    uint8_t *b = malloc(hex_len / 2);
+    assert_non_null(b);
+    for (size_t i = 0; i < hex_len / 2; i++) {
+        int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+        b[i] = (uint8_t)(hi << 4 | lo);
+    }
+    *n = hex_len / 2;
+    return b;
+}
+
+/* "IOR:" and the hex of `n` bytes, in a new string. */
+static char *ior_string(const uint8_t *b, size_t n)
+{
+    char *s = malloc(4 + 2 * n + 1);
+    assert_non_null(s);
+    memcpy(s, "IOR:", 4);
+    for (size_t i = 0; i < n; i++)
+        snprintf(s + 4 + 2 * i, 3, "%02x", b[i]);
+    s[4 + 2 * n] = 0;
+    return s;
+}
+
+static int parse_bytes(const uint8_t *b, size_t n, struct ior *out)
+{
+    char *s = ior_string(b, n);
+    int rc = ior_parse(s, out);
+    free(s);
+    return rc;
+}
+
+static void check_tcp(const struct ior *r)
+{
+    assert_string_equal(r->type_id, want_type_id);
+    assert_int_equal(r->iiop_major, 1);
+    assert_int_equal(r->iiop_minor, 2);
+    assert_string_equal(r->host, "127.0.0.1");
+    assert_int_equal(r->port, 45749);
+    assert_int_equal(r->key_len, sizeof tcp_key);
+    assert_memory_equal(r->key, tcp_key, sizeof tcp_key);
+    assert_false(r->has_unix);
+    assert_string_equal(r->unix_host, "");
+    assert_string_equal(r->unix_path, "");
+}
+
+static void check_unix(const struct ior *r)
+{
+    assert_string_equal(r->type_id, want_type_id);
+    assert_int_equal(r->iiop_major, 1);
+    assert_int_equal(r->iiop_minor, 2);
+    assert_string_equal(r->host, "vm");
+    assert_int_equal(r->port, 0);
+    assert_int_equal(r->key_len, sizeof unix_key);
+    assert_memory_equal(r->key, unix_key, sizeof unix_key);
+    assert_true(r->has_unix);
+    assert_string_equal(r->unix_host, "vm");
+    assert_string_equal(r->unix_path, "/tmp/pt/u/s0");
+}
+
+static void test_real_tcp(void **state)
+{
+    (void)state;
+    struct ior r;
+    assert_int_equal(ior_parse(tcp_ior, &r), 0);
+    check_tcp(&r);
+}
+
+static void test_real_unix(void **state)
+{
+    (void)state;
+    struct ior r;
+    assert_int_equal(ior_parse(unix_ior, &r), 0);
+    check_unix(&r);
+    /* A later parse starts from a clean struct: no Unix path left over. */
+    assert_int_equal(ior_parse(tcp_ior, &r), 0);
+    check_tcp(&r);
+}
+
+static void test_whitespace(void **state)
+{
+    (void)state;
+    struct ior r;
+    size_t n = strlen(tcp_ior);
+    char *s = malloc(n + 16);
+    assert_non_null(s);
+    snprintf(s, n + 16, " \t\n%s\r\n \t", tcp_ior);
+    assert_int_equal(ior_parse(s, &r), 0);
+    check_tcp(&r);
+    snprintf(s, n + 16, "%s\n", tcp_ior);
+    assert_int_equal(ior_parse(s, &r), 0);
+    check_tcp(&r);
+    /* Whitespace inside the hex is not accepted. */
+    snprintf(s, n + 16, "%.20s %s", tcp_ior, tcp_ior + 20);
+    assert_int_equal(ior_parse(s, &r), -EINVAL);
+    snprintf(s, n + 16, "IOR: %s", tcp_ior + 4);
+    assert_int_equal(ior_parse(s, &r), -EINVAL);
+    free(s);
+    assert_int_equal(ior_parse("IOR: \n", &r), -EINVAL);
+    assert_int_equal(ior_parse(" \t\n", &r), -EINVAL);
+}
+
+static void test_upper_case_hex(void **state)
+{
+    (void)state;
+    struct ior r;
+    char *s = strdup(tcp_ior);
+    assert_non_null(s);
+    for (char *p = s + 4; *p; p++)
+        if (*p >= 'a' && *p <= 'f')
+            *p = (char)(*p - 'a' + 'A');
+    assert_int_equal(ior_parse(s, &r), 0);
+    check_tcp(&r);
+    free(s);
+}
+
+static void test_bad_prefix(void **state)
+{
+    (void)state;
+    struct ior r;
+    assert_int_equal(ior_parse("", &r), -EINVAL);
+    assert_int_equal(ior_parse("IOR", &r), -EINVAL);
+    assert_int_equal(ior_parse("IOR:", &r), -EINVAL);
+    assert_int_equal(ior_parse(tcp_ior + 4, &r), -EINVAL); /* hex only */
+    assert_int_equal(ior_parse(tcp_ior + 1, &r), -EINVAL); /* "OR:..." */
+    assert_int_equal(ior_parse("corbaloc::127.0.0.1:1/x", &r), -EINVAL);
+    char *s = strdup(tcp_ior);
+    assert_non_null(s);
+    s[0] = 'X';
+    assert_int_equal(ior_parse(s, &r), -EINVAL);
+    s[0] = 'I';
+    s[3] = ';';
+    assert_int_equal(ior_parse(s, &r), -EINVAL);
+    free(s);
+}
+
+static void test_odd_hex(void **state)
+{
+    (void)state;
+    struct ior r;
+    assert_int_equal(ior_parse("IOR:0", &r), -EINVAL);
+    assert_int_equal(ior_parse("IOR:010", &r), -EINVAL);
+    char *s = strdup(tcp_ior);
+    assert_non_null(s);
+    s[strlen(s) - 1] = 0;
+    assert_int_equal(ior_parse(s, &r), -EINVAL);
+    free(s);
+}
+
+static void test_non_hex(void **state)
+{
+    (void)state;
+    static const char bad[] = {'g', 'G', 'x', ':', '-', '\t', '\x7f',
+                               '\xe9'};
+    static const size_t at[] = {4, 5, 50, 100};
+    struct ior r;
+    char *s = strdup(tcp_ior);
+    assert_non_null(s);
+    for (size_t i = 0; i < sizeof bad; i++) {
+        for (size_t j = 0; j < sizeof at / sizeof *at; j++) {
+            char keep = s[at[j]];
+            s[at[j]] = bad[i];
+            assert_int_equal(ior_parse(s, &r), -EINVAL);
+            s[at[j]] = keep;
+        }
+    }
+    /* The last digit too. */
+    size_t last = strlen(s) - 1;
+    s[last] = 'z';
+    assert_int_equal(ior_parse(s, &r), -EINVAL);
+    free(s);
+}
+
+/* Cut the hex at every length: odd cuts are -EINVAL, even ones -EBADMSG
+ * (the first octet alone is already truncated CDR), none crash. */
+static void check_hex_cuts(const char *full)
+{
+    size_t n = strlen(full);
+    struct ior r;
+    for (size_t cut = 4; cut < n; cut++) {
+        char *s = malloc(cut + 1);
+        assert_non_null(s);
+        memcpy(s, full, cut);
+        s[cut] = 0;
+        int rc = ior_parse(s, &r);
+        size_t hex = cut - 4;
+        if (hex == 0 || hex % 2)
+            assert_int_equal(rc, -EINVAL);
+        else
+            assert_int_equal(rc, -EBADMSG);
+        free(s);
+    }
+}
+
+static void test_truncated_hex(void **state)
+{
+    (void)state;
+    check_hex_cuts(tcp_ior);
+    check_hex_cuts(unix_ior);
+}
+
+/* An IOR holding the real type id and one tagged profile `data`. */
+static void put_ior(struct cdr_out *o, bool little, const char *type_id,
+                    uint32_t tag, const uint8_t *data, size_t n)
+{
+    cdr_out_init(o, little);
+    cdr_put_octet(o, little);
+    cdr_put_string(o, type_id, strlen(type_id));
+    cdr_put_long(o, 1);
+    cdr_put_long(o, tag);
+    cdr_put_octet_seq(o, data, n);
+    assert_int_equal(o->err, 0);
+}
+
+/* Keep the outer lengths consistent but cut the real profile short: every
+ * cut is truncated CDR inside the profile. */
+static void check_profile_cuts(const char *full)
+{
+    size_t n;
+    uint8_t *b = ior_bytes(full, &n);
+    /* Bytes 36..40 hold the profile length, the profile follows. */
+    uint32_t plen = (uint32_t)b[36] | (uint32_t)b[37] << 8 |
+                    (uint32_t)b[38] << 16 | (uint32_t)b[39] << 24;
+    assert_int_equal(40 + plen, n);
+    struct ior r;
+    for (size_t cut = 0; cut < plen; cut++) {
+        struct cdr_out o;
+        put_ior(&o, true, want_type_id, IOR_TAG_INTERNET_IOP, b + 40, cut);
+        assert_int_equal(parse_bytes(o.data, o.len, &r), -EBADMSG);
+        cdr_out_free(&o);
+    }
+    /* Control: the uncut profile, re-wrapped, parses. */
+    struct cdr_out o;
+    put_ior(&o, true, want_type_id, IOR_TAG_INTERNET_IOP, b + 40, plen);
+    assert_int_equal(o.len, n);
+    assert_memory_equal(o.data, b, n);
+    assert_int_equal(parse_bytes(o.data, o.len, &r), 0);
+    cdr_out_free(&o);
+    free(b);
+}
+
+static void test_truncated_profile(void **state)
+{
+    (void)state;
+    check_profile_cuts(tcp_ior);
+    check_profile_cuts(unix_ior);
+}
+
+/* What goes into a built IIOP profile. */
+struct profile_spec {
+    bool little;
+    uint8_t major;
+    uint8_t minor;
+    const char *host;
+    size_t host_len;
+    uint16_t port;
+    const uint8_t *key;
+    size_t key_len;
+    /* Components, IIOP 1.1+ only. */
+    bool with_unix;
+    bool unix_little;
+    const char *unix_host;
+    const char *unix_path;
+    size_t unix_path_len;
+    const uint8_t *unix_raw; /* when set, the component's bytes verbatim */
+    size_t unix_raw_len;
+    bool with_other; /* an unrelated component before the Unix one */
+};
+
+static void put_unix_component(struct cdr_out *o, const struct profile_spec *p)
+{
+    struct cdr_out c;
+    cdr_out_init(&c, p->unix_little);
+    cdr_put_octet(&c, p->unix_little);
+    cdr_put_string(&c, p->unix_host, strlen(p->unix_host));
+    cdr_put_string(&c, p->unix_path, p->unix_path_len);
+    assert_int_equal(c.err, 0);
+    cdr_put_long(o, IOR_TAG_OMNIORB_UNIX_TRANS);
+    if (p->unix_raw)
+        cdr_put_octet_seq(o, p->unix_raw, p->unix_raw_len);
+    else
+        cdr_put_octet_seq(o, c.data, c.len);
+    cdr_out_free(&c);
+}
+
+/* The profile body (an encapsulation) into a fresh *o. */
+static void put_profile(struct cdr_out *o, const struct profile_spec *p)
+{
+    cdr_out_init(o, p->little);
+    cdr_put_octet(o, p->little);
+    cdr_put_octet(o, p->major);
+    cdr_put_octet(o, p->minor);
+    cdr_put_string(o, p->host, p->host_len);
+    cdr_put_short(o, p->port);
+    cdr_put_octet_seq(o, p->key, p->key_len);
+    if (p->minor >= 1) {
+        cdr_put_long(o, (uint32_t)(p->with_unix + p->with_other));
+        if (p->with_other) {
+            /* TAG_ORB_TYPE, as omniORB sends it. */
+            static const uint8_t orb_type[] = {1, 0, 0, 0, 0, 'T', 'T', 'A'};
+            cdr_put_long(o, 0);
+            cdr_put_octet_seq(o, orb_type, sizeof orb_type);
+        }
+        if (p->with_unix)
+            put_unix_component(o, p);
+    }
+    assert_int_equal(o->err, 0);
+}
+
+static int parse_spec(bool little, const char *type_id,
+                      const struct profile_spec *p, struct ior *r)
+{
+    struct cdr_out body, o;
+    put_profile(&body, p);
+    put_ior(&o, little, type_id, IOR_TAG_INTERNET_IOP, body.data, body.len);
+    int rc = parse_bytes(o.data, o.len, r);
+    cdr_out_free(&o);
+    cdr_out_free(&body);
+    return rc;
+}
+
+static const uint8_t some_key[] = {0, 1, 2, 3, 0xfc, 0xfd, 0xfe, 0xff, 9};
+
+static struct profile_spec default_spec(bool little)
+{
+    struct profile_spec p = {
+        .little = little,
+        .major = 1,
+        .minor = 2,
+        .host = "example.org",
+        .host_len = 11,
+        .port = 0x1234,
+        .key = some_key,
+        .key_len = sizeof some_key,
+        .with_unix = true,
+        .unix_little = little,
+        .unix_host = "box",
+        .unix_path = "/run/bench/s1",
+        .unix_path_len = 13,
+        .with_other = true,
+    };
+    return p;
+}
+
+static void check_spec(const struct ior *r, const struct profile_spec *p)
+{
+    assert_string_equal(r->type_id, "IDL:Test/Thing:1.0");
+    assert_int_equal(r->iiop_major, p->major);
+    assert_int_equal(r->iiop_minor, p->minor);
+    assert_int_equal(strlen(r->host), p->host_len);
+    assert_memory_equal(r->host, p->host, p->host_len);
+    assert_int_equal(r->port, p->port);
+    assert_int_equal(r->key_len, p->key_len);
+    assert_memory_equal(r->key, p->key, p->key_len);
+    bool want_unix = p->minor >= 1 && p->with_unix;
+    assert_int_equal(r->has_unix, want_unix);
+    if (want_unix) {
+        assert_string_equal(r->unix_host, p->unix_host);
+        assert_int_equal(strlen(r->unix_path), p->unix_path_len);
+        assert_memory_equal(r->unix_path, p->unix_path, p->unix_path_len);
+    } else {
+        assert_string_equal(r->unix_host, "");
+        assert_string_equal(r->unix_path, "");
+    }
+}
+
+/* Every mix of outer, profile and component byte orders. */
+static void test_built_orders(void **state)
+{
+    (void)state;
+    for (int mask = 0; mask < 8; mask++) {
+        struct profile_spec p = default_spec(mask & 2);
+        p.unix_little = mask & 4;
+        struct ior r;
+        assert_int_equal(parse_spec(mask & 1, "IDL:Test/Thing:1.0", &p, &r),
+                         0);
+        check_spec(&r, &p);
+    }
+}
+
+/* A big-endian IOR, checked against bytes written out by hand: a parser
+ * that ignored the byte-order octet would read port 0x3412. */
+static void test_built_big_endian(void **state)
+{
+    (void)state;
+    static const uint8_t profile[] = {
+        0,                      /* big endian */
+        1, 2, 0,                /* IIOP 1.2, pad */
+        0, 0, 0, 2, 'h', 0,     /* host "h" */
+        0x12, 0x34,             /* port 0x1234 */
+        0, 0, 0, 3, 7, 8, 9, 0, /* key {7,8,9}, pad */
+        0, 0, 0, 0,             /* no components */
+    };
+    struct cdr_out o;
+    put_ior(&o, false, "IDL:Test/Thing:1.0", IOR_TAG_INTERNET_IOP, profile,
+            sizeof profile);
+    static const uint8_t head[] = {0, 0, 0, 0, 0, 0, 0, 19, 'I', 'D', 'L'};
+    assert_memory_equal(o.data, head, sizeof head);
+    struct ior r;
+    assert_int_equal(parse_bytes(o.data, o.len, &r), 0);
+    assert_string_equal(r.type_id, "IDL:Test/Thing:1.0");
+    assert_int_equal(r.iiop_major, 1);
+    assert_int_equal(r.iiop_minor, 2);
+    assert_string_equal(r.host, "h");
+    assert_int_equal(r.port, 0x1234);
+    assert_int_equal(r.key_len, 3);
+    assert_memory_equal(r.key, "\x07\x08\x09", 3);
+    assert_false(r.has_unix);
+    cdr_out_free(&o);
+}
+
+static void test_built_iiop_1_0(void **state)
+{
+    (void)state;
+    struct profile_spec p = default_spec(false);
+    p.minor = 0; /* no component list at all */
+    struct ior r;
+    assert_int_equal(parse_spec(false, "IDL:Test/Thing:1.0", &p, &r), 0);
+    check_spec(&r, &p);
+    p.minor = 1;
+    p.with_unix = false;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r), 0);
+    check_spec(&r, &p);
+}
+
+static void test_built_edges(void **state)
+{
+    (void)state;
+    struct profile_spec p = default_spec(true);
+    struct ior r;
+    p.host = "";
+    p.host_len = 0;
+    p.key = NULL;
+    p.key_len = 0;
+    p.port = 65535;
+    assert_int_equal(parse_spec(true, "", &p, &r), 0);
+    assert_string_equal(r.type_id, "");
+    assert_string_equal(r.host, "");
+    assert_int_equal(r.key_len, 0);
+    assert_int_equal(r.port, 65535);
+}
+
+/* Profiles other than TAG_INTERNET_IOP are skipped; the first IIOP one is
+ * used and a second is not even looked at. */
+static void test_several_profiles(void **state)
+{
+    (void)state;
+    struct profile_spec p = default_spec(true);
+    struct cdr_out body, o;
+    static const uint8_t junk[] = {7, 7, 7};
+    put_profile(&body, &p);
+    cdr_out_init(&o, false);
+    cdr_put_octet(&o, 0);
+    cdr_put_string(&o, "IDL:Test/Thing:1.0", 18);
+    cdr_put_long(&o, 3);
+    cdr_put_long(&o, 1); /* TAG_MULTIPLE_COMPONENTS */
+    cdr_put_octet_seq(&o, junk, sizeof junk);
+    cdr_put_long(&o, IOR_TAG_INTERNET_IOP);
+    cdr_put_octet_seq(&o, body.data, body.len);
+    cdr_put_long(&o, IOR_TAG_INTERNET_IOP);
+    cdr_put_octet_seq(&o, junk, sizeof junk);
+    struct ior r;
+    assert_int_equal(parse_bytes(o.data, o.len, &r), 0);
+    check_spec(&r, &p);
+    cdr_out_free(&o);
+    cdr_out_free(&body);
+}
+
+static void test_no_iiop_profile(void **state)
+{
+    (void)state;
+    struct profile_spec p = default_spec(true);
+    struct cdr_out body, o;
+    struct ior r;
+    put_profile(&body, &p);
+    /* A good IIOP body, but under tag 1: not an IIOP profile. */
+    put_ior(&o, true, "IDL:Test/Thing:1.0", 1, body.data, body.len);
+    assert_int_equal(parse_bytes(o.data, o.len, &r), -ENOENT);
+    cdr_out_free(&o);
+    put_ior(&o, false, "IDL:Test/Thing:1.0", IOR_TAG_OMNIORB_UNIX_TRANS,
+            body.data, body.len);
+    assert_int_equal(parse_bytes(o.data, o.len, &r), -ENOENT);
+    cdr_out_free(&o);
+    /* No profiles at all (what a nil reference looks like). */
+    cdr_out_init(&o, true);
+    cdr_put_octet(&o, 1);
+    cdr_put_string(&o, "", 0);
+    cdr_put_long(&o, 0);
+    assert_int_equal(parse_bytes(o.data, o.len, &r), -ENOENT);
+    cdr_out_free(&o);
+    cdr_out_free(&body);
+}
+
+static void test_iiop_version(void **state)
+{
+    (void)state;
+    struct profile_spec p = default_spec(false);
+    struct ior r;
+    p.major = 2;
+    assert_int_equal(parse_spec(false, "IDL:Test/Thing:1.0", &p, &r),
+                     -EPROTO);
+    p.major = 0;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
+                     -EPROTO);
+    /* Minor versions above 2 are accepted as 1.x. */
+    p.major = 1;
+    p.minor = 3;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r), 0);
+    check_spec(&r, &p);
+}
+
+/* A string of `n` copies of `c`, NUL terminated. */
+static char *filled(size_t n, char c)
+{
+    char *s = malloc(n + 1);
+    assert_non_null(s);
+    memset(s, c, n);
+    s[n] = 0;
+    return s;
+}
+
+static void test_too_long(void **state)
+{
+    (void)state;
+    struct profile_spec p = default_spec(true);
+    struct ior r;
+    char *big = filled(IOR_MAX_KEY + 1, 'a');
+
+    /* Host: up to IOR_MAX_HOST - 1 characters fit with the NUL. */
+    p.host = big;
+    p.host_len = IOR_MAX_HOST - 1;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r), 0);
+    check_spec(&r, &p);
+    p.host_len = IOR_MAX_HOST;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
+                     -ENAMETOOLONG);
+    p.host_len = IOR_MAX_HOST + 100;
+    assert_int_equal(parse_spec(false, "IDL:Test/Thing:1.0", &p, &r),
+                     -ENAMETOOLONG);
+    p = default_spec(false);
+
+    /* Type id. */
+    big[IOR_MAX_TYPE_ID - 1] = 0;
+    assert_int_equal(parse_spec(false, big, &p, &r), 0);
+    assert_int_equal(strlen(r.type_id), IOR_MAX_TYPE_ID - 1);
+    big[IOR_MAX_TYPE_ID - 1] = 'a';
+    big[IOR_MAX_TYPE_ID] = 0;
+    assert_int_equal(parse_spec(false, big, &p, &r), -ENAMETOOLONG);
+    big[IOR_MAX_TYPE_ID] = 'a';
+
+    /* Object key: IOR_MAX_KEY bytes fit exactly. */
+    p.key = (const uint8_t *)big;
+    p.key_len = IOR_MAX_KEY;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r), 0);
+    check_spec(&r, &p);
+    p.key_len = IOR_MAX_KEY + 1;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
+                     -ENAMETOOLONG);
+    p = default_spec(true);
+
+    /* Unix path: sun_path holds IOR_MAX_PATH - 1 characters and a NUL. */
+    p.unix_path = big;
+    p.unix_path_len = IOR_MAX_PATH - 1;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r), 0);
+    check_spec(&r, &p);
+    p.unix_path_len = IOR_MAX_PATH;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
+                     -ENAMETOOLONG);
+    p = default_spec(true);
+
+    /* Unix host. */
+    big[IOR_MAX_HOST] = 0;
+    p.unix_host = big;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
+                     -ENAMETOOLONG);
+    big[IOR_MAX_HOST - 1] = 0;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r), 0);
+    check_spec(&r, &p);
+    free(big);
+}
+
+/* A Unix component that is cut short, or has a bad byte-order octet,
+ * makes the whole IOR malformed. */
+static void test_bad_unix_component(void **state)
+{
+    (void)state;
+    /* The real component's 29 bytes, hex chars 280..338. */
+    static const uint8_t comp[] = {
+        0x01, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 'v', 'm',
+        0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, '/',  't',  'm', 'p',
+        '/',  'p',  't',  '/',  'u',  '/',  's',  '0',  0x00,
+    };
+    struct profile_spec p = default_spec(true);
+    struct ior r;
+    p.unix_raw = comp;
+    p.unix_raw_len = sizeof comp;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r), 0);
+    assert_true(r.has_unix);
+    assert_string_equal(r.unix_host, "vm");
+    assert_string_equal(r.unix_path, "/tmp/pt/u/s0");
+    for (size_t cut = 0; cut < sizeof comp; cut++) {
+        p.unix_raw_len = cut;
+        assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
+                         -EBADMSG);
+    }
+    uint8_t bad[sizeof comp];
+    memcpy(bad, comp, sizeof comp);
+    bad[0] = 2;
+    p.unix_raw = bad;
+    p.unix_raw_len = sizeof bad;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
+                     -EBADMSG);
+    /* No NUL where the path's length says it ends. */
+    bad[0] = 1;
+    bad[sizeof bad - 1] = '!';
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
+                     -EBADMSG);
+}
+
+static void test_bad_outer(void **state)
+{
+    (void)state;
+    struct ior r;
+    size_t n;
+    uint8_t *b = ior_bytes(tcp_ior, &n);
+    b[0] = 2; /* byte-order octet must be 0 or 1 */
+    assert_int_equal(parse_bytes(b, n, &r), -EBADMSG);
+    b[0] = 1;
+    b[4] = 0; /* type id of length 0 */
+    assert_int_equal(parse_bytes(b, n, &r), -EBADMSG);
+    b[4] = 0x13;
+    b[26] = '!'; /* type id not NUL terminated */
+    assert_int_equal(parse_bytes(b, n, &r), -EBADMSG);
+    b[26] = 0;
+    b[28] = 2; /* two profiles, only one present */
+    assert_int_equal(parse_bytes(b, n, &r), -EBADMSG);
+    b[28] = 1;
+    b[36] = 0x61; /* profile one byte longer than the IOR */
+    assert_int_equal(parse_bytes(b, n, &r), -EBADMSG);
+    b[36] = 0x60;
+    b[40] = 2; /* profile byte-order octet */
+    assert_int_equal(parse_bytes(b, n, &r), -EBADMSG);
+    b[40] = 1;
+    b[60] = 0x60; /* object key longer than the profile */
+    assert_int_equal(parse_bytes(b, n, &r), -EBADMSG);
+    b[60] = 0x0e;
+    b[80] = 0x03; /* a third component that is not there */
+    assert_int_equal(parse_bytes(b, n, &r), -EBADMSG);
+    b[80] = 0x02;
+    assert_int_equal(parse_bytes(b, n, &r), 0);
+    check_tcp(&r);
+    free(b);
+}
+
+static void test_strerror(void **state)
+{
+    (void)state;
+    assert_string_equal(ior_strerror(0), "ok");
+    assert_string_equal(ior_strerror(-EINVAL),
+                        "not \"IOR:\" followed by hex digits");
+    assert_string_equal(ior_strerror(-EBADMSG), "truncated or malformed CDR");
+    assert_string_equal(ior_strerror(-ENOENT), "no IIOP profile");
+    assert_string_equal(ior_strerror(-ENAMETOOLONG), "a field is too long");
+    assert_string_equal(ior_strerror(-EPROTO), "unknown IIOP version");
+    assert_string_equal(ior_strerror(-ENOMEM), "out of memory");
+    assert_string_equal(ior_strerror(-EIO), "invalid IOR");
+    assert_string_equal(ior_strerror(12345), "invalid IOR");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_real_tcp),
+        cmocka_unit_test(test_real_unix),
+        cmocka_unit_test(test_whitespace),
+        cmocka_unit_test(test_upper_case_hex),
+        cmocka_unit_test(test_bad_prefix),
+        cmocka_unit_test(test_odd_hex),
+        cmocka_unit_test(test_non_hex),
+        cmocka_unit_test(test_truncated_hex),
+        cmocka_unit_test(test_truncated_profile),
+        cmocka_unit_test(test_built_orders),
+        cmocka_unit_test(test_built_big_endian),
+        cmocka_unit_test(test_built_iiop_1_0),
+        cmocka_unit_test(test_built_edges),
+        cmocka_unit_test(test_several_profiles),
+        cmocka_unit_test(test_no_iiop_profile),
+        cmocka_unit_test(test_iiop_version),
+        cmocka_unit_test(test_too_long),
+        cmocka_unit_test(test_bad_unix_component),
+        cmocka_unit_test(test_bad_outer),
+        cmocka_unit_test(test_strerror),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
