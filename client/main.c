@@ -2,7 +2,6 @@
  * any thread exists, runs the sweep, writes the result, prints a summary.
  * Exit codes: 0 ran to a stop, 1 the run failed, 2 usage or scenario
  * error, 130 interrupted (SIGINT/SIGTERM). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -97,20 +96,6 @@ static void exe_dir(char *buf, size_t len)
     }
     path[n] = 0;
     str_copy(buf, len, dirname(path));
-}
-
-/* Remove the run directory's files (flat: logs and sockets) and itself. */
-static void remove_run_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-                unlinkat(dirfd(d), e->d_name, 0);
-        closedir(d);
-    }
-    rmdir(dir);
 }
 
 static void raise_nofile(void)
@@ -266,7 +251,7 @@ int main(int argc, char **argv)
      * single-threaded process. */
     int rc = spawner_start(&sp, &scfg);
     if (rc) {
-        remove_run_dir(run_dir);
+        rmdir(run_dir);
         die(EXIT_RUN_FAILED, "cannot fork the spawner: %s", strerror(-rc));
     }
 
@@ -299,8 +284,7 @@ int main(int argc, char **argv)
                        show_progress != 0};
     struct sweep_outcome o;
     sweep_run(&sw, &o);
-    spawner_stop(sp, 2000);
-    remove_run_dir(run_dir);
+    spawner_stop(sp, 2000); /* also removes run_dir */
 
     int wrc = result_write(doc, out);
     summary(&sc, doc, &o, out);

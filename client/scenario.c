@@ -55,7 +55,7 @@ static const struct key_spec keys[] = {
     {"sweep.start", K_INT, OFF(sweep.start), 0, 1, 1000000, NULL, NULL, 1,
      "servers in the first step"},
     {"sweep.step", K_INT, OFF(sweep.step), 0, 1, 1000000, NULL, NULL, 10,
-     "servers added per step (linear sweep)"},
+     "servers added per step (linear sweep; unused when growth > 1)"},
     {"sweep.growth", K_NUM, OFF(sweep.growth), 0, 1, 100, NULL, NULL, 1,
      "factor per step; > 1 makes the sweep geometric"},
     {"sweep.max_n", K_INT, OFF(sweep.max_n), 0, 1, 1000000, NULL, NULL, 1000,
@@ -124,9 +124,11 @@ static int fail(const struct ctx *c, const char *key, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (key)
-        snprintf(c->err, c->err_len, "%s: key \"%s\": %s",
-                 origin(c, key, where, sizeof where), key, msg);
+    const char *from = key ? origin(c, key, where, sizeof where) : NULL;
+    if (key && from != c->source)
+        snprintf(c->err, c->err_len, "%s: %s", from, msg);
+    else if (key)
+        snprintf(c->err, c->err_len, "%s: key \"%s\": %s", from, key, msg);
     else
         snprintf(c->err, c->err_len, "%s: %s", c->source, msg);
     return -EINVAL;
@@ -247,8 +249,8 @@ static int parse_set(const struct ctx *c, const char *set, json_t *root)
         break;
     }
     if (!val) {
-        snprintf(c->err, c->err_len, "--set %s: key \"%s\": \"%s\" is not %s",
-                 key, key, text, ks->type == K_INT ? "an integer" : "a number");
+        snprintf(c->err, c->err_len, "--set %s: \"%s\" is not %s", key, text,
+                 ks->type == K_INT ? "an integer" : "a number");
         return -EINVAL;
     }
     return set_path(root, key, val);
@@ -258,8 +260,8 @@ static int check_range(const struct ctx *c, const struct key_spec *ks,
                        double v)
 {
     if (v < ks->min || v > ks->max)
-        return fail(c, ks->key, "%g is out of range [%g, %g]", v, ks->min,
-                    ks->max);
+        return fail(c, ks->key, "%.15g is out of range [%.15g, %.15g]", v,
+                    ks->min, ks->max);
     return 0;
 }
 
@@ -381,15 +383,11 @@ static json_t *resolve(const struct scenario *sc)
 }
 
 /* Rules that tie keys together. */
-static int check_cross(const struct ctx *c, json_t *root,
-                       const struct scenario *sc)
+static int check_cross(const struct ctx *c, const struct scenario *sc)
 {
     if (sc->sweep.start > sc->sweep.max_n)
         return fail(c, "sweep.start", "%lld is above sweep.max_n (%lld)",
                     (long long)sc->sweep.start, (long long)sc->sweep.max_n);
-    if (sc->sweep.growth > 1 && get_path(root, "sweep.step"))
-        return fail(c, "sweep.growth",
-                    "a geometric sweep (growth > 1) takes no sweep.step");
     for (const char *p = sc->name; *p; p++)
         if (!(isalnum((unsigned char)*p) || strchr("._-", *p)))
             return fail(c, "name", "\"%s\": use only letters, digits, . _ -",
@@ -441,7 +439,7 @@ int scenario_load(const char *path, char *const *sets, size_t nsets,
     if (!rc && !sc->name[0])
         default_name(path, sc->name, sizeof sc->name);
     if (!rc)
-        rc = check_cross(&c, root, sc);
+        rc = check_cross(&c, sc);
     json_decref(root);
     if (!rc)
         sc->resolved = resolve(sc);

@@ -3,6 +3,7 @@
  * ends (killing every server) when the client says stop or goes away. */
 #include "spawn.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -117,6 +118,20 @@ static void log_tail(const char *dir, unsigned index, char *out, size_t cap)
         buf[--n] = 0;
     char *last = strrchr(buf, '\n');
     str_copy(out, cap, last ? last + 1 : buf);
+}
+
+/* Remove a flat folder (server logs and sockets) and its files. */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                unlinkat(dirfd(d), e->d_name, 0);
+        closedir(d);
+    }
+    rmdir(dir);
 }
 
 /* Reap pid, waiting at most wait_ms. 1 when reaped (*wstatus set). */
@@ -413,6 +428,7 @@ static void spawner_main(const struct spawn_config *cfg, int cmd_fd,
         }
     }
     stop_all(&live, grace_ms);
+    remove_dir(cfg->log_dir);
     _exit(0);
 }
 
@@ -452,7 +468,10 @@ int spawner_start(struct spawner **out, const struct spawn_config *cfg)
         /* Its own process group, so the servers can be found as one, and
          * a terminal's Ctrl-C reaches only the client. */
         setpgid(0, 0);
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        /* No parent-death signal here: when the client dies, however it
+         * dies, its pipe ends close and the spawner sees that at once (it
+         * never blocks anywhere else for long), then cleans up. */
+        if (getppid() != parent)
             _exit(1);
         spawner_main(cfg, to_sp[0], from_sp[1]);
     }

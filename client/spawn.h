@@ -2,8 +2,9 @@
  * starts any thread, that forks and execs servers on request (the "forking
  * proxy" of Grisby's message), waits for each one's ready line on its
  * stdout, and kills and reaps them all at the end. Servers live in the
- * spawner's process group and die with it (PR_SET_PDEATHSIG), and the
- * spawner dies with the client, so nothing outlives a killed client. */
+ * spawner's process group and die with it (PR_SET_PDEATHSIG); the spawner
+ * sees the client's pipes close when the client ends, however it ends, and
+ * then kills and reaps every server: nothing outlives a killed client. */
 #ifndef ORBBENCH_SPAWN_H
 #define ORBBENCH_SPAWN_H
 
@@ -24,7 +25,9 @@ typedef void (*spawn_argv_fn)(const void *arg, unsigned index, char **argv,
 struct spawn_config {
     spawn_argv_fn make_argv;
     const void *make_argv_arg;
-    const char *log_dir;       /* server stderr goes to log_dir/s<i>.log */
+    /* Server stderr goes to log_dir/s<i>.log; the spawner removes the
+     * folder and its files when it ends. */
+    const char *log_dir;
     int64_t start_timeout_ms;  /* fork to ready line */
     int start_parallel;        /* servers starting at once */
 };

@@ -66,7 +66,7 @@ not_loopback:
              "server address \"%s\" is not a loopback address; refusing to "
              "connect (start servers with a 127.0.0.1 endpoint)",
              t->host);
-    return -EADDRNOTAVAIL;
+    return -EPERM;
 }
 
 const struct transport_ops transport_tcp = {
