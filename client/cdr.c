@@ -35,6 +35,11 @@ static uint8_t *out_room(struct cdr_out *o, size_t n)
 {
     if (o->err)
         return NULL;
+    /* CDR lengths are 32-bit: refuse anything near that, and overflow. */
+    if (n > UINT32_MAX || o->len + n > UINT32_MAX) {
+        o->err = -EMSGSIZE;
+        return NULL;
+    }
     if (o->len + n > o->cap) {
         size_t cap = o->cap ? o->cap : 256;
         while (cap < o->len + n)
@@ -97,6 +102,8 @@ void cdr_put_longlong(struct cdr_out *o, uint64_t v) { put_uint(o, v, 8); }
 
 void cdr_put_bytes(struct cdr_out *o, const void *p, size_t n)
 {
+    if (n == 0)
+        return;
     uint8_t *at = out_room(o, n);
     if (at && n)
         memcpy(at, p, n);
@@ -104,6 +111,8 @@ void cdr_put_bytes(struct cdr_out *o, const void *p, size_t n)
 
 void cdr_put_string(struct cdr_out *o, const char *s, size_t len)
 {
+    if (len >= UINT32_MAX && !o->err)
+        o->err = -EMSGSIZE;
     cdr_put_long(o, (uint32_t)(len + 1));
     cdr_put_bytes(o, s, len);
     cdr_put_octet(o, 0);
@@ -111,6 +120,8 @@ void cdr_put_string(struct cdr_out *o, const char *s, size_t len)
 
 void cdr_put_octet_seq(struct cdr_out *o, const void *p, size_t n)
 {
+    if (n > UINT32_MAX && !o->err)
+        o->err = -EMSGSIZE;
     cdr_put_long(o, (uint32_t)n);
     cdr_put_bytes(o, p, n);
 }

@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 /* A growable output buffer. Alignment is relative to data[origin]. `err`
- * is sticky: the first failure (-ENOMEM) is kept and later puts do nothing. */
+ * is sticky: the first failure (-ENOMEM, or -EMSGSIZE past 4 GiB) is kept
+ * and later puts do nothing. */
 struct cdr_out {
     uint8_t *data;
     size_t len;
@@ -48,7 +49,8 @@ void cdr_put_bytes(struct cdr_out *o, const void *p, size_t n);
 void cdr_put_string(struct cdr_out *o, const char *s, size_t len);
 /* sequence<octet>: ulong count, the octets. */
 void cdr_put_octet_seq(struct cdr_out *o, const void *p, size_t n);
-/* Overwrite a ulong already written at `at`, in the buffer's byte order. */
+/* Overwrite a ulong already written at `at`, in the buffer's byte order;
+ * does nothing when at + 4 is past the end or err is set. */
 void cdr_patch_long(struct cdr_out *o, size_t at, uint32_t v);
 
 /* Read cursor over `len` bytes at `data`; `little` is the byte order. */
@@ -68,7 +70,7 @@ uint64_t cdr_get_longlong(struct cdr_in *in);
 int cdr_get_string(struct cdr_in *in, const char **s, size_t *len);
 /* sequence<octet>, borrowed. Returns 0 or err. */
 int cdr_get_octet_seq(struct cdr_in *in, const uint8_t **p, size_t *n);
-/* Bytes left from the cursor to the end. */
+/* Bytes left from the cursor to the end; 0 once err is set. */
 size_t cdr_in_left(const struct cdr_in *in);
 
 #endif

@@ -32,6 +32,8 @@ int giop_encode_request(struct cdr_out *out, uint32_t request_id,
                         const uint8_t *key, size_t key_len, const char *op,
                         const char *arg, size_t arg_len)
 {
+    if (arg_len > GIOP_MAX_MESSAGE_BYTES || key_len > GIOP_MAX_MESSAGE_BYTES)
+        return -EMSGSIZE;
     out->origin = out->len;
     cdr_put_bytes(out, "GIOP", 4);
     cdr_put_octet(out, 1);
@@ -103,7 +105,9 @@ int giop_decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
     case GIOP_LOCATION_FORWARD:
     case GIOP_LOCATION_FORWARD_PERM:
     case GIOP_NEEDS_ADDRESSING_MODE:
-        return 0;
+        /* Not followed; the caller reports the status. The body is not
+         * decoded, but a failed alignment above still counts. */
+        return in.err;
     default:
         return -EBADMSG;
     }

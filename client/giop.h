@@ -51,8 +51,9 @@ int giop_header_parse(const uint8_t *buf, size_t len, struct giop_header *h);
 
 /* Append a complete GIOP 1.2 Request (response expected, KeyAddr target,
  * no service contexts) for operation `op` with one string argument `arg`
- * of `arg_len` bytes to `out`, which must be empty (alignment counts from
- * its start). Returns 0 or -ENOMEM. */
+ * of `arg_len` bytes to `out`; alignment counts from where the message
+ * starts (out->origin is set there). Returns 0, -ENOMEM, or -EMSGSIZE when
+ * the key or argument is over GIOP_MAX_MESSAGE_BYTES. */
 int giop_encode_request(struct cdr_out *out, uint32_t request_id,
                         const uint8_t *key, size_t key_len, const char *op,
                         const char *arg, size_t arg_len);
@@ -73,10 +74,13 @@ struct giop_reply {
 };
 
 /* Decode a whole Reply message (header included) whose operation returns a
- * string. Returns 0 when the message is a well-formed Reply (of any status:
- * check r->status), or
+ * string. Returns 0 when the message is a well-formed Reply of a known
+ * status (check r->status; the bodies of LOCATION_FORWARD[_PERM] and
+ * NEEDS_ADDRESSING_MODE are not decoded), or
  *   -EAGAIN/-EBADMSG/-EPROTO/-EMSGSIZE as giop_header_parse
- *   -EBADMSG  truncated body, or `len` differs from the header's size
+ *   -EPROTO   a Reply of GIOP 1.0/1.1, or a fragmented one (we send 1.2)
+ *   -EBADMSG  truncated body, an unknown status, or `len` differs from
+ *             the header's size
  *   -ENOMSG   a well-formed message that is not a Reply (see *type) */
 int giop_decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
                       uint8_t *type);

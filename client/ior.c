@@ -60,10 +60,13 @@ static int parse_iiop_profile(const uint8_t *p, size_t n, struct ior *out)
         return rc;
     out->iiop_major = cdr_get_octet(&in);
     out->iiop_minor = cdr_get_octet(&in);
-    if ((rc = cdr_get_string(&in, &s, &len)))
-        return rc;
+    if (in.err)
+        return in.err;
+    /* Before reading on: another major version has another layout. */
     if (out->iiop_major != 1)
         return -EPROTO;
+    if ((rc = cdr_get_string(&in, &s, &len)))
+        return rc;
     if ((rc = copy_str(out->host, sizeof out->host, s, len)))
         return rc;
     out->port = cdr_get_short(&in);
@@ -108,7 +111,8 @@ int ior_parse(const char *str, struct ior *out)
     if (!bytes)
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        int hi = hexval(str[2 * i]), lo = hexval(str[2 * i + 1]);
+        int hi = hexval((unsigned char)str[2 * i]);
+        int lo = hexval((unsigned char)str[2 * i + 1]);
         if (hi < 0 || lo < 0) {
             free(bytes);
             return -EINVAL;

@@ -35,7 +35,8 @@ struct ior {
  *   -ENOENT       no IIOP profile (TAG_INTERNET_IOP)
  *   -ENAMETOOLONG a field does not fit struct ior
  *   -EPROTO       an IIOP version this parser does not know (major != 1)
- */
+ *   -ENOMEM
+ * After a failure *out may be partly filled. */
 int ior_parse(const char *str, struct ior *out);
 
 /* A static English phrase for a return value of ior_parse. */

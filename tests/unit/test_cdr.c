@@ -1,5 +1,4 @@
-/* Unit tests for cdr.c: byte layout, alignment and round trips in both
- * byte orders, encapsulations, truncated input and sticky errors. */
+/* Unit tests for cdr.c: layout, alignment, round trips, bad input. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

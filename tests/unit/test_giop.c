@@ -1,5 +1,4 @@
-/* Unit tests for giop.c: Request bytes checked by an independent decoder,
- * Replies of every status built by hand, and every documented rejection. */
+/* Unit tests for giop.c: Request encoding, Reply decoding, rejections. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -796,6 +795,24 @@ static void test_reply_bad_inner_lengths(void **state)
     }
 }
 
+/* A forward reply whose body cannot even be aligned is malformed. */
+static void test_reply_forward_truncated(void **state)
+{
+    (void)state;
+    static const uint8_t msg[] = {
+        'G', 'I', 'O', 'P', 1, 2, 1, 1, 0x16, 0, 0, 0,
+        9, 0, 0, 0,  /* request id */
+        3, 0, 0, 0,  /* LOCATION_FORWARD */
+        1, 0, 0, 0,  /* one service context */
+        0, 0, 0, 0,  /* its id */
+        1, 0, 0, 0,  /* its data: one octet */
+        0xaa, 0xbb,  /* the octet, then one byte: no room to align to 8 */
+    };
+    struct giop_reply r;
+    uint8_t type;
+    assert_int_equal(giop_decode_reply(msg, sizeof msg, &r, &type), -EBADMSG);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -845,6 +862,7 @@ int main(void)
         cmocka_unit_test(test_reject_not_reply),
         cmocka_unit_test(test_truncated_replies),
         cmocka_unit_test(test_reply_bad_inner_lengths),
+        cmocka_unit_test(test_reply_forward_truncated),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

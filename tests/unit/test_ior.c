@@ -1,5 +1,4 @@
-/* Unit tests for ior.c: real omniORB 4.2.5 IORs decoded by hand, IORs
- * built with cdr_out in both byte orders, and every documented rejection. */
+/* Unit tests for ior.c: real omniORB IORs, built IORs, rejections. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -750,6 +749,18 @@ static void test_bad_outer(void **state)
     free(b);
 }
 
+/* An IIOP 2.0 profile whose body is not 1.x-shaped is -EPROTO, not a
+ * truncation: the version is checked before anything else is read. */
+static void test_iiop_major_2_short_body(void **state)
+{
+    (void)state;
+    struct ior ior;
+    assert_int_equal(
+        ior_parse("IOR:01000000010000000000000001000000000000000300000000020000",
+                  &ior),
+        -EPROTO);
+}
+
 static void test_strerror(void **state)
 {
     (void)state;
@@ -787,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_too_long),
         cmocka_unit_test(test_bad_unix_component),
         cmocka_unit_test(test_bad_outer),
+        cmocka_unit_test(test_iiop_major_2_short_body),
         cmocka_unit_test(test_strerror),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
