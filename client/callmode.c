@@ -5,7 +5,9 @@
 
 #include "util.h"
 
-static const struct callmode_ops *const all[] = {&callmode_sync};
+static const struct callmode_ops *const all[] = {
+    &callmode_sync, &callmode_thread_per_call, &callmode_pool,
+    &callmode_event};
 
 const struct callmode_ops *callmode_lookup(const char *name)
 {
@@ -13,4 +15,36 @@ const struct callmode_ops *callmode_lookup(const char *name)
         if (strcmp(all[i]->name, name) == 0)
             return all[i];
     return NULL;
+}
+
+int callmode_thread_attr(pthread_attr_t *attr, int64_t stack_kb)
+{
+    int rc = pthread_attr_init(attr);
+    if (rc)
+        return -rc;
+    rc = pthread_attr_setstacksize(attr, (size_t)stack_kb * 1024);
+    if (rc) {
+        pthread_attr_destroy(attr);
+        return -rc;
+    }
+    return 0;
+}
+
+void callmode_raise_peak(atomic_uint *peak, unsigned v)
+{
+    unsigned cur = atomic_load_explicit(peak, memory_order_relaxed);
+    while (cur < v && !atomic_compare_exchange_weak_explicit(
+                          peak, &cur, v, memory_order_relaxed,
+                          memory_order_relaxed))
+        ;
+}
+
+void callmode_note_failure(struct round_info *info, int err, size_t index,
+                           const struct conn *c)
+{
+    if (info->err)
+        return;
+    info->err = err;
+    info->failed = index;
+    memcpy(info->why, c->why, sizeof info->why);
 }

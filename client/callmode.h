@@ -4,15 +4,22 @@
 #ifndef ORBBENCH_CALLMODE_H
 #define ORBBENCH_CALLMODE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "conn.h"
 #include "stats.h"
 
 struct callmode_config {
-    int64_t timeout_ms; /* per call */
+    int64_t timeout_ms;       /* per call */
+    int64_t pool_size;        /* pool: worker threads (k) */
+    int64_t thread_stack_kb;  /* stack of every thread a mode starts */
+    /* Set by the signal handler: stop taking new calls, return -EINTR. */
+    volatile sig_atomic_t *interrupted;
 };
 
 /* What one round did. */
@@ -20,7 +27,9 @@ struct round_info {
     uint64_t calls;            /* calls completed and checked */
     unsigned max_in_flight;    /* most calls awaiting replies at once */
     unsigned threads_started;  /* threads created during the round */
+    unsigned threads_peak;     /* most client threads alive at once */
     int err;                   /* 0, or the first failure's -errno */
+    bool client_resource;      /* the client itself ran out (threads) */
     size_t failed;             /* conns index of that failure */
     char why[CONN_WHY_BYTES];  /* its one-line reason */
 };
@@ -41,6 +50,18 @@ struct callmode_ops {
 };
 
 extern const struct callmode_ops callmode_sync;
+extern const struct callmode_ops callmode_thread_per_call;
+extern const struct callmode_ops callmode_pool;
+extern const struct callmode_ops callmode_event;
+
+/* Shared by the threaded modes: thread attributes with the configured
+ * stack size. 0 or -errno. */
+int callmode_thread_attr(pthread_attr_t *attr, int64_t stack_kb);
+/* Raise *peak to v if it is lower (lock-free). */
+void callmode_raise_peak(atomic_uint *peak, unsigned v);
+/* Copy a failed conn's reason into info (the first failure wins). */
+void callmode_note_failure(struct round_info *info, int err, size_t index,
+                           const struct conn *c);
 
 /* The mode called `name`, or NULL. */
 const struct callmode_ops *callmode_lookup(const char *name);

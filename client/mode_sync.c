@@ -31,14 +31,13 @@ static int sync_round(struct callmode *m, struct conn *conns, size_t n,
         if (rc == 0 && record)
             rc = samples_add(&m->kept, lat);
         if (rc) {
-            info->err = rc;
-            info->failed = i;
-            memcpy(info->why, conns[i].why, sizeof info->why);
+            callmode_note_failure(info, rc, i, &conns[i]);
             return rc;
         }
         info->calls++;
     }
     info->max_in_flight = n ? 1 : 0;
+    info->threads_peak = 1;
     return 0;
 }
 

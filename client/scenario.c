@@ -27,7 +27,8 @@ struct key_spec {
 };
 
 static const char *const transports[] = {"tcp", "unix", NULL};
-static const char *const modes[] = {"sync", NULL};
+static const char *const modes[] = {"sync", "thread-per-call", "pool",
+                                    "event", NULL};
 static const char *const kinds[] = {"omniorb", NULL};
 
 #define OFF(f) offsetof(struct scenario, f)
@@ -72,6 +73,10 @@ static const struct key_spec keys[] = {
      5000, "a call without a reply by then fails the run"},
     {"call.payload_bytes", K_INT, OFF(call.payload_bytes), 0, 0, 1048576,
      NULL, NULL, 16, "length of the echoed string"},
+    {"client.pool_size", K_INT, OFF(client.pool_size), 0, 1, 10000, NULL,
+     NULL, 100, "mode pool: worker threads, the most calls in flight"},
+    {"client.thread_stack_kb", K_INT, OFF(client.thread_stack_kb), 0, 32,
+     65536, NULL, NULL, 64, "stack size of every thread the client starts"},
 };
 
 static const struct key_spec *find_key(const char *key)

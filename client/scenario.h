@@ -38,6 +38,10 @@ struct scenario {
         int64_t timeout_ms;
         int64_t payload_bytes;
     } call;
+    struct {
+        int64_t pool_size;       /* mode "pool": worker threads */
+        int64_t thread_stack_kb; /* stack of every client thread */
+    } client;
     /* The fully resolved scenario (defaults filled in) for the result. */
     json_t *resolved;
 };

@@ -14,7 +14,17 @@
 #include "stats.h"
 #include "util.h"
 
+/* The client's own costs over one step's timed rounds. */
+struct client_costs {
+    uint64_t threads_started;
+    unsigned max_in_flight;
+    unsigned threads_peak;
+    double cpu_user_s;
+    double cpu_sys_s;
+};
+
 struct run {
+    struct client_costs client;
     struct sweep *s;
     struct sweep_outcome *o;
     struct conn *conns;
@@ -162,13 +172,21 @@ static bool grow(struct run *r, size_t target)
     return ok;
 }
 
-/* Run the step's rounds into r->rounds / the mode's call samples. */
+static double tv_s(struct timeval tv)
+{
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* Run the step's rounds into r->rounds / the mode's call samples, and the
+ * client's own costs over the timed rounds into r->client. */
 static bool rounds(struct run *r)
 {
     const struct scenario *sc = r->s->sc;
     int64_t total = sc->sweep.warmup_rounds + sc->sweep.rounds;
+    struct rusage ru0 = {0}, ru1;
     samples_clear(&r->rounds);
     samples_clear(&r->calls);
+    memset(&r->client, 0, sizeof r->client);
     for (int64_t k = 0; k < total; k++) {
         struct round_info info;
         bool timed = k >= sc->sweep.warmup_rounds;
@@ -176,12 +194,28 @@ static bool rounds(struct run *r)
             stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
             return false;
         }
+        if (timed && k == sc->sweep.warmup_rounds)
+            getrusage(RUSAGE_SELF, &ru0);
         int64_t t0 = now_ns();
         int rc = r->s->mode->round(r->mode, r->conns, r->n, timed, &info);
         int64_t dt = now_ns() - t0;
+        if (rc && info.client_resource && is_resource_errno(-rc)) {
+            char note[160];
+            limit_note(-rc, note, sizeof note);
+            stop(r, STOP_RESOURCE, 0, "%s at N=%zu%s", info.why, r->n, note);
+            return false;
+        }
         if (rc) {
             call_failure(r, info.failed, rc, info.why);
             return false;
+        }
+        if (timed) {
+            struct client_costs *cc = &r->client;
+            cc->threads_started += info.threads_started;
+            if (info.max_in_flight > cc->max_in_flight)
+                cc->max_in_flight = info.max_in_flight;
+            if (info.threads_peak > cc->threads_peak)
+                cc->threads_peak = info.threads_peak;
         }
         if (info.calls != r->n) {
             stop(r, STOP_CALL_FAILED, 1,
@@ -192,6 +226,9 @@ static bool rounds(struct run *r)
         if (timed)
             samples_add(&r->rounds, dt);
     }
+    getrusage(RUSAGE_SELF, &ru1);
+    r->client.cpu_user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
+    r->client.cpu_sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
     r->s->mode->drain(r->mode, &r->calls);
     return true;
 }
@@ -229,6 +266,16 @@ static double record_step(struct run *r)
     if (start_ms.count)
         json_object_set_new(step, "server_start_ms",
                             result_summary(&start_ms));
+    const struct client_costs *cc = &r->client;
+    json_object_set_new(step, "max_in_flight",
+                        json_integer(cc->max_in_flight));
+    json_object_set_new(
+        step, "client",
+        json_pack("{s:I, s:f, s:I, s:f, s:f}", "threads_started",
+                  (json_int_t)cc->threads_started, "threads_started_per_round",
+                  (double)cc->threads_started / (double)r->s->sc->sweep.rounds,
+                  "threads_peak", (json_int_t)cc->threads_peak, "cpu_user_s",
+                  cc->cpu_user_s, "cpu_sys_s", cc->cpu_sys_s));
     json_array_append_new(json_object_get(r->s->doc, "steps"), step);
     progress(r, &round_ms, &mi);
     return round_ms.median;
@@ -248,11 +295,18 @@ void sweep_run(struct sweep *s, struct sweep_outcome *o)
 {
     const struct scenario *sc = s->sc;
     struct run r = {.s = s, .o = o, .t0_ns = now_ns()};
-    struct callmode_config mcfg = {.timeout_ms = sc->call.timeout_ms};
+    struct callmode_config mcfg = {
+        .timeout_ms = sc->call.timeout_ms,
+        .pool_size = sc->client.pool_size,
+        .thread_stack_kb = sc->client.thread_stack_kb,
+        .interrupted = s->interrupted,
+    };
     memset(o, 0, sizeof *o);
     r.conns = calloc((size_t)sc->sweep.max_n, sizeof *r.conns);
-    if (!r.conns || s->mode->create(&r.mode, &mcfg) != 0) {
-        stop(&r, STOP_RESOURCE, 0, "out of memory in the client");
+    int mrc = r.conns ? s->mode->create(&r.mode, &mcfg) : -ENOMEM;
+    if (mrc) {
+        stop(&r, STOP_RESOURCE, 0, "cannot start call mode %s: %s",
+             s->mode->name, strerror(-mrc));
         goto out;
     }
     size_t target = (size_t)sc->sweep.start;

@@ -1,0 +1,192 @@
+/* Event loop: one thread, no blocking. It writes every request on
+ * non-blocking sockets, then collects the replies with epoll as they
+ * arrive; each reply is matched by its GIOP request id. The least client
+ * overhead possible: what it measures is the servers' own limit. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "callmode.h"
+#include "util.h"
+
+struct callmode {
+    struct callmode_config cfg;
+    struct samples kept;
+    int epfd;
+    size_t registered; /* conns[0..registered) are in the epoll set */
+    struct conn *conns; /* the array they belong to */
+    struct epoll_event *events;
+    size_t events_cap;
+};
+
+static int event_create(struct callmode **out,
+                        const struct callmode_config *cfg)
+{
+    struct callmode *m = calloc(1, sizeof *m);
+    if (!m)
+        return -ENOMEM;
+    m->cfg = *cfg;
+    m->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (m->epfd < 0) {
+        int e = errno;
+        free(m);
+        return -e;
+    }
+    *out = m;
+    return 0;
+}
+
+/* Connections persist across rounds and only grow: add the new ones. */
+static int watch(struct callmode *m, struct conn *conns, size_t n,
+                 struct round_info *info)
+{
+    if (m->conns != conns)
+        m->registered = 0;
+    m->conns = conns;
+    for (; m->registered < n; m->registered++) {
+        size_t i = m->registered;
+        struct epoll_event ev = {.events = EPOLLIN, .data.u64 = i};
+        if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, conns[i].fds.rfd, &ev) != 0) {
+            info->err = -errno;
+            info->failed = i;
+            info->client_resource = true;
+            snprintf(info->why, sizeof info->why, "epoll_ctl: %s",
+                     strerror(errno));
+            return info->err;
+        }
+    }
+    if (m->events_cap < n) {
+        struct epoll_event *e = realloc(m->events, n * sizeof *e);
+        if (!e)
+            return info->err = -ENOMEM;
+        m->events = e;
+        m->events_cap = n;
+    }
+    return 0;
+}
+
+/* Ask for (or stop asking for) writability of conn i. */
+static void want_write(struct callmode *m, size_t i, bool on)
+{
+    struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0),
+                             .data.u64 = i};
+    epoll_ctl(m->epfd, EPOLL_CTL_MOD, m->conns[i].fds.rfd, &ev);
+}
+
+static int event_round(struct callmode *m, struct conn *conns, size_t n,
+                       bool record, struct round_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->threads_peak = 1;
+    if (n == 0 || watch(m, conns, n, info))
+        return info->err;
+    int64_t deadline = now_ns() + m->cfg.timeout_ms * 1000000;
+    size_t pending = 0;
+    unsigned in_flight = 0;
+    char *state = calloc(n, 1); /* 0 writing, 1 awaiting reply, 2 done */
+    if (!state)
+        return info->err = -ENOMEM;
+
+    /* Every request goes out before any reply is awaited. */
+    for (size_t i = 0; i < n; i++) {
+        int rc = conn_begin(&conns[i]);
+        if (rc == 0)
+            rc = conn_write_some(&conns[i]);
+        if (rc < 0) {
+            callmode_note_failure(info, rc, i, &conns[i]);
+            goto out;
+        }
+        in_flight++;
+        pending++;
+        state[i] = rc == 1 ? 1 : 0;
+        if (rc == 0)
+            want_write(m, i, true);
+    }
+    info->max_in_flight = in_flight;
+
+    while (pending > 0) {
+        if (*m->cfg.interrupted) {
+            info->err = -EINTR;
+            snprintf(info->why, sizeof info->why, "interrupted");
+            goto out;
+        }
+        int ms = ms_until(deadline);
+        int got = ms ? epoll_wait(m->epfd, m->events, (int)n, ms) : 0;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            for (size_t i = 0; i < n; i++)
+                if (state[i] != 2) {
+                    snprintf(conns[i].why, sizeof conns[i].why,
+                             "server %u (pid %d): no reply within %lld ms",
+                             conns[i].index, (int)conns[i].pid,
+                             (long long)m->cfg.timeout_ms);
+                    callmode_note_failure(info, got < 0 ? -errno : -ETIMEDOUT,
+                                          i, &conns[i]);
+                    break;
+                }
+            goto out;
+        }
+        for (int e = 0; e < got; e++) {
+            size_t i = (size_t)m->events[e].data.u64;
+            struct conn *c = &conns[i];
+            int rc = 0;
+            if (state[i] == 0) {
+                rc = conn_write_some(c);
+                if (rc == 1) {
+                    state[i] = 1;
+                    want_write(m, i, false);
+                }
+            }
+            if (rc >= 0 && state[i] == 1 &&
+                (m->events[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
+                int64_t lat;
+                rc = conn_read_some(c, &lat);
+                if (rc == 1) {
+                    state[i] = 2;
+                    pending--;
+                    info->calls++;
+                    if (record && samples_add(&m->kept, lat))
+                        rc = -ENOMEM;
+                }
+            }
+            /* Anything on a finished conn waits for the next round, where
+             * it is read (and rejected) as the start of a reply. */
+            if (rc < 0) {
+                callmode_note_failure(info, rc, i, c);
+                goto out;
+            }
+        }
+    }
+out:
+    free(state);
+    if (info->err)
+        info->calls = 0;
+    return info->err;
+}
+
+static int event_drain(struct callmode *m, struct samples *dst)
+{
+    int rc = samples_merge(dst, &m->kept);
+    samples_clear(&m->kept);
+    return rc;
+}
+
+static void event_destroy(struct callmode *m)
+{
+    close(m->epfd);
+    free(m->events);
+    samples_free(&m->kept);
+    free(m);
+}
+
+const struct callmode_ops callmode_event = {
+    .name = "event",
+    .create = event_create,
+    .round = event_round,
+    .drain = event_drain,
+    .destroy = event_destroy,
+};
