@@ -38,7 +38,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
-.PHONY: all deps build test test-unit test-e2e run bench clean help
+.PHONY: all deps build test test-unit test-e2e run report bench clean help
 .DEFAULT_GOAL := all
 
 all: build
@@ -101,6 +101,10 @@ test: deps
 # ---- running -------------------------------------------------------------
 run: build
 	scripts/run-default
+
+# RESULTS=folder reports on existing results instead of running the suite.
+report: build
+	scripts/report $(if $(RESULTS),--results $(RESULTS))
 
 clean:
 	rm -rf build bin
