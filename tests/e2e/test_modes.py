@@ -1,0 +1,130 @@
+"""End-to-end: every call mode over every transport against real omniORB
+servers; the pool's bound on calls in flight; threads per round; and
+scripts/run-suite on a small folder."""
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SCENARIOS, ORBBENCH, write_scenario
+
+MODES = ["sync", "thread-per-call", "pool", "event"]
+
+
+@pytest.mark.parametrize("transport", ["tcp", "unix"])
+@pytest.mark.parametrize("mode", MODES)
+def test_mode_sweep_to_10(orbbench, mode, transport):
+    r = orbbench(SCENARIOS / f"sync-{transport}.json", f"mode={mode}",
+                 "sweep.start=5", "sweep.step=5", "sweep.max_n=10",
+                 "sweep.rounds=4", "client.pool_size=3")
+    assert r.rc == 0, r.stderr
+    assert r.doc["scenario"]["mode"] == mode
+    assert r.doc["result"]["stop_reason"] == "max_n"
+    assert [s["n"] for s in r.doc["steps"]] == [5, 10]
+    for step in r.doc["steps"]:
+        n = step["n"]
+        # every call of every timed round was answered with the right echo
+        # (a wrong id or echo fails the run) and every latency was kept
+        assert step["calls"] == 4 * n
+        c = step["call_us"]
+        assert c["count"] == 4 * n
+        assert 0 < c["min"] <= c["median"] <= c["p90"] <= c["p99"] <= c["max"]
+        cl = step["client"]
+        assert cl["cpu_user_s"] >= 0 and cl["cpu_sys_s"] >= 0
+        if mode == "thread-per-call":
+            assert cl["threads_started"] == 4 * n
+            assert cl["threads_started_per_round"] == n
+            assert 2 <= cl["threads_peak"] <= n + 1
+            assert 1 <= step["max_in_flight"] <= n
+        else:
+            assert cl["threads_started"] == 0
+        if mode == "sync":
+            assert step["max_in_flight"] == 1 and cl["threads_peak"] == 1
+        if mode == "event":
+            # every request is out before any reply is awaited
+            assert step["max_in_flight"] == n and cl["threads_peak"] == 1
+        if mode == "pool":
+            assert step["max_in_flight"] <= 3
+            assert cl["threads_peak"] == 4
+
+
+def test_pool_never_exceeds_k(orbbench):
+    k = 3
+    r = orbbench(SCENARIOS / "sync-unix.json", "mode=pool",
+                 f"client.pool_size={k}", "sweep.start=20", "sweep.max_n=20",
+                 "sweep.rounds=10")
+    assert r.rc == 0, r.stderr
+    step = r.doc["steps"][0]
+    # counted inside the client: never above k, and reached when N > k
+    assert step["max_in_flight"] == k
+    assert step["client"]["threads_peak"] == k + 1
+
+
+def test_pool_larger_than_n(orbbench):
+    r = orbbench(SCENARIOS / "sync-tcp.json", "mode=pool",
+                 "client.pool_size=50", "sweep.start=4", "sweep.max_n=4",
+                 "sweep.rounds=3")
+    assert r.rc == 0, r.stderr
+    assert r.doc["steps"][0]["max_in_flight"] <= 4
+    assert r.doc["steps"][0]["calls"] == 12
+
+
+def test_server_thread_pool_model(orbbench):
+    r = orbbench(ROOT / "scenarios/server-models/sync-unix-server-pool5.json",
+                 "sweep.start=4", "sweep.max_n=4", "sweep.rounds=3")
+    assert r.rc == 0, r.stderr
+    assert "-ORBthreadPerConnectionPolicy" in r.doc["scenario"]["server"]["args"]
+
+
+def test_bad_mode_and_stack(tmp_path):
+    for sets, needle in [(["mode=fast"], '"fast" is not one of'),
+                         (["client.thread_stack_kb=1"], "out of range"),
+                         (["client.pool_size=0"], "out of range")]:
+        args = [str(ORBBENCH), "run", str(SCENARIOS / "sync-tcp.json")]
+        for s in sets:
+            args += ["--set", s]
+        r = subprocess.run(args, capture_output=True, text=True)
+        assert r.returncode == 2 and needle in r.stderr
+
+
+def run_suite(*args):
+    return subprocess.run([str(ROOT / "scripts" / "run-suite"), *map(str, args)],
+                          capture_output=True, text=True, timeout=240)
+
+
+def test_run_suite_two_scenarios_and_a_broken_one(tmp_path):
+    src = tmp_path / "suite"
+    src.mkdir()
+    small = {"start": 2, "step": 2, "max_n": 4, "rounds": 2}
+    write_scenario(src / "a-sync.json", name="a-sync", transport="unix",
+                   sweep=small)
+    write_scenario(src / "b-event.json", name="b-event", transport="tcp",
+                   mode="event", sweep=small)
+    (src / "c-broken.json").write_text('{"sweep": {"max_n": "x"}}')
+    out = tmp_path / "out"
+    r = run_suite(src, "--out", out)
+    assert r.returncode == 1, r.stderr  # one scenario failed
+    assert (out / "a-sync.json").exists() and (out / "b-event.json").exists()
+    for name in ("a-sync", "b-event"):
+        doc = json.loads((out / f"{name}.json").read_text())
+        assert doc["result"]["stop_reason"] == "max_n"
+        assert doc["result"]["max_servers"] == 4
+    md = (out / "summary.md").read_text()
+    rows = [l for l in md.splitlines() if l.startswith("| ")][1:]
+    assert len(rows) == 3
+    assert any(l.startswith("| a-sync | 4 |") for l in rows)
+    assert any(l.startswith("| b-event | 4 |") for l in rows)
+    broken = [l for l in rows if l.startswith("| c-broken |")]
+    assert broken and "failed" in broken[0] and "sweep.max_n" in broken[0]
+    # the same table on stdout
+    assert "c-broken" in r.stdout and "failed" in r.stdout
+    assert "a-sync" in r.stdout
+
+
+def test_run_suite_usage_errors(tmp_path):
+    assert run_suite(tmp_path / "nope").returncode == 2
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = run_suite(empty)
+    assert r.returncode == 2 and "no scenario files" in r.stderr
