@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "callmode.h"
+#include "machine.h"
 #include "result.h"
 #include "scenario.h"
 #include "server_kind.h"
@@ -231,9 +232,16 @@ int main(int argc, char **argv)
     if (vrc)
         fprintf(stderr, "orbbench: warning: %s\n", why);
 
+    /* The emulated machine: never run without the limit asked for. */
+    struct machine machine;
+    if (machine_setup(&machine, &sc, why, sizeof why) != 0)
+        die(EXIT_USAGE, "%s: %s", path, why);
+
     char run_dir[] = "/tmp/orbbench-XXXXXX";
-    if (!mkdtemp(run_dir))
+    if (!mkdtemp(run_dir)) {
+        machine_remove_cgroup(machine.cgroup_dir);
         die(EXIT_RUN_FAILED, "mkdtemp %s: %s", run_dir, strerror(errno));
+    }
     raise_nofile();
 
     struct server_launch launch = {kind,          server_path,
@@ -243,6 +251,7 @@ int main(int argc, char **argv)
         .make_argv = server_make_argv,
         .make_argv_arg = &launch,
         .log_dir = run_dir,
+        .machine = &machine,
         .start_timeout_ms = sc.server.start_timeout_ms,
         .start_parallel = (int)sc.server.start_parallel,
     };
@@ -252,7 +261,16 @@ int main(int argc, char **argv)
     int rc = spawner_start(&sp, &scfg);
     if (rc) {
         rmdir(run_dir);
+        machine_remove_cgroup(machine.cgroup_dir);
         die(EXIT_RUN_FAILED, "cannot fork the spawner: %s", strerror(-rc));
+    }
+
+    /* After the fork: the spawner (and so every server) keeps the CPUs it
+     * was given, and stays out of a cgroup meant for the client. */
+    if (machine_enter_client(&machine, sc.machine.limit_client, why,
+                             sizeof why) != 0) {
+        spawner_stop(sp, 0);
+        die(EXIT_USAGE, "%s: %s", path, why);
     }
 
     struct sigaction sa;
@@ -279,12 +297,15 @@ int main(int argc, char **argv)
     }
     json_object_set_new(doc, "process_group",
                         json_integer(spawner_pgid(sp)));
+    json_object_set_new(doc, "machine", machine_describe(&machine));
 
-    struct sweep sw = {&sc, kind, tp, mode, sp, doc, out, &interrupted,
-                       show_progress != 0};
+    struct sweep sw = {&sc,         kind,        tp,  mode,
+                       sp,          &machine,    doc, out,
+                       &interrupted, show_progress != 0};
     struct sweep_outcome o;
     sweep_run(&sw, &o);
-    spawner_stop(sp, 2000); /* also removes run_dir */
+    machine_leave_client(&machine);
+    spawner_stop(sp, 2000); /* also removes run_dir and the cgroup */
 
     int wrc = result_write(doc, out);
     summary(&sc, doc, &o, out);

@@ -11,23 +11,29 @@
 
 #include "util.h"
 
-int probe_meminfo(struct meminfo *m)
+/* Sum "Key:   123 kB" lines of a /proc file into the matching fields. */
+struct kb_field {
+    const char *key;
+    int64_t *into;
+};
+
+static int read_kb_fields(const char *path, const struct kb_field *f,
+                          size_t nf)
 {
-    FILE *f = fopen("/proc/meminfo", "re");
+    FILE *fp = fopen(path, "re");
     char line[256];
-    memset(m, 0, sizeof *m);
-    if (!f)
+    if (!fp)
         return -errno;
-    while (fgets(line, sizeof line, f)) {
-        long long v;
-        if (sscanf(line, "MemTotal: %lld kB", &v) == 1)
-            m->total_kb = v;
-        else if (sscanf(line, "MemAvailable: %lld kB", &v) == 1)
-            m->available_kb = v;
-        else if (sscanf(line, "MemFree: %lld kB", &v) == 1)
-            m->free_kb = v;
+    while (fgets(line, sizeof line, fp)) {
+        for (size_t i = 0; i < nf; i++) {
+            size_t kl = strlen(f[i].key);
+            long long v;
+            if (strncmp(line, f[i].key, kl) == 0 && line[kl] == ':' &&
+                sscanf(line + kl + 1, "%lld", &v) == 1)
+                *f[i].into += v;
+        }
     }
-    fclose(f);
+    fclose(fp);
     return 0;
 }
 
@@ -97,17 +103,18 @@ static void os_name(char *buf, size_t len)
 json_t *probe_host(void)
 {
     struct utsname u;
-    struct meminfo m;
+    int64_t mem_total_kb = 0;
+    const struct kb_field total[] = {{"MemTotal", &mem_total_kb}};
     char model[256], os[256], host[256] = "";
     uname(&u);
-    probe_meminfo(&m);
+    read_kb_fields("/proc/meminfo", total, ARRAY_LEN(total));
     cpu_model(model, sizeof model);
     os_name(os, sizeof os);
     gethostname(host, sizeof host - 1);
     return json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:s}", "cpu_model",
                      model, "cpus_online",
                      (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
-                     "mem_total_kb", (json_int_t)m.total_kb, "kernel",
+                     "mem_total_kb", (json_int_t)mem_total_kb, "kernel",
                      u.release, "arch", u.machine, "hostname", host, "os",
                      os);
 }
@@ -160,4 +167,48 @@ int64_t probe_own_fds(void)
         n++;
     closedir(d);
     return n - 3; /* ".", ".." and the directory's own fd */
+}
+
+int probe_process(pid_t pid, struct proc_footprint *fp)
+{
+    char path[64];
+    int64_t priv_clean = 0, priv_dirty = 0;
+    memset(fp, 0, sizeof *fp);
+    const struct kb_field smaps[] = {
+        {"Rss", &fp->rss_kb},
+        {"Pss", &fp->pss_kb},
+        {"Private_Clean", &priv_clean},
+        {"Private_Dirty", &priv_dirty},
+    };
+    snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pid);
+    int rc = read_kb_fields(path, smaps, ARRAY_LEN(smaps));
+    if (rc)
+        return rc;
+    fp->uss_kb = priv_clean + priv_dirty;
+    const struct kb_field status[] = {{"Threads", &fp->threads}};
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    if ((rc = read_kb_fields(path, status, ARRAY_LEN(status))))
+        return rc;
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return -errno;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.')
+            fp->fds++;
+    closedir(d);
+    return 0;
+}
+
+int probe_machine_mem(struct machine_mem *m)
+{
+    memset(m, 0, sizeof *m);
+    const struct kb_field f[] = {
+        {"MemAvailable", &m->mem_available_kb},
+        {"MemFree", &m->mem_free_kb},
+        {"Slab", &m->slab_kb},
+        {"KernelStack", &m->kernel_stack_kb},
+        {"PageTables", &m->page_tables_kb},
+    };
+    return read_kb_fields("/proc/meminfo", f, ARRAY_LEN(f));
 }

@@ -4,15 +4,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
-
-struct meminfo {
-    int64_t total_kb;
-    int64_t available_kb;
-    int64_t free_kb;
-};
-
-/* Read /proc/meminfo. 0 or -errno. */
-int probe_meminfo(struct meminfo *m);
+#include <sys/types.h>
 
 /* The host as JSON: cpu_model, cpus_online, mem_total_kb, kernel,
  * hostname, os. New reference. */
@@ -28,5 +20,31 @@ int64_t probe_tasks_total(void);
 int64_t probe_pid_max(void);
 /* Descriptors this process has open, or -1. */
 int64_t probe_own_fds(void);
+
+
+/* One process's footprint. Sizes in KiB. */
+struct proc_footprint {
+    int64_t rss_kb;
+    int64_t pss_kb;
+    int64_t uss_kb; /* Private_Clean + Private_Dirty */
+    int64_t threads;
+    int64_t fds;
+};
+
+/* Read /proc/PID/smaps_rollup, /proc/PID/status and /proc/PID/fd. 0 or
+ * -errno (-ENOENT: the process is gone). */
+int probe_process(pid_t pid, struct proc_footprint *fp);
+
+/* The machine-wide memory figures that a server's cost shows up in. */
+struct machine_mem {
+    int64_t mem_available_kb;
+    int64_t mem_free_kb;
+    int64_t slab_kb;
+    int64_t kernel_stack_kb;
+    int64_t page_tables_kb;
+};
+
+/* Read them from /proc/meminfo. 0 or -errno. */
+int probe_machine_mem(struct machine_mem *m);
 
 #endif

@@ -12,7 +12,7 @@
 
 #include "util.h"
 
-enum key_type { K_STRING, K_ENUM, K_INT, K_NUM, K_STRLIST };
+enum key_type { K_STRING, K_ENUM, K_INT, K_NUM, K_STRLIST, K_BOOL };
 
 struct key_spec {
     const char *key; /* dotted path */
@@ -77,6 +77,21 @@ static const struct key_spec keys[] = {
      NULL, 100, "mode pool: worker threads, the most calls in flight"},
     {"client.thread_stack_kb", K_INT, OFF(client.thread_stack_kb), 0, 32,
      65536, NULL, NULL, 64, "stack size of every thread the client starts"},
+    {"probe.budget_ms", K_INT, OFF(probe.budget_ms), 0, 1, 600000, NULL,
+     NULL, 2000, "probing every server's footprint may take this long per "
+     "step; past it a stride sample is probed"},
+    {"probe.per_server_max", K_INT, OFF(probe.per_server_max), 0, 0, 100000,
+     NULL, NULL, 32, "list every server's footprint when N <= this"},
+    {"machine.mem_limit_mb", K_INT, OFF(machine.mem_limit_mb), 0, 1, 1048576,
+     NULL, NULL, 0, "run the servers in a memory cgroup of this size "
+     "(absent: no limit)"},
+    {"machine.limit_client", K_BOOL, OFF(machine.limit_client), 0, 0, 0,
+     NULL, NULL, 0, "put the client in the memory cgroup too"},
+    {"machine.cpus", K_STRING, OFF(machine.cpus), SZ(machine.cpus), 0, 0,
+     NULL, "", 0, "CPU list for the servers, e.g. \"0\" or \"0-1\""},
+    {"machine.client_cpus", K_STRING, OFF(machine.client_cpus),
+     SZ(machine.client_cpus), 0, 0, NULL, "", 0,
+     "CPU list for every client thread"},
 };
 
 static const struct key_spec *find_key(const char *key)
@@ -240,6 +255,10 @@ static int parse_set(const struct ctx *c, const char *set, json_t *root)
         if (parse_double(text, &d) == 0)
             val = json_real(d);
         break;
+    case K_BOOL:
+        if (strcmp(text, "true") == 0 || strcmp(text, "false") == 0)
+            val = json_boolean(text[0] == 't');
+        break;
     case K_STRLIST:
         /* A JSON list, or words separated by spaces. */
         val = json_loads(text, JSON_DECODE_ANY, NULL);
@@ -255,7 +274,9 @@ static int parse_set(const struct ctx *c, const char *set, json_t *root)
     }
     if (!val) {
         snprintf(c->err, c->err_len, "--set %s: \"%s\" is not %s", key, text,
-                 ks->type == K_INT ? "an integer" : "a number");
+                 ks->type == K_INT    ? "an integer"
+                 : ks->type == K_BOOL ? "true or false"
+                                      : "a number");
         return -EINVAL;
     }
     return set_path(root, key, val);
@@ -311,11 +332,20 @@ static int load_key(const struct ctx *c, const struct key_spec *ks,
                 return fail(c, ks->key, "expected an integer, got %s",
                             json_type_name(v));
             x = json_integer_value(v);
+            /* Defaults may lie outside (0 = "none"); values may not. */
+            int rc = check_range(c, ks, (double)x);
+            if (rc)
+                return rc;
         }
-        int rc = check_range(c, ks, (double)x);
-        if (!rc)
-            *(int64_t *)field = x;
-        return rc;
+        *(int64_t *)field = x;
+        return 0;
+    }
+    case K_BOOL: {
+        if (v && !json_is_boolean(v))
+            return fail(c, ks->key, "expected true or false, got %s",
+                        json_type_name(v));
+        *(bool *)field = v ? json_is_true(v) : ks->def_num != 0;
+        return 0;
     }
     case K_NUM: {
         double x = ks->def_num;
@@ -381,6 +411,9 @@ static json_t *resolve(const struct scenario *sc)
             for (size_t a = 0; a < sc->server.nargs; a++)
                 json_array_append_new(v, json_string(sc->server.args[a]));
             break;
+        case K_BOOL:
+            v = json_boolean(*(const bool *)field);
+            break;
         }
         set_path(root, ks->key, v);
     }
@@ -393,6 +426,19 @@ static int check_cross(const struct ctx *c, const struct scenario *sc)
     if (sc->sweep.start > sc->sweep.max_n)
         return fail(c, "sweep.start", "%lld is above sweep.max_n (%lld)",
                     (long long)sc->sweep.start, (long long)sc->sweep.max_n);
+    static const char *const cpu_keys[] = {"machine.cpus",
+                                           "machine.client_cpus"};
+    const char *cpu_vals[] = {sc->machine.cpus, sc->machine.client_cpus};
+    for (size_t i = 0; i < ARRAY_LEN(cpu_keys); i++) {
+        cpu_set_t set;
+        char why[160];
+        if (cpu_vals[i][0] &&
+            parse_cpu_list(cpu_vals[i], &set, why, sizeof why) != 0)
+            return fail(c, cpu_keys[i], "%s", why);
+    }
+    if (sc->machine.limit_client && sc->machine.mem_limit_mb == 0)
+        return fail(c, "machine.limit_client",
+                    "needs machine.mem_limit_mb");
     for (const char *p = sc->name; *p; p++)
         if (!(isalnum((unsigned char)*p) || strchr("._-", *p)))
             return fail(c, "name", "\"%s\": use only letters, digits, . _ -",
@@ -474,7 +520,7 @@ int64_t scenario_next_n(const struct scenario *sc, int64_t n)
 void scenario_print_keys(FILE *f)
 {
     static const char *const type_names[] = {"string", "choice", "integer",
-                                             "number", "list"};
+                                             "number", "list", "boolean"};
     for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
         const struct key_spec *ks = &keys[i];
         fprintf(f, "  %-24s %-8s ", ks->key, type_names[ks->type]);

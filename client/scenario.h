@@ -42,6 +42,16 @@ struct scenario {
         int64_t pool_size;       /* mode "pool": worker threads */
         int64_t thread_stack_kb; /* stack of every client thread */
     } client;
+    struct {
+        int64_t budget_ms;      /* probing all servers may take this long */
+        int64_t per_server_max; /* list each server when N <= this */
+    } probe;
+    struct {
+        int64_t mem_limit_mb;  /* 0 = no memory cgroup */
+        bool limit_client;     /* the client joins the cgroup too */
+        char cpus[64];         /* "" = anywhere */
+        char client_cpus[64];
+    } machine;
     /* The fully resolved scenario (defaults filled in) for the result. */
     json_t *resolved;
 };

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "machine.h"
 #include "util.h"
 
 enum { CMD_SPAWN = 1, CMD_CHECK = 2, CMD_STOP = 3 };
@@ -170,7 +171,13 @@ static void child_exec(const struct spawn_config *cfg, char **argv,
     sigprocmask(SIG_SETMASK, &none, NULL);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != spawner)
         _exit(126);
-    (void)cfg;
+    /* Charges do not follow a moved process: join before exec. */
+    int rc = cfg->machine ? machine_enter_server(cfg->machine) : 0;
+    if (rc) {
+        fprintf(stderr, "orbbench spawner: cannot join cgroup or CPUs: %s\n",
+                strerror(-rc));
+        _exit(125);
+    }
     execv(argv[0], argv);
     fprintf(stderr, "orbbench spawner: cannot exec %s: %s\n", argv[0],
             strerror(errno));
@@ -429,6 +436,8 @@ static void spawner_main(const struct spawn_config *cfg, int cmd_fd,
     }
     stop_all(&live, grace_ms);
     remove_dir(cfg->log_dir);
+    if (cfg->machine)
+        machine_remove_cgroup(cfg->machine->cgroup_dir);
     _exit(0);
 }
 

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct machine;
+
 #define SPAWN_MAX_LINE 4096
 #define SPAWN_WHY_BYTES 512
 #define SPAWN_MAX_ARGS 80
@@ -28,6 +30,9 @@ struct spawn_config {
     /* Server stderr goes to log_dir/s<i>.log; the spawner removes the
      * folder and its files when it ends. */
     const char *log_dir;
+    /* Servers join its cgroup and take its CPUs before exec; its cgroup
+     * is removed when the spawner ends. NULL: none. */
+    const struct machine *machine;
     int64_t start_timeout_ms;  /* fork to ready line */
     int start_parallel;        /* servers starting at once */
 };

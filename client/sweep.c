@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "footprint.h"
 #include "probe.h"
 #include "result.h"
 #include "stats.h"
@@ -34,6 +36,8 @@ struct run {
     struct samples rounds;
     struct samples calls;
     struct samples starts; /* this step's server start times */
+    struct footprint fp;
+    int64_t oom_kills; /* in the memory cgroup, at the start */
 };
 
 static bool is_resource_errno(int e)
@@ -78,6 +82,26 @@ static void limit_note(int e, char *buf, size_t len)
     }
 }
 
+/* A server died by SIGKILL while the memory cgroup's OOM count rose:
+ * the limit, not the ORB, ended it. */
+static bool oom_killed(struct run *r, int wstatus)
+{
+    if (!WIFSIGNALED(wstatus) || WTERMSIG(wstatus) != SIGKILL)
+        return false;
+    int64_t now = r->s->machine ? machine_oom_kills(r->s->machine) : -1;
+    return now > r->oom_kills;
+}
+
+static void stop_oom(struct run *r, unsigned index, pid_t pid)
+{
+    stop(r, STOP_MEMORY, 0,
+         "server %u (pid %d) was killed by the OOM killer in the %lld MB "
+         "memory cgroup at N=%zu (OOM kills so far: %lld)",
+         index, (int)pid,
+         (long long)(r->s->machine->limit_bytes / (1024 * 1024)), r->n,
+         (long long)machine_oom_kills(r->s->machine));
+}
+
 /* A failed call or connect on server i: find out whether it died. */
 static void call_failure(struct run *r, size_t i, int err, const char *why)
 {
@@ -87,6 +111,8 @@ static void call_failure(struct run *r, size_t i, int err, const char *why)
     if (err == -EINTR && *r->s->interrupted) {
         stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
     } else if (spawner_check(r->s->sp, c->pid, 200, &st) == 1) {
+        if (oom_killed(r, st))
+            return stop_oom(r, c->index, c->pid);
         spawn_describe_status(st, status, sizeof status);
         stop(r, STOP_SERVER_DIED, 1, "server %u (pid %d) %s at N=%zu: %s",
              c->index, (int)c->pid, status, r->n, why);
@@ -130,6 +156,8 @@ static bool grow(struct run *r, size_t target)
         limit_note(-rc, note, sizeof note);
         if (bad && is_resource_errno(-rc))
             stop(r, STOP_RESOURCE, 0, "%s at N=%zu%s", bad->why, r->n, note);
+        else if (bad && bad->pid > 0 && oom_killed(r, bad->wstatus))
+            stop_oom(r, bad->index, bad->pid);
         else
             stop(r, STOP_SERVER_DIED, 1, "%s",
                  bad ? bad->why : "a server failed to start");
@@ -234,7 +262,7 @@ static bool rounds(struct run *r)
 }
 
 static void progress(struct run *r, const struct summary *round_ms,
-                     const struct meminfo *mi)
+                     const struct machine_mem *mi)
 {
     if (!r->s->progress)
         return;
@@ -242,26 +270,43 @@ static void progress(struct run *r, const struct summary *round_ms,
             "\r\033[K%s: N=%zu  round %.2f ms (median)  MemAvailable %.1f "
             "GiB  %.0f s",
             r->s->sc->name, r->n, round_ms->median,
-            (double)mi->available_kb / (1024.0 * 1024.0),
+            (double)mi->mem_available_kb / (1024.0 * 1024.0),
             (double)(now_ns() - r->t0_ns) / 1e9);
     fflush(stderr);
+}
+
+/* The servers' memory, threads and descriptors, the machine's memory. */
+static void footprint_probe(struct run *r, json_t *step)
+{
+    pid_t *pids = malloc((r->n ? r->n : 1) * sizeof *pids);
+    unsigned *index = malloc((r->n ? r->n : 1) * sizeof *index);
+    if (pids && index) {
+        for (size_t i = 0; i < r->n; i++) {
+            pids[i] = r->conns[i].pid;
+            index[i] = r->conns[i].index;
+        }
+        footprint_step(&r->fp, pids, index, r->n, step);
+    }
+    free(pids);
+    free(index);
 }
 
 /* Record one finished step. Returns its median round time (ms). */
 static double record_step(struct run *r)
 {
     struct summary round_ms, call_us, start_ms;
-    struct meminfo mi;
+    struct machine_mem mi;
     stats_summarize(&r->rounds, 1e6, &round_ms);
     stats_summarize(&r->calls, 1e3, &call_us);
     stats_summarize(&r->starts, 1e6, &start_ms);
-    probe_meminfo(&mi);
+    probe_machine_mem(&mi);
     json_t *step = json_pack(
         "{s:I, s:o, s:o, s:I, s:I, s:I, s:f}", "n", (json_int_t)r->n,
         "round_ms", result_summary(&round_ms), "call_us",
         result_summary(&call_us), "calls",
         (json_int_t)(r->calls.len), "mem_available_kb",
-        (json_int_t)mi.available_kb, "mem_free_kb", (json_int_t)mi.free_kb,
+        (json_int_t)mi.mem_available_kb, "mem_free_kb",
+        (json_int_t)mi.mem_free_kb,
         "elapsed_s", (double)(now_ns() - r->t0_ns) / 1e9);
     if (start_ms.count)
         json_object_set_new(step, "server_start_ms",
@@ -276,6 +321,7 @@ static double record_step(struct run *r)
                   (double)cc->threads_started / (double)r->s->sc->sweep.rounds,
                   "threads_peak", (json_int_t)cc->threads_peak, "cpu_user_s",
                   cc->cpu_user_s, "cpu_sys_s", cc->cpu_sys_s));
+    footprint_probe(r, step);
     json_array_append_new(json_object_get(r->s->doc, "steps"), step);
     progress(r, &round_ms, &mi);
     return round_ms.median;
@@ -303,6 +349,8 @@ void sweep_run(struct sweep *s, struct sweep_outcome *o)
     };
     memset(o, 0, sizeof *o);
     r.conns = calloc((size_t)sc->sweep.max_n, sizeof *r.conns);
+    footprint_init(&r.fp, sc->probe.budget_ms, sc->probe.per_server_max);
+    r.oom_kills = s->machine ? machine_oom_kills(s->machine) : -1;
     int mrc = r.conns ? s->mode->create(&r.mode, &mcfg) : -ENOMEM;
     if (mrc) {
         stop(&r, STOP_RESOURCE, 0, "cannot start call mode %s: %s",

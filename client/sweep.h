@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "callmode.h"
+#include "machine.h"
 #include "scenario.h"
 #include "server_kind.h"
 #include "spawn.h"
@@ -21,6 +22,7 @@ struct sweep {
     const struct transport_ops *tp;
     const struct callmode_ops *mode;
     struct spawner *sp;
+    const struct machine *machine;
     json_t *doc;          /* the result document; steps are added here */
     const char *out_path; /* rewritten after every step */
     volatile sig_atomic_t *interrupted;
@@ -31,6 +33,7 @@ struct sweep {
 #define STOP_LATENCY "latency"
 #define STOP_MAX_N "max_n"
 #define STOP_RESOURCE "resource"
+#define STOP_MEMORY "memory"
 #define STOP_TIME "time_limit"
 #define STOP_SERVER_DIED "server_died"
 #define STOP_CALL_FAILED "call_failed"

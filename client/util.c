@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -139,4 +140,48 @@ void str_copy(char *dst, size_t cap, const char *src)
         n = cap - 1;
     memcpy(dst, src, n);
     dst[n] = 0;
+}
+
+int parse_cpu_list(const char *list, cpu_set_t *set, char *why,
+                   size_t why_len)
+{
+    cpu_set_t allowed;
+    CPU_ZERO(set);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        CPU_ZERO(&allowed);
+    const char *p = list;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end == p || lo < 0 || errno)
+            goto bad;
+        if (*end == '-') {
+            p = end + 1;
+            hi = strtol(p, &end, 10);
+            if (end == p || hi < lo || errno)
+                goto bad;
+        }
+        for (long cpu = lo; cpu <= hi; cpu++) {
+            if (cpu >= CPU_SETSIZE || !CPU_ISSET((int)cpu, &allowed)) {
+                snprintf(why, why_len,
+                         "CPU %ld is not on this machine (%d CPUs usable "
+                         "here)",
+                         cpu, CPU_COUNT(&allowed));
+                return -EINVAL;
+            }
+            CPU_SET((int)cpu, set);
+        }
+        if (*end == ',')
+            end++;
+        else if (*end)
+            goto bad;
+        p = end;
+    }
+    if (CPU_COUNT(set) > 0)
+        return 0;
+bad:
+    snprintf(why, why_len, "\"%s\" is not a CPU list (e.g. 0 or 0-1 or 0,2)",
+             list);
+    return -EINVAL;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sched.h>
 #include <sys/types.h>
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof *(a))
@@ -33,6 +34,12 @@ int read_full(int fd, void *buf, size_t len);
 /* Milliseconds left until an absolute now_ns() deadline, clamped to
  * [0, INT32_MAX] for poll(). */
 int ms_until(int64_t deadline_ns);
+
+/* Parse a CPU list ("0", "0-1", "0,2-3") into *set, and check that every
+ * CPU named is one this process may run on. 0, or -EINVAL with a reason in
+ * `why`. */
+int parse_cpu_list(const char *list, cpu_set_t *set, char *why,
+                   size_t why_len);
 
 /* Copy at most cap-1 bytes and terminate. */
 void str_copy(char *dst, size_t cap, const char *src);

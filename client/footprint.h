@@ -1,0 +1,34 @@
+/* A step's footprint: every server's memory, threads and descriptors from
+ * /proc (or a stride sample of them when probing all would take longer
+ * than the budget), the machine's memory against the sweep's start, and
+ * the client's own. */
+#ifndef ORBBENCH_FOOTPRINT_H
+#define ORBBENCH_FOOTPRINT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "probe.h"
+
+struct footprint {
+    struct machine_mem base; /* at the sweep's start, before any server */
+    int64_t budget_ms;
+    int64_t per_server_max;
+    double cost_ms; /* last measured cost of probing one server */
+};
+
+/* Take the baseline. 0 or -errno. */
+int footprint_init(struct footprint *fp, int64_t budget_ms,
+                   int64_t per_server_max);
+
+/* Probe servers pids[0..n-1] (their indices in `index`). Adds to `step`:
+ * "footprint" (summaries over servers), "machine" (memory now and its
+ * change since the start), "mem_per_server_kb", and the client's rss_kb,
+ * threads and fds into step.client. A server that cannot be read (it has
+ * just died) is counted in footprint.unreadable. */
+void footprint_step(struct footprint *fp, const pid_t *pids,
+                    const unsigned *index, size_t n, json_t *step);
+
+#endif

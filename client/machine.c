@@ -1,0 +1,233 @@
+/* Emulated machines: see machine.h. */
+#include "machine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define CG1_ROOT "/sys/fs/cgroup/memory"
+#define CG2_ROOT "/sys/fs/cgroup"
+
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    int rc = write_full(fd, text, strlen(text));
+    close(fd);
+    return rc;
+}
+
+static bool readable(const char *path)
+{
+    return access(path, R_OK) == 0;
+}
+
+/* Is "memory" among the words of a cgroup v2 controllers file? */
+static bool v2_has_memory(const char *path)
+{
+    char buf[512] = "";
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    if (!fgets(buf, sizeof buf, f))
+        buf[0] = 0;
+    fclose(f);
+    for (char *save, *w = strtok_r(buf, " \n", &save); w;
+         w = strtok_r(NULL, " \n", &save))
+        if (strcmp(w, "memory") == 0)
+            return true;
+    return false;
+}
+
+static int make_cgroup(struct machine *m, int64_t mb, char *why,
+                       size_t why_len)
+{
+    const char *root, *limit_file;
+    if (readable(CG1_ROOT "/memory.limit_in_bytes")) {
+        m->cgroup_version = 1;
+        root = CG1_ROOT;
+        limit_file = "memory.limit_in_bytes";
+    } else if (v2_has_memory(CG2_ROOT "/cgroup.controllers")) {
+        m->cgroup_version = 2;
+        root = CG2_ROOT;
+        limit_file = "memory.max";
+        /* Children get the memory controller only when asked for. */
+        write_file(CG2_ROOT "/cgroup.subtree_control", "+memory");
+    } else {
+        snprintf(why, why_len,
+                 "machine.mem_limit_mb: no cgroup memory controller here "
+                 "(neither %s nor memory in %s/cgroup.controllers)",
+                 CG1_ROOT, CG2_ROOT);
+        return -ENOTSUP;
+    }
+    snprintf(m->cgroup_dir, sizeof m->cgroup_dir, "%s/orbbench-%d", root,
+             (int)getpid());
+    snprintf(m->cgroup_procs, sizeof m->cgroup_procs, "%s/cgroup.procs",
+             m->cgroup_dir);
+    snprintf(m->parent_procs, sizeof m->parent_procs, "%s/cgroup.procs",
+             root);
+    if (mkdir(m->cgroup_dir, 0755) != 0) {
+        int e = errno;
+        snprintf(why, why_len, "machine.mem_limit_mb: cannot create %s: %s%s",
+                 m->cgroup_dir, strerror(e),
+                 e == EACCES || e == EPERM || e == EROFS ? " (run as root)"
+                                                         : "");
+        m->cgroup_dir[0] = 0;
+        return -e;
+    }
+    char path[400], text[32];
+    m->limit_bytes = mb * 1024 * 1024;
+    snprintf(path, sizeof path, "%s/%s", m->cgroup_dir, limit_file);
+    snprintf(text, sizeof text, "%lld", (long long)m->limit_bytes);
+    int rc = write_file(path, text);
+    if (rc) {
+        snprintf(why, why_len, "machine.mem_limit_mb: cannot write %s: %s",
+                 path, strerror(-rc));
+        machine_remove_cgroup(m->cgroup_dir);
+        m->cgroup_dir[0] = 0;
+        return rc;
+    }
+    return 0;
+}
+
+int machine_setup(struct machine *m, const struct scenario *sc, char *why,
+                  size_t why_len)
+{
+    memset(m, 0, sizeof *m);
+    if (sc->machine.cpus[0]) {
+        int rc = parse_cpu_list(sc->machine.cpus, &m->server_cpus, why,
+                                why_len);
+        if (rc)
+            return rc;
+        m->has_server_cpus = true;
+    }
+    if (sc->machine.client_cpus[0]) {
+        int rc = parse_cpu_list(sc->machine.client_cpus, &m->client_cpus,
+                                why, why_len);
+        if (rc)
+            return rc;
+        m->has_client_cpus = true;
+    }
+    if (sc->machine.mem_limit_mb > 0)
+        return make_cgroup(m, sc->machine.mem_limit_mb, why, why_len);
+    return 0;
+}
+
+int machine_enter_client(struct machine *m, bool limit_client, char *why,
+                         size_t why_len)
+{
+    if (limit_client && m->cgroup_procs[0]) {
+        char pid[24];
+        snprintf(pid, sizeof pid, "%d", (int)getpid());
+        int rc = write_file(m->cgroup_procs, pid);
+        if (rc) {
+            snprintf(why, why_len, "machine.limit_client: cannot join %s: %s",
+                     m->cgroup_dir, strerror(-rc));
+            return rc;
+        }
+        m->client_joined = true;
+    }
+    if (m->has_client_cpus &&
+        sched_setaffinity(0, sizeof m->client_cpus, &m->client_cpus) != 0) {
+        int e = errno;
+        snprintf(why, why_len, "machine.client_cpus: sched_setaffinity: %s",
+                 strerror(e));
+        return -e;
+    }
+    return 0;
+}
+
+void machine_leave_client(struct machine *m)
+{
+    if (m->client_joined) {
+        char pid[24];
+        snprintf(pid, sizeof pid, "%d", (int)getpid());
+        write_file(m->parent_procs, pid);
+        m->client_joined = false;
+    }
+}
+
+int machine_enter_server(const struct machine *m)
+{
+    if (m->cgroup_procs[0]) {
+        char pid[24];
+        /* No snprintf between fork and exec in a threaded parent; the
+         * spawner is single-threaded, but keep this minimal anyway. */
+        int n = 0;
+        char tmp[24];
+        for (long v = (long)getpid(); v > 0; v /= 10)
+            tmp[n++] = (char)('0' + v % 10);
+        for (int i = 0; i < n; i++)
+            pid[i] = tmp[n - 1 - i];
+        pid[n] = 0;
+        int rc = write_file(m->cgroup_procs, pid);
+        if (rc)
+            return rc;
+    }
+    if (m->has_server_cpus &&
+        sched_setaffinity(0, sizeof m->server_cpus, &m->server_cpus) != 0)
+        return -errno;
+    return 0;
+}
+
+void machine_remove_cgroup(const char *dir)
+{
+    if (!dir || !dir[0])
+        return;
+    /* The last processes may still be exiting: retry for up to 2 s. */
+    for (int i = 0; i < 200; i++) {
+        if (rmdir(dir) == 0 || errno == ENOENT)
+            return;
+        struct timespec ts = {0, 10 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+int64_t machine_oom_kills(const struct machine *m)
+{
+    char path[400], line[128];
+    if (!m->cgroup_dir[0])
+        return -1;
+    snprintf(path, sizeof path, "%s/%s", m->cgroup_dir,
+             m->cgroup_version == 1 ? "memory.oom_control" : "memory.events");
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    long long n = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "oom_kill %lld", &n) == 1)
+            break;
+    fclose(f);
+    return n;
+}
+
+static json_t *cpus_json(bool has, const cpu_set_t *set)
+{
+    if (!has)
+        return json_null();
+    char buf[256] = "";
+    size_t used = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && used < sizeof buf - 8; cpu++)
+        if (CPU_ISSET(cpu, set))
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%d",
+                                     used ? "," : "", cpu);
+    return json_string(buf);
+}
+
+json_t *machine_describe(const struct machine *m)
+{
+    return json_pack(
+        "{s:o, s:o, s:o, s:I, s:b}", "server_cpus",
+        cpus_json(m->has_server_cpus, &m->server_cpus), "client_cpus",
+        cpus_json(m->has_client_cpus, &m->client_cpus), "cgroup",
+        m->cgroup_dir[0] ? json_string(m->cgroup_dir) : json_null(),
+        "mem_limit_bytes", (json_int_t)m->limit_bytes, "client_in_cgroup",
+        m->client_joined);
+}

@@ -1,0 +1,56 @@
+/* Emulated machines: a memory cgroup that the servers (and optionally the
+ * client) start inside, and CPU placement for servers and client. */
+#ifndef ORBBENCH_MACHINE_H
+#define ORBBENCH_MACHINE_H
+
+#include <jansson.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scenario.h"
+
+struct machine {
+    int cgroup_version;       /* 0 = no cgroup, 1 or 2 */
+    char cgroup_dir[256];     /* ours, removed at the end */
+    char cgroup_procs[300];   /* write a pid here to join */
+    char parent_procs[300];   /* write a pid here to leave */
+    int64_t limit_bytes;
+    bool client_joined;
+    bool has_server_cpus;
+    cpu_set_t server_cpus;
+    bool has_client_cpus;
+    cpu_set_t client_cpus;
+};
+
+/* Prepare what the scenario's `machine` keys ask for: create the memory
+ * cgroup (v1 memory controller or v2 memory.max) and parse CPU lists.
+ * 0, or -errno with a one-line reason (no permission, no memory
+ * controller): the caller must not run without the limit asked for. */
+int machine_setup(struct machine *m, const struct scenario *sc, char *why,
+                  size_t why_len);
+
+/* In the client, after the spawner is forked: join the cgroup when
+ * limit_client, pin this thread (and so every later thread) to
+ * client_cpus. 0 or -errno with a reason. */
+int machine_enter_client(struct machine *m, bool limit_client, char *why,
+                         size_t why_len);
+
+/* Move the client out of the cgroup again (so it can be removed). */
+void machine_leave_client(struct machine *m);
+
+/* For the spawner's child, between fork and exec: join the cgroup and
+ * take the server CPUs. Async-signal-safe calls only. 0 or -errno. */
+int machine_enter_server(const struct machine *m);
+
+/* Remove a cgroup directory, retrying briefly while its last processes
+ * are being reaped. Safe to call with an empty path. */
+void machine_remove_cgroup(const char *dir);
+
+/* OOM kills in our cgroup so far, or -1 when unknown / no cgroup. */
+int64_t machine_oom_kills(const struct machine *m);
+
+/* The placement and limits actually applied, for the result. */
+json_t *machine_describe(const struct machine *m);
+
+#endif
