@@ -135,7 +135,18 @@ static void summary(const struct scenario *sc, json_t *doc,
                : "(version unknown)",
            sc->transport, sc->mode, sc->sweep.max_ms,
            (long long)o->max_servers, o->stop_reason, o->detail);
-    if (first)
+    json_t *last = json_array_get(steps, json_array_size(steps) - 1);
+    json_t *per = json_object_get(last, "mem_per_server_kb");
+    if (per)
+        printf(" At N=%lld each server cost %.0f kB PSS, %.0f kB USS, %.0f kB "
+               "of MemAvailable.",
+               (long long)json_integer_value(json_object_get(last, "n")),
+               json_number_value(json_object_get(per, "pss")),
+               json_number_value(json_object_get(per, "uss")),
+               json_number_value(json_object_get(per, "mem_available")));
+    if (!sc->client.connect)
+        printf(" The servers were idle: never connected or called.");
+    else if (first)
         printf(" At N=%lld the median call took %.1f us.",
                (long long)json_integer_value(json_object_get(first, "n")),
                json_real_value(json_object_get(

@@ -77,6 +77,8 @@ static const struct key_spec keys[] = {
      NULL, 100, "mode pool: worker threads, the most calls in flight"},
     {"client.thread_stack_kb", K_INT, OFF(client.thread_stack_kb), 0, 32,
      65536, NULL, NULL, 64, "stack size of every thread the client starts"},
+    {"client.connect", K_BOOL, OFF(client.connect), 0, 0, 0, NULL, NULL, 1,
+     "false: start servers but never connect or call (idle footprint)"},
     {"probe.budget_ms", K_INT, OFF(probe.budget_ms), 0, 1, 600000, NULL,
      NULL, 2000, "probing every server's footprint may take this long per "
      "step; past it a stride sample is probed"},

@@ -41,6 +41,7 @@ struct scenario {
     struct {
         int64_t pool_size;       /* mode "pool": worker threads */
         int64_t thread_stack_kb; /* stack of every client thread */
+        bool connect;            /* false: idle servers, no calls */
     } client;
     struct {
         int64_t budget_ms;      /* probing all servers may take this long */
