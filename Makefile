@@ -46,7 +46,8 @@ all: build
 help:
 	@echo "make            build bin/orbbench and the echo servers"
 	@echo "make test       unit tests (cmocka) and end-to-end tests (pytest)"
-	@echo "make run        run the default scenarios into results/"
+	@echo "make run        run scenarios/grisby into results/ and print its summary"
+	@echo "make report     run the suite (or RESULTS=folder), plot it, write a report"
 	@echo "make SANITIZE=address,undefined test   sanitized build in build/"
 
 deps:
@@ -99,8 +100,9 @@ test: deps
 	@$(MAKE) --no-print-directory test-unit test-e2e
 
 # ---- running -------------------------------------------------------------
+# The Grisby suite: 8 scenarios, about 4 minutes on 2 cores.
 run: build
-	scripts/run-default
+	scripts/run-suite scenarios/grisby
 
 # RESULTS=folder reports on existing results instead of running the suite.
 report: build
