@@ -53,7 +53,14 @@ help:
 deps:
 	@scripts/install-deps
 
-build: $(BIN)/orbbench $(BIN)/omniorb-echo-server
+# Other ORB installations (scripts/build-orb): one echo server each, stubs
+# from that installation's omniidl, linked with an rpath to its libraries.
+ORBS_DIR := orbs
+ORB_IDS := $(patsubst $(ORBS_DIR)/%/bin/omniidl,%,\
+	$(wildcard $(ORBS_DIR)/*/bin/omniidl))
+ORB_SERVERS := $(ORB_IDS:%=$(BIN)/orbs/%/echo-server)
+
+build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS)
 
 # ---- the client ----------------------------------------------------------
 $(BUILD)/client/%.o: client/%.c | deps
@@ -83,6 +90,17 @@ $(BUILD)/server/echoSK.o: $(GEN)/echoSK.cc $(GEN)/echo.hh
 $(BIN)/omniorb-echo-server: $(BUILD)/server/echo_server.o $(BUILD)/server/echoSK.o
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(OMNI_LIBS)
+
+$(BIN)/orbs/%/echo-server: servers/omniorb/echo_server.cc idl/echo.idl \
+		$(ORBS_DIR)/%/bin/omniidl | deps
+	@mkdir -p $(BUILD)/orbs/$*/gen $(@D)
+	$(ORBS_DIR)/$*/bin/omniidl -bcxx -Wbh=.hh -Wbs=SK.cc \
+		-C$(BUILD)/orbs/$*/gen idl/echo.idl
+	$(CXX) $(CXXFLAGS) -I$(BUILD)/orbs/$*/gen -I$(ORBS_DIR)/$*/include \
+		-o $@ servers/omniorb/echo_server.cc $(BUILD)/orbs/$*/gen/echoSK.cc \
+		$(LDFLAGS) -L$(ORBS_DIR)/$*/lib \
+		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) -lomniORB4 -lomnithread \
+		-lpthread
 
 # ---- tests ---------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclient.a | deps

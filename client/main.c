@@ -223,15 +223,17 @@ int main(int argc, char **argv)
     if (!kind || !tp || !mode)
         die(EXIT_USAGE, "%s: server.kind, transport or mode has no "
                         "implementation", path);
-    char server_path[PATH_MAX];
+    char server_path[PATH_MAX], why[1024];
     if (sc.server.path[0]) {
         str_copy(server_path, sizeof server_path, sc.server.path);
     } else {
         char dir[PATH_MAX - 64];
         exe_dir(dir, sizeof dir);
-        snprintf(server_path, sizeof server_path, "%s/%s", dir, kind->binary);
+        if (server_resolve(kind, sc.server.orb, dir, server_path,
+                           sizeof server_path, why, sizeof why) != 0)
+            die(EXIT_USAGE, "%s: key \"server.orb\": %s", path, why);
     }
-    char orb_name[64] = "unknown", orb_version[64] = "", why[512];
+    char orb_name[64] = "unknown", orb_version[64] = "";
     if (access(server_path, X_OK) != 0)
         die(EXIT_USAGE, "%s: server %s: %s (run make first?)", path,
             server_path, strerror(errno));
@@ -296,9 +298,11 @@ int main(int argc, char **argv)
     json_t *doc = result_new(argc, argv);
     json_object_set_new(
         doc, "orb",
-        json_pack("{s:s, s:s*, s:s, s:s*}", "name", orb_name, "version",
-                  vrc ? NULL : orb_version, "server_path", server_path,
-                  "version_error", vrc ? why : NULL));
+        json_pack("{s:s, s:s, s:s*, s:s, s:s*}", "id",
+                  sc.server.path[0] ? "custom" : sc.server.orb, "name",
+                  orb_name, "version", vrc ? NULL : orb_version,
+                  "server_path", server_path, "version_error",
+                  vrc ? why : NULL));
     json_object_set(doc, "scenario", sc.resolved);
     json_object_set_new(doc, "scenario_file", json_string(path));
     char out_buf[PATH_MAX];

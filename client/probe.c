@@ -212,3 +212,27 @@ int probe_machine_mem(struct machine_mem *m)
     };
     return read_kb_fields("/proc/meminfo", f, ARRAY_LEN(f));
 }
+
+int probe_mapped_library(pid_t pid, const char *prefix, char *path,
+                         size_t len)
+{
+    char maps[64], line[1024];
+    snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
+    FILE *f = fopen(maps, "re");
+    if (!f)
+        return -errno;
+    int rc = -ENOENT;
+    while (rc && fgets(line, sizeof line, f)) {
+        char *file = strchr(line, '/');
+        if (!file)
+            continue;
+        file[strcspn(file, "\n")] = 0;
+        const char *base = strrchr(file, '/') + 1;
+        if (strncmp(base, prefix, strlen(prefix)) == 0) {
+            str_copy(path, len, file);
+            rc = 0;
+        }
+    }
+    fclose(f);
+    return rc;
+}

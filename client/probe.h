@@ -35,6 +35,11 @@ struct proc_footprint {
  * -errno (-ENOENT: the process is gone). */
 int probe_process(pid_t pid, struct proc_footprint *fp);
 
+/* The path of the first file mapped into pid whose name starts with
+ * `prefix` (e.g. "libomniORB4"), from /proc/PID/maps. 0 or -ENOENT. */
+int probe_mapped_library(pid_t pid, const char *prefix, char *path,
+                         size_t len);
+
 /* The machine-wide memory figures that a server's cost shows up in. */
 struct machine_mem {
     int64_t mem_available_kb;

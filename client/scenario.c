@@ -45,6 +45,9 @@ static const struct key_spec keys[] = {
      "how a round issues its calls"},
     {"server.kind", K_ENUM, OFF(server.kind), SZ(server.kind), 0, 0, kinds,
      "omniorb", 0, "which echo server to fork"},
+    {"server.orb", K_STRING, OFF(server.orb), SZ(server.orb), 1, 0, NULL,
+     "omniorb-system", 0, "ORB installation: omniorb-system (Debian's), or an "
+     "id built by scripts/build-orb (bin/orbs/ID/echo-server)"},
     {"server.path", K_STRING, OFF(server.path), SZ(server.path), 0, 0, NULL,
      "", 0, "server executable (default: the kind's binary beside orbbench)"},
     {"server.args", K_STRLIST, OFF(server.args), 0, 0, SCENARIO_MAX_ARGS,
@@ -441,10 +444,13 @@ static int check_cross(const struct ctx *c, const struct scenario *sc)
     if (sc->machine.limit_client && sc->machine.mem_limit_mb == 0)
         return fail(c, "machine.limit_client",
                     "needs machine.mem_limit_mb");
-    for (const char *p = sc->name; *p; p++)
-        if (!(isalnum((unsigned char)*p) || strchr("._-", *p)))
-            return fail(c, "name", "\"%s\": use only letters, digits, . _ -",
-                        sc->name);
+    const char *ids[][2] = {{"name", sc->name}, {"server.orb", sc->server.orb}};
+    for (size_t i = 0; i < ARRAY_LEN(ids); i++)
+        for (const char *p = ids[i][1]; *p; p++)
+            if (!(isalnum((unsigned char)*p) || strchr("._-", *p)))
+                return fail(c, ids[i][0],
+                            "\"%s\": use only letters, digits, . _ -",
+                            ids[i][1]);
     return 0;
 }
 

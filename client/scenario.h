@@ -18,7 +18,8 @@ struct scenario {
     char mode[32];      /* a call mode's name */
     struct {
         char kind[32];   /* "omniorb" */
-        char path[512];  /* "" = the kind's own binary */
+        char orb[64];    /* ORB installation id, "omniorb-system" */
+        char path[512];  /* "" = the installation's binary */
         char *args[SCENARIO_MAX_ARGS];
         size_t nargs;
         int64_t start_timeout_ms;

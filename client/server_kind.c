@@ -1,6 +1,7 @@
 /* Server kinds: see server_kind.h. */
 #include "server_kind.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -25,8 +26,8 @@ static void omniorb_endpoint(const char *transport, const char *run_dir,
 }
 
 static const struct server_kind kinds[] = {
-    {"omniorb", &wire_giop, "omniorb-echo-server", "-ORBendPoint",
-     omniorb_endpoint},
+    {"omniorb", &wire_giop, "omniorb-echo-server", "libomniORB4",
+     "-ORBendPoint", omniorb_endpoint},
 };
 
 const struct server_kind *server_kind_lookup(const char *name)
@@ -35,6 +36,34 @@ const struct server_kind *server_kind_lookup(const char *name)
         if (strcmp(kinds[i].name, name) == 0)
             return &kinds[i];
     return NULL;
+}
+
+int server_resolve(const struct server_kind *kind, const char *orb,
+                   const char *bin_dir, char *path, size_t path_len,
+                   char *why, size_t why_len)
+{
+    char system_id[64];
+    snprintf(system_id, sizeof system_id, "%s-system", kind->name);
+    if (strcmp(orb, system_id) == 0 || strcmp(orb, "system") == 0)
+        snprintf(path, path_len, "%s/%s", bin_dir, kind->binary);
+    else
+        snprintf(path, path_len, "%s/orbs/%s/echo-server", bin_dir, orb);
+    if (access(path, X_OK) == 0)
+        return 0;
+    char dir[600], list[400];
+    size_t used = (size_t)snprintf(list, sizeof list, "%s", system_id);
+    snprintf(dir, sizeof dir, "%s/orbs", bin_dir);
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.' && used < sizeof list)
+            used += (size_t)snprintf(list + used, sizeof list - used, ", %s",
+                                     e->d_name);
+    if (d)
+        closedir(d);
+    snprintf(why, why_len,
+             "no ORB installation \"%s\" built (%s missing; built here: %s)",
+             orb, path, list);
+    return -ENOENT;
 }
 
 void server_make_argv(const void *arg, unsigned index, char **argv,

@@ -11,6 +11,7 @@ struct server_kind {
     const char *name;
     const struct wire_ops *wire;
     const char *binary; /* file name beside the orbbench executable */
+    const char *library; /* the ORB library's file name prefix */
     /* The option that names the server's endpoint ("-ORBendPoint"), and
      * the endpoint itself for a transport, run directory and server. */
     const char *endpoint_option;
@@ -35,6 +36,14 @@ const struct server_kind *server_kind_lookup(const char *name);
  * scenario's server.args. */
 void server_make_argv(const void *launch, unsigned index, char **argv,
                       char *buf, size_t buf_len);
+
+/* The server executable for ORB installation `orb` of this kind, beside
+ * the orbbench executable in `bin_dir`: the system one, or
+ * bin_dir/orbs/ORB/echo-server. 0, or -ENOENT with the installations that
+ * do exist listed in `why`. */
+int server_resolve(const struct server_kind *kind, const char *orb,
+                   const char *bin_dir, char *path, size_t path_len,
+                   char *why, size_t why_len);
 
 /* Run `path --version` (5 s at most) and split its first line into the
  * ORB's name and version ("omniORB 4.2.5"). Call before any thread

@@ -367,6 +367,7 @@ void sweep_run(struct sweep *s, struct sweep_outcome *o)
         goto out;
     }
     size_t target = (size_t)sc->sweep.start;
+    bool lib_recorded = false;
     for (;;) {
         double elapsed = (double)(now_ns() - r.t0_ns) / 1e9;
         if (*s->interrupted) {
@@ -379,7 +380,17 @@ void sweep_run(struct sweep *s, struct sweep_outcome *o)
                  sc->sweep.max_seconds, r.n);
             break;
         }
-        if (!grow(&r, target) || (sc->client.connect && !rounds(&r)))
+        bool grown = grow(&r, target);
+        if (r.n > 0 && !lib_recorded) {
+            /* What the server really loaded, not what we meant to run. */
+            char lib[512];
+            json_t *orb = json_object_get(s->doc, "orb");
+            if (orb && probe_mapped_library(r.conns[0].pid, s->kind->library,
+                                            lib, sizeof lib) == 0)
+                json_object_set_new(orb, "library_path", json_string(lib));
+            lib_recorded = true;
+        }
+        if (!grown || (sc->client.connect && !rounds(&r)))
             break;
         double median = record_step(&r);
         if (median > sc->sweep.max_ms) {
