@@ -5,6 +5,7 @@
 VERSION := 0.1.0
 PYTHON := /usr/bin/python3
 
+comma := ,
 ifdef SANITIZE
 BUILD := build/san-$(subst $(comma),-,$(SANITIZE))
 BIN := $(BUILD)/bin
@@ -14,7 +15,6 @@ BUILD := build/release
 BIN := bin
 SANFLAGS :=
 endif
-comma := ,
 
 CC := gcc
 CXX := g++
@@ -38,7 +38,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
-.PHONY: all deps build test test-unit test-e2e run report bench clean help
+.PHONY: all deps build test test-unit test-e2e run report bench compare-orbs \
+	clean help
 .DEFAULT_GOAL := all
 
 all: build
@@ -48,6 +49,8 @@ help:
 	@echo "make test       unit tests (cmocka) and end-to-end tests (pytest)"
 	@echo "make run        run scenarios/grisby into results/ and print its summary"
 	@echo "make report     run the suite (or RESULTS=folder), plot it, write a report"
+	@echo "make bench      single-call latency and 100 servers in flight"
+	@echo "make compare-orbs  omniORB 4.3.3 against the system's, 3 repeats"
 	@echo "make SANITIZE=address,undefined test   sanitized build in build/"
 
 deps:
@@ -121,6 +124,20 @@ test: deps
 # The Grisby suite: 8 scenarios, about 4 minutes on 2 cores.
 run: build
 	scripts/run-suite scenarios/grisby
+
+# Small fixed-N benchmarks: single-call latency, 100 servers in flight.
+bench: build
+	scripts/run-suite scenarios/bench
+
+# omniORB 4.3.3 (Debian trixie's source) against the system's 4.2.5 on the
+# Grisby suite, 3 repeats, interleaved. The build takes ~8 min the first time.
+COMPARE_ORB ?= omniorb-4.3.3
+compare-orbs:
+	@test -x $(ORBS_DIR)/$(COMPARE_ORB)/bin/omniidl || \
+		scripts/build-orb omniorb $(COMPARE_ORB:omniorb-%=%) --debian trixie
+	@$(MAKE) --no-print-directory build
+	scripts/run-suite scenarios/grisby --repeat 3 --orb omniorb-system \
+		--orb $(COMPARE_ORB)
 
 # RESULTS=folder reports on existing results instead of running the suite.
 report: build
