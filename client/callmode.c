@@ -48,3 +48,10 @@ void callmode_note_failure(struct round_info *info, int err, size_t index,
     info->failed = index;
     memcpy(info->why, c->why, sizeof info->why);
 }
+
+int callmode_move_samples(struct samples *dst, struct samples *kept)
+{
+    int rc = samples_merge(dst, kept);
+    samples_clear(kept);
+    return rc;
+}

@@ -59,6 +59,8 @@ extern const struct callmode_ops callmode_event;
 int callmode_thread_attr(pthread_attr_t *attr, int64_t stack_kb);
 /* Raise *peak to v if it is lower (lock-free). */
 void callmode_raise_peak(atomic_uint *peak, unsigned v);
+/* A mode's drain for one kept buffer: merge it into dst, then clear it. */
+int callmode_move_samples(struct samples *dst, struct samples *kept);
 /* Copy a failed conn's reason into info (the first failure wins). */
 void callmode_note_failure(struct round_info *info, int err, size_t index,
                            const struct conn *c);

@@ -26,13 +26,8 @@
 #include "sweep.h"
 #include "transport.h"
 #include "util.h"
+#include "version.h"
 
-#ifndef ORBBENCH_VERSION
-#define ORBBENCH_VERSION "0.0.0"
-#endif
-#ifndef ORBBENCH_GIT_REV
-#define ORBBENCH_GIT_REV "unknown"
-#endif
 
 enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
 #define MAX_SETS 64

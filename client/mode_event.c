@@ -170,9 +170,7 @@ out:
 
 static int event_drain(struct callmode *m, struct samples *dst)
 {
-    int rc = samples_merge(dst, &m->kept);
-    samples_clear(&m->kept);
-    return rc;
+    return callmode_move_samples(dst, &m->kept);
 }
 
 static void event_destroy(struct callmode *m)

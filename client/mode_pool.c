@@ -191,10 +191,8 @@ static int pool_round(struct callmode *m, struct conn *conns, size_t n,
 static int pool_drain(struct callmode *m, struct samples *dst)
 {
     int rc = 0;
-    for (size_t i = 0; i < m->started && !rc; i++) {
-        rc = samples_merge(dst, &m->workers[i].kept);
-        samples_clear(&m->workers[i].kept);
-    }
+    for (size_t i = 0; i < m->started && !rc; i++)
+        rc = callmode_move_samples(dst, &m->workers[i].kept);
     return rc;
 }
 

@@ -43,9 +43,7 @@ static int sync_round(struct callmode *m, struct conn *conns, size_t n,
 
 static int sync_drain(struct callmode *m, struct samples *dst)
 {
-    int rc = samples_merge(dst, &m->kept);
-    samples_clear(&m->kept);
-    return rc;
+    return callmode_move_samples(dst, &m->kept);
 }
 
 static void sync_destroy(struct callmode *m)

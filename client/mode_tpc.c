@@ -115,9 +115,7 @@ static int tpc_round(struct callmode *m, struct conn *conns, size_t n,
 
 static int tpc_drain(struct callmode *m, struct samples *dst)
 {
-    int rc = samples_merge(dst, &m->kept);
-    samples_clear(&m->kept);
-    return rc;
+    return callmode_move_samples(dst, &m->kept);
 }
 
 static void tpc_destroy(struct callmode *m)

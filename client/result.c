@@ -9,16 +9,8 @@
 
 #include "probe.h"
 #include "util.h"
+#include "version.h"
 
-#ifndef ORBBENCH_VERSION
-#define ORBBENCH_VERSION "0.0.0"
-#endif
-#ifndef ORBBENCH_GIT_REV
-#define ORBBENCH_GIT_REV "unknown"
-#endif
-#ifndef ORBBENCH_CFLAGS
-#define ORBBENCH_CFLAGS "unknown"
-#endif
 
 static void iso_time(char *buf, size_t len)
 {

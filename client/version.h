@@ -1,0 +1,15 @@
+/* The build's identity, set by the Makefile (-D...), with fallbacks. */
+#ifndef ORBBENCH_VERSION_H
+#define ORBBENCH_VERSION_H
+
+#ifndef ORBBENCH_VERSION
+#define ORBBENCH_VERSION "0.0.0"
+#endif
+#ifndef ORBBENCH_GIT_REV
+#define ORBBENCH_GIT_REV "unknown"
+#endif
+#ifndef ORBBENCH_CFLAGS
+#define ORBBENCH_CFLAGS "unknown"
+#endif
+
+#endif
