@@ -532,12 +532,26 @@ void scenario_print_keys(FILE *f)
     for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
         const struct key_spec *ks = &keys[i];
         fprintf(f, "  %-24s %-8s ", ks->key, type_names[ks->type]);
-        if (ks->type == K_INT || ks->type == K_NUM)
-            fprintf(f, "[%g..%g] default %g", ks->min, ks->max, ks->def_num);
-        else if (ks->choices) {
+        switch (ks->type) {
+        case K_INT:
+        case K_NUM:
+            fprintf(f, "[%.15g..%.15g] default %.15g", ks->min, ks->max,
+                    ks->def_num);
+            break;
+        case K_ENUM:
             for (const char *const *ch = ks->choices; *ch; ch++)
                 fprintf(f, "%s%s", ch == ks->choices ? "" : "|", *ch);
             fprintf(f, " default %s", ks->def_str);
+            break;
+        case K_STRING:
+            fprintf(f, "default \"%s\"", ks->def_str);
+            break;
+        case K_BOOL:
+            fprintf(f, "default %s", ks->def_num != 0 ? "true" : "false");
+            break;
+        case K_STRLIST:
+            fprintf(f, "default []");
+            break;
         }
         fprintf(f, "\n  %24s %s\n", "", ks->help);
     }
