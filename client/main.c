@@ -160,6 +160,11 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
+    /* getopt permutes argv: keep the command as typed for the result. */
+    char **typed = malloc(((size_t)argc + 1) * sizeof *typed);
+    if (!typed)
+        die(EXIT_RUN_FAILED, "out of memory");
+    memcpy(typed, argv, ((size_t)argc + 1) * sizeof *typed);
     char *sets[MAX_SETS];
     size_t nsets = 0;
     const char *out = NULL;
@@ -290,7 +295,7 @@ int main(int argc, char **argv)
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    json_t *doc = result_new(argc, argv);
+    json_t *doc = result_new(argc, typed);
     json_object_set_new(
         doc, "orb",
         json_pack("{s:s, s:s, s:s*, s:s, s:s*}", "id",
@@ -326,6 +331,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "orbbench: %s: %s\n", o.stop_reason, o.detail);
     json_decref(doc);
     scenario_free(&sc);
+    free(typed);
     if (wrc)
         return EXIT_RUN_FAILED;
     return o.exit_code;

@@ -1,8 +1,30 @@
-"""Reading orbbench result files: shared by run-suite, plot and compare."""
+"""Reading orbbench result files and summing them up: shared by run-suite,
+plot, compare and report. Standard library only (no matplotlib here)."""
+import argparse
 import json
+import shlex
+import statistics
+import sys
+from collections import namedtuple
 from pathlib import Path
 
 SCHEMA = "orbbench-result/1"
+
+# The rows of the seed's summary table (Grisby, 2002), in its order; other
+# scenarios follow in the order their files came.
+SEED_ORDER = ("thread-per-call-tcp", "thread-per-call-unix", "pool100-tcp",
+              "pool100-unix", "pool5-unix", "sync-unix")
+
+# run-suite writes this beside the results; it is not a result.
+SUITE_SUMMARY = "summary.json"
+
+# Memory per server, by the name used in step.mem_per_server_kb, with the
+# footprint summary (step.footprint.<key>.mean) to fall back on.
+MEM_KINDS = {"pss": "pss_kb", "uss": "uss_kb", "mem_available": None}
+MEM_LABELS = {"pss": "PSS", "uss": "USS",
+              "mem_available": "MemAvailable drop / N"}
+
+Result = namedtuple("Result", "path doc")
 
 
 def load_result(path):
@@ -31,3 +53,398 @@ def crossing_ms(doc):
         if s["round_ms"]["median"] > max_ms:
             return s["round_ms"]["median"]
     return steps[-1]["round_ms"]["median"]
+
+
+# ---- loading many ---------------------------------------------------------
+
+def get(d, dotted, default=None):
+    """d["a"]["b"]… for dotted "a.b…", or default when any part is missing."""
+    for part in dotted.split("."):
+        if not isinstance(d, dict) or part not in d:
+            return default
+        d = d[part]
+    return d
+
+
+def _is_num(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def check_shape(doc, path):
+    """The fields every figure and table relies on; ValueError names the
+    file and the field. Optional fields (footprint, …) are not checked."""
+    need = {"scenario.name": str, "scenario.sweep.max_ms": _is_num,
+            "result.max_servers": _is_num, "result.stop_reason": str}
+    for key, kind in need.items():
+        v = get(doc, key)
+        ok = isinstance(v, kind) if isinstance(kind, type) else kind(v)
+        if not ok:
+            raise ValueError(f"{path}: field {key!r} missing or wrong type")
+    if not isinstance(doc["steps"], list):
+        raise ValueError(f"{path}: field 'steps' is not a list")
+    for i, s in enumerate(doc["steps"]):
+        if not (_is_num(get(s, "n")) and _is_num(get(s, "round_ms.median"))):
+            raise ValueError(f"{path}: steps[{i}] has no n or round_ms")
+
+
+def result_files(paths):
+    """Expand files and result folders (their *.json but run-suite's
+    summary.json) into file paths; ValueError names a missing path or an
+    empty folder."""
+    files = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(f for f in p.glob("*.json")
+                           if f.name != SUITE_SUMMARY)
+            if not found:
+                subs = sorted(d.name for d in p.iterdir() if d.is_dir())
+                hint = (f"; its sub-folders ({', '.join(subs)}) may hold "
+                        "them (run-suite --orb): give one") if subs else ""
+                raise ValueError(f"{p}: no result files (*.json){hint}")
+            files += found
+        elif p.exists():
+            files.append(p)
+        else:
+            raise ValueError(f"{p}: no such file or folder")
+    return files
+
+
+def load_results(paths):
+    """[Result(path, doc)] for files and folders, every one checked."""
+    out = []
+    for f in result_files(paths):
+        doc = load_result(f)
+        check_shape(doc, f)
+        out.append(Result(f, doc))
+    return out
+
+
+def run_name(paths):
+    """The name of a run: a folder's name or a file's stem, joined by '+'
+    when there are several."""
+    names = []
+    for p in map(Path, paths):
+        p = p.resolve()
+        names.append(p.name if p.is_dir() else p.stem)
+    return "+".join(dict.fromkeys(names))
+
+
+# ---- grouping -------------------------------------------------------------
+
+def scenario_name(doc):
+    return doc["scenario"]["name"]
+
+
+def seed_order(names):
+    """Names in the seed table's order, unknown ones after in the order
+    they first came. A name may carry an ORB label ("sync-unix [omniORB
+    4.3.3]"): the ORBs of one scenario stay together, in given order."""
+    names = list(dict.fromkeys(names))
+    bases = list(dict.fromkeys(n.split(" [")[0] for n in names))
+    rank = {b: (SEED_ORDER.index(b) if b in SEED_ORDER else
+                len(SEED_ORDER) + i) for i, b in enumerate(bases)}
+    return sorted(names, key=lambda n: rank[n.split(" [")[0]])
+
+
+def orb_label(doc):
+    """The ORB a result ran, as its server reported it: name and version."""
+    return f"{get(doc, 'orb.name', '?')} {get(doc, 'orb.version') or '?'}"
+
+
+def group_by_scenario(results, split_orbs=False):
+    """{scenario name: [Result, …]} in seed order; repeats of a scenario
+    (run-suite --repeat) share a name and keep their file order. With
+    split_orbs and results of several ORBs, the key is "name [orb]" so
+    that two ORBs are never taken for repeats."""
+    several = split_orbs and len({orb_label(r.doc) for r in results}) > 1
+    groups = {}
+    for r in results:
+        key = scenario_name(r.doc)
+        if several:
+            key += f" [{orb_label(r.doc)}]"
+        groups.setdefault(key, []).append(r)
+    return {n: groups[n] for n in seed_order(groups)}
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+# ---- per step -------------------------------------------------------------
+
+def step_at(doc, n):
+    """The step with exactly n servers, or None."""
+    for s in doc["steps"]:
+        if s["n"] == n:
+            return s
+    return None
+
+
+def timed(step):
+    """True when the step ran timed rounds (not so with client.connect
+    false: round_ms then has count 0 and zeros)."""
+    return step["round_ms"].get("count", 1) != 0
+
+
+def crossing_step(doc):
+    """The first step whose median round time exceeded max_ms, or None."""
+    max_ms = doc["scenario"]["sweep"]["max_ms"]
+    for s in doc["steps"]:
+        if s["round_ms"]["median"] > max_ms:
+            return s
+    return None
+
+
+def held_step(doc):
+    """The step at max_servers (the largest N within max_ms), else the last
+    step, else None."""
+    return step_at(doc, doc["result"]["max_servers"]) or (
+        doc["steps"][-1] if doc["steps"] else None)
+
+
+def mem_per_server_kb(step, kind):
+    """KiB per server of kind pss, uss or mem_available at a step (issue 4
+    fields), or None when the step does not have it."""
+    v = get(step, f"mem_per_server_kb.{kind}")
+    if v is None and MEM_KINDS.get(kind):
+        v = get(step, f"footprint.{MEM_KINDS[kind]}.mean")
+    return v if _is_num(v) else None
+
+
+def threads_per_server(step):
+    v = get(step, "footprint.threads.mean")
+    return v if _is_num(v) else None
+
+
+def has_memory(doc):
+    """True when some step has a memory-per-server or threads figure."""
+    return any(threads_per_server(s) is not None or
+               any(mem_per_server_kb(s, k) is not None for k in MEM_KINDS)
+               for s in doc["steps"])
+
+
+def value_at(docs, n, fn):
+    """Median over runs of fn(step at n), skipping runs without it."""
+    return median(fn(s) for s in (step_at(d, n) for d in docs) if s)
+
+
+def round_ms_at(docs, n):
+    return value_at(docs, n, lambda s: s["round_ms"]["median"])
+
+
+def common_ns(docs_a, docs_b):
+    """Every N that both sides reached (a step of some run on each side)."""
+    ns = [{s["n"] for d in docs for s in d["steps"]} for docs in
+          (docs_a, docs_b)]
+    return sorted(ns[0] & ns[1])
+
+
+# ---- summing up a scenario ------------------------------------------------
+
+def summarize(docs):
+    """One scenario's runs (repeats) summed up: max servers (median, min,
+    max), runs, stop reasons, round ms at the crossing, memory per server
+    and threads per server at the held step (medians over runs)."""
+    held = [held_step(d) for d in docs]
+    maxes = [d["result"]["max_servers"] for d in docs]
+    out = {"runs": len(docs), "max_servers": median(maxes),
+           "max_servers_min": min(maxes), "max_servers_max": max(maxes),
+           "stop_reasons": sorted({d["result"]["stop_reason"] for d in docs}),
+           "crossing_ms": median(crossing_ms(d) for d in docs),
+           "max_ms": docs[0]["scenario"]["sweep"]["max_ms"],
+           "threads_per_server": median(threads_per_server(s)
+                                        for s in held if s)}
+    for k in MEM_KINDS:
+        out[f"{k}_kb_per_server"] = median(mem_per_server_kb(s, k)
+                                    for s in held if s)
+    return out
+
+
+def spread_text(summary):
+    """'145' or '145 (140–150, 3 runs)'."""
+    s = summary
+    text = fmt_num(s["max_servers"])
+    if s["runs"] > 1:
+        text += (f" ({s['max_servers_min']}–{s['max_servers_max']}, "
+                 f"{s['runs']} runs)")
+    return text
+
+
+# ---- environment ----------------------------------------------------------
+
+def _placement(doc):
+    """CPU placement: the top-level machine (what the client applied),
+    else the scenario's machine keys."""
+    m = doc.get("machine")
+    if isinstance(m, dict) and "server_cpus" in m:
+        servers, client = m.get("server_cpus"), m.get("client_cpus")
+    elif isinstance(get(doc, "scenario.machine"), dict):
+        m = doc["scenario"]["machine"]
+        servers, client = m.get("cpus"), m.get("client_cpus")
+    else:
+        return "not recorded"
+    if not servers and not client:
+        return "not pinned"
+    return (f"servers on CPUs {servers or 'any'}, "
+            f"client on CPUs {client or 'any'}")
+
+
+def _mem_limit(doc):
+    """The memory cgroup limit, applied (machine) or asked (scenario)."""
+    m, sm = doc.get("machine"), get(doc, "scenario.machine")
+    if isinstance(m, dict) and "mem_limit_bytes" in m:
+        mb = (m.get("mem_limit_bytes") or 0) / 1048576
+        client = m.get("client_in_cgroup")
+    elif isinstance(sm, dict):
+        mb, client = sm.get("mem_limit_mb") or 0, sm.get("limit_client")
+    else:
+        return "not recorded"
+    if not mb:
+        return "none"
+    who = "servers and client" if client else "servers"
+    return f"{mb:g} MB ({who})"
+
+
+def _tool(doc):
+    t = doc.get("tool") or {}
+    return (f"{t.get('name', 'orbbench')} {t.get('version', '?')} "
+            f"(revision {t.get('git_revision', '?')})")
+
+
+def _mem_total(doc):
+    kb = get(doc, "host.mem_total_kb")
+    return f"{kb / 1048576:.1f} GiB" if _is_num(kb) else None
+
+
+# (label, how to read it from a result): what can make two runs unlike.
+ENVIRONMENT = (
+    ("ORB", orb_label),
+    ("ORB id", lambda d: get(d, "orb.id")),
+    ("ORB library", lambda d: get(d, "orb.library_path")),
+    ("server binary", lambda d: get(d, "orb.server_path")),
+    ("host", lambda d: get(d, "host.hostname")),
+    ("CPU", lambda d: get(d, "host.cpu_model")),
+    ("CPUs online", lambda d: get(d, "host.cpus_online")),
+    ("memory", _mem_total),
+    ("kernel", lambda d: get(d, "host.kernel")),
+    ("OS", lambda d: get(d, "host.os")),
+    ("tool", _tool),
+    ("compiler", lambda d: get(d, "tool.compiler")),
+    ("cflags", lambda d: (get(d, "tool.cflags") or "").strip() or None),
+    ("CPU placement", _placement),
+    ("memory limit", _mem_limit),
+)
+
+
+def environment(results):
+    """{label: "value" or "v1, v2"} over results; absent fields are
+    'not recorded'."""
+    env = {}
+    for label, read in ENVIRONMENT:
+        vals = [read(r.doc) for r in results]
+        vals = [str(v) if v is not None else "not recorded" for v in vals]
+        env[label] = ", ".join(dict.fromkeys(vals))
+    return env
+
+
+def environment_differences(env_a, env_b):
+    """[(label, value in A, value in B)] where they differ."""
+    return [(k, env_a[k], env_b[k]) for k in env_a if env_a[k] != env_b[k]]
+
+
+def dates(results):
+    """'2026-11-29' or '2026-11-29 to 2026-11-30' from started_at."""
+    ds = sorted({str(r.doc.get("started_at", ""))[:10] for r in results} -
+                {""})
+    if not ds:
+        return "date not recorded"
+    return ds[0] if len(ds) == 1 else f"{ds[0]} to {ds[-1]}"
+
+
+def footer(results):
+    """One line: host, ORB name and version, date, from the results."""
+    env = environment(results)
+    return (f"host {env['host']} ({env['CPU']}, {env['CPUs online']} CPUs, "
+            f"kernel {env['kernel']}) · {env['ORB']} · {dates(results)}")
+
+
+def command_line(doc):
+    """The client's argv as one shell line, or None."""
+    cmd = doc.get("command")
+    if isinstance(cmd, list) and all(isinstance(a, str) for a in cmd):
+        return shlex.join(cmd)
+    return None
+
+
+# ---- formatting -----------------------------------------------------------
+
+def fmt_num(x, digits=None):
+    """'—' for None; integers as such; else 3 significant digits."""
+    if x is None:
+        return "—"
+    if digits is not None:
+        return f"{x:.{digits}f}"
+    if float(x).is_integer() and abs(x) >= 1:
+        return str(int(x))
+    return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
+
+
+def ratio(b, a):
+    """b / a, or None when either is missing or a is 0."""
+    if a is None or b is None or a == 0:
+        return None
+    return b / a
+
+
+def text_table(head, rows):
+    """Aligned columns: the first left, the rest right."""
+    cells = [list(map(str, head))] + [list(map(str, r)) for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
+    lines = []
+    for r in cells:
+        parts = [r[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(r[1:], widths[1:])]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def md_table(head, rows, align=None):
+    """A GitHub markdown table; align is 'l' or 'r' per column (default:
+    the first left, the rest right)."""
+    def line(r):
+        cells = (str(c).replace("|", "\\|") for c in r)
+        return "| " + " | ".join(cells) + " |"
+    align = align or "l" + "r" * (len(head) - 1)
+    rule = "|" + "".join("---:|" if a == "r" else "---|" for a in align)
+    return "\n".join([line(head), rule] + [line(r) for r in rows])
+
+
+# ---- command lines --------------------------------------------------------
+
+class ArgParser(argparse.ArgumentParser):
+    """argparse whose errors are one line, 'prog: message', exit 2."""
+
+    def error(self, message):
+        fail(self.prog, message)
+
+
+def fail(prog, msg, code=2):
+    """Print 'prog: msg' on stderr and exit with code."""
+    print(f"{prog}: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+# What reading a result of an unexpected shape raises past check_shape.
+SHAPE_ERRORS = (KeyError, TypeError, AttributeError, IndexError)
+
+
+def shape_error(paths, e):
+    """One line for a SHAPE_ERRORS exception, naming the inputs."""
+    return (f"{', '.join(map(str, paths))}: a result field has an "
+            f"unexpected shape ({type(e).__name__}: {e})")
+
+
+def note(prog, msg):
+    """A one-line message on stderr (skipped figures, what was written)."""
+    print(f"{prog}: {msg}", file=sys.stderr)
