@@ -101,7 +101,8 @@ void footprint_step(struct footprint *fp, const pid_t *pids,
     probe_machine_mem(&now);
     json_object_set_new(
         step, "machine",
-        json_pack("{s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I}}",
+        json_pack("{s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, "
+                  "s:I}}",
                   "mem_available_kb", (json_int_t)now.mem_available_kb,
                   "mem_free_kb", (json_int_t)now.mem_free_kb, "slab_kb",
                   (json_int_t)now.slab_kb, "kernel_stack_kb",
@@ -116,7 +117,13 @@ void footprint_step(struct footprint *fp, const pid_t *pids,
                                fp->base.kernel_stack_kb),
                   "page_tables_kb",
                   (json_int_t)(now.page_tables_kb -
-                               fp->base.page_tables_kb)));
+                               fp->base.page_tables_kb),
+                  "tcp_retrans_segs",
+                  (json_int_t)(now.tcp_retrans_segs -
+                               fp->base.tcp_retrans_segs),
+                  "softnet_dropped",
+                  (json_int_t)(now.softnet_dropped -
+                               fp->base.softnet_dropped)));
     if (n && ok)
         json_object_set_new(
             step, "mem_per_server_kb",

@@ -135,7 +135,7 @@ json_t *probe_limits(void)
         if (*p == '\t')
             *p = ' ';
     return json_pack(
-        "{s:I, s:I, s:I, s:I, s:s, s:I}", "nofile",
+        "{s:I, s:I, s:I, s:I, s:s, s:I, s:I}", "nofile",
         (json_int_t)(nofile.rlim_cur == RLIM_INFINITY ? -1
                                                       : (int64_t)nofile.rlim_cur),
         "nproc",
@@ -144,7 +144,9 @@ json_t *probe_limits(void)
         "pid_max", (json_int_t)probe_pid_max(), "threads_max",
         (json_int_t)read_i64("/proc/sys/kernel/threads-max"),
         "ip_local_port_range", ports, "somaxconn",
-        (json_int_t)read_i64("/proc/sys/net/core/somaxconn"));
+        (json_int_t)read_i64("/proc/sys/net/core/somaxconn"),
+        "netdev_max_backlog",
+        (json_int_t)read_i64("/proc/sys/net/core/netdev_max_backlog"));
 }
 
 int64_t probe_tasks_total(void)
@@ -200,6 +202,49 @@ int probe_process(pid_t pid, struct proc_footprint *fp)
     return 0;
 }
 
+/* Tcp RetransSegs from /proc/net/snmp: the first "Tcp:" line names the
+ * fields, the second holds their values. */
+static int64_t tcp_retrans(void)
+{
+    FILE *f = fopen("/proc/net/snmp", "re");
+    char line[1024], head[1024] = "";
+    int64_t v = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "Tcp:", 4) != 0)
+            continue;
+        if (!head[0]) {
+            memcpy(head, line, sizeof head);
+            continue;
+        }
+        char *hs, *vs;
+        char *h = strtok_r(head, " \n", &hs);
+        char *val = strtok_r(line, " \n", &vs);
+        for (; h && val; h = strtok_r(NULL, " \n", &hs),
+                         val = strtok_r(NULL, " \n", &vs))
+            if (strcmp(h, "RetransSegs") == 0)
+                v = strtoll(val, NULL, 10);
+        break;
+    }
+    fclose(f);
+    return v;
+}
+
+/* Sum of the "dropped" column (2nd, hex) of /proc/net/softnet_stat. */
+static int64_t softnet_dropped(void)
+{
+    FILE *f = fopen("/proc/net/softnet_stat", "re");
+    unsigned long processed, dropped;
+    int64_t sum = 0;
+    if (!f)
+        return -1;
+    while (fscanf(f, "%lx %lx%*[^\n]", &processed, &dropped) == 2)
+        sum += (int64_t)dropped;
+    fclose(f);
+    return sum;
+}
+
 int probe_machine_mem(struct machine_mem *m)
 {
     memset(m, 0, sizeof *m);
@@ -210,6 +255,8 @@ int probe_machine_mem(struct machine_mem *m)
         {"KernelStack", &m->kernel_stack_kb},
         {"PageTables", &m->page_tables_kb},
     };
+    m->tcp_retrans_segs = tcp_retrans();
+    m->softnet_dropped = softnet_dropped();
     return read_kb_fields("/proc/meminfo", f, ARRAY_LEN(f));
 }
 

@@ -47,9 +47,14 @@ struct machine_mem {
     int64_t slab_kb;
     int64_t kernel_stack_kb;
     int64_t page_tables_kb;
+    /* Counters, for deltas: loopback TCP packets retransmitted (after a
+     * drop) and packets dropped by the kernel's per-CPU input backlog. */
+    int64_t tcp_retrans_segs;
+    int64_t softnet_dropped;
 };
 
-/* Read them from /proc/meminfo. 0 or -errno. */
+/* Read them from /proc/meminfo, /proc/net/snmp, /proc/net/softnet_stat.
+ * 0 or -errno (-1 counters when unreadable). */
 int probe_machine_mem(struct machine_mem *m);
 
 #endif
