@@ -124,8 +124,11 @@ def draw_thresholds(ax, docs):
 
 
 def draw_crossings(ax, series):
-    """Mark each run's first step over max_ms, with its N."""
+    """Mark each run's first step over max_ms, with its N (the N labels
+    only where few enough runs cross not to print over each other)."""
     label = "crossing: first step over max_ms"
+    crossing = sum(R.crossing_step(d) is not None for se in series
+                   for d in se.docs)
     for se in series:
         for doc in se.docs:
             s = R.crossing_step(doc)
@@ -134,9 +137,11 @@ def draw_crossings(ax, series):
             ax.plot(s["n"], s["round_ms"]["median"], "X", color=se.color,
                     markeredgecolor="black", markersize=10, label=label,
                     zorder=5)
-            ax.annotate(f"N={s['n']}", (s["n"], s["round_ms"]["median"]),
-                        textcoords="offset points", xytext=(6, 6),
-                        fontsize=8)
+            if crossing <= 8:
+                ax.annotate(f"N={s['n']}",
+                            (s["n"], s["round_ms"]["median"]),
+                            textcoords="offset points", xytext=(6, 6),
+                            fontsize=8)
             label = None
 
 
@@ -252,7 +257,8 @@ def footprint_figure(series, footer, title, log=None):
                     va="center", transform=ax.transAxes, color="0.5")
         ax.set_ylabel(label)
         if min(ys, default=0) >= 0:  # MemAvailable drop can be < 0
-            ax.set_ylim(bottom=0)
+            # Headroom, so a flat line (USS, threads) is not on the frame.
+            ax.set_ylim(bottom=0, top=max(ys, default=1) * 1.15 or 1)
         use_log_x(ax, all_docs(keep))
         ax.grid(True, alpha=0.3)
     for ax in axes[1]:
