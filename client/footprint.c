@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -14,7 +16,22 @@ int footprint_init(struct footprint *fp, int64_t budget_ms,
     memset(fp, 0, sizeof *fp);
     fp->budget_ms = budget_ms;
     fp->per_server_max = per_server_max;
-    return probe_machine_mem(&fp->base);
+    int64_t t0 = now_ns();
+    int rc = probe_machine_mem(&fp->base);
+    for (int i = 0; !rc && i < 25; i++) {
+        struct machine_mem again;
+        struct timespec pause = {0, 200 * 1000000};
+        nanosleep(&pause, NULL);
+        rc = probe_machine_mem(&again);
+        int64_t moved = again.mem_available_kb - fp->base.mem_available_kb;
+        fp->base = again;
+        if (!rc && llabs(moved) < 2048) {
+            fp->settled = true;
+            break;
+        }
+    }
+    fp->settle_ms = (double)(now_ns() - t0) / 1e6;
+    return rc;
 }
 
 /* sum/mean/min/max of one field over the probed servers. */

@@ -6,6 +6,7 @@
 #define ORBBENCH_FOOTPRINT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,9 +18,13 @@ struct footprint {
     int64_t budget_ms;
     int64_t per_server_max;
     double cost_ms; /* last measured cost of probing one server */
+    double settle_ms; /* waited for the baseline to settle */
+    bool settled;     /* false: it moved for the whole 5 s */
 };
 
-/* Take the baseline. 0 or -errno. */
+/* Take the baseline: MemAvailable once it has settled (two readings 200 ms
+ * apart within 2 MiB, 5 s at most), since memory freed by an earlier run
+ * can still be coming back. Sets settle_ms. 0 or -errno. */
 int footprint_init(struct footprint *fp, int64_t budget_ms,
                    int64_t per_server_max);
 

@@ -359,6 +359,15 @@ void sweep_run(struct sweep *s, struct sweep_outcome *o)
     memset(o, 0, sizeof *o);
     r.conns = calloc((size_t)sc->sweep.max_n, sizeof *r.conns);
     footprint_init(&r.fp, sc->probe.budget_ms, sc->probe.per_server_max);
+    json_object_set_new(
+        s->doc, "baseline",
+        json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:b}", "mem_available_kb",
+                  (json_int_t)r.fp.base.mem_available_kb, "slab_kb",
+                  (json_int_t)r.fp.base.slab_kb, "kernel_stack_kb",
+                  (json_int_t)r.fp.base.kernel_stack_kb, "page_tables_kb",
+                  (json_int_t)r.fp.base.page_tables_kb, "mem_free_kb",
+                  (json_int_t)r.fp.base.mem_free_kb, "settle_ms",
+                  r.fp.settle_ms, "settled", r.fp.settled));
     r.oom_kills = s->machine ? machine_oom_kills(s->machine) : -1;
     int mrc = r.conns ? s->mode->create(&r.mode, &mcfg) : -ENOMEM;
     if (mrc) {

@@ -17,7 +17,12 @@ def test_footprint_to_20(orbbench):
     r = orbbench(SCENARIOS / "sync-unix.json", "sweep.start=10",
                  "sweep.step=10", "sweep.max_n=20", "sweep.rounds=3")
     assert r.rc == 0, r.stderr
-    base = None
+    b = r.doc["baseline"]
+    assert b["mem_available_kb"] > 0 and b["settle_ms"] >= 200
+    assert isinstance(b["settled"], bool)
+    first = r.doc["steps"][0]["machine"]
+    assert (first["mem_available_kb"] - b["mem_available_kb"] ==
+            first["delta"]["mem_available_kb"])
     for step in r.doc["steps"]:
         n = step["n"]
         fp = step["footprint"]
