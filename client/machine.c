@@ -46,20 +46,73 @@ static bool v2_has_memory(const char *path)
     return false;
 }
 
+/* This process's cgroup path for a v1 controller ("memory") or, with
+ * controller NULL, in the v2 hierarchy ("0::"). "" when not found. */
+static void own_cgroup(const char *controller, char *out, size_t len)
+{
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    char line[512];
+    out[0] = 0;
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        *c2 = 0;
+        bool match = controller ? strcmp(c1 + 1, controller) == 0
+                                : strcmp(line, "0") == 0 && c1[1] == 0;
+        if (match && strcmp(c2 + 1, "/") != 0) {
+            str_copy(out, len, c2 + 1);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* Make <parent>/orbbench-PID with the limit. 0 or -errno (m->cgroup_dir
+ * cleared on failure). */
+static int try_cgroup(struct machine *m, const char *parent,
+                      const char *limit_file)
+{
+    snprintf(m->cgroup_dir, sizeof m->cgroup_dir, "%s/orbbench-%d", parent,
+             (int)getpid());
+    snprintf(m->cgroup_procs, sizeof m->cgroup_procs, "%s/cgroup.procs",
+             m->cgroup_dir);
+    snprintf(m->parent_procs, sizeof m->parent_procs, "%s/cgroup.procs",
+             parent);
+    if (mkdir(m->cgroup_dir, 0755) != 0) {
+        int e = errno;
+        m->cgroup_dir[0] = 0;
+        return -e;
+    }
+    char path[400], text[32];
+    snprintf(path, sizeof path, "%s/%s", m->cgroup_dir, limit_file);
+    snprintf(text, sizeof text, "%lld", (long long)m->limit_bytes);
+    int rc = write_file(path, text);
+    if (rc) {
+        machine_remove_cgroup(m->cgroup_dir);
+        m->cgroup_dir[0] = 0;
+    }
+    return rc;
+}
+
 static int make_cgroup(struct machine *m, int64_t mb, char *why,
                        size_t why_len)
 {
     const char *root, *limit_file;
+    char own[256];
     if (readable(CG1_ROOT "/memory.limit_in_bytes")) {
         m->cgroup_version = 1;
         root = CG1_ROOT;
         limit_file = "memory.limit_in_bytes";
+        own_cgroup("memory", own, sizeof own);
     } else if (v2_has_memory(CG2_ROOT "/cgroup.controllers")) {
         m->cgroup_version = 2;
         root = CG2_ROOT;
         limit_file = "memory.max";
-        /* Children get the memory controller only when asked for. */
-        write_file(CG2_ROOT "/cgroup.subtree_control", "+memory");
+        own_cgroup(NULL, own, sizeof own);
     } else {
         snprintf(why, why_len,
                  "machine.mem_limit_mb: no cgroup memory controller here "
@@ -67,34 +120,35 @@ static int make_cgroup(struct machine *m, int64_t mb, char *why,
                  CG1_ROOT, CG2_ROOT);
         return -ENOTSUP;
     }
-    snprintf(m->cgroup_dir, sizeof m->cgroup_dir, "%s/orbbench-%d", root,
-             (int)getpid());
-    snprintf(m->cgroup_procs, sizeof m->cgroup_procs, "%s/cgroup.procs",
-             m->cgroup_dir);
-    snprintf(m->parent_procs, sizeof m->parent_procs, "%s/cgroup.procs",
-             root);
-    if (mkdir(m->cgroup_dir, 0755) != 0) {
-        int e = errno;
-        snprintf(why, why_len, "machine.mem_limit_mb: cannot create %s: %s%s",
-                 m->cgroup_dir, strerror(e),
-                 e == EACCES || e == EPERM || e == EROFS ? " (run as root)"
-                                                         : "");
-        m->cgroup_dir[0] = 0;
-        return -e;
-    }
-    char path[400], text[32];
     m->limit_bytes = mb * 1024 * 1024;
-    snprintf(path, sizeof path, "%s/%s", m->cgroup_dir, limit_file);
-    snprintf(text, sizeof text, "%lld", (long long)m->limit_bytes);
-    int rc = write_file(path, text);
-    if (rc) {
-        snprintf(why, why_len, "machine.mem_limit_mb: cannot write %s: %s",
-                 path, strerror(-rc));
-        machine_remove_cgroup(m->cgroup_dir);
-        m->cgroup_dir[0] = 0;
-        return rc;
+    /* Below our own cgroup, so its limits still hold and leaving means
+     * going back where we were; at the root if that is refused (v2 allows
+     * no controllers below a cgroup that holds processes). */
+    int rc = -ENOENT;
+    if (own[0]) {
+        char parent[300];
+        snprintf(parent, sizeof parent, "%s%s", root, own);
+        if (m->cgroup_version == 2) {
+            char ctl[340];
+            snprintf(ctl, sizeof ctl, "%s/cgroup.subtree_control", parent);
+            write_file(ctl, "+memory");
+        }
+        rc = try_cgroup(m, parent, limit_file);
     }
-    return 0;
+    if (rc) {
+        if (m->cgroup_version == 2)
+            write_file(CG2_ROOT "/cgroup.subtree_control", "+memory");
+        rc = try_cgroup(m, root, limit_file);
+    }
+    if (rc)
+        snprintf(why, why_len,
+                 "machine.mem_limit_mb: cannot create a memory cgroup under "
+                 "%s%s: %s%s",
+                 root, own, strerror(-rc),
+                 rc == -EACCES || rc == -EPERM || rc == -EROFS
+                     ? " (run as root)"
+                     : "");
+    return rc;
 }
 
 int machine_setup(struct machine *m, const struct scenario *sc, char *why,

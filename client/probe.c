@@ -283,3 +283,79 @@ int probe_mapped_library(pid_t pid, const char *prefix, char *path,
     fclose(f);
     return rc;
 }
+
+/* A pids cgroup directory at its limit: pids.events counts refused forks
+ * ("max N"); pids.current against pids.max says how full it is. */
+static int pids_dir_at_limit(const char *dir, char *note, size_t len)
+{
+    char path[600], max[32] = "";
+    int64_t refused = 0, current = -1;
+    snprintf(path, sizeof path, "%s/pids.max", dir);
+    read_line(path, max, sizeof max);
+    if (!max[0] || strcmp(max, "max") == 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/pids.current", dir);
+    current = read_i64(path);
+    snprintf(path, sizeof path, "%s/pids.events", dir);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        long long n;
+        char line[128];
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "max %lld", &n) == 1)
+                refused = n;
+        fclose(f);
+    }
+    if (refused == 0)
+        return 0;
+    snprintf(note, len,
+             "its pids cgroup %s is at its limit (%lld tasks of pids.max %s; "
+             "%lld forks or threads refused)",
+             dir, (long long)current, max, (long long)refused);
+    return 1;
+}
+
+int probe_task_limit(pid_t pid, char *note, size_t len)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/cgroup", (int)pid);
+    FILE *f = fopen(path, "re");
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        *c2 = 0;
+        char dir[512];
+        if (strcmp(c1 + 1, "pids") == 0)
+            snprintf(dir, sizeof dir, "/sys/fs/cgroup/pids%s", c2 + 1);
+        else if (strcmp(line, "0") == 0 && c1[1] == 0)
+            snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", c2 + 1);
+        else
+            continue;
+        /* The limit may sit on any ancestor. */
+        for (char *slash; strlen(dir) > strlen("/sys/fs/cgroup");) {
+            if (pids_dir_at_limit(dir, note, len)) {
+                fclose(f);
+                return 1;
+            }
+            if (!(slash = strrchr(dir, '/')))
+                break;
+            *slash = 0;
+        }
+    }
+    if (f)
+        fclose(f);
+    int64_t tasks = probe_tasks_total(), pid_max = probe_pid_max();
+    int64_t threads_max = read_i64("/proc/sys/kernel/threads-max");
+    if (tasks > 0 && ((pid_max > 0 && tasks * 100 >= pid_max * 98) ||
+                      (threads_max > 0 && tasks * 100 >= threads_max * 98))) {
+        snprintf(note, len,
+                 "the machine is at its task limit (%lld threads in use; "
+                 "pid_max %lld, threads-max %lld)",
+                 (long long)tasks, (long long)pid_max,
+                 (long long)threads_max);
+        return 1;
+    }
+    return 0;
+}

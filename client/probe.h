@@ -40,6 +40,12 @@ int probe_process(pid_t pid, struct proc_footprint *fp);
 int probe_mapped_library(pid_t pid, const char *prefix, char *path,
                          size_t len);
 
+/* Is pid, or the machine, at a limit on tasks (threads/processes)? Looks
+ * at the pids cgroups holding pid (v1 or v2, up to the root) and at the
+ * machine's tasks against pid_max and threads-max. 1 with a one-line note
+ * in `note`, or 0. */
+int probe_task_limit(pid_t pid, char *note, size_t len);
+
 /* The machine-wide memory figures that a server's cost shows up in. */
 struct machine_mem {
     int64_t mem_available_kb;

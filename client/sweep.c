@@ -106,7 +106,7 @@ static void stop_oom(struct run *r, unsigned index, pid_t pid)
 static void call_failure(struct run *r, size_t i, int err, const char *why)
 {
     struct conn *c = &r->conns[i];
-    char status[96];
+    char status[96], note[600];
     int st;
     if (err == -EINTR && *r->s->interrupted) {
         stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
@@ -116,6 +116,10 @@ static void call_failure(struct run *r, size_t i, int err, const char *why)
         spawn_describe_status(st, status, sizeof status);
         stop(r, STOP_SERVER_DIED, 1, "server %u (pid %d) %s at N=%zu: %s",
              c->index, (int)c->pid, status, r->n, why);
+    } else if (probe_task_limit(c->pid, note, sizeof note)) {
+        /* A live server that dropped its connection: it could not start
+         * a thread for it. */
+        stop(r, STOP_RESOURCE, 0, "%s at N=%zu: %s", why, r->n, note);
     } else {
         stop(r, STOP_CALL_FAILED, 1, "%s at N=%zu", why, r->n);
     }
@@ -152,12 +156,15 @@ static bool grow(struct run *r, size_t target)
         for (size_t k = 0; k < count && !bad; k++)
             if (res[k].err == rc)
                 bad = &res[k];
-        char note[160];
+        char note[600];
         limit_note(-rc, note, sizeof note);
         if (bad && is_resource_errno(-rc))
             stop(r, STOP_RESOURCE, 0, "%s at N=%zu%s", bad->why, r->n, note);
         else if (bad && bad->pid > 0 && oom_killed(r, bad->wstatus))
             stop_oom(r, bad->index, bad->pid);
+        else if (bad && probe_task_limit(getpid(), note, sizeof note))
+            stop(r, STOP_RESOURCE, 0, "%s at N=%zu: %s", bad->why, r->n,
+                 note);
         else
             stop(r, STOP_SERVER_DIED, 1, "%s",
                  bad ? bad->why : "a server failed to start");

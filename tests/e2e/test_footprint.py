@@ -5,6 +5,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 
 import pytest
 
@@ -79,8 +80,9 @@ def test_probe_budget_samples_a_stride(orbbench):
 
 
 def our_cgroups():
-    return (glob.glob("/sys/fs/cgroup/memory/orbbench-*") +
-            glob.glob("/sys/fs/cgroup/orbbench-*"))
+    """orbbench's cgroups anywhere (they go below the client's own)."""
+    return (glob.glob("/sys/fs/cgroup/memory/**/orbbench-*", recursive=True)
+            + glob.glob("/sys/fs/cgroup/**/orbbench-*", recursive=True))
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="memory cgroups need root")
@@ -155,3 +157,40 @@ def test_bad_machine_value_in_file(tmp_path):
                        text=True)
     assert r.returncode == 2
     assert r.stderr.startswith(f"orbbench: {p}: key \"machine.cpus\"")
+
+
+PIDS_V1 = "/sys/fs/cgroup/pids"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.path.isdir(PIDS_V1),
+                    reason="needs root and the v1 pids controller")
+def test_task_limit_is_named_as_a_resource_stop(tmp_path):
+    """Under a pids cgroup of 40 tasks (each server needs 2-4), a server
+    cannot start the thread for its connection: the sweep stops with
+    `resource` and names the limit, not a failed call."""
+    cg = os.path.join(PIDS_V1, f"orbbench-test-{os.getpid()}")
+    os.mkdir(cg)
+    try:
+        with open(os.path.join(cg, "pids.max"), "w") as f:
+            f.write("40")
+        out = tmp_path / "pids.json"
+        r = subprocess.run(
+            ["sh", "-c", f'echo $$ > {cg}/cgroup.procs && exec "$@"', "sh",
+             str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"),
+             "--out", str(out), "--set", "sweep.start=2", "--set",
+             "sweep.step=2", "--set", "sweep.max_n=100"],
+            capture_output=True, text=True, timeout=120)
+        doc = json.loads(out.read_text())
+        assert r.returncode == 0, r.stderr
+        res = doc["result"]
+        assert res["stop_reason"] == "resource", res
+        assert "pids.max 40" in res["detail"]
+        assert 0 < res["max_servers"] < 20
+        assert_nothing_left(doc)
+    finally:
+        for _ in range(100):
+            try:
+                os.rmdir(cg)
+                break
+            except OSError:
+                time.sleep(0.05)
