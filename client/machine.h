@@ -21,6 +21,21 @@ struct machine {
     cpu_set_t server_cpus;
     bool has_client_cpus;
     cpu_set_t client_cpus;
+    /* CPU accounting of all servers together: a cgroup v1 cpuacct group,
+     * or (v2) a cgroup whose cpu.stat is read. Empty when unavailable. */
+    int acct_version;
+    char acct_dir[256];
+    char acct_procs[300];
+    char acct_unavailable[160]; /* why, when acct_dir is empty */
+};
+
+/* CPU time, in ns: the total is the scheduler's exact count; the kernel
+ * splits user/system by tick sampling, so the split is rough until many
+ * ticks (4 ms each here) have passed. */
+struct cpu_usage {
+    int64_t total_ns;
+    int64_t user_ns;
+    int64_t sys_ns;
 };
 
 /* Prepare what the scenario's `machine` keys ask for: create the memory
@@ -46,6 +61,9 @@ int machine_enter_server(const struct machine *m);
 /* Remove a cgroup directory, retrying briefly while its last processes
  * are being reaped. Safe to call with an empty path. */
 void machine_remove_cgroup(const char *dir);
+
+/* CPU time of every server so far. 0, or -ENOENT when no accounting. */
+int machine_server_cpu(const struct machine *m, struct cpu_usage *u);
 
 /* OOM kills in our cgroup so far, or -1 when unknown / no cgroup. */
 int64_t machine_oom_kills(const struct machine *m);

@@ -253,6 +253,7 @@ int main(int argc, char **argv)
     char run_dir[] = "/tmp/orbbench-XXXXXX";
     if (!mkdtemp(run_dir)) {
         machine_remove_cgroup(machine.cgroup_dir);
+        machine_remove_cgroup(machine.acct_dir);
         die(EXIT_RUN_FAILED, "mkdtemp %s: %s", run_dir, strerror(errno));
     }
     raise_nofile();
@@ -275,6 +276,7 @@ int main(int argc, char **argv)
     if (rc) {
         rmdir(run_dir);
         machine_remove_cgroup(machine.cgroup_dir);
+        machine_remove_cgroup(machine.acct_dir);
         die(EXIT_RUN_FAILED, "cannot fork the spawner: %s", strerror(-rc));
     }
 

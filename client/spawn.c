@@ -436,8 +436,10 @@ static void spawner_main(const struct spawn_config *cfg, int cmd_fd,
     }
     stop_all(&live, grace_ms);
     remove_dir(cfg->log_dir);
-    if (cfg->machine)
+    if (cfg->machine) {
         machine_remove_cgroup(cfg->machine->cgroup_dir);
+        machine_remove_cgroup(cfg->machine->acct_dir);
+    }
     _exit(0);
 }
 

@@ -18,6 +18,8 @@
 
 /* The client's own costs over one step's timed rounds. */
 struct client_costs {
+    struct cpu_usage server0, server1; /* servers' CPU around the rounds */
+    bool server_cpu;
     uint64_t threads_started;
     unsigned max_in_flight;
     unsigned threads_peak;
@@ -238,8 +240,12 @@ static bool rounds(struct run *r)
             stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
             return false;
         }
-        if (timed && k == sc->sweep.warmup_rounds)
+        if (timed && k == sc->sweep.warmup_rounds) {
+            r->client.server_cpu =
+                r->s->machine &&
+                machine_server_cpu(r->s->machine, &r->client.server0) == 0;
             getrusage(RUSAGE_SELF, &ru0);
+        }
         int64_t t0 = now_ns();
         int rc = r->s->mode->round(r->mode, r->conns, r->n, timed, &info);
         int64_t dt = now_ns() - t0;
@@ -271,6 +277,9 @@ static bool rounds(struct run *r)
             samples_add(&r->rounds, dt);
     }
     getrusage(RUSAGE_SELF, &ru1);
+    if (r->client.server_cpu)
+        r->client.server_cpu =
+            machine_server_cpu(r->s->machine, &r->client.server1) == 0;
     r->client.cpu_user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
     r->client.cpu_sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
     r->s->mode->drain(r->mode, &r->calls);
@@ -307,6 +316,31 @@ static void footprint_probe(struct run *r, json_t *step)
     free(index);
 }
 
+/* The servers' CPU over the timed rounds, and per call on both sides.
+ * The total is exact; user/system divide it in the kernel's sampled
+ * proportion. */
+static void server_cpu_json(json_t *step, const struct client_costs *cc,
+                            double calls)
+{
+    double total_s =
+        (double)(cc->server1.total_ns - cc->server0.total_ns) / 1e9;
+    double user = (double)(cc->server1.user_ns - cc->server0.user_ns);
+    double sys = (double)(cc->server1.sys_ns - cc->server0.sys_ns);
+    double user_share = user + sys > 0 ? user / (user + sys) : 0;
+    json_object_set_new(step, "server_cpu",
+                        json_pack("{s:f, s:f, s:f}", "total_s", total_s,
+                                  "user_s", total_s * user_share, "sys_s",
+                                  total_s * (1 - user_share)));
+    json_object_set_new(
+        step, "cpu_per_call_us",
+        json_pack("{s:f, s:f, s:f, s:f, s:f}", "server",
+                  total_s * 1e6 / calls, "server_user",
+                  total_s * user_share * 1e6 / calls, "server_sys",
+                  total_s * (1 - user_share) * 1e6 / calls, "client_user",
+                  cc->cpu_user_s * 1e6 / calls, "client_sys",
+                  cc->cpu_sys_s * 1e6 / calls));
+}
+
 /* Record one finished step. Returns its median round time (ms). */
 static double record_step(struct run *r)
 {
@@ -337,6 +371,8 @@ static double record_step(struct run *r)
                   (double)cc->threads_started / (double)r->s->sc->sweep.rounds,
                   "threads_peak", (json_int_t)cc->threads_peak, "cpu_user_s",
                   cc->cpu_user_s, "cpu_sys_s", cc->cpu_sys_s));
+    if (cc->server_cpu && r->calls.len)
+        server_cpu_json(step, cc, (double)r->calls.len);
     footprint_probe(r, step);
     json_array_append_new(json_object_get(r->s->doc, "steps"), step);
     progress(r, &round_ms, &mi);

@@ -185,3 +185,8 @@ def test_killed_client_takes_its_servers(tmp_path):
     assert doc["result"]["stop_reason"] == "running"
     assert_nothing_left(doc)
     assert not any(alive(p) for p in pids)
+    # the spawner also removes the client's cgroups (CPU accounting)
+    mine = f"orbbench-{proc.pid}"
+    gone = wait_for(lambda: not any(
+        mine in dirs for _, dirs, _ in os.walk("/sys/fs/cgroup")), timeout=10)
+    assert gone, f"cgroup {mine} left behind"

@@ -128,3 +128,23 @@ def test_run_suite_usage_errors(tmp_path):
     empty.mkdir()
     r = run_suite(empty)
     assert r.returncode == 2 and "no scenario files" in r.stderr
+
+
+def test_cpu_per_call_both_sides(orbbench):
+    r = orbbench(SCENARIOS / "sync-unix.json", "sweep.start=10",
+                 "sweep.max_n=10", "sweep.rounds=20")
+    assert r.rc == 0, r.stderr
+    acct = r.doc["machine"].get("cpu_accounting")
+    if not acct:
+        pytest.skip(r.doc["machine"]["cpu_accounting_unavailable"])
+    step = r.doc["steps"][0]
+    cpu, per = step["server_cpu"], step["cpu_per_call_us"]
+    # 200 calls cannot cost the servers nothing
+    assert cpu["total_s"] > 0
+    assert cpu["user_s"] + cpu["sys_s"] == pytest.approx(cpu["total_s"])
+    assert per["server"] == pytest.approx(cpu["total_s"] * 1e6 / 200)
+    assert per["server_user"] + per["server_sys"] == pytest.approx(
+        per["server"])
+    cl = step["client"]
+    assert per["client_user"] == pytest.approx(cl["cpu_user_s"] * 1e6 / 200)
+    assert per["client_sys"] == pytest.approx(cl["cpu_sys_s"] * 1e6 / 200)
