@@ -155,47 +155,39 @@ static int make_cgroup(struct machine *m, int64_t mb, char *why,
 /* The servers' CPU accounting group: v1 cpuacct, else the v2 memory
  * cgroup when there is one (a process is in one v2 cgroup only), else a
  * v2 cgroup of its own. Never fatal: the result says why it is missing. */
+/* Make the accounting group orbbench-PID below `parent`. */
+static void acct_group(struct machine *m, const char *parent, int version)
+{
+    snprintf(m->acct_dir, sizeof m->acct_dir, "%s/orbbench-%d", parent,
+             (int)getpid());
+    if (mkdir(m->acct_dir, 0755) == 0) {
+        m->acct_version = version;
+        snprintf(m->acct_procs, sizeof m->acct_procs, "%s/cgroup.procs",
+                 m->acct_dir);
+        return;
+    }
+    snprintf(m->acct_unavailable, sizeof m->acct_unavailable,
+             "cannot create %s: %s", m->acct_dir, strerror(errno));
+    m->acct_dir[0] = 0;
+}
+
 static void make_acct(struct machine *m)
 {
     char own[256], parent[300];
     if (readable(CG1_CPUACCT "/cpuacct.usage_user")) {
         own_cgroup("cpuacct", own, sizeof own);
         snprintf(parent, sizeof parent, "%s%s", CG1_CPUACCT, own);
-        snprintf(m->acct_dir, sizeof m->acct_dir, "%s/orbbench-%d", parent,
-                 (int)getpid());
-        if (mkdir(m->acct_dir, 0755) == 0) {
-            m->acct_version = 1;
-            snprintf(m->acct_procs, sizeof m->acct_procs, "%s/cgroup.procs",
-                     m->acct_dir);
-            return;
-        }
-        snprintf(m->acct_unavailable, sizeof m->acct_unavailable,
-                 "cannot create %s: %s", m->acct_dir, strerror(errno));
-        m->acct_dir[0] = 0;
-        return;
-    }
-    if (m->cgroup_version == 2 && m->cgroup_dir[0]) {
+        acct_group(m, parent, 1);
+    } else if (m->cgroup_version == 2 && m->cgroup_dir[0]) {
         m->acct_version = 2; /* read the memory cgroup's cpu.stat */
-        return;
-    }
-    if (readable(CG2_ROOT "/cgroup.controllers")) {
+    } else if (readable(CG2_ROOT "/cgroup.controllers")) {
         own_cgroup(NULL, own, sizeof own);
         snprintf(parent, sizeof parent, "%s%s", CG2_ROOT, own);
-        snprintf(m->acct_dir, sizeof m->acct_dir, "%s/orbbench-%d", parent,
-                 (int)getpid());
-        if (mkdir(m->acct_dir, 0755) == 0) {
-            m->acct_version = 2;
-            snprintf(m->acct_procs, sizeof m->acct_procs, "%s/cgroup.procs",
-                     m->acct_dir);
-            return;
-        }
+        acct_group(m, parent, 2);
+    } else {
         snprintf(m->acct_unavailable, sizeof m->acct_unavailable,
-                 "cannot create %s: %s", m->acct_dir, strerror(errno));
-        m->acct_dir[0] = 0;
-        return;
+                 "no cpuacct controller and no cgroup v2");
     }
-    snprintf(m->acct_unavailable, sizeof m->acct_unavailable,
-             "no cpuacct controller and no cgroup v2");
 }
 
 int machine_server_cpu(const struct machine *m, struct cpu_usage *u)
