@@ -152,9 +152,6 @@ static int make_cgroup(struct machine *m, int64_t mb, char *why,
     return rc;
 }
 
-/* The servers' CPU accounting group: v1 cpuacct, else the v2 memory
- * cgroup when there is one (a process is in one v2 cgroup only), else a
- * v2 cgroup of its own. Never fatal: the result says why it is missing. */
 /* Make the accounting group orbbench-PID below `parent`. */
 static void acct_group(struct machine *m, const char *parent, int version)
 {
@@ -171,6 +168,9 @@ static void acct_group(struct machine *m, const char *parent, int version)
     m->acct_dir[0] = 0;
 }
 
+/* The servers' CPU accounting group: v1 cpuacct, else the v2 memory
+ * cgroup when there is one (a process is in one v2 cgroup only), else a
+ * v2 cgroup of its own. Never fatal: the result says why it is missing. */
 static void make_acct(struct machine *m)
 {
     char own[256], parent[300];
