@@ -160,8 +160,10 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    /* getopt permutes argv: keep the command as typed for the result. */
-    char **typed = malloc(((size_t)argc + 1) * sizeof *typed);
+    /* getopt permutes argv: keep the command as typed for the result.
+     * Static, like argv itself: it lives as long as the process. */
+    static char **typed;
+    typed = malloc(((size_t)argc + 1) * sizeof *typed);
     if (!typed)
         die(EXIT_RUN_FAILED, "out of memory");
     memcpy(typed, argv, ((size_t)argc + 1) * sizeof *typed);
@@ -333,7 +335,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "orbbench: %s: %s\n", o.stop_reason, o.detail);
     json_decref(doc);
     scenario_free(&sc);
-    free(typed);
     if (wrc)
         return EXIT_RUN_FAILED;
     return o.exit_code;
