@@ -38,8 +38,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
-.PHONY: all deps build test test-unit test-e2e run report bench compare-orbs \
-	clean help
+.PHONY: all deps build test test-unit test-e2e check-sanitizers run report bench \
+	compare-orbs clean help
 .DEFAULT_GOAL := all
 
 all: build
@@ -119,6 +119,14 @@ test-e2e: build
 
 test: deps
 	@$(MAKE) --no-print-directory test-unit test-e2e
+
+# The tests again against sanitized clients: ASan+UBSan for everything,
+# TSan for the threaded call modes. CI runs this after `make test`.
+check-sanitizers: deps
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined test
+	@$(MAKE) --no-print-directory SANITIZE=thread build
+	ORBBENCH_BIN=$(abspath build/san-thread/bin) $(PYTHON) -m pytest -q \
+		tests/e2e/test_modes.py
 
 # ---- running -------------------------------------------------------------
 # The Grisby suite: 8 scenarios, about 4 minutes on 2 cores.
