@@ -212,6 +212,12 @@ def mem_per_server_kb(step, kind):
     return v if _is_num(v) else None
 
 
+def server_cpu_per_call_us(step):
+    """The servers' CPU per call at a step (µs), or None without it."""
+    v = get(step, "cpu_per_call_us.server")
+    return v if _is_num(v) else None
+
+
 def threads_per_server(step):
     v = get(step, "footprint.threads.mean")
     return v if _is_num(v) else None

@@ -253,8 +253,9 @@ def test_compare_repeats_spread_and_noise():
             (min(ma), max(ma))
         assert s["b"]["max_servers"] == statistics.median(mb)
         spread = max(max(ma) - min(ma), max(mb) - min(mb))
-        within = abs(statistics.median(mb) - statistics.median(ma)) < spread
-        want = "within noise" if within else "outside the spread"
+        diff = abs(statistics.median(mb) - statistics.median(ma))
+        want = ("same" if diff == 0 else
+                "within noise" if diff < spread else "outside the spread")
         assert s["verdict"] == want
         verdicts.add(want)
     assert verdicts == {"within noise", "outside the spread"}
@@ -349,3 +350,29 @@ def test_bad_input_one_line_naming_the_file(tmp_path):
         check_one_line(script("report", "--results", folder, "--out", out),
                        named)
     assert not out.exists()
+
+
+def test_compare_server_cpu_per_call(tmp_path):
+    """With cpu_per_call_us in the steps, compare adds server CPU per call
+    at the common N, A, B and B/A; without it, no such column."""
+    plain = script("compare", FIX / "A", FIX / "B").stdout
+    assert "server CPU" not in plain
+    sides = {}
+    for name, cpu in (("A", 20.0), ("B", 25.0)):
+        d = tmp_path / name
+        d.mkdir()
+        for f in sorted((FIX / name).glob("*.json")):
+            doc = json.loads(f.read_text())
+            for step in doc["steps"]:
+                step["cpu_per_call_us"] = {"server": cpu * step["n"] / 10}
+            (d / f.name).write_text(json.dumps(doc))
+        sides[name] = d
+    r = script("compare", sides["A"], sides["B"], "--format", "json")
+    assert r.returncode == 0, r.stderr
+    for row in json.loads(r.stdout)["scenarios"]:
+        n = row["at_n"]
+        assert row["a"]["cpu_us_at_n"] == pytest.approx(20.0 * n / 10)
+        assert row["b"]["cpu_us_at_n"] == pytest.approx(25.0 * n / 10)
+        assert row["cpu_ratio"] == pytest.approx(1.25)
+    text = script("compare", sides["A"], sides["B"]).stdout
+    assert "server CPU µs/call A" in text and "1.25" in text
