@@ -32,7 +32,7 @@ int conn_open(struct conn *c, const struct transport_ops *tp,
     c->next_id = 1;
     cdr_out_init(&c->tx, cdr_host_little());
     c->payload = malloc(payload_bytes + 1);
-    c->rx_cap = 256 + payload_bytes * 2;
+    c->rx_cap = 512; /* grows to the first reply that needs more */
     c->rx = malloc(c->rx_cap);
     if (!c->payload || !c->rx)
         return conn_fail(c, -ENOMEM, "out of memory");
@@ -80,6 +80,7 @@ int conn_begin(struct conn *c)
         return conn_fail(c, rc, "cannot encode request: out of memory");
     c->tx_done = 0;
     c->rx_len = 0;
+    c->rx_joined = 0;
     c->sent_ns = now_ns();
     return 0;
 }
@@ -127,29 +128,67 @@ static int check_reply(struct conn *c, size_t len)
     return 0;
 }
 
+/* The message at rx + at (total bytes) is complete. Join it to a
+ * fragmented reply or finish: 1 reply complete and checked, 0 more
+ * fragments to come, -errno. */
+static int message_done(struct conn *c, size_t at, size_t total,
+                        int64_t *latency_ns)
+{
+    const struct wire_ops *w = c->wire;
+    int64_t t = now_ns();
+    bool more = false;
+    if (at > 0) {
+        /* A continuation: drop its header, close the gap (and move any
+         * bytes read past it along), fix the joined message's header. */
+        size_t header = 0;
+        int rc = w->fragment_info(c->rx, at, c->rx + at, total, &header,
+                                  &more);
+        if (rc) {
+            char what[128];
+            snprintf(what, sizeof what, "bad reply fragment (%s)",
+                     strerror(-rc));
+            return conn_fail(c, -EBADMSG, what);
+        }
+        memmove(c->rx + at, c->rx + at + header, c->rx_len - at - header);
+        c->rx_len -= header;
+        total -= header;
+        w->set_size(c->rx, at + total, more);
+    } else if (w->more_fragments && w->more_fragments(c->rx, total)) {
+        if (!w->fragment_info)
+            return conn_fail(c, -EBADMSG, "fragmented reply not supported");
+        more = true;
+    }
+    c->rx_joined = at + total;
+    if (more)
+        return 0;
+    if (c->rx_len > c->rx_joined)
+        return conn_fail(c, -EBADMSG, "unexpected bytes after the reply");
+    int rc = check_reply(c, c->rx_joined);
+    if (rc)
+        return rc;
+    *latency_ns = t - c->sent_ns;
+    return 1;
+}
+
 int conn_read_some(struct conn *c, int64_t *latency_ns)
 {
     for (;;) {
-        size_t total = 0;
-        int rc = c->wire->frame_bytes(c->rx, c->rx_len, &total);
+        /* The message being read starts after what is joined so far. */
+        size_t at = c->rx_joined, total = 0;
+        int rc = c->wire->frame_bytes(c->rx + at, c->rx_len - at, &total);
         if (rc && rc != -EAGAIN) {
             char what[128];
             snprintf(what, sizeof what, "malformed reply header (%s)",
                      strerror(-rc));
             return conn_fail(c, -EBADMSG, what);
         }
-        if (rc == 0 && c->rx_len >= total) {
-            int64_t t = now_ns();
-            if (c->rx_len > total)
-                return conn_fail(c, -EBADMSG,
-                                 "unexpected bytes after the reply");
-            rc = check_reply(c, total);
+        if (rc == 0 && c->rx_len - at >= total) {
+            rc = message_done(c, at, total, latency_ns);
             if (rc)
                 return rc;
-            *latency_ns = t - c->sent_ns;
-            return 1;
+            continue; /* a fragment: its continuation may be in already */
         }
-        size_t want = rc == 0 ? total : c->rx_len + 64;
+        size_t want = at + (rc == 0 ? total : c->rx_len - at + 64);
         if (want > c->rx_cap) {
             uint8_t *p = realloc(c->rx, want);
             if (!p)
@@ -157,8 +196,8 @@ int conn_read_some(struct conn *c, int64_t *latency_ns)
             c->rx = p;
             c->rx_cap = want;
         }
-        size_t room = c->rx_cap - c->rx_len;
-        ssize_t n = c->tp->recv(&c->fds, c->rx + c->rx_len, room);
+        ssize_t n = c->tp->recv(&c->fds, c->rx + c->rx_len,
+                                c->rx_cap - c->rx_len);
         if (n == -EAGAIN)
             return 0;
         if (n < 0) {

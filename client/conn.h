@@ -34,6 +34,7 @@ struct conn {
     uint8_t *rx;
     size_t rx_len;
     size_t rx_cap;
+    size_t rx_joined; /* bytes of a fragmented reply joined so far */
     int64_t sent_ns;
     char why[CONN_WHY_BYTES]; /* the last failure, one line */
 };

@@ -113,6 +113,60 @@ int giop_decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
     }
 }
 
+bool giop_more_fragments(const uint8_t *msg, size_t len)
+{
+    struct giop_header h;
+    return giop_header_parse(msg, len, &h) == 0 && h.more_fragments;
+}
+
+/* The request id right after a 1.2 header (Reply and Fragment alike). */
+static int request_id_at(const uint8_t *msg, size_t len, uint32_t *id)
+{
+    struct giop_header h;
+    int rc = giop_header_parse(msg, len, &h);
+    if (rc)
+        return rc;
+    struct cdr_in in;
+    cdr_in_init(&in, msg, len, h.little);
+    in.pos = GIOP_HEADER_BYTES;
+    *id = cdr_get_long(&in);
+    return in.err;
+}
+
+int giop_fragment_info(const uint8_t *msg, size_t msg_len,
+                       const uint8_t *frag, size_t frag_len,
+                       size_t *header_bytes, bool *more)
+{
+    struct giop_header h;
+    uint32_t want, got;
+    int rc = giop_header_parse(frag, frag_len, &h);
+    if (rc)
+        return rc;
+    if (h.type != GIOP_FRAGMENT)
+        return -ENOMSG;
+    if (h.minor != 2)
+        return -EPROTO;
+    if (frag_len != GIOP_HEADER_BYTES + (size_t)h.body_bytes ||
+        (rc = request_id_at(msg, msg_len, &want)) ||
+        (rc = request_id_at(frag, frag_len, &got)))
+        return rc ? rc : -EBADMSG;
+    if (want != got)
+        return -EBADMSG;
+    /* 1.2: header, then the ulong request id; the data that follows
+     * starts 8-aligned, so it continues the stream where msg ended. */
+    *header_bytes = GIOP_HEADER_BYTES + 4;
+    *more = h.more_fragments;
+    return 0;
+}
+
+void giop_set_size(uint8_t *msg, size_t len, bool more)
+{
+    struct cdr_out o = {.data = msg, .len = GIOP_HEADER_BYTES,
+                        .cap = GIOP_HEADER_BYTES, .little = msg[6] & 1};
+    cdr_patch_long(&o, 8, (uint32_t)(len - GIOP_HEADER_BYTES));
+    msg[6] = (uint8_t)((msg[6] & ~2u) | (more ? 2u : 0u));
+}
+
 const char *giop_reply_status_name(uint32_t status)
 {
     static const char *const names[] = {

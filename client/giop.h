@@ -85,6 +85,25 @@ struct giop_reply {
 int giop_decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
                       uint8_t *type);
 
+/* GIOP 1.2 fragmentation (an ORB splits a large reply into a Reply with
+ * the more-fragments flag, then Fragment messages). */
+
+/* True when msg (a whole 1.1+ message) says more fragments follow. */
+bool giop_more_fragments(const uint8_t *msg, size_t len);
+
+/* A Fragment `frag` (whole message, frag_len bytes) that should continue
+ * the 1.2 message `msg`: checks it is a GIOP 1.2 Fragment for the same
+ * request id, and gives how many of its leading bytes are header (to drop
+ * when joining) and whether more fragments follow. 0, -ENOMSG (not a
+ * Fragment), -EPROTO (not 1.2), -EBADMSG (another request, or truncated). */
+int giop_fragment_info(const uint8_t *msg, size_t msg_len,
+                       const uint8_t *frag, size_t frag_len,
+                       size_t *header_bytes, bool *more);
+
+/* Rewrite msg's header after joining: size field = len - 12, the
+ * more-fragments flag as given. */
+void giop_set_size(uint8_t *msg, size_t len, bool more);
+
 /* Static names for enum values, "unknown" otherwise. */
 const char *giop_reply_status_name(uint32_t status);
 const char *giop_msg_type_name(uint8_t type);

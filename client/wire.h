@@ -3,6 +3,7 @@
 #ifndef ORBBENCH_WIRE_H
 #define ORBBENCH_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,15 @@ struct wire_ops {
     int (*decode_reply)(const uint8_t *msg, size_t len, uint32_t *id,
                         const char **payload, size_t *payload_len, char *why,
                         size_t why_len);
+    /* Fragmented replies (NULL for wires without them): does this whole
+     * message have continuations; is `frag` the next one (how many header
+     * bytes to drop, and are more coming); rewrite the joined message's
+     * header for its new length. */
+    bool (*more_fragments)(const uint8_t *msg, size_t len);
+    int (*fragment_info)(const uint8_t *msg, size_t msg_len,
+                         const uint8_t *frag, size_t frag_len,
+                         size_t *header_bytes, bool *more);
+    void (*set_size)(uint8_t *msg, size_t len, bool more);
 };
 
 extern const struct wire_ops wire_giop;

@@ -95,4 +95,7 @@ const struct wire_ops wire_giop = {
     .encode_call = giop_encode_call,
     .frame_bytes = giop_frame_bytes,
     .decode_reply = giop_decode,
+    .more_fragments = giop_more_fragments,
+    .fragment_info = giop_fragment_info,
+    .set_size = giop_set_size,
 };

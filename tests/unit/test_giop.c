@@ -813,6 +813,121 @@ static void test_reply_forward_truncated(void **state)
     assert_int_equal(giop_decode_reply(msg, sizeof msg, &r, &type), -EBADMSG);
 }
 
+/* --- Fragments: a reply split the way an ORB splits a large one --- */
+
+/* A Fragment message carrying `data` for request `id`. */
+static void build_fragment(struct cdr_out *o, bool little, uint32_t id,
+                           const uint8_t *data, size_t n, bool more,
+                           uint8_t minor)
+{
+    cdr_out_init(o, little);
+    cdr_put_bytes(o, "GIOP", 4);
+    cdr_put_octet(o, 1);
+    cdr_put_octet(o, minor);
+    cdr_put_octet(o, (uint8_t)((little ? 1 : 0) | (more ? 2 : 0)));
+    cdr_put_octet(o, GIOP_FRAGMENT);
+    cdr_put_long(o, 0);
+    cdr_put_long(o, id);
+    cdr_put_bytes(o, data, n);
+    end_message(o);
+}
+
+/* Split a whole reply after `first_body` body bytes (a multiple of 8, as
+ * GIOP 1.2 requires of every fragment but the last) into a Reply with the
+ * more-fragments flag and one Fragment, join them as conn.c does, and
+ * decode the result. */
+static void split_and_join(bool little)
+{
+    char text[200];
+    for (size_t i = 0; i < sizeof text - 1; i++)
+        text[i] = (char)('a' + i % 26);
+    text[sizeof text - 1] = 0;
+    struct cdr_out whole, first, frag;
+    build_no_exception(&whole, little, 1, text);
+    size_t cut = 64; /* 12 header + 52 body bytes: 8-aligned stream */
+    first = whole;
+    first.data = dup_exact(whole.data, cut);
+    first.len = first.cap = cut;
+    giop_set_size(first.data, cut, true);
+    assert_true(giop_more_fragments(first.data, cut));
+    assert_int_equal(rd32(first.data + 8, little), cut - 12);
+    build_fragment(&frag, little, 0x01020304u, whole.data + cut,
+                   whole.len - cut, false, 2);
+    assert_false(giop_more_fragments(frag.data, frag.len));
+
+    size_t header = 0;
+    bool more = true;
+    assert_int_equal(giop_fragment_info(first.data, cut, frag.data, frag.len,
+                                        &header, &more),
+                     0);
+    assert_int_equal(header, 16);
+    assert_false(more);
+    /* Join: the first message, then the fragment's data. */
+    uint8_t *joined = malloc(cut + frag.len - header);
+    assert_non_null(joined);
+    memcpy(joined, first.data, cut);
+    memcpy(joined + cut, frag.data + header, frag.len - header);
+    giop_set_size(joined, cut + frag.len - header, false);
+    assert_int_equal(cut + frag.len - header, whole.len);
+    assert_memory_equal(joined, whole.data, whole.len);
+
+    struct giop_reply r;
+    uint8_t type;
+    assert_int_equal(giop_decode_reply(joined, whole.len, &r, &type), 0);
+    assert_int_equal(r.result_len, strlen(text));
+    assert_memory_equal(r.result, text, r.result_len);
+    free(joined);
+    free(first.data);
+    cdr_out_free(&whole);
+    cdr_out_free(&frag);
+}
+
+static void test_fragments_join(void **state)
+{
+    (void)state;
+    split_and_join(true);
+    split_and_join(false);
+}
+
+static void test_fragment_rejections(void **state)
+{
+    (void)state;
+    struct cdr_out reply, frag;
+    static const uint8_t data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    size_t header;
+    bool more;
+    build_no_exception(&reply, true, 0, "x");
+    giop_set_size(reply.data, reply.len, true);
+    /* another request's fragment */
+    build_fragment(&frag, true, 99, data, sizeof data, true, 2);
+    assert_int_equal(giop_fragment_info(reply.data, reply.len, frag.data,
+                                        frag.len, &header, &more),
+                     -EBADMSG);
+    cdr_out_free(&frag);
+    /* GIOP 1.1 fragments carry no request id: not ours to join */
+    build_fragment(&frag, true, 0x01020304u, data, sizeof data, true, 1);
+    assert_int_equal(giop_fragment_info(reply.data, reply.len, frag.data,
+                                        frag.len, &header, &more),
+                     -EPROTO);
+    cdr_out_free(&frag);
+    /* not a Fragment at all: a second Reply */
+    assert_int_equal(giop_fragment_info(reply.data, reply.len, reply.data,
+                                        reply.len, &header, &more),
+                     -ENOMSG);
+    /* a fragment whose size field runs past what arrived */
+    build_fragment(&frag, true, 0x01020304u, data, sizeof data, true, 2);
+    assert_int_equal(giop_fragment_info(reply.data, reply.len, frag.data,
+                                        frag.len - 1, &header, &more),
+                     -EBADMSG);
+    /* the right one: more to come */
+    assert_int_equal(giop_fragment_info(reply.data, reply.len, frag.data,
+                                        frag.len, &header, &more),
+                     0);
+    assert_true(more);
+    cdr_out_free(&frag);
+    cdr_out_free(&reply);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -863,6 +978,8 @@ int main(void)
         cmocka_unit_test(test_truncated_replies),
         cmocka_unit_test(test_reply_bad_inner_lengths),
         cmocka_unit_test(test_reply_forward_truncated),
+        cmocka_unit_test(test_fragments_join),
+        cmocka_unit_test(test_fragment_rejections),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
