@@ -236,6 +236,7 @@ int main(int argc, char **argv)
             die(EXIT_USAGE, "%s: key \"server.orb\": %s", path, why);
     }
     char orb_name[64] = "unknown", orb_version[64] = "";
+    int rc;
     if (access(server_path, X_OK) != 0)
         die(EXIT_USAGE, "%s: server %s: %s (run make first?)", path,
             server_path, strerror(errno));
@@ -246,6 +247,16 @@ int main(int argc, char **argv)
                                    sizeof why);
     if (vrc)
         fprintf(stderr, "orbbench: warning: %s\n", why);
+
+    /* Where the result goes: refuse now rather than lose a run at the end. */
+    char out_buf[PATH_MAX];
+    if (!out) {
+        default_out(&sc, out_buf, sizeof out_buf);
+        out = out_buf;
+    }
+    if ((rc = result_check_writable(out)) != 0)
+        die(EXIT_USAGE, "--out %s: cannot write there: %s", out,
+            strerror(-rc));
 
     /* The emulated machine: never run without the limit asked for. */
     struct machine machine;
@@ -274,7 +285,7 @@ int main(int argc, char **argv)
     struct spawner *sp;
     /* Before any thread exists: the spawner is forked from a plain,
      * single-threaded process. */
-    int rc = spawner_start(&sp, &scfg);
+    rc = spawner_start(&sp, &scfg);
     if (rc) {
         rmdir(run_dir);
         machine_remove_cgroup(machine.cgroup_dir);
@@ -309,11 +320,6 @@ int main(int argc, char **argv)
                   vrc ? why : NULL));
     json_object_set(doc, "scenario", sc.resolved);
     json_object_set_new(doc, "scenario_file", json_string(path));
-    char out_buf[PATH_MAX];
-    if (!out) {
-        default_out(&sc, out_buf, sizeof out_buf);
-        out = out_buf;
-    }
     json_object_set_new(doc, "process_group",
                         json_integer(spawner_pgid(sp)));
     json_object_set_new(doc, "machine", machine_describe(&machine));

@@ -2,6 +2,7 @@
 #include "result.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -72,10 +73,27 @@ void result_set_outcome(json_t *doc, int64_t max_servers,
                   duration_s));
 }
 
+static void tmp_name(const char *path, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s.tmp%d", path, (int)getpid());
+}
+
+int result_check_writable(const char *path)
+{
+    char tmp[1024];
+    tmp_name(path, tmp, sizeof tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    close(fd);
+    unlink(tmp);
+    return 0;
+}
+
 int result_write(const json_t *doc, const char *path)
 {
     char tmp[1024];
-    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+    tmp_name(path, tmp, sizeof tmp);
     if (json_dump_file(doc, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) !=
         0)
         return errno ? -errno : -EIO;

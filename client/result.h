@@ -28,6 +28,10 @@ void result_set_outcome(json_t *doc, int64_t max_servers,
                         const char *stop_reason, const char *detail,
                         double duration_s);
 
+/* Can result_write write to path? Creates and removes its temporary file
+ * there. 0 or -errno. Check before a run, so none is lost at the end. */
+int result_check_writable(const char *path);
+
 /* Write doc to path via a temporary file and rename. 0 or -errno. */
 int result_write(const json_t *doc, const char *path);
 

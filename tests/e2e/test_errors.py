@@ -190,3 +190,14 @@ def test_killed_client_takes_its_servers(tmp_path):
     gone = wait_for(lambda: not any(
         mine in dirs for _, dirs, _ in os.walk("/sys/fs/cgroup")), timeout=10)
     assert gone, f"cgroup {mine} left behind"
+
+
+def test_unwritable_out_is_refused_before_the_run(tmp_path):
+    """A result that could not be written at the end would lose the run:
+    the path is checked first, and nothing is started."""
+    out = tmp_path / "no" / "such" / "dir" / "r.json"
+    r = run_cli("run", SCENARIOS / "sync-tcp.json", "--out", out)
+    assert r.returncode == 2
+    assert r.stderr.strip() == (f"orbbench: --out {out}: cannot write "
+                                "there: No such file or directory")
+    assert r.stdout == ""
