@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -478,6 +479,13 @@ int scenario_load(const char *path, char *const *sets, size_t nsets,
         int e = errno;
         snprintf(err, err_len, "%s: %s", path, strerror(e));
         return -e;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        snprintf(err, err_len, "%s: %s (give a scenario file; run-suite "
+                 "takes a folder)", path, strerror(EISDIR));
+        return -EISDIR;
     }
     json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
     fclose(f);

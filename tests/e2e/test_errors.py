@@ -43,6 +43,12 @@ def test_bad_scenario_exits_2_naming_file_and_key(tmp_path, content, needle):
     assert r.stdout == ""
 
 
+def test_folder_instead_of_scenario_file():
+    r = run_cli("run", SCENARIOS)
+    assert r.returncode == 2
+    assert "Is a directory" in r.stderr and "run-suite" in r.stderr
+
+
 def test_missing_scenario_file():
     r = run_cli("run", "no/such/scenario.json")
     assert r.returncode == 2
