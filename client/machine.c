@@ -375,11 +375,15 @@ json_t *machine_describe(const struct machine *m)
         m->cgroup_dir[0] ? json_string(m->cgroup_dir) : json_null(),
         "mem_limit_bytes", (json_int_t)m->limit_bytes, "client_in_cgroup",
         m->client_joined);
-    if (m->acct_version)
+    if (m->acct_version) {
         json_object_set_new(
             j, "cpu_accounting",
             json_string(m->acct_version == 1 ? "cgroup v1 cpuacct"
                                              : "cgroup v2 cpu.stat"));
+        json_object_set_new(j, "cpu_accounting_cgroup",
+                            json_string(m->acct_dir[0] ? m->acct_dir
+                                                       : m->cgroup_dir));
+    }
     else
         json_object_set_new(j, "cpu_accounting_unavailable",
                             json_string(m->acct_unavailable));
