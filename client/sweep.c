@@ -467,7 +467,6 @@ void sweep_run(struct sweep *s, struct sweep_outcome *o)
 out:
     if (s->progress)
         fprintf(stderr, "\r\033[K");
-    o->last_n = (int64_t)r.n;
     result_set_outcome(s->doc, o->max_servers, o->stop_reason, o->detail,
                        (double)(now_ns() - r.t0_ns) / 1e9);
     for (size_t i = 0; i < r.n; i++)

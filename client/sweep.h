@@ -43,7 +43,6 @@ struct sweep_outcome {
     const char *stop_reason;
     char detail[768];
     int64_t max_servers; /* largest N whose median round stayed in max_ms */
-    int64_t last_n;      /* servers running when it stopped */
     int exit_code;
 };
 
