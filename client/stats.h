@@ -34,4 +34,28 @@ void stats_summarize(struct samples *s, double scale, struct summary *out);
 /* The q-quantile (0..1) of sorted values v[0..n-1], linear interpolation. */
 double stats_quantile(const int64_t *sorted, size_t n, double q);
 
+/* A confidence interval for the median of samples taken in sequence. */
+struct median_ci {
+    double low, high; /* in the samples' unit, divided by `scale` */
+    double level;     /* 0.95 */
+    size_t block;     /* rounds per bootstrap block (1: independent) */
+    unsigned resamples;
+};
+
+/* The 95% interval of the median of v[0..n-1], given in the order the
+ * samples were taken, by a circular moving-block bootstrap: rounds of one
+ * run are correlated over about a second on a shared host, so single
+ * rounds are not resampled alone. The block is the first lag at which
+ * the sample autocorrelation falls below 2/sqrt(n) (1 when none is
+ * significant, at most n/4 so that there are 4 blocks). Percentile
+ * interval of up to 2000 resamples (fewer for very long series), from a
+ * fixed seed: the same samples give the same interval. Divides by
+ * `scale`. v is not changed. 0, or -ENOMEM; n == 0 gives zeros. */
+int stats_median_ci(const int64_t *v, size_t n, double scale,
+                    struct median_ci *out);
+
+/* The two-sided 95% quantile of Student's t with df degrees of freedom
+ * (df >= 1): tabulated to df 30, then z + (z^3 + z) / (4 df). */
+double stats_t975(int df);
+
 #endif

@@ -1,0 +1,162 @@
+/* The crossing estimate and the bisection's bracket: see crossing.h. */
+#include "crossing.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stats.h"
+
+int64_t crossing_next_n(const struct bracket *b, double resolution)
+{
+    int64_t width = b->hi - b->lo;
+    double enough = resolution * (double)b->lo;
+    if (width <= 1 || (double)width <= (enough > 1 ? enough : 1))
+        return 0;
+    return b->lo + width / 2;
+}
+
+void crossing_decide(struct bracket *b, int64_t n, bool over)
+{
+    if (over && n < b->hi)
+        b->hi = n;
+    else if (!over && n > b->lo)
+        b->lo = n;
+}
+
+/* Log-log interpolation between the bracket's ends: always inside it. */
+static void from_bracket(struct crossing_estimate *e, double max_ms,
+                         int64_t lo, double lo_ms, int64_t hi, double hi_ms)
+{
+    double frac = 0.5;
+    if (lo_ms > 0 && hi_ms > lo_ms)
+        frac = (log(max_ms) - log(lo_ms)) / (log(hi_ms) - log(lo_ms));
+    if (frac < 0)
+        frac = 0;
+    if (frac > 1)
+        frac = 1;
+    e->method = CROSSING_BRACKET;
+    e->n = exp(log((double)lo) + frac * (log((double)hi) - log((double)lo)));
+    e->low = (double)lo;
+    e->high = (double)hi;
+}
+
+static bool usable(const struct crossing_point *p, double from, double to)
+{
+    return p->n >= from && p->n <= to && p->median_ms > 0 && p->rounds > 0;
+}
+
+/* The slope of ln(median) on ln(n), weighted by rounds, over the points
+ * in [from, to]. Sets e->slope* (slope_se by the residual scatter); 0
+ * when it is usable, else -1 with e->why set. */
+static int fit_slope(const struct crossing_point *p, size_t k, double from,
+                     double to, struct crossing_estimate *e)
+{
+    double sw = 0, sx = 0, sy = 0, nmin = INFINITY, nmax = 0;
+    size_t used = 0, distinct = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!usable(&p[i], from, to))
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = usable(&p[j], from, to) && p[j].n == p[i].n;
+        distinct += !seen;
+        used++;
+        sw += p[i].rounds;
+        sx += p[i].rounds * log(p[i].n);
+        sy += p[i].rounds * log(p[i].median_ms);
+        nmin = p[i].n < nmin ? p[i].n : nmin;
+        nmax = p[i].n > nmax ? p[i].n : nmax;
+    }
+    e->slope_points = used;
+    e->slope_min_n = used ? nmin : 0;
+    e->slope_max_n = nmax;
+    if (distinct < 3) {
+        snprintf(e->why, sizeof e->why,
+                 "%zu distinct N from %.0f to %.0f: the slope needs 3",
+                 distinct, from, to);
+        return -1;
+    }
+    /* Weights rescaled to average 1, so that s² is per measurement. */
+    double scale = (double)used / sw, xbar = sx / sw, ybar = sy / sw;
+    double sxx = 0, sxy = 0, ss = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!usable(&p[i], from, to))
+            continue;
+        double w = p[i].rounds * scale, dx = log(p[i].n) - xbar;
+        sxx += w * dx * dx;
+        sxy += w * dx * (log(p[i].median_ms) - ybar);
+    }
+    double b = sxy / sxx;
+    for (size_t i = 0; i < k; i++) {
+        if (!usable(&p[i], from, to))
+            continue;
+        double r = log(p[i].median_ms) - ybar - b * (log(p[i].n) - xbar);
+        ss += p[i].rounds * scale * r * r;
+    }
+    int df = (int)used - 2;
+    double se = sqrt(ss / df / sxx);
+    e->slope = b;
+    e->slope_se = se;
+    if (!(b > stats_t975(df) * se)) {
+        snprintf(e->why, sizeof e->why,
+                 "the fitted slope %.3g is not clearly above 0 (95%% margin "
+                 "%.3g)",
+                 b, stats_t975(df) * se);
+        return -1;
+    }
+    return 0;
+}
+
+void crossing_estimate(const struct crossing_point *p, size_t k,
+                       double max_ms, int64_t lo, double lo_ms, int64_t hi,
+                       double hi_ms, struct crossing_estimate *out)
+{
+    memset(out, 0, sizeof *out);
+    if (lo <= 0 || hi <= lo)
+        return;
+    out->found = true;
+    if (fit_slope(p, k, (double)hi / CROSSING_SLOPE_SPAN,
+                  (double)hi * CROSSING_SPAN, out) != 0) {
+        out->slope = 1;
+        out->slope_se = 0;
+        out->slope_assumed = true;
+    }
+    double b = out->slope, from = (double)lo / CROSSING_SPAN,
+           to = (double)hi * CROSSING_SPAN;
+    double sum = 0, sum2 = 0, lever = 0;
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!p[i].probe || !usable(&p[i], from, to))
+            continue;
+        double gap = log(max_ms) - log(p[i].median_ms);
+        double x = log(p[i].n) + gap / b;
+        sum += x;
+        sum2 += x * x;
+        lever += gap;
+        m++;
+    }
+    out->probes = m;
+    if (m < 2) {
+        snprintf(out->why + strlen(out->why),
+                 sizeof out->why - strlen(out->why), "%s%zu probe%s near "
+                 "the bracket: interpolated between its ends",
+                 out->why[0] ? "; " : "", m, m == 1 ? "" : "s");
+        from_bracket(out, max_ms, lo, lo_ms, hi, hi_ms);
+        return;
+    }
+    double x0 = sum / (double)m;
+    double var = (sum2 - (double)m * x0 * x0) / (double)(m - 1);
+    var = var > 0 ? var : 0;
+    /* d x_i / d b = -gap_i / b²: the slope's error moves every implied
+     * crossing by the mean gap over b². */
+    double slope_term = (lever / (double)m) / (b * b) * out->slope_se;
+    double se = sqrt(var / (double)m + slope_term * slope_term);
+    double t = stats_t975((int)m - 1);
+    out->method = CROSSING_PROBES;
+    out->sd_ln = sqrt(var);
+    out->df = (int)m - 1;
+    out->n = exp(x0);
+    out->low = exp(x0 - t * se);
+    out->high = exp(x0 + t * se);
+}

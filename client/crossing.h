@@ -1,0 +1,84 @@
+/* The crossing: where a sweep's median round time passes max_ms, as a
+ * continuous estimate with an interval. Pure functions over measurements
+ * (no processes, no clock), so the rules can be unit tested: the bracket
+ * a bisection narrows, and the estimate from the measurements near it. */
+#ifndef ORBBENCH_CROSSING_H
+#define ORBBENCH_CROSSING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a bisection knows: lo was decided under max_ms (0: no N was),
+ * hi over. */
+struct bracket {
+    int64_t lo;
+    int64_t hi;
+};
+
+/* The next N to measure between lo and hi, or 0 when the bracket is
+ * narrow enough: hi - lo <= max(1, resolution * lo), or no integer lies
+ * between them. The midpoint, rounded down. */
+int64_t crossing_next_n(const struct bracket *b, double resolution);
+
+/* Record a decision at n (lo < n < hi): over moves hi, under moves lo. */
+void crossing_decide(struct bracket *b, int64_t n, bool over);
+
+/* One measurement: n servers, the median of its timed rounds, how many
+ * rounds that median summarises, and whether the crossing search took it
+ * (a probe) or the sweep did (a step). */
+struct crossing_point {
+    double n;
+    double median_ms;
+    double rounds;
+    bool probe;
+};
+
+#define CROSSING_PROBES "probe-mean"
+#define CROSSING_BRACKET "bracket"
+
+struct crossing_estimate {
+    bool found;         /* false: no N was under max_ms */
+    const char *method; /* CROSSING_PROBES or CROSSING_BRACKET */
+    double n;           /* the crossing */
+    double low, high;   /* its 95% interval */
+    /* the local slope d ln(round ms) / d ln(N) */
+    double slope;
+    double slope_se;
+    bool slope_assumed; /* no usable fit: 1 (round time ∝ N) was used */
+    size_t slope_points;
+    double slope_min_n, slope_max_n;
+    /* the probes' implied crossings */
+    size_t probes;
+    double sd_ln;       /* their standard deviation, in ln N */
+    int df;             /* probes - 1 */
+    char why[160];      /* why the slope was assumed or the bracket used */
+};
+
+/* Where the slope is fitted: [hi / CROSSING_SLOPE_SPAN, hi * CROSSING_SPAN];
+ * which probes imply the crossing: [lo / CROSSING_SPAN, hi * CROSSING_SPAN]. */
+#define CROSSING_SLOPE_SPAN 2.0
+#define CROSSING_SPAN 1.2
+
+/* Estimate the crossing of max_ms from the measurements (any order, an N
+ * may repeat) and the final bracket [lo, hi], whose pooled medians are
+ * lo_ms (<= max_ms) and hi_ms (> max_ms).
+ *
+ * The local slope b is a least-squares line through (ln N, ln median) of
+ * every measurement with N in [hi/2, hi*1.2] (weights: rounds): a range
+ * wide enough to fix the slope, which the bisection's closely spaced
+ * probes cannot. Each probe near the bracket then implies a crossing,
+ * ln N_i + (ln max_ms - ln median_i) / b; crossing_n is their mean (in
+ * ln N) and its 95% interval the t-interval of that mean (df = probes - 1)
+ * with the slope's standard error added by the delta method. The scatter
+ * of probes taken seconds apart is what widens it: this host's speed
+ * drifts. When the slope is not clearly above 0 (or fewer than 3 distinct
+ * N), b = 1 is assumed (round time proportional to N) and `why` says so.
+ * With fewer than 2 probes near the bracket the crossing is interpolated
+ * between lo and hi in log-log space, interval [lo, hi]. lo == 0: not
+ * found. */
+void crossing_estimate(const struct crossing_point *p, size_t k,
+                       double max_ms, int64_t lo, double lo_ms, int64_t hi,
+                       double hi_ms, struct crossing_estimate *out);
+
+#endif
