@@ -19,7 +19,7 @@
 #include "machine.h"
 #include "util.h"
 
-enum { CMD_SPAWN = 1, CMD_CHECK = 2, CMD_STOP = 3 };
+enum { CMD_SPAWN = 1, CMD_CHECK = 2, CMD_STOP = 3, CMD_KILL = 4 };
 
 struct cmd {
     int32_t op;
@@ -381,6 +381,42 @@ static void do_check(int rep_fd, const struct cmd *c, struct live *live)
     write_full(rep_fd, &rep, sizeof rep);
 }
 
+static bool is_live(const struct live *live, pid_t pid)
+{
+    for (size_t i = 0; i < live->len; i++)
+        if (live->pids[i] == pid)
+            return true;
+    return false;
+}
+
+/* CMD_KILL: c->count pids follow the command. SIGKILL those that are ours
+ * and live (never anything else), reap them within c->ms each, and reply
+ * how many were stopped. */
+static int do_kill(int cmd_fd, int rep_fd, const struct cmd *c,
+                   struct live *live)
+{
+    struct check_reply rep = {0, 0};
+    int32_t *pids = calloc(c->count ? c->count : 1, sizeof *pids);
+    if (!pids || read_full(cmd_fd, pids, c->count * sizeof *pids) != 0) {
+        free(pids);
+        return -1;
+    }
+    for (uint32_t i = 0; i < c->count; i++)
+        if (is_live(live, pids[i]))
+            kill(pids[i], SIGKILL);
+        else
+            pids[i] = 0;
+    for (uint32_t i = 0; i < c->count; i++) {
+        int st;
+        if (pids[i] && reap(pids[i], (long)c->ms, &st) == 1) {
+            live_remove(live, pids[i]);
+            rep.rc++;
+        }
+    }
+    free(pids);
+    return write_full(rep_fd, &rep, sizeof rep) == 0 ? 0 : -1;
+}
+
 /* SIGTERM every live server, SIGKILL what is left after grace_ms, reap. */
 static void stop_all(struct live *live, int64_t grace_ms)
 {
@@ -429,6 +465,9 @@ static void spawner_main(const struct spawn_config *cfg, int cmd_fd,
                 break;
         } else if (c.op == CMD_CHECK) {
             do_check(rep_fd, &c, &live);
+        } else if (c.op == CMD_KILL) {
+            if (do_kill(cmd_fd, rep_fd, &c, &live) != 0)
+                break;
         } else {
             grace_ms = c.ms;
             break;
@@ -550,6 +589,28 @@ int spawner_check(struct spawner *sp, pid_t pid, int64_t wait_ms,
         return rc;
     *wstatus = rep.wstatus;
     return rep.rc;
+}
+
+int spawner_kill(struct spawner *sp, const pid_t *pids, unsigned count,
+                 int64_t wait_ms)
+{
+    struct cmd c = {CMD_KILL, 0, count, 0, wait_ms};
+    int32_t *buf = malloc((count ? count : 1) * sizeof *buf);
+    struct check_reply rep;
+    if (!buf)
+        return -ENOMEM;
+    for (unsigned i = 0; i < count; i++)
+        buf[i] = (int32_t)pids[i];
+    int rc = write_full(sp->cmd_fd, &c, sizeof c);
+    if (!rc)
+        rc = write_full(sp->cmd_fd, buf, count * sizeof *buf);
+    free(buf);
+    if (!rc)
+        rc = read_reply(sp, &rep, sizeof rep,
+                        wait_ms * (int64_t)count + 5000);
+    if (rc)
+        return rc == -EINTR ? rc : -EPIPE;
+    return rep.rc == (int32_t)count ? 0 : -ESRCH;
 }
 
 void spawner_stop(struct spawner *sp, int64_t grace_ms)

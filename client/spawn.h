@@ -68,6 +68,14 @@ int spawner_spawn(struct spawner *sp, unsigned first, unsigned count,
 int spawner_check(struct spawner *sp, pid_t pid, int64_t wait_ms,
                   int *wstatus);
 
+/* Stop servers pids[0..count-1] now (SIGKILL) and reap each within
+ * wait_ms: the bisection of the crossing drops the newest servers. Only
+ * servers this spawner started and that are still running are signalled.
+ * 0 when all were stopped; -ESRCH when some were not ours or not reaped in
+ * time; -EPIPE when the spawner is gone; -EINTR when interrupted. */
+int spawner_kill(struct spawner *sp, const pid_t *pids, unsigned count,
+                 int64_t wait_ms);
+
 /* Stop every server (SIGTERM, then SIGKILL after grace_ms), reap them, end
  * the spawner and free sp. Safe on any path, including after a failure. */
 void spawner_stop(struct spawner *sp, int64_t grace_ms);
