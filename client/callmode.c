@@ -49,9 +49,29 @@ void callmode_note_failure(struct round_info *info, int err, size_t index,
     memcpy(info->why, c->why, sizeof info->why);
 }
 
-int callmode_move_samples(struct samples *dst, struct samples *kept)
+int callmode_keep(struct call_times *kept, int64_t round_start_ns,
+                  int64_t sent_ns, int64_t latency_ns)
 {
-    int rc = samples_merge(dst, kept);
-    samples_clear(kept);
+    int rc = samples_add(&kept->service, latency_ns);
+    if (!rc)
+        rc = samples_add(&kept->completion,
+                         sent_ns + latency_ns - round_start_ns);
     return rc;
+}
+
+int callmode_move_samples(struct samples *service, struct samples *completion,
+                          struct call_times *kept)
+{
+    int rc = samples_merge(service, &kept->service);
+    if (!rc)
+        rc = samples_merge(completion, &kept->completion);
+    samples_clear(&kept->service);
+    samples_clear(&kept->completion);
+    return rc;
+}
+
+void callmode_free_times(struct call_times *kept)
+{
+    samples_free(&kept->service);
+    samples_free(&kept->completion);
 }

@@ -41,12 +41,19 @@ struct callmode_ops {
     /* 0 or -errno. */
     int (*create)(struct callmode **out, const struct callmode_config *cfg);
     /* One call to each of conns[0..n-1]; returns info->err. When `record`
-     * every call's latency is kept (per thread) until drain. */
+     * every call's service time (request sent -> reply read) and its
+     * completion time (round start -> reply read) are kept (per thread)
+     * until drain. */
     int (*round)(struct callmode *m, struct conn *conns, size_t n,
                  bool record, struct round_info *info);
-    /* Merge the kept latencies (ns) into dst and forget them. 0/-ENOMEM. */
-    int (*drain)(struct callmode *m, struct samples *dst);
+    /* Merge the kept service and completion times (ns) into the two
+     * arrays and forget them. 0/-ENOMEM. */
+    int (*drain)(struct callmode *m, struct samples *service,
+                 struct samples *completion);
     void (*destroy)(struct callmode *m);
+    /* Optional: conns[from..] are about to be closed (the sweep is
+     * dropping its newest servers); forget any state kept for them. */
+    void (*forget)(struct callmode *m, struct conn *conns, size_t from);
 };
 
 extern const struct callmode_ops callmode_sync;
@@ -59,8 +66,20 @@ extern const struct callmode_ops callmode_event;
 int callmode_thread_attr(pthread_attr_t *attr, int64_t stack_kb);
 /* Raise *peak to v if it is lower (lock-free). */
 void callmode_raise_peak(atomic_uint *peak, unsigned v);
-/* A mode's drain for one kept buffer: merge it into dst, then clear it. */
-int callmode_move_samples(struct samples *dst, struct samples *kept);
+/* What a mode keeps of its calls (one per thread that records). */
+struct call_times {
+    struct samples service;    /* request sent -> reply read */
+    struct samples completion; /* round start -> reply read */
+};
+
+/* Keep one call: sent at sent_ns, its reply read latency_ns later, in a
+ * round that started at round_start_ns. 0 or -ENOMEM. */
+int callmode_keep(struct call_times *kept, int64_t round_start_ns,
+                  int64_t sent_ns, int64_t latency_ns);
+/* A mode's drain for one kept buffer: merge it, then clear it. */
+int callmode_move_samples(struct samples *service, struct samples *completion,
+                          struct call_times *kept);
+void callmode_free_times(struct call_times *kept);
 /* Copy a failed conn's reason into info (the first failure wins). */
 void callmode_note_failure(struct round_info *info, int err, size_t index,
                            const struct conn *c);

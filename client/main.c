@@ -130,6 +130,14 @@ static void summary(const struct scenario *sc, json_t *doc,
                : "(version unknown)",
            sc->transport, sc->mode, sc->sweep.max_ms,
            (long long)o->max_servers, o->stop_reason, o->detail);
+    json_t *res = json_object_get(doc, "result");
+    json_t *cx = json_object_get(res, "crossing_interval");
+    if (json_is_array(cx))
+        printf(" Round time crosses %g ms at N=%.0f (95%% interval %.0f-%.0f).",
+               sc->sweep.max_ms,
+               json_number_value(json_object_get(res, "crossing_n")),
+               json_number_value(json_array_get(cx, 0)),
+               json_number_value(json_array_get(cx, 1)));
     json_t *last = json_array_get(steps, json_array_size(steps) - 1);
     json_t *per = json_object_get(last, "mem_per_server_kb");
     if (per)

@@ -14,7 +14,7 @@
 
 struct callmode {
     struct callmode_config cfg;
-    struct samples kept;
+    struct call_times kept;
     int epfd;
     size_t registered; /* conns[0..registered) are in the epoll set */
     struct conn *conns; /* the array they belong to */
@@ -83,7 +83,8 @@ static int event_round(struct callmode *m, struct conn *conns, size_t n,
     info->threads_peak = 1;
     if (n == 0 || watch(m, conns, n, info))
         return info->err;
-    int64_t deadline = now_ns() + m->cfg.timeout_ms * 1000000;
+    int64_t t0 = now_ns();
+    int64_t deadline = t0 + m->cfg.timeout_ms * 1000000;
     size_t pending = 0;
     unsigned in_flight = 0;
     char *state = calloc(n, 1); /* 0 writing, 1 awaiting reply, 2 done */
@@ -149,7 +150,8 @@ static int event_round(struct callmode *m, struct conn *conns, size_t n,
                     state[i] = 2;
                     pending--;
                     info->calls++;
-                    if (record && samples_add(&m->kept, lat))
+                    if (record &&
+                        callmode_keep(&m->kept, t0, c->sent_ns, lat))
                         rc = -ENOMEM;
                 }
             }
@@ -168,16 +170,29 @@ out:
     return info->err;
 }
 
-static int event_drain(struct callmode *m, struct samples *dst)
+static void event_forget(struct callmode *m, struct conn *conns, size_t from)
 {
-    return callmode_move_samples(dst, &m->kept);
+    if (m->conns != conns)
+        return;
+    /* Still open: take them out of the set before they close, so a new
+     * connection that reuses a descriptor number is added afresh. */
+    for (size_t i = from; i < m->registered; i++)
+        epoll_ctl(m->epfd, EPOLL_CTL_DEL, conns[i].fds.rfd, NULL);
+    if (from < m->registered)
+        m->registered = from;
+}
+
+static int event_drain(struct callmode *m, struct samples *service,
+                       struct samples *completion)
+{
+    return callmode_move_samples(service, completion, &m->kept);
 }
 
 static void event_destroy(struct callmode *m)
 {
     close(m->epfd);
     free(m->events);
-    samples_free(&m->kept);
+    callmode_free_times(&m->kept);
     free(m);
 }
 
@@ -187,4 +202,5 @@ const struct callmode_ops callmode_event = {
     .round = event_round,
     .drain = event_drain,
     .destroy = event_destroy,
+    .forget = event_forget,
 };

@@ -11,11 +11,12 @@
 #include <string.h>
 
 #include "callmode.h"
+#include "util.h"
 
 struct worker {
     struct callmode *m;
     pthread_t thread;
-    struct samples kept; /* this worker's latencies: no shared lock */
+    struct call_times kept; /* this worker's times: no shared lock */
     int rc;              /* its first failure this round */
     size_t failed;
 };
@@ -34,6 +35,7 @@ struct callmode {
     struct conn *conns;
     size_t n;
     bool record;
+    int64_t t0_ns; /* the round's start: its calls queue from here */
     atomic_size_t next;
     atomic_uint in_flight;
     atomic_uint max_in_flight;
@@ -61,7 +63,7 @@ static void serve_round(struct worker *w)
         int rc = conn_call(&m->conns[i], m->cfg.timeout_ms, &lat);
         atomic_fetch_sub(&m->in_flight, 1);
         if (rc == 0 && m->record)
-            rc = samples_add(&w->kept, lat);
+            rc = callmode_keep(&w->kept, m->t0_ns, m->conns[i].sent_ns, lat);
         if (rc) {
             w->rc = rc;
             w->failed = i;
@@ -102,7 +104,7 @@ static void pool_destroy(struct callmode *m)
     for (size_t i = 0; i < m->started; i++)
         pthread_join(m->workers[i].thread, NULL);
     for (size_t i = 0; m->workers && i < (size_t)m->cfg.pool_size; i++)
-        samples_free(&m->workers[i].kept);
+        callmode_free_times(&m->workers[i].kept);
     pthread_cond_destroy(&m->go);
     pthread_cond_destroy(&m->done);
     pthread_mutex_destroy(&m->lock);
@@ -157,6 +159,7 @@ static int pool_round(struct callmode *m, struct conn *conns, size_t n,
     m->conns = conns;
     m->n = n;
     m->record = record;
+    m->t0_ns = now_ns();
     atomic_store(&m->next, 0);
     atomic_store(&m->in_flight, 0);
     atomic_store(&m->max_in_flight, 0);
@@ -188,11 +191,13 @@ static int pool_round(struct callmode *m, struct conn *conns, size_t n,
     return info->err;
 }
 
-static int pool_drain(struct callmode *m, struct samples *dst)
+static int pool_drain(struct callmode *m, struct samples *service,
+                      struct samples *completion)
 {
     int rc = 0;
     for (size_t i = 0; i < m->started && !rc; i++)
-        rc = callmode_move_samples(dst, &m->workers[i].kept);
+        rc = callmode_move_samples(service, completion,
+                                   &m->workers[i].kept);
     return rc;
 }
 

@@ -5,10 +5,11 @@
 #include <string.h>
 
 #include "callmode.h"
+#include "util.h"
 
 struct callmode {
     struct callmode_config cfg;
-    struct samples kept;
+    struct call_times kept;
 };
 
 static int sync_create(struct callmode **out, const struct callmode_config *cfg)
@@ -25,11 +26,12 @@ static int sync_round(struct callmode *m, struct conn *conns, size_t n,
                       bool record, struct round_info *info)
 {
     memset(info, 0, sizeof *info);
+    int64_t t0 = now_ns();
     for (size_t i = 0; i < n; i++) {
         int64_t lat;
         int rc = conn_call(&conns[i], m->cfg.timeout_ms, &lat);
         if (rc == 0 && record)
-            rc = samples_add(&m->kept, lat);
+            rc = callmode_keep(&m->kept, t0, conns[i].sent_ns, lat);
         if (rc) {
             callmode_note_failure(info, rc, i, &conns[i]);
             return rc;
@@ -41,14 +43,15 @@ static int sync_round(struct callmode *m, struct conn *conns, size_t n,
     return 0;
 }
 
-static int sync_drain(struct callmode *m, struct samples *dst)
+static int sync_drain(struct callmode *m, struct samples *service,
+                      struct samples *completion)
 {
-    return callmode_move_samples(dst, &m->kept);
+    return callmode_move_samples(service, completion, &m->kept);
 }
 
 static void sync_destroy(struct callmode *m)
 {
-    samples_free(&m->kept);
+    callmode_free_times(&m->kept);
     free(m);
 }
 

@@ -10,10 +10,11 @@
 #include <string.h>
 
 #include "callmode.h"
+#include "util.h"
 
 struct callmode {
     struct callmode_config cfg;
-    struct samples kept;
+    struct call_times kept;
     pthread_attr_t attr;
 };
 
@@ -66,6 +67,7 @@ static int tpc_round(struct callmode *m, struct conn *conns, size_t n,
                      bool record, struct round_info *info)
 {
     atomic_uint in_flight = 0, max_in_flight = 0, alive = 0, peak = 1;
+    int64_t t0 = now_ns(); /* every call of the round waits from here */
     struct tpc_call *calls = calloc(n ? n : 1, sizeof *calls);
     size_t started = 0;
     int create_rc = 0;
@@ -98,7 +100,8 @@ static int tpc_round(struct callmode *m, struct conn *conns, size_t n,
             continue;
         }
         info->calls++;
-        if (record && samples_add(&m->kept, calls[i].latency_ns))
+        if (record && callmode_keep(&m->kept, t0, conns[i].sent_ns,
+                                    calls[i].latency_ns))
             info->err = info->err ? info->err : -ENOMEM;
     }
     if (create_rc && !info->err) {
@@ -113,15 +116,16 @@ static int tpc_round(struct callmode *m, struct conn *conns, size_t n,
     return info->err;
 }
 
-static int tpc_drain(struct callmode *m, struct samples *dst)
+static int tpc_drain(struct callmode *m, struct samples *service,
+                     struct samples *completion)
 {
-    return callmode_move_samples(dst, &m->kept);
+    return callmode_move_samples(service, completion, &m->kept);
 }
 
 static void tpc_destroy(struct callmode *m)
 {
     pthread_attr_destroy(&m->attr);
-    samples_free(&m->kept);
+    callmode_free_times(&m->kept);
     free(m);
 }
 

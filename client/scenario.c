@@ -73,6 +73,14 @@ static const struct key_spec keys[] = {
      NULL, NULL, 1, "untimed rounds before the timed ones"},
     {"sweep.max_seconds", K_NUM, OFF(sweep.max_seconds), 0, 1, 86400, NULL,
      NULL, 3600, "stop the sweep after this long (s)"},
+    {"sweep.resolution", K_NUM, OFF(sweep.resolution), 0, 0, 0.5, NULL, NULL,
+     0.02, "after a step over max_ms is confirmed, bisect until the bracket "
+     "is within this fraction of N (0: stop at the first step over)"},
+    {"sweep.near_rounds", K_INT, OFF(sweep.near_rounds), 0, 1, 100000, NULL,
+     NULL, 20, "timed rounds of each measurement of the crossing search "
+     "(confirmation, bracket check, bisection)"},
+    {"sweep.max_probes", K_INT, OFF(sweep.max_probes), 0, 1, 100, NULL, NULL,
+     12, "at most this many measurements in the crossing search"},
     {"call.timeout_ms", K_INT, OFF(call.timeout_ms), 0, 1, 600000, NULL, NULL,
      5000, "a call without a reply by then fails the run"},
     {"call.payload_bytes", K_INT, OFF(call.payload_bytes), 0, 0, 1048576,

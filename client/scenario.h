@@ -34,6 +34,11 @@ struct scenario {
         int64_t rounds;
         int64_t warmup_rounds;
         double max_seconds;
+        /* The crossing search: bisect until the bracket is within
+         * resolution × N (0: stop at the first step over, unconfirmed). */
+        double resolution;
+        int64_t near_rounds; /* timed rounds of each confirmation/probe */
+        int64_t max_probes;  /* bound on the search's measurements */
     } sweep;
     struct {
         int64_t timeout_ms;

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "crossing.h"
 #include "footprint.h"
 #include "probe.h"
 #include "result.h"
@@ -27,6 +28,16 @@ struct client_costs {
     double cpu_sys_s;
 };
 
+/* One measurement (a step or a probe), kept for pooling rounds taken at
+ * the same N and for the crossing's fit. */
+struct point {
+    int64_t n;
+    int64_t *rounds_ns; /* the timed rounds, in order */
+    size_t len;
+    double median_ms;
+    bool search; /* taken by the crossing search, not the sweep */
+};
+
 struct run {
     struct client_costs client;
     struct sweep *s;
@@ -36,8 +47,17 @@ struct run {
     int64_t t0_ns; /* sweep start */
     struct callmode *mode;
     struct samples rounds;
-    struct samples calls;
+    struct samples calls;       /* service times: sent -> reply */
+    struct samples completions; /* round start -> reply */
     struct samples starts; /* this step's server start times */
+    unsigned next_index;   /* of the next server started */
+    struct point *points;  /* every measurement so far */
+    size_t npoints;
+    size_t points_cap;
+    int64_t *step_ns;      /* N of every sweep step, in order */
+    size_t nsteps;
+    int probes;            /* measurements of the crossing search */
+    json_t *crossing;      /* result fields of the crossing, or NULL */
     struct footprint fp;
     int64_t oom_kills; /* in the memory cgroup, at the start */
 };
@@ -139,7 +159,8 @@ static bool grow(struct run *r, size_t target)
         return false;
     }
     samples_clear(&r->starts);
-    int rc = spawner_spawn(r->s->sp, (unsigned)r->n, (unsigned)count, res);
+    int rc = spawner_spawn(r->s->sp, r->next_index, (unsigned)count, res);
+    r->next_index += (unsigned)count;
     /* Record every server that came up, even when another failed. */
     for (size_t k = 0; k < count; k++)
         if (res[k].pid > 0 && res[k].err == 0) {
@@ -223,24 +244,72 @@ static double tv_s(struct timeval tv)
     return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-/* Run the step's rounds into r->rounds / the mode's call samples, and the
- * client's own costs over the timed rounds into r->client. */
-static bool rounds(struct run *r)
+/* Drop the newest servers until n remain: close their connections, then
+ * have the spawner kill and reap them. True when all went. */
+static bool shrink(struct run *r, size_t target)
 {
-    const struct scenario *sc = r->s->sc;
-    int64_t total = sc->sweep.warmup_rounds + sc->sweep.rounds;
+    size_t count = r->n - target;
+    pid_t *pids = malloc(count * sizeof *pids);
+    if (!pids) {
+        stop(r, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
+             r->n);
+        return false;
+    }
+    if (r->s->mode->forget)
+        r->s->mode->forget(r->mode, r->conns, target);
+    for (size_t i = target; i < r->n; i++) {
+        pids[i - target] = r->conns[i].pid;
+        conn_close(&r->conns[i]);
+    }
+    size_t was = r->n;
+    r->n = target;
+    int rc = spawner_kill(r->s->sp, pids, (unsigned)count, 5000);
+    free(pids);
+    if (rc == -EINTR && *r->s->interrupted) {
+        stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", was);
+        return false;
+    }
+    if (rc) {
+        stop(r, STOP_CALL_FAILED, 1,
+             "could not stop servers %zu..%zu to go from N=%zu down to "
+             "%zu: %s",
+             target, was - 1, was, target,
+             rc == -ESRCH ? "some had already exited or were not reaped"
+                          : "the spawner stopped answering");
+        return false;
+    }
+    return true;
+}
+
+/* Start or stop servers until exactly `target` run. */
+static bool set_n(struct run *r, size_t target)
+{
+    if (target > r->n)
+        return grow(r, target);
+    if (target < r->n)
+        return shrink(r, target);
+    return true;
+}
+
+/* `warmup` untimed rounds, then `timed` rounds into r->rounds, the calls'
+ * times into r->calls / r->completions, and the client's own costs over
+ * the timed rounds into r->client. */
+static bool rounds(struct run *r, int64_t warmup, int64_t timed_rounds)
+{
+    int64_t total = warmup + timed_rounds;
     struct rusage ru0 = {0}, ru1;
     samples_clear(&r->rounds);
     samples_clear(&r->calls);
+    samples_clear(&r->completions);
     memset(&r->client, 0, sizeof r->client);
     for (int64_t k = 0; k < total; k++) {
         struct round_info info;
-        bool timed = k >= sc->sweep.warmup_rounds;
+        bool timed = k >= warmup;
         if (*r->s->interrupted) {
             stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
             return false;
         }
-        if (timed && k == sc->sweep.warmup_rounds) {
+        if (timed && k == warmup) {
             r->client.server_cpu =
                 r->s->machine &&
                 machine_server_cpu(r->s->machine, &r->client.server0) == 0;
@@ -282,21 +351,22 @@ static bool rounds(struct run *r)
             machine_server_cpu(r->s->machine, &r->client.server1) == 0;
     r->client.cpu_user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
     r->client.cpu_sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
-    r->s->mode->drain(r->mode, &r->calls);
+    r->s->mode->drain(r->mode, &r->calls, &r->completions);
     return true;
 }
 
-static void progress(struct run *r, const struct summary *round_ms,
-                     const struct machine_mem *mi)
+/* The live line on stderr: where the sweep (or the search) is. */
+static void progress(struct run *r, const char *phase, double median_ms,
+                     int64_t mem_available_kb)
 {
     if (!r->s->progress)
         return;
-    fprintf(stderr,
-            "\r\033[K%s: N=%zu  round %.2f ms (median)  MemAvailable %.1f "
-            "GiB  %.0f s",
-            r->s->sc->name, r->n, round_ms->median,
-            (double)mi->mem_available_kb / (1024.0 * 1024.0),
-            (double)(now_ns() - r->t0_ns) / 1e9);
+    fprintf(stderr, "\r\033[K%s: N=%zu  %s  round %.2f ms (median)", 
+            r->s->sc->name, r->n, phase, median_ms);
+    if (mem_available_kb >= 0)
+        fprintf(stderr, "  MemAvailable %.1f GiB",
+                (double)mem_available_kb / (1024.0 * 1024.0));
+    fprintf(stderr, "  %.0f s", (double)(now_ns() - r->t0_ns) / 1e9);
     fflush(stderr);
 }
 
@@ -341,52 +411,302 @@ static void server_cpu_json(json_t *step, const struct client_costs *cc,
                   cc->cpu_sys_s * 1e6 / calls));
 }
 
-/* Record one finished step. Returns its median round time (ms). */
-static double record_step(struct run *r)
+/* Keep this measurement's rounds for pooling and the fit. */
+static int keep_point(struct run *r, double median_ms, bool search)
 {
-    struct summary round_ms, call_us, start_ms;
-    struct machine_mem mi;
+    if (r->npoints == r->points_cap) {
+        size_t cap = r->points_cap ? r->points_cap * 2 : 64;
+        struct point *p = realloc(r->points, cap * sizeof *p);
+        if (!p)
+            return -ENOMEM;
+        r->points = p;
+        r->points_cap = cap;
+    }
+    struct point *pt = &r->points[r->npoints];
+    pt->rounds_ns = malloc((r->rounds.len ? r->rounds.len : 1) *
+                           sizeof *pt->rounds_ns);
+    if (!pt->rounds_ns)
+        return -ENOMEM;
+    memcpy(pt->rounds_ns, r->rounds.ns, r->rounds.len * sizeof(int64_t));
+    pt->len = r->rounds.len;
+    pt->n = (int64_t)r->n;
+    pt->median_ms = median_ms;
+    pt->search = search;
+    r->npoints++;
+    return 0;
+}
+
+/* Every timed round at n so far, pooled: its median (ms) and count. */
+static double pooled_median(struct run *r, int64_t n, size_t *count)
+{
+    struct samples all = {0};
+    for (size_t i = 0; i < r->npoints; i++)
+        if (r->points[i].n == n)
+            for (size_t j = 0; j < r->points[i].len; j++)
+                samples_add(&all, r->points[i].rounds_ns[j]);
+    struct summary sum;
+    stats_summarize(&all, 1e6, &sum);
+    samples_free(&all);
+    *count = sum.count;
+    return sum.median;
+}
+
+/* What every measurement records, steps and probes alike (no footprint):
+ * the rounds, each in order, their summary and the median's interval,
+ * the calls' service and completion times, the client's and servers'
+ * costs. Keeps the measurement's rounds (r->points). *median_ms gets the
+ * median round time. */
+static json_t *measurement_json(struct run *r, const char *phase,
+                                double *median_ms)
+{
+    struct summary round_ms, call_us, done_us;
+    struct median_ci ci;
+    json_t *each = json_array();
+    for (size_t i = 0; i < r->rounds.len; i++)
+        json_array_append_new(each,
+                              json_real((double)r->rounds.ns[i] / 1e6));
+    /* In the order taken, before stats_summarize sorts them. */
+    stats_median_ci(r->rounds.ns, r->rounds.len, 1e6, &ci);
     stats_summarize(&r->rounds, 1e6, &round_ms);
     stats_summarize(&r->calls, 1e3, &call_us);
-    stats_summarize(&r->starts, 1e6, &start_ms);
-    probe_machine_mem(&mi);
-    json_t *step = json_pack(
-        "{s:I, s:o, s:o, s:I, s:I, s:I, s:f}", "n", (json_int_t)r->n,
-        "round_ms", result_summary(&round_ms), "call_us",
-        result_summary(&call_us), "calls",
-        (json_int_t)(r->calls.len), "mem_available_kb",
-        (json_int_t)mi.mem_available_kb, "mem_free_kb",
-        (json_int_t)mi.mem_free_kb,
+    stats_summarize(&r->completions, 1e3, &done_us);
+    *median_ms = round_ms.median;
+    json_t *m = json_pack(
+        "{s:s, s:I, s:o, s:o, s:{s:f, s:f, s:f, s:s, s:I, s:I}, s:o, s:o, "
+        "s:I, s:f}",
+        "phase", phase, "n", (json_int_t)r->n, "round_ms",
+        result_summary(&round_ms), "rounds_ms", each, "round_ms_ci", "low",
+        ci.low, "high", ci.high, "level", ci.level, "method",
+        "moving-block bootstrap of the median, percentile interval",
+        "block", (json_int_t)ci.block, "resamples", (json_int_t)ci.resamples,
+        "call_us", result_summary(&call_us), "completion_us",
+        result_summary(&done_us), "calls", (json_int_t)r->calls.len,
         "elapsed_s", (double)(now_ns() - r->t0_ns) / 1e9);
-    if (start_ms.count)
-        json_object_set_new(step, "server_start_ms",
-                            result_summary(&start_ms));
     const struct client_costs *cc = &r->client;
-    json_object_set_new(step, "max_in_flight",
-                        json_integer(cc->max_in_flight));
+    json_object_set_new(m, "max_in_flight", json_integer(cc->max_in_flight));
     json_object_set_new(
-        step, "client",
+        m, "client",
         json_pack("{s:I, s:f, s:I, s:f, s:f}", "threads_started",
                   (json_int_t)cc->threads_started, "threads_started_per_round",
-                  (double)cc->threads_started / (double)r->s->sc->sweep.rounds,
+                  r->rounds.len ? (double)cc->threads_started /
+                                      (double)r->rounds.len
+                                : 0.0,
                   "threads_peak", (json_int_t)cc->threads_peak, "cpu_user_s",
                   cc->cpu_user_s, "cpu_sys_s", cc->cpu_sys_s));
     if (cc->server_cpu && r->calls.len)
-        server_cpu_json(step, cc, (double)r->calls.len);
+        server_cpu_json(m, cc, (double)r->calls.len);
+    if (keep_point(r, round_ms.median, strcmp(phase, "sweep") != 0) != 0)
+        stop(r, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
+             r->n);
+    return m;
+}
+
+/* Record one step of the sweep. Returns its median round time (ms). */
+static double record_step(struct run *r)
+{
+    struct summary start_ms;
+    struct machine_mem mi;
+    double median;
+    json_t *step = measurement_json(r, "sweep", &median);
+    stats_summarize(&r->starts, 1e6, &start_ms);
+    probe_machine_mem(&mi);
+    json_object_set_new(step, "mem_available_kb",
+                        json_integer(mi.mem_available_kb));
+    json_object_set_new(step, "mem_free_kb", json_integer(mi.mem_free_kb));
+    if (start_ms.count)
+        json_object_set_new(step, "server_start_ms",
+                            result_summary(&start_ms));
     footprint_probe(r, step);
     json_array_append_new(json_object_get(r->s->doc, "steps"), step);
-    progress(r, &round_ms, &mi);
-    return round_ms.median;
+    int64_t *ns = realloc(r->step_ns, (r->nsteps + 1) * sizeof *ns);
+    if (ns) {
+        ns[r->nsteps++] = (int64_t)r->n;
+        r->step_ns = ns;
+    }
+    progress(r, "sweep", median, mi.mem_available_kb);
+    return median;
+}
+
+/* The result's outcome, with the crossing's fields when there are any. */
+static void outcome(struct run *r, const char *reason, const char *detail)
+{
+    result_set_outcome(r->s->doc, r->o->max_servers, reason, detail,
+                       (double)(now_ns() - r->t0_ns) / 1e9);
+    json_t *res = json_object_get(r->s->doc, "result");
+    if (r->crossing)
+        json_object_update(res, r->crossing);
 }
 
 /* Write what we have so far; a later step or the end rewrites it. */
 static void checkpoint(struct run *r)
 {
-    result_set_outcome(r->s->doc, r->o->max_servers, "running",
-                       "the run had not finished when this was written",
-                       (double)(now_ns() - r->t0_ns) / 1e9);
+    outcome(r, "running", "the run had not finished when this was written");
     if (r->s->out_path)
         result_write(r->s->doc, r->s->out_path);
+}
+
+/* One measurement of the crossing search at the current N: near_rounds
+ * timed rounds, recorded in doc.probes with the decision taken on every
+ * round measured at this N so far. 1 over, 0 under, -1 the run stopped. */
+static int probe(struct run *r, const char *phase)
+{
+    const struct scenario *sc = r->s->sc;
+    if ((double)(now_ns() - r->t0_ns) / 1e9 > sc->sweep.max_seconds) {
+        stop(r, STOP_TIME, 0,
+             "sweep.max_seconds (%g s) ran out during the crossing search "
+             "at N=%zu",
+             sc->sweep.max_seconds, r->n);
+        return -1;
+    }
+    if (!rounds(r, sc->sweep.warmup_rounds, sc->sweep.near_rounds))
+        return -1;
+    r->probes++;
+    double median;
+    json_t *m = measurement_json(r, phase, &median);
+    size_t count;
+    double pooled = pooled_median(r, (int64_t)r->n, &count);
+    bool over = pooled > sc->sweep.max_ms;
+    json_object_set_new(m, "pooled",
+                        json_pack("{s:I, s:f, s:s}", "rounds",
+                                  (json_int_t)count, "median_ms", pooled,
+                                  "decision", over ? "over" : "under"));
+    json_array_append_new(json_object_get(r->s->doc, "probes"), m);
+    char what[64];
+    snprintf(what, sizeof what, "%s %d/%lld", phase, r->probes,
+             (long long)sc->sweep.max_probes);
+    progress(r, what, pooled, -1);
+    checkpoint(r);
+    return over;
+}
+
+/* The sweep step before `n`, or 0 when n was the first. */
+static int64_t step_before(const struct run *r, int64_t n)
+{
+    int64_t prev = 0;
+    for (size_t i = 0; i < r->nsteps && r->step_ns[i] < n; i++)
+        prev = r->step_ns[i];
+    return prev;
+}
+
+/* Rounds measured at n so far. */
+static size_t rounds_at(const struct run *r, int64_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < r->npoints; i++)
+        if (r->points[i].n == n)
+            count += r->points[i].len;
+    return count;
+}
+
+/* The crossing from what was measured: result.crossing_n, its interval
+ * and how they were found (r->crossing). */
+static void estimate(struct run *r, const struct bracket *b, bool complete)
+{
+    const struct scenario *sc = r->s->sc;
+    struct crossing_point *pts = calloc(r->npoints ? r->npoints : 1,
+                                        sizeof *pts);
+    struct crossing_estimate e;
+    size_t count, k = 0;
+    if (!pts)
+        return;
+    for (size_t i = 0; i < r->npoints; i++)
+        pts[k++] = (struct crossing_point){
+            (double)r->points[i].n, r->points[i].median_ms,
+            (double)r->points[i].len, r->points[i].search};
+    double lo_ms = b->lo > 0 ? pooled_median(r, b->lo, &count) : 0;
+    double hi_ms = pooled_median(r, b->hi, &count);
+    crossing_estimate(pts, k, sc->sweep.max_ms, b->lo, lo_ms, b->hi, hi_ms,
+                      &e);
+    free(pts);
+    json_t *how = json_pack(
+        "{s:[I, I], s:f, s:f, s:I, s:b, s:f}", "bracket", (json_int_t)b->lo,
+        (json_int_t)b->hi, "bracket_lo_ms", lo_ms, "bracket_hi_ms", hi_ms,
+        "probes", (json_int_t)r->probes, "complete", complete,
+        "bracket_width_pct",
+        b->lo > 0 ? 100.0 * (double)(b->hi - b->lo) / (double)b->lo : 100.0);
+    if (e.found) {
+        json_object_set_new(how, "method", json_string(e.method));
+        json_object_set_new(how, "level", json_real(0.95));
+        json_object_set_new(
+            how, "slope",
+            json_pack("{s:f, s:f, s:b, s:I, s:[f, f]}", "value", e.slope,
+                      "se", e.slope_se, "assumed", e.slope_assumed, "points",
+                      (json_int_t)e.slope_points, "n_range", e.slope_min_n,
+                      e.slope_max_n));
+        json_object_set_new(how, "implied_by",
+                            json_integer((json_int_t)e.probes));
+        if (strcmp(e.method, CROSSING_PROBES) == 0) {
+            json_object_set_new(how, "sd_ln", json_real(e.sd_ln));
+            json_object_set_new(how, "df", json_integer(e.df));
+        }
+        if (e.why[0])
+            json_object_set_new(how, "note", json_string(e.why));
+    }
+    json_decref(r->crossing);
+    r->crossing = json_pack("{s:o, s:o, s:o}", "crossing_n",
+                            e.found ? json_real(e.n) : json_null(),
+                            "crossing_interval",
+                            e.found ? json_pack("[f, f]", e.low, e.high)
+                                    : json_null(),
+                            "crossing", how);
+}
+
+/* The step at r->n went over max_ms and a confirmation agreed: narrow the
+ * crossing down between the last N under and this one. Returns when the
+ * bracket is within sweep.resolution, the probes ran out or the run
+ * stopped (o->stop_reason set). */
+static void search(struct run *r)
+{
+    const struct scenario *sc = r->s->sc;
+    struct bracket b = {r->o->max_servers, (int64_t)r->n};
+    int over = 1;
+    /* The low end was measured with the sweep's few rounds: check it with
+     * as many as the rest, and step back while it proves to be over. */
+    while (b.lo > 0 && rounds_at(r, b.lo) < (size_t)sc->sweep.near_rounds &&
+           r->probes < sc->sweep.max_probes) {
+        if (!set_n(r, (size_t)b.lo) || (over = probe(r, "bracket")) < 0)
+            goto out;
+        if (!over)
+            break;
+        b.hi = b.lo;
+        b.lo = step_before(r, b.lo);
+    }
+    for (int64_t mid; (mid = crossing_next_n(&b, sc->sweep.resolution)) &&
+                      r->probes < sc->sweep.max_probes;) {
+        if (!set_n(r, (size_t)mid) || (over = probe(r, "bisect")) < 0)
+            goto out;
+        crossing_decide(&b, mid, over == 1);
+    }
+out:
+    r->o->max_servers = b.lo;
+    estimate(r, &b, r->o->stop_reason == NULL);
+    if (r->o->stop_reason)
+        return;
+    if (b.lo == 0) {
+        stop(r, STOP_LATENCY, 0,
+             "the median round time exceeded max_ms %g even at N=%lld "
+             "(%d measurements of the crossing search); no N was within it",
+             sc->sweep.max_ms, (long long)b.hi, r->probes);
+        return;
+    }
+    json_t *cx = json_object_get(r->crossing, "crossing_interval");
+    char est[160] = "";
+    if (json_is_array(cx))
+        snprintf(est, sizeof est, "; crossing_n %.0f (95%% interval %.0f-%.0f)",
+                 json_real_value(json_object_get(r->crossing, "crossing_n")),
+                 json_real_value(json_array_get(cx, 0)),
+                 json_real_value(json_array_get(cx, 1)));
+    stop(r, STOP_LATENCY, 0,
+         "the median round time crossed max_ms %g between N=%lld (under) and "
+         "N=%lld (over), %.1f%% apart, after %d measurements of the crossing "
+         "search%s%s; the largest N within it was %lld",
+         sc->sweep.max_ms, (long long)b.lo, (long long)b.hi,
+         b.lo > 0 ? 100.0 * (double)(b.hi - b.lo) / (double)b.lo : 100.0,
+         r->probes,
+         crossing_next_n(&b, sc->sweep.resolution) ? " (sweep.max_probes "
+                                                     "reached)"
+                                                   : "",
+         est, (long long)b.lo);
 }
 
 void sweep_run(struct sweep *s, struct sweep_outcome *o)
@@ -411,6 +731,7 @@ void sweep_run(struct sweep *s, struct sweep_outcome *o)
                   (json_int_t)r.fp.base.page_tables_kb, "mem_free_kb",
                   (json_int_t)r.fp.base.mem_free_kb, "settle_ms",
                   r.fp.settle_ms, "settled", r.fp.settled));
+    json_object_set_new(s->doc, "probes", json_array());
     r.oom_kills = s->machine ? machine_oom_kills(s->machine) : -1;
     int mrc = r.conns ? s->mode->create(&r.mode, &mcfg) : -ENOMEM;
     if (mrc) {
@@ -442,15 +763,31 @@ void sweep_run(struct sweep *s, struct sweep_outcome *o)
                 json_object_set_new(orb, "library_path", json_string(lib));
             lib_recorded = true;
         }
-        if (!grown || (sc->client.connect && !rounds(&r)))
+        if (!grown ||
+            (sc->client.connect &&
+             !rounds(&r, sc->sweep.warmup_rounds, sc->sweep.rounds)))
             break;
         double median = record_step(&r);
-        if (median > sc->sweep.max_ms) {
-            stop(&r, STOP_LATENCY, 0,
-                 "median round time %.3f ms at N=%zu exceeded max_ms %g; "
-                 "the largest N within it was %lld",
-                 median, r.n, sc->sweep.max_ms, (long long)o->max_servers);
+        if (o->stop_reason)
             break;
+        if (sc->client.connect && median > sc->sweep.max_ms) {
+            if (sc->sweep.resolution <= 0) {
+                stop(&r, STOP_LATENCY, 0,
+                     "median round time %.3f ms at N=%zu exceeded max_ms %g; "
+                     "the largest N within it was %lld",
+                     median, r.n, sc->sweep.max_ms,
+                     (long long)o->max_servers);
+                break;
+            }
+            /* One set of rounds does not decide the stop: measure again
+             * and decide on every round taken at this N. */
+            int over = probe(&r, "confirm");
+            if (over < 0)
+                break;
+            if (over) {
+                search(&r);
+                break;
+            }
         }
         o->max_servers = (int64_t)r.n;
         if ((int64_t)r.n >= sc->sweep.max_n) {
@@ -467,8 +804,7 @@ void sweep_run(struct sweep *s, struct sweep_outcome *o)
 out:
     if (s->progress)
         fprintf(stderr, "\r\033[K");
-    result_set_outcome(s->doc, o->max_servers, o->stop_reason, o->detail,
-                       (double)(now_ns() - r.t0_ns) / 1e9);
+    outcome(&r, o->stop_reason, o->detail);
     for (size_t i = 0; i < r.n; i++)
         conn_close(&r.conns[i]);
     free(r.conns);
@@ -476,5 +812,11 @@ out:
         s->mode->destroy(r.mode);
     samples_free(&r.rounds);
     samples_free(&r.calls);
+    samples_free(&r.completions);
     samples_free(&r.starts);
+    for (size_t i = 0; i < r.npoints; i++)
+        free(r.points[i].rounds_ns);
+    free(r.points);
+    free(r.step_ns);
+    json_decref(r.crossing);
 }

@@ -61,6 +61,24 @@ def test_tiny_max_ms_stops_on_latency(orbbench):
     assert res["max_servers"] == 0
     assert len(r.doc["steps"]) == 1
     assert r.doc["steps"][0]["round_ms"]["median"] > 0.0001
+    # Confirmed at N=2, then bisected down to N=1: still over.
+    phases = [(p["phase"], p["n"], p["pooled"]["decision"])
+              for p in r.doc["probes"]]
+    assert phases == [("confirm", 2, "over"), ("bisect", 1, "over")]
+    assert res["crossing_n"] is None and res["crossing_interval"] is None
+    assert res["crossing"]["bracket"] == [0, 1]
+    assert "exceeded max_ms 0.0001 even at N=1" in res["detail"]
+
+
+def test_no_search_stops_at_the_first_step_over(orbbench):
+    r = orbbench(SCENARIOS / "sync-tcp.json", "sweep.start=2",
+                 "sweep.max_ms=0.0001", "sweep.max_n=20",
+                 "sweep.resolution=0")
+    assert r.rc == 0, r.stderr
+    res = r.doc["result"]
+    assert res["stop_reason"] == "latency"
+    assert r.doc["probes"] == []
+    assert "crossing_n" not in res
     assert "exceeded max_ms" in res["detail"]
 
 
