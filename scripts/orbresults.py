@@ -85,6 +85,17 @@ def check_shape(doc, path):
     for i, s in enumerate(doc["steps"]):
         if not (_is_num(get(s, "n")) and _is_num(get(s, "round_ms.median"))):
             raise ValueError(f"{path}: steps[{i}] has no n or round_ms")
+    # Newer results: probes near the crossing, and the crossing itself.
+    probes = doc.get("probes", [])
+    if not isinstance(probes, list):
+        raise ValueError(f"{path}: field 'probes' is not a list")
+    for i, s in enumerate(probes):
+        if not (_is_num(get(s, "n")) and _is_num(get(s, "round_ms.median"))):
+            raise ValueError(f"{path}: probes[{i}] has no n or round_ms")
+    c = get(doc, "result.crossing_n")
+    if c is not None and not _is_num(c):
+        raise ValueError(f"{path}: field 'result.crossing_n' is not a "
+                         "number or null")
 
 
 def result_files(paths):
