@@ -110,7 +110,8 @@ def result_files(paths):
             if not found:
                 subs = sorted(d.name for d in p.iterdir() if d.is_dir())
                 hint = (f"; its sub-folders ({', '.join(subs)}) may hold "
-                        "them (run-suite --orb): give one") if subs else ""
+                        "them (run-suite --variant or --orb): give one"
+                        ) if subs else ""
                 raise ValueError(f"{p}: no result files (*.json){hint}")
             files += found
         elif p.exists():
