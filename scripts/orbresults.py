@@ -85,6 +85,17 @@ def check_shape(doc, path):
     for i, s in enumerate(doc["steps"]):
         if not (_is_num(get(s, "n")) and _is_num(get(s, "round_ms.median"))):
             raise ValueError(f"{path}: steps[{i}] has no n or round_ms")
+    # Newer results: probes near the crossing, and the crossing itself.
+    probes = doc.get("probes", [])
+    if not isinstance(probes, list):
+        raise ValueError(f"{path}: field 'probes' is not a list")
+    for i, s in enumerate(probes):
+        if not (_is_num(get(s, "n")) and _is_num(get(s, "round_ms.median"))):
+            raise ValueError(f"{path}: probes[{i}] has no n or round_ms")
+    c = get(doc, "result.crossing_n")
+    if c is not None and not _is_num(c):
+        raise ValueError(f"{path}: field 'result.crossing_n' is not a "
+                         "number or null")
 
 
 def result_files(paths):
@@ -99,7 +110,8 @@ def result_files(paths):
             if not found:
                 subs = sorted(d.name for d in p.iterdir() if d.is_dir())
                 hint = (f"; its sub-folders ({', '.join(subs)}) may hold "
-                        "them (run-suite --orb): give one") if subs else ""
+                        "them (run-suite --variant or --orb): give one"
+                        ) if subs else ""
                 raise ValueError(f"{p}: no result files (*.json){hint}")
             files += found
         elif p.exists():

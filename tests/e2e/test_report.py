@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SCENARIOS
+from conftest import ORBBENCH, ROOT, SCENARIOS
 
 SCRIPTS = ROOT / "scripts"
 FIX = ROOT / "tests" / "fixtures"
@@ -165,14 +165,15 @@ def test_shared_ordering_and_grouping():
         ["sync-unix [omniORB 4.2.5]", "sync-unix [omniORB 4.3.3]"]
 
 
-# ---- compare --------------------------------------------------------------
+# ---- compare on the fixtures -----------------------------------------------
 
 def expected_row(da, db):
-    """The comparison of one single-run scenario, computed here."""
+    """What compare must show of one single-run scenario of the fixtures:
+    their steps share one grid, 4 apart, so the round time at the largest
+    N both reached is that step's (no other measurement within ±15%)."""
     a, b = da[0], db[0]
     ma, mb = a["result"]["max_servers"], b["result"]["max_servers"]
-    ns = sorted({s["n"] for s in a["steps"]} & {s["n"] for s in b["steps"]})
-    n = ns[-1]
+    n = min(a["steps"][-1]["n"], b["steps"][-1]["n"])
     sa = next(s for s in a["steps"] if s["n"] == n)
     sb = next(s for s in b["steps"] if s["n"] == n)
     pa = sa.get("mem_per_server_kb", {}).get("pss")
@@ -204,11 +205,18 @@ def test_compare_ratios_and_environment(tmp_path):
     assert list(rows) == SCENARIO_NAMES  # the seed's order
     for name in SCENARIO_NAMES:
         e = expected_row(da[name], db[name])
+        # scenario, crossing N A, B, B/A, at N, round ms B/A, PSS at N,
+        # PSS B/A, verdict: one run a side, so plain ratios, no verdict
         cells = rows[name].split()
         assert cells[1:3] == [str(e["max_a"]), str(e["max_b"])]
         assert cells[3] == two(e["ratio"])
-        assert str(e["n"]) in cells and two(e["round_ratio"]) in cells
-        assert cells[-1] == two(e["mem_ratio"])
+        assert cells[4] == str(e["n"]) and cells[5] == two(e["round_ratio"])
+        assert cells[7] == two(e["mem_ratio"])
+        assert cells[8] == "—"
+    assert "No verdicts: one run on a side; repeats are needed " \
+        "(run-suite --repeat 3)." in out
+    assert "crossing N (all scenarios): max_servers (no crossing_n in " \
+        "these results)" in out
 
 
 def test_compare_json_md_csv():
@@ -219,48 +227,60 @@ def test_compare_json_md_csv():
     assert [s["scenario"] for s in doc["scenarios"]] == SCENARIO_NAMES
     for s in doc["scenarios"]:
         e = expected_row(da[s["scenario"]], db[s["scenario"]])
-        assert s["at_n"] == e["n"]
-        for key in ("ratio", "round_ratio", "mem_ratio"):
-            got = s[{"ratio": "max_servers_ratio",
-                     "round_ratio": "round_ms_ratio",
-                     "mem_ratio": "mem_ratio"}[key]]
-            assert got == pytest.approx(e[key]) if e[key] else got is None
+        ms = s["metrics"]
+        assert s["at_n"] == ms["round_ms"]["at_n"] == e["n"]
+        assert ms["crossing_n"]["source"] == "max_servers"
+        for key, want in (("crossing_n", e["ratio"]),
+                          ("round_ms", e["round_ratio"]),
+                          ("pss_kb", e["mem_ratio"])):
+            got = ms[key]["ratio"]
+            assert got == pytest.approx(want) if want else got is None
+            assert ms[key]["verdict"] == "n/a"
+            assert ms[key]["p_value"] is None
+        assert s["verdict"] == "n/a"
+    assert doc["method"]["tests"] == 0
     fields = {d["field"] for d in doc["environment_differences"]}
     assert {"ORB", "ORB id", "tool", "cflags", "CPU placement"} <= fields
     md = script("compare", A, B, "--format", "md").stdout
-    assert "| scenario | max A | max B | B/A |" in md
+    assert "| scenario | crossing N A | crossing N B | B/A [95% CI] |" in md
     assert md.index("ORB: omniORB 4.2.5") < md.index("| scenario |")
     c = script("compare", A, B, "--format", "csv", "--at", "2")
-    rows = list(csv.reader(io.StringIO(c.stdout)))
-    assert rows[0][:4] == ["scenario", "max A", "max B", "B/A"]
-    assert [r[0] for r in rows[1:]] == SCENARIO_NAMES
-    assert {r[5] for r in rows[1:]} == {"2"}
+    rows = list(csv.DictReader(io.StringIO(c.stdout)))
+    assert list(rows[0])[:3] == ["scenario", "metric", "at_n"]
+    assert [r["scenario"] for r in rows[::4]] == SCENARIO_NAMES
+    assert [r["metric"] for r in rows[:4]] == \
+        ["crossing_n", "round_ms", "server_cpu_us", "pss_kb"]
+    assert {r["at_n"] for r in rows if r["metric"] != "crossing_n"} == {"2"}
     assert "ORB: omniORB 4.2.5" in c.stderr  # environment kept off the CSV
 
 
-def test_compare_repeats_spread_and_noise():
+def test_compare_repeats_runs_and_tests():
     r = script("compare", FIX / "repeat-A", FIX / "repeat-B",
                "--format", "json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     da, db = docs_of(FIX / "repeat-A"), docs_of(FIX / "repeat-B")
-    verdicts = set()
+    tested = 0
     for s in doc["scenarios"]:
         ma = [d["result"]["max_servers"] for d in da[s["scenario"]]]
         mb = [d["result"]["max_servers"] for d in db[s["scenario"]]]
         assert len(ma) == len(mb) == 3
+        c = s["metrics"]["crossing_n"]
+        assert (c["a_values"], c["b_values"]) == (ma, mb)  # file order
+        assert (c["n_a"], c["n_b"]) == (3, 3)
         assert (s["a"]["max_servers_min"], s["a"]["max_servers_max"]) == \
             (min(ma), max(ma))
-        assert s["b"]["max_servers"] == statistics.median(mb)
-        spread = max(max(ma) - min(ma), max(mb) - min(mb))
-        diff = abs(statistics.median(mb) - statistics.median(ma))
-        want = ("same" if diff == 0 else
-                "within noise" if diff < spread else "outside the spread")
-        assert s["verdict"] == want
-        verdicts.add(want)
-    assert verdicts == {"within noise", "outside the spread"}
+        assert [x["max_servers"] for x in s["crossing"]["b"]] == mb
+        for m in s["metrics"].values():
+            if m["p_value"] is not None:
+                tested += 1
+                assert m["q_value"] >= m["p_value"]
+                assert m["ci_low"] <= m["ratio"] <= m["ci_high"]
+    assert doc["method"]["tests"] == tested > 0
     text = script("compare", FIX / "repeat-A", FIX / "repeat-B").stdout
-    assert "within noise" in text and "(3 runs)" not in text
+    assert f"BH-adjusted over {tested} tests, q < 0.05" in text
+    assert "Smallest difference detectable" in text
+    assert "6 (4–6)" in text  # pool5-unix in A: median (min–max)
 
 
 def test_compare_overlay_plots(tmp_path):
@@ -269,6 +289,302 @@ def test_compare_overlay_plots(tmp_path):
     assert r.returncode == 0, r.stderr
     check_png(tmp_path / "compare-latency.png", "latency")
     check_png(tmp_path / "compare-footprint.png", "footprint")
+
+
+# ---- compare on constructed results ---------------------------------------
+
+ORB_425 = {"name": "omniORB", "version": "4.2.5", "id": "omniorb-system"}
+ORB_433 = {"name": "omniORB", "version": "4.3.3", "id": "omniorb-4.3.3"}
+
+
+def summary(value, count=10):
+    return {"count": count, "min": value, "mean": value, "median": value,
+            "p90": value, "p99": value, "max": value, "stddev": 0.0}
+
+
+def measurement(n, round_ms, cpu_us=None, pss_kb=None, phase="sweep",
+                rounds=10):
+    """One step or probe as the client writes it."""
+    m = {"n": n, "round_ms": summary(round_ms, rounds),
+         "rounds_ms": [round_ms] * rounds, "calls": n * rounds,
+         "phase": phase}
+    if cpu_us is not None:
+        m["cpu_per_call_us"] = {"server": cpu_us, "server_user": cpu_us / 2,
+                                "server_sys": cpu_us / 2, "client_user": 1.0,
+                                "client_sys": 1.0}
+    if pss_kb is not None:
+        m["mem_per_server_kb"] = {"pss": pss_kb, "uss": pss_kb - 50,
+                                  "mem_available": pss_kb + 200}
+    return m
+
+
+def result_doc(name="sync-unix", crossing=100.0, steps=(), probes=(),
+               orb=None, scenario=None, old=False, max_servers=None):
+    """A small result of schema orbbench-result/1; old=True leaves out
+    what older clients did not write (crossing_n, probes, phase)."""
+    res = {"max_servers": max_servers if max_servers is not None else
+           int(crossing or 0), "stop_reason": "latency", "detail": ""}
+    sc = {"name": name, "description": "", "transport": "unix",
+          "mode": "sync", "server": {"kind": "omniorb", "work_us": 0},
+          "sweep": {"max_ms": 100.0}}
+    for key, value in (scenario or {}).items():
+        group, _, leaf = key.partition(".")
+        sc[group][leaf] = value
+    doc = {"schema": "orbbench-result/1", "scenario": sc,
+           "steps": list(steps), "result": res, "orb": dict(orb or ORB_425),
+           "host": {"hostname": "h"}}
+    if old:
+        for s in doc["steps"]:
+            s.pop("phase", None)
+            s.pop("rounds_ms", None)
+    else:
+        res["crossing_n"] = crossing
+        res["crossing_interval"] = None if crossing is None else \
+            [crossing - 2, crossing + 2]
+        doc["probes"] = list(probes)
+    return doc
+
+
+def write_side(folder, docs):
+    """Write docs as NAME.rK.json into folder; return folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    counts = {}
+    for d in docs:
+        name = d["scenario"]["name"]
+        counts[name] = counts.get(name, 0) + 1
+        (folder / f"{name}.r{counts[name]}.json").write_text(json.dumps(d))
+    return folder
+
+
+def run_of(name, crossing, c_round, k_cpu, m_pss, last_probe):
+    """A run whose median round time is c_round (n/10)^2 ms, server CPU
+    k_cpu n/10 µs per call and PSS m_pss (400 + 3000/n) KiB: steps at 10,
+    20, 30, 40, probes at 44, 46 (twice) and last_probe."""
+    def at(n, phase, mem=True):
+        return measurement(n, c_round * (n / 10) ** 2, k_cpu * n / 10,
+                           m_pss * (400 + 3000 / n) if mem else None, phase)
+    steps = [at(n, "sweep") for n in (10, 20, 30, 40)]
+    probes = [at(44, "confirm", False), at(46, "bracket", False),
+              at(46, "bisect", False), at(last_probe, "bisect", False)]
+    return result_doc(name, crossing, steps, probes)
+
+
+# Per scenario and side: crossing_n, round-time factor, CPU factor and PSS
+# factor of three runs. The last probes are at 48, 50, 52 in A and 49, 51,
+# 53 in B, so the largest N every run measured is 48 (a probe).
+SYNTH = {
+    # B holds 10% more servers with 20% shorter rounds, same CPU: faster
+    "sync-unix": {"a": ([100, 101, 99], [1.0, 1.01, 0.99],
+                        [10, 10.5, 9.5], [1.0, 1.01, 0.99]),
+                  "b": ([110, 111, 109], [0.8, 0.808, 0.792],
+                        [10.2, 9.7, 10.1], [1.08, 1.09, 1.07])},
+    # B holds more servers but spends 20% more CPU per call: mixed
+    "pool5-unix": {"a": ([100, 101, 99], [1.0, 1.01, 0.99],
+                         [10, 10.1, 9.9], [1.0, 1.0, 1.0]),
+                   "b": ([110, 111, 109], [1.0, 1.01, 0.99],
+                         [12, 12.1, 11.9], [1.0, 1.0, 1.0])},
+    # every difference inside the noise: same
+    "event-tcp": {"a": ([100, 120, 80], [1.0, 1.2, 0.8],
+                        [10, 12, 8], [1.0, 1.05, 0.95]),
+                  "b": ([105, 125, 85], [1.05, 1.25, 0.85],
+                        [10.5, 12.5, 8.5], [1.0, 0.95, 1.05])},
+}
+
+
+@pytest.fixture
+def synth_sides(tmp_path):
+    sides = {}
+    for side, first in (("a", 48), ("b", 49)):
+        docs = []
+        for name, runs in SYNTH.items():
+            cross, rnd, cpu, pss = runs[side]
+            for i in range(3):
+                docs.append(run_of(name, cross[i], rnd[i], cpu[i], pss[i],
+                                   first + 2 * i))
+                if side == "b":
+                    docs[-1]["orb"] = dict(ORB_433)
+        sides[side] = write_side(tmp_path / side.upper(), docs)
+    return sides["a"], sides["b"]
+
+
+def test_compare_json_on_constructed_results(synth_sides):
+    a, b = synth_sides
+    r = script("compare", a, b, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    rows = {s["scenario"]: s for s in doc["scenarios"]}
+    assert set(rows) == set(SYNTH)
+    # 3 scenarios × 4 metrics, but pool5-unix's PSS is the same in every
+    # run of both sides: nothing to test there
+    assert doc["method"]["tests"] == 11
+    assert doc["method"]["adjustment"] == "Benjamini-Hochberg"
+    for s in rows.values():
+        for key in ("crossing_n", "round_ms", "server_cpu_us", "pss_kb"):
+            m = s["metrics"][key]
+            for field in ("ratio", "ci_low", "ci_high", "p_value",
+                          "q_value", "verdict", "mde_pct", "a_values",
+                          "b_values", "n_a", "n_b"):
+                assert field in m, (key, field)
+            assert (m["n_a"], m["n_b"]) == (3, 3)
+            if m["p_value"] is not None:
+                assert m["q_value"] >= m["p_value"]
+        assert s["metrics"]["crossing_n"]["source"] == "crossing_n"
+        assert "at_n" not in s["metrics"]["crossing_n"]
+        assert s["at_n"] == 48
+    s = rows["sync-unix"]
+    ms = s["metrics"]
+    assert ms["crossing_n"]["a_values"] == [100, 101, 99]
+    # geometric means: (110·111·109)^(1/3) / (100·101·99)^(1/3) = 1.100006
+    assert ms["crossing_n"]["ratio"] == pytest.approx(1.100006, rel=1e-6)
+    assert ms["crossing_n"]["verdict"] == "faster"
+    # round ms at N = 48, the largest N of the run that measured least:
+    # c (48/10)^2 = 23.04 c, from probes (no step reached 48)
+    assert ms["round_ms"]["at_n"] == 48
+    assert ms["round_ms"]["a_values"] == \
+        pytest.approx([23.04, 23.2704, 22.8096])
+    assert ms["round_ms"]["ratio"] == pytest.approx(0.8)
+    assert ms["round_ms"]["verdict"] == "faster"
+    # CPU at 48: k 4.8 µs
+    assert ms["server_cpu_us"]["b_values"] == \
+        pytest.approx([48.96, 46.56, 48.48])
+    assert ms["server_cpu_us"]["verdict"] == "same"
+    # PSS at 40, the largest step of every run: m (400 + 75) KiB
+    assert ms["pss_kb"]["at_n"] == 40
+    assert ms["pss_kb"]["a_values"] == pytest.approx([475, 479.75, 470.25])
+    assert ms["pss_kb"]["ratio"] == pytest.approx(1.08, rel=1e-3)
+    assert ms["pss_kb"]["verdict"] == "larger"
+    assert s["verdict"] == "faster"  # memory does not count
+    assert s["crossing"]["a"][0] == {"file": "sync-unix.r1.json",
+                                     "crossing_n": 100,
+                                     "crossing_interval": [98, 102],
+                                     "max_servers": 100}
+    assert [c["crossing_n"] for c in s["crossing"]["b"]] == [110, 111, 109]
+    p = rows["pool5-unix"]["metrics"]
+    assert p["server_cpu_us"]["ratio"] == pytest.approx(1.2, rel=1e-3)
+    assert p["server_cpu_us"]["verdict"] == "slower"
+    assert p["pss_kb"]["verdict"] == "same"  # identical values, no test
+    assert rows["pool5-unix"]["verdict"] == "mixed"
+    assert {m["verdict"] for m in rows["event-tcp"]["metrics"].values()} \
+        == {"same"}
+    assert rows["event-tcp"]["verdict"] == "same"
+    assert set(doc["mde_pct"]) == {"crossing_n", "round_ms",
+                                   "server_cpu_us", "pss_kb"}
+
+
+def test_compare_text_on_constructed_results(synth_sides):
+    a, b = synth_sides
+    r = script("compare", a, b)
+    assert r.returncode == 0, r.stderr
+    table = r.stdout.split("Median round time at each N")[0]
+    rows = {l.split()[0]: l for l in table.splitlines()
+            if l.split() and l.split()[0] in SYNTH}
+    assert "100 (99–101)" in rows["sync-unix"]
+    assert "110 (109–111)" in rows["sync-unix"]
+    assert "1.10 [" in rows["sync-unix"]
+    assert rows["sync-unix"].rstrip().endswith("faster")
+    assert rows["pool5-unix"].rstrip().endswith("mixed")
+    assert rows["event-tcp"].rstrip().endswith("same")
+    assert "Verdicts: Student t on log values per run, BH-adjusted over " \
+        "11 tests, q < 0.05" in r.stdout
+    pct = r"±[0-9.]+%"
+    assert re.search(rf"Smallest difference detectable .*crossing N {pct}, "
+                     rf"round ms {pct}, server CPU {pct}, PSS {pct}",
+                     r.stdout)
+    assert "repeats are needed" not in r.stdout
+
+
+def test_compare_one_run_a_side_gives_no_verdict(tmp_path):
+    a = write_side(tmp_path / "A", [run_of("sync-unix", 100, 1, 10, 1, 48)])
+    b = write_side(tmp_path / "B", [run_of("sync-unix", 120, 1, 10, 1, 48),
+                                    run_of("sync-unix", 121, 1, 10, 1, 48)])
+    r = script("compare", a, b, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)["scenarios"][0]
+    assert s["verdict"] == "n/a"
+    assert {m["verdict"] for m in s["metrics"].values()} == {"n/a"}
+    text = script("compare", a, b).stdout
+    assert "No verdicts: one run on a side; repeats are needed " \
+        "(run-suite --repeat 3)." in text
+    assert not re.search(r"\b(faster|slower|same)\b", text)
+
+
+def test_compare_old_results_fall_back_to_max_servers(tmp_path):
+    def old(max_servers):
+        d = run_of("sync-unix", None, 1, 10, 1, 40)
+        d = result_doc("sync-unix", None, d["steps"], old=True,
+                       max_servers=max_servers)
+        return d
+    a = write_side(tmp_path / "A", [old(40), old(44), old(42)])
+    # B has crossing_n: like is compared with like, max_servers on both
+    b = write_side(tmp_path / "B", [run_of("sync-unix", 50.5, 1, 10, 1, 48)
+                                    for _ in range(3)])
+    r = script("compare", a, b, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    c = json.loads(r.stdout)["scenarios"][0]["metrics"]["crossing_n"]
+    assert c["source"] == "max_servers"
+    assert c["a_values"] == [40, 44, 42] and c["b_values"] == [50, 50, 50]
+    assert "max_servers (no crossing_n in these results)" in c["notes"]
+    text = script("compare", a, b).stdout
+    assert "max_servers (no crossing_n in these results)" in text
+
+
+def test_compare_run_that_never_crossed_gives_max_servers(tmp_path):
+    a = write_side(tmp_path / "A", [run_of("sync-unix", x, 1, 10, 1, 48)
+                                    for x in (100.5, 101.5)])
+    never = run_of("sync-unix", None, 1, 10, 1, 48)
+    never["result"].update(max_servers=90, stop_reason="max_n")
+    b = write_side(tmp_path / "B", [run_of("sync-unix", 99.5, 1, 10, 1, 48),
+                                    never])
+    r = script("compare", a, b, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    c = json.loads(r.stdout)["scenarios"][0]["metrics"]["crossing_n"]
+    assert c["source"] == "crossing_n"
+    assert c["b_values"] == [99.5, 90]
+    assert any("never crossed" in n and "max_n" in n for n in c["notes"])
+
+
+def test_compare_refuses_two_orbs_on_one_side(tmp_path):
+    a = write_side(tmp_path / "A", [
+        run_of("sync-unix", 100, 1, 10, 1, 48),
+        dict(run_of("sync-unix", 100, 1, 10, 1, 48), orb=ORB_433)])
+    b = write_side(tmp_path / "B", [run_of("sync-unix", 100, 1, 10, 1, 48)])
+    r = script("compare", a, b)
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("compare: A: results of two ORBs (omniORB "
+                                "4.2.5, omniORB 4.3.3) on one side: give "
+                                "one folder per ORB")
+    # same name and version, two installations (orb.id)
+    other = dict(ORB_425, id="omniorb-patched")
+    b = write_side(tmp_path / "B2", [
+        run_of("sync-unix", 100, 1, 10, 1, 48),
+        dict(run_of("sync-unix", 100, 1, 10, 1, 48), orb=other)])
+    r = script("compare", tmp_path / "B", b)
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("compare: B: results of two ORBs "
+                                "(omniorb-system, omniorb-patched) on one "
+                                "side: give one folder per ORB")
+
+
+def test_compare_refuses_two_settings_of_one_scenario(tmp_path):
+    def run(work_us, name="sync-unix"):
+        d = run_of(name, 100, 1, 10, 1, 48)
+        d["scenario"]["server"]["work_us"] = work_us
+        return d
+    a = write_side(tmp_path / "A", [run(0), run(0)])
+    # another scenario may differ: only runs of one name must agree
+    b = write_side(tmp_path / "B", [run(0), run(10), run(10, "pool5-unix")])
+    r = script("compare", a, b)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr
+    assert lines[0] == ("compare: B: sync-unix: runs differ in scenario "
+                        "key server.work_us (0, 10): give one folder per "
+                        "setting")
+    # the same difference between the sides is a scenario setting compared
+    b = write_side(tmp_path / "B2", [run(10), run(10)])
+    r = script("compare", a, b)
+    assert r.returncode == 0, r.stderr
+    assert "scenario server.work_us (all scenarios): 0 → 10" in r.stdout
 
 
 # ---- report ---------------------------------------------------------------
@@ -353,10 +669,10 @@ def test_bad_input_one_line_naming_the_file(tmp_path):
 
 
 def test_compare_server_cpu_per_call(tmp_path):
-    """With cpu_per_call_us in the steps, compare adds server CPU per call
-    at the common N, A, B and B/A; without it, no such column."""
+    """With cpu_per_call_us in the steps, compare adds the servers' CPU per
+    call at the common N, A, B and B/A; without it, no such column."""
     plain = script("compare", FIX / "A", FIX / "B").stdout
-    assert "server CPU" not in plain
+    assert "server CPU B/A" not in plain
     sides = {}
     for name, cpu in (("A", 20.0), ("B", 25.0)):
         d = tmp_path / name
@@ -370,9 +686,75 @@ def test_compare_server_cpu_per_call(tmp_path):
     r = script("compare", sides["A"], sides["B"], "--format", "json")
     assert r.returncode == 0, r.stderr
     for row in json.loads(r.stdout)["scenarios"]:
-        n = row["at_n"]
-        assert row["a"]["cpu_us_at_n"] == pytest.approx(20.0 * n / 10)
-        assert row["b"]["cpu_us_at_n"] == pytest.approx(25.0 * n / 10)
-        assert row["cpu_ratio"] == pytest.approx(1.25)
+        m = row["metrics"]["server_cpu_us"]
+        n = m["at_n"]
+        assert n == row["at_n"]
+        assert m["a_values"] == [pytest.approx(20.0 * n / 10)]
+        assert m["b_values"] == [pytest.approx(25.0 * n / 10)]
+        assert m["ratio"] == pytest.approx(1.25)
     text = script("compare", sides["A"], sides["B"]).stdout
-    assert "server CPU µs/call A" in text and "1.25" in text
+    assert "server CPU B/A" in text and "1.25" in text
+
+
+# ---- run-suite --variant --------------------------------------------------
+
+def run_suite(*args, timeout=240):
+    return subprocess.run([str(SCRIPTS / "run-suite"), *map(str, args),
+                           "--orbbench", str(ORBBENCH)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--variant", "a/b"], "--variant a/b: bad name 'a/b'"),
+    (["--variant", ".."], "bad name '..'"),
+    (["--variant", "a", "--variant", "a:sweep.rounds=3"],
+     "--variant a:sweep.rounds=3: variant 'a' given twice"),
+    (["--orb", "omniorb-system", "--variant", "omniorb-system"],
+     "variant 'omniorb-system' given twice"),
+    (["--variant", "a:"], "no KEY=VALUE after ':'"),
+    (["--variant", "a:rounds"], "'rounds' is not KEY=VALUE"),
+    (["--orb", "x y"], "--orb x y: bad name 'x y'"),
+])
+def test_run_suite_variant_errors(tmp_path, args, needle):
+    out = tmp_path / "out"
+    r = run_suite(FIX / "repeat-scenarios", "--out", out, *args)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("run-suite: "), r.stderr
+    assert needle in lines[0]
+    assert not out.exists()  # nothing ran
+
+
+def test_run_suite_two_variants_interleaved_and_compared(tmp_path):
+    out = tmp_path / "out"
+    r = run_suite(FIX / "repeat-scenarios", "--set", "sweep.max_n=4",
+                  "--repeat", "2", "--variant", "a", "--variant",
+                  "b:sweep.rounds=6,sweep.warmup_rounds=2", "--out", out)
+    assert r.returncode == 0, r.stderr
+    order = [l.split()[1:3] for l in r.stderr.splitlines()
+             if l.endswith("...")]
+    assert order == [["pool5-unix", "[a]"], ["pool5-unix", "[b]"],
+                     ["sync-unix", "[a]"], ["sync-unix", "[b]"]] * 2
+    for variant, rounds, warmup in (("a", 5, 1), ("b", 6, 2)):
+        files = sorted(p.name for p in (out / variant).glob("*.json"))
+        assert files == ["pool5-unix.r1.json", "pool5-unix.r2.json",
+                         "sync-unix.r1.json", "sync-unix.r2.json"]
+        for f in files:
+            sweep = load(out / variant / f)["scenario"]["sweep"]
+            # the global --set and the variant's own, after it
+            assert sweep["max_n"] == 4
+            assert (sweep["rounds"], sweep["warmup_rounds"]) == \
+                (rounds, warmup)
+    summary = load(out / "summary.json")
+    assert summary["variants"] == [
+        {"name": "a", "set": [], "orb": None},
+        {"name": "b", "set": ["sweep.rounds=6", "sweep.warmup_rounds=2"],
+         "orb": None}]
+    assert {row["variant"] for row in summary["rows"]} == {"a", "b"}
+    md = (out / "compare-a-vs-b.md").read_text()
+    assert "| scenario | crossing N A | crossing N B | B/A [95% CI] |" in md
+    assert "scenario sweep.rounds (all scenarios): 5 → 6" in md
+    assert "BH-adjusted over" in md  # two runs a side: tested
+    assert "== b against a" in r.stdout
+    assert "- variants: a, b (sweep.rounds=6, sweep.warmup_rounds=2)" in \
+        (out / "summary.md").read_text()

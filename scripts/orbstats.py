@@ -1,0 +1,221 @@
+"""The statistics of scripts/compare: is B faster, slower or the same as A,
+per scenario and metric, from a few runs a side. Pure functions; standard
+library and scipy (Debian python3-scipy) only.
+
+The unit of replication is the run (one result file), never the round:
+this machine's noise comes in bursts that last seconds, so the rounds of
+one run share it and are not independent samples. Each run gives one value
+per metric; the values are compared on a log scale (a ratio B/A is what a
+maintainer asks for, and run-to-run noise is multiplicative)."""
+import math
+import statistics
+
+from scipy import stats
+
+ALPHA = 0.05   # significance level of a verdict (on BH q-values)
+POWER = 0.80   # power at which the minimum detectable effect is given
+
+PERFORMANCE_VERDICTS = ("faster", "slower", "same")
+MEMORY_VERDICTS = ("larger", "smaller", "same")
+
+
+def _positive(values, side):
+    """(the values > 0, [note]) : a log needs a positive value, so None,
+    0 and negatives are dropped, and the note says how many."""
+    kept = [float(v) for v in values
+            if isinstance(v, (int, float)) and not isinstance(v, bool)
+            and v > 0 and math.isfinite(v)]
+    dropped = len(values) - len(kept)
+    notes = []
+    if dropped:
+        notes.append(f"{side}: {dropped} of {len(values)} run(s) without a "
+                     "positive value dropped")
+    return kept, notes
+
+
+def _mean(xs):
+    return math.fsum(xs) / len(xs)
+
+
+def compare_metric(a_values, b_values, higher_is_better, memory=False):
+    """Compare one metric between two sides, one value per run.
+
+    a_values, b_values: each run's value (any positive unit; None and
+    values <= 0 are dropped with a note). higher_is_better: True for
+    crossing_n (more servers), False for round time, CPU and memory.
+    memory: verdicts "larger"/"smaller" instead of "faster"/"slower".
+
+    Returns a dict:
+      ratio      B/A as the ratio of geometric means, exp(mean log b -
+                 mean log a); None when a side has no value.
+      ci_low, ci_high  its 95% confidence interval.
+      p_value    two-sided, Student's t on the logs with pooled variance.
+      q_value    the p-value until adjust_metrics() replaces it with the
+                 BH q-value over every test of the comparison.
+      verdict    see metric_verdict(); "n/a" without a test.
+      mde_pct    minimum detectable effect: the difference (in %, e.g.
+                 4.1 for ±4.1%) that a test at ALPHA would find with
+                 POWER, given the observed pooled SD and these n.
+      n_a, n_b   runs used; notes: [str] why something is missing.
+
+    Why Student's pooled t and not Welch's: both sides are measured the
+    same way on the same machine, so equal variances on the log scale is
+    the natural assumption, and with 3 runs a side Welch's estimate of the
+    degrees of freedom swings with the two sample variances (with 2
+    degrees of freedom a side it is close to unusable). Why not a rank
+    test: Mann-Whitney U with 3 runs against 3 has only 20 orderings, so
+    its smallest two-sided exact p-value is 2/20 = 0.1 and it can never
+    reach p < 0.05, however large the difference."""
+    a, notes = _positive(list(a_values), "A")
+    b, notes_b = _positive(list(b_values), "B")
+    out = {"ratio": None, "ci_low": None, "ci_high": None, "p_value": None,
+           "q_value": None, "verdict": "n/a", "mde_pct": None,
+           "n_a": len(a), "n_b": len(b), "higher_is_better":
+           bool(higher_is_better), "memory": bool(memory),
+           "notes": notes + notes_b}
+    if not a or not b:
+        out["notes"].append("no value on side " + ("A" if not a else "B"))
+        return out
+    la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
+    diff = _mean(lb) - _mean(la)
+    out["ratio"] = math.exp(diff)
+    if len(a) < 2 or len(b) < 2:
+        out["notes"].append("one run on a side: no test (repeats needed: "
+                            "run-suite --repeat 3)")
+        return out
+    df = len(a) + len(b) - 2
+    if len(set(a)) == 1 and len(set(b)) == 1:
+        # No spread on either side: a t statistic would be 0/0 or x/0.
+        if a[0] == b[0]:
+            # No test, so no detectable effect either (mde_pct None).
+            out.update(ratio=1.0, ci_low=1.0, ci_high=1.0, verdict="same")
+            out["notes"].append("every run gave the same value: no test")
+            return out
+        out.update(ci_low=out["ratio"], ci_high=out["ratio"], mde_pct=0.0)
+        # Every run agrees within its side and the sides differ: the
+        # limit of the test as the spread goes to 0.
+        out["p_value"] = out["q_value"] = 0.0
+        out["notes"].append("no spread within either side")
+        out["verdict"] = metric_verdict(out["ratio"], 0.0, higher_is_better,
+                                        memory)
+        return out
+    ss = (math.fsum((x - _mean(la)) ** 2 for x in la) +
+          math.fsum((x - _mean(lb)) ** 2 for x in lb))
+    sp = math.sqrt(ss / df)                       # pooled SD of the logs
+    se = sp * math.sqrt(1 / len(a) + 1 / len(b))  # SE of the difference
+    t = diff / se
+    p = min(1.0, 2 * stats.t.sf(abs(t), df))
+    tq = stats.t.ppf(1 - ALPHA / 2, df)
+    out.update(ci_low=math.exp(diff - tq * se),
+               ci_high=math.exp(diff + tq * se), p_value=p, q_value=p)
+    # The log difference that a two-sided test at ALPHA detects with
+    # probability POWER (normal approximation with t quantiles), as a
+    # percentage of A: exp(d) - 1 is the larger of the two directions.
+    d = (tq + stats.t.ppf(POWER, df)) * se
+    out["mde_pct"] = 100 * math.expm1(d)
+    out["verdict"] = metric_verdict(out["ratio"], p, higher_is_better, memory)
+    return out
+
+
+def metric_verdict(ratio, q, higher_is_better, memory=False, alpha=ALPHA):
+    """'faster', 'slower' or 'same' ('larger', 'smaller' or 'same' for
+    memory); 'n/a' when q is None (no test). Significant means q < alpha;
+    the direction comes from the ratio B/A: with higher_is_better (crossing
+    N) B/A < 1 is slower, otherwise (round time, CPU) B/A > 1 is slower."""
+    if q is None or ratio is None:
+        return "n/a"
+    if q >= alpha or ratio == 1:
+        return "same"
+    if memory:
+        return "larger" if ratio > 1 else "smaller"
+    better = ratio > 1 if higher_is_better else ratio < 1
+    return "faster" if better else "slower"
+
+
+def adjust(p_values):
+    """Benjamini-Hochberg adjusted q-values, in the order given; None
+    passes through (no test) and is not counted.
+
+    Why: one comparison of 8 scenarios × 4 metrics makes 32 tests; at
+    alpha 0.05 each, comparing an ORB with itself would flag about 1.6 of
+    them by chance. When every null hypothesis is true, BH keeps the chance
+    of flagging any at 0.05; when many differences are real (a regression
+    that shows in most scenarios) it keeps nearly the power of the
+    unadjusted tests, unlike Bonferroni.
+
+    q_(i) = min over j >= i of p_(j) * m / j, for the p-values sorted
+    ascending (ranks j = 1..m), capped at 1."""
+    tested = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    m = len(tested)
+    q = [None] * len(p_values)
+    running = 1.0
+    for rank in range(m, 0, -1):
+        p, i = tested[rank - 1]
+        running = min(running, p * m / rank)
+        q[i] = running
+    return q
+
+
+def adjust_metrics(metrics):
+    """Replace q_value and verdict of every compare_metric() result in
+    metrics (a list) by their BH-adjusted values over all of them; return
+    the number of tests (results with a p-value)."""
+    qs = adjust([m["p_value"] for m in metrics])
+    for m, q in zip(metrics, qs):
+        if q is not None:
+            m["q_value"] = q
+            m["verdict"] = metric_verdict(m["ratio"], q,
+                                          m["higher_is_better"], m["memory"])
+    return sum(q is not None for q in qs)
+
+
+def scenario_verdict(performance_verdicts):
+    """A scenario's verdict from its performance metrics' verdicts (not
+    memory's): 'slower' if some is slower and none faster, 'faster' in the
+    mirror case, 'mixed' if both, 'same' if at least one was tested and
+    none differs, 'n/a' if none was tested."""
+    v = set(performance_verdicts)
+    if "slower" in v and "faster" in v:
+        return "mixed"
+    if "slower" in v:
+        return "slower"
+    if "faster" in v:
+        return "faster"
+    return "same" if "same" in v else "n/a"
+
+
+def local_fit(points, n0, window=1.15):
+    """A run's value at n0 servers from its measurements near n0.
+
+    points: [(n, value, weight)] (steps and probes of one run; value > 0,
+    weight e.g. the rounds or calls behind it). Weighted least squares of
+    log(value) on log(n) over the points with n in [n0/window, n0*window],
+    evaluated at n0: the measurements near the crossing are many and
+    noisy, and a local power law through them is steadier than any one.
+    With fewer than 2 distinct n in the window: the point with n nearest
+    n0 (the weighted geometric mean of the points when several are as
+    near, e.g. a probe repeated at one n).
+    Returns None without a usable point."""
+    pts = [(n, v, w if w and w > 0 else 1.0) for n, v, w in points
+           if n and n > 0 and v is not None and v > 0]
+    if not pts:
+        return None
+    near = [p for p in pts if n0 / window <= p[0] <= n0 * window]
+    if len({p[0] for p in near}) >= 2:
+        sw = math.fsum(w for _, _, w in near)
+        xs = [(math.log(n), math.log(v), w) for n, v, w in near]
+        xbar = math.fsum(w * x for x, _, w in xs) / sw
+        ybar = math.fsum(w * y for _, y, w in xs) / sw
+        sxx = math.fsum(w * (x - xbar) ** 2 for x, _, w in xs)
+        sxy = math.fsum(w * (x - xbar) * (y - ybar) for x, y, w in xs)
+        slope = sxy / sxx
+        return math.exp(ybar + slope * (math.log(n0) - xbar))
+    dist = min(abs(n - n0) for n, _, _ in pts)
+    at = [(v, w) for n, v, w in pts if abs(n - n0) == dist]
+    sw = math.fsum(w for _, w in at)
+    return math.exp(math.fsum(w * math.log(v) for v, w in at) / sw)
+
+
+def median_or_none(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
