@@ -1,12 +1,35 @@
-"""End-to-end: the echo server's --work-us option, a known CPU cost per
-call."""
+"""End-to-end: server.work_us, a known CPU cost per call in the echo
+server (B = A + work per call), and the server's --work-us option."""
+import os
 import subprocess
 
 import pytest
 
-from conftest import BIN, kill_quietly
+from conftest import BIN, ORBBENCH, SCENARIOS, kill_quietly
 
 SERVER = BIN / "omniorb-echo-server"
+ONE_SERVER = ("sweep.start=1", "sweep.max_n=1", "sweep.rounds=20")
+
+
+def server_cpu_per_call(orbbench, work_us):
+    r = orbbench(SCENARIOS / "sync-unix.json", f"server.work_us={work_us}",
+                 *ONE_SERVER)
+    assert r.rc == 0, r.stderr  # every reply checked
+    assert r.doc["scenario"]["server"]["work_us"] == work_us
+    assert r.doc["machine"].get("cpu_accounting"), r.doc["machine"]
+    step = r.doc["steps"][0]
+    assert step["calls"] == 20
+    return step["cpu_per_call_us"]["server"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="CPU accounting needs root")
+def test_work_us_is_a_lower_bound_on_server_cpu(orbbench):
+    # The burn is measured on the serving thread's CPU clock, so each call
+    # costs the server at least 2000 us of CPU: a correctness bound, not a
+    # speed claim. Without it a call costs a few us, so the option being
+    # ignored fails the test.
+    assert server_cpu_per_call(orbbench, 2000) >= 2000
+    assert server_cpu_per_call(orbbench, 0) < 500
 
 
 @pytest.mark.parametrize("args,value", [
@@ -45,3 +68,16 @@ def test_echo_server_version_is_unchanged():
                        text=True, timeout=30)
     assert r.returncode == 0
     assert r.stdout.startswith("omniORB ") and r.stdout.count("\n") == 1
+
+
+def test_work_us_out_of_range_exits_2_naming_the_key():
+    r = subprocess.run([str(ORBBENCH), "check",
+                        str(SCENARIOS / "sync-unix.json"), "--set",
+                        "server.work_us=-1"], capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("orbbench: --set server.work_us: -1 is out "
+                               "of range [0, 1000000]")
+    assert r.stdout == ""
