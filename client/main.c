@@ -233,6 +233,9 @@ int main(int argc, char **argv)
     if (!kind || !tp || !mode)
         die(EXIT_USAGE, "%s: server.kind, transport or mode has no "
                         "implementation", path);
+    if (sc.server.work_us > 0 && !kind->work_option)
+        die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
+                        "has no work option", path, kind->name);
     char server_path[PATH_MAX], why[1024];
     if (sc.server.path[0]) {
         str_copy(server_path, sizeof server_path, sc.server.path);
@@ -281,7 +284,8 @@ int main(int argc, char **argv)
 
     struct server_launch launch = {kind,          server_path,
                                    sc.server.args, sc.server.nargs,
-                                   sc.transport,  run_dir};
+                                   sc.transport,  run_dir,
+                                   sc.server.work_us};
     struct spawn_config scfg = {
         .make_argv = server_make_argv,
         .make_argv_arg = &launch,

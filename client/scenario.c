@@ -57,6 +57,9 @@ static const struct key_spec keys[] = {
      600000, NULL, NULL, 10000, "a server must print its IOR within this"},
     {"server.start_parallel", K_INT, OFF(server.start_parallel), 0, 1, 64,
      NULL, NULL, 4, "servers started at once within a step"},
+    {"server.work_us", K_INT, OFF(server.work_us), 0, 0, 1000000, NULL, NULL,
+     0, "CPU time each call burns in the server before replying (µs, the "
+     "thread's CPU clock; 0 = none)"},
     {"sweep.start", K_INT, OFF(sweep.start), 0, 1, 1000000, NULL, NULL, 1,
      "servers in the first step"},
     {"sweep.step", K_INT, OFF(sweep.step), 0, 1, 1000000, NULL, NULL, 10,

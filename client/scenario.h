@@ -24,6 +24,7 @@ struct scenario {
         size_t nargs;
         int64_t start_timeout_ms;
         int64_t start_parallel;
+        int64_t work_us; /* CPU each call burns in the server, 0 = none */
     } server;
     struct {
         int64_t start;

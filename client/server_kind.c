@@ -27,7 +27,7 @@ static void omniorb_endpoint(const char *transport, const char *run_dir,
 
 static const struct server_kind kinds[] = {
     {"omniorb", &wire_giop, "omniorb-echo-server", "libomniORB4",
-     "-ORBendPoint", omniorb_endpoint},
+     "-ORBendPoint", omniorb_endpoint, "--work-us"},
 };
 
 const struct server_kind *server_kind_lookup(const char *name)
@@ -75,6 +75,13 @@ void server_make_argv(const void *arg, unsigned index, char **argv,
     argv[argc++] = (char *)l->kind->endpoint_option;
     l->kind->endpoint(l->transport, l->run_dir, index, buf, buf_len);
     argv[argc++] = buf;
+    size_t used = strlen(buf) + 1;
+    if (l->work_us > 0 && l->kind->work_option && used < buf_len) {
+        /* The number goes into buf after the endpoint's terminator. */
+        snprintf(buf + used, buf_len - used, "%lld", (long long)l->work_us);
+        argv[argc++] = (char *)l->kind->work_option;
+        argv[argc++] = buf + used;
+    }
     for (size_t i = 0; i < l->nargs && argc < SPAWN_MAX_ARGS; i++)
         argv[argc++] = l->args[i];
     argv[argc] = NULL;

@@ -4,6 +4,7 @@
 #define ORBBENCH_SERVER_KIND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "wire.h"
 
@@ -17,6 +18,9 @@ struct server_kind {
     const char *endpoint_option;
     void (*endpoint)(const char *transport, const char *run_dir,
                      unsigned index, char *buf, size_t len);
+    /* The option that makes each call burn N µs of CPU ("--work-us"), or
+     * NULL when the kind's server has none. */
+    const char *work_option;
 };
 
 /* What the spawner needs to build each server's argv. */
@@ -27,13 +31,14 @@ struct server_launch {
     size_t nargs;
     const char *transport;
     const char *run_dir;
+    int64_t work_us; /* > 0: pass the kind's work_option with it */
 };
 
 /* The kind called `name`, or NULL. */
 const struct server_kind *server_kind_lookup(const char *name);
 
-/* spawn_argv_fn for a struct server_launch: path, endpoint args, then the
- * scenario's server.args. */
+/* spawn_argv_fn for a struct server_launch: path, endpoint args, the work
+ * option and its value when work_us > 0, then the scenario's server.args. */
 void server_make_argv(const void *launch, unsigned index, char **argv,
                       char *buf, size_t buf_len);
 

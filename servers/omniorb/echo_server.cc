@@ -1,9 +1,14 @@
 // omniORB echo server for orbbench: activates one Bench::Echo object, prints
 // its stringified IOR as one line on stdout, and serves until killed.
-// `--version` prints "omniORB <version>" and exits.
+// `--version` prints "omniORB <version>" and exits. `--work-us N` makes each
+// call burn N µs of CPU before replying (a known cost per call).
+#include <cctype>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -11,13 +16,78 @@
 
 namespace {
 
+const long max_work_us = 1000000;
+
+// The thread's own CPU time in ns.
+long long thread_cpu_ns()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+// Spin until this thread has used work_us more CPU time than when the call
+// began. Why the thread's CPU clock: wall time would count time spent
+// preempted or descheduled, and a calibrated loop count drifts with the CPU
+// and its frequency; this way each call costs at least work_us of CPU,
+// however loaded the machine is.
+void burn_cpu(long work_us)
+{
+    long long until_ns = thread_cpu_ns() + work_us * 1000LL;
+    volatile unsigned acc = 0; // volatile: the compiler must keep the work
+    do {
+        for (int i = 0; i < 256; i++)
+            acc = acc * 1664525u + 1013904223u;
+    } while (thread_cpu_ns() < until_ns);
+}
+
 class EchoImpl : public POA_Bench::Echo {
   public:
+    explicit EchoImpl(long work_us) : work_us_(work_us) {}
     char *echoString(const char *mesg) override
     {
+        if (work_us_ > 0)
+            burn_cpu(work_us_);
         return CORBA::string_dup(mesg);
     }
+
+  private:
+    long work_us_;
 };
+
+// Take every `--work-us N` / `--work-us=N` out of argv (the ORB must never
+// see it) into *work_us. 0, or -1 after printing a one-line error.
+int take_work_us(int *argc, char **argv, long *work_us)
+{
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *val;
+        if (std::strcmp(argv[i], "--work-us") == 0)
+            val = i + 1 < *argc ? argv[++i] : "";
+        else if (std::strncmp(argv[i], "--work-us=", 10) == 0)
+            val = argv[i] + 10;
+        else {
+            argv[out++] = argv[i];
+            continue;
+        }
+        char *end;
+        errno = 0;
+        long v = std::strtol(val, &end, 10);
+        // Digits only: strtol alone would take " 5", "+5" and "-0".
+        if (!std::isdigit((unsigned char)val[0]) || errno || *end ||
+            v > max_work_us) {
+            std::fprintf(stderr,
+                         "echo-server: --work-us: \"%s\" is not an integer "
+                         "in [0, %ld]\n",
+                         val, max_work_us);
+            return -1;
+        }
+        *work_us = v;
+    }
+    *argc = out;
+    argv[out] = nullptr;
+    return 0;
+}
 
 } // namespace
 
@@ -27,6 +97,9 @@ int main(int argc, char **argv)
         std::printf("omniORB %s\n", omniORB::versionString());
         return 0;
     }
+    long work_us = 0;
+    if (take_work_us(&argc, argv, &work_us) != 0)
+        return 2;
     // Die with the spawner: nothing may outlive the benchmark.
     pid_t parent = getppid();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
@@ -38,7 +111,7 @@ int main(int argc, char **argv)
         CORBA::ORB_var orb = CORBA::ORB_init(argc, argv);
         CORBA::Object_var obj = orb->resolve_initial_references("RootPOA");
         PortableServer::POA_var poa = PortableServer::POA::_narrow(obj);
-        EchoImpl *servant = new EchoImpl();
+        EchoImpl *servant = new EchoImpl(work_us);
         PortableServer::ObjectId_var oid = poa->activate_object(servant);
         servant->_remove_ref();
         CORBA::Object_var ref = poa->id_to_reference(oid);

@@ -1,0 +1,83 @@
+"""End-to-end: server.work_us, a known CPU cost per call in the echo
+server (B = A + work per call), and the server's --work-us option."""
+import os
+import subprocess
+
+import pytest
+
+from conftest import BIN, ORBBENCH, SCENARIOS, kill_quietly
+
+SERVER = BIN / "omniorb-echo-server"
+ONE_SERVER = ("sweep.start=1", "sweep.max_n=1", "sweep.rounds=20")
+
+
+def server_cpu_per_call(orbbench, work_us):
+    r = orbbench(SCENARIOS / "sync-unix.json", f"server.work_us={work_us}",
+                 *ONE_SERVER)
+    assert r.rc == 0, r.stderr  # every reply checked
+    assert r.doc["scenario"]["server"]["work_us"] == work_us
+    assert r.doc["machine"].get("cpu_accounting"), r.doc["machine"]
+    step = r.doc["steps"][0]
+    assert step["calls"] == 20
+    return step["cpu_per_call_us"]["server"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="CPU accounting needs root")
+def test_work_us_is_a_lower_bound_on_server_cpu(orbbench):
+    # The burn is measured on the serving thread's CPU clock, so each call
+    # costs the server at least 2000 us of CPU: a correctness bound, not a
+    # speed claim. Without it a call costs a few us, so the option being
+    # ignored fails the test.
+    assert server_cpu_per_call(orbbench, 2000) >= 2000
+    assert server_cpu_per_call(orbbench, 0) < 500
+
+
+@pytest.mark.parametrize("args,value", [
+    (["--work-us", "abc"], "abc"),
+    (["--work-us=1000001"], "1000001"),
+    (["--work-us", "-1"], "-1"),
+    (["--work-us", " 5"], " 5"),
+    (["--work-us"], ""),
+])
+def test_echo_server_rejects_bad_work_us(args, value):
+    r = subprocess.run([str(SERVER), "-ORBendPoint", "giop:tcp:127.0.0.1:",
+                        *args], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2
+    assert r.stderr == (f'echo-server: --work-us: "{value}" is not an '
+                        "integer in [0, 1000000]\n")
+    assert r.stdout == ""
+
+
+@pytest.mark.parametrize("args", [["--work-us", "5"], ["--work-us=5"]])
+def test_echo_server_starts_with_work_us(args):
+    # The option, in either form, beside the ORB's own: the server starts.
+    p = subprocess.Popen([str(SERVER), *args, "-ORBendPoint",
+                          "giop:tcp:127.0.0.1:"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        assert line.startswith("IOR:") and line.endswith("\n"), (
+            line, p.poll())
+    finally:
+        kill_quietly(p.pid)
+        p.communicate(timeout=30)
+
+
+def test_echo_server_version_is_unchanged():
+    r = subprocess.run([str(SERVER), "--version"], capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 0
+    assert r.stdout.startswith("omniORB ") and r.stdout.count("\n") == 1
+
+
+def test_work_us_out_of_range_exits_2_naming_the_key():
+    r = subprocess.run([str(ORBBENCH), "check",
+                        str(SCENARIOS / "sync-unix.json"), "--set",
+                        "server.work_us=-1"], capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("orbbench: --set server.work_us: -1 is out "
+                               "of range [0, 1000000]")
+    assert r.stdout == ""
