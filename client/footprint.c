@@ -60,7 +60,8 @@ static json_t *agg_json(const struct agg *a, size_t n)
 }
 
 void footprint_step(struct footprint *fp, const pid_t *pids,
-                    const unsigned *index, size_t n, json_t *step)
+                    const unsigned *index, size_t n, size_t on_machine,
+                    json_t *step)
 {
     enum { RSS, PSS, USS, THREADS, FDS, NFIELDS };
     static const char *const names[NFIELDS] = {"rss_kb", "pss_kb", "uss_kb",
@@ -118,8 +119,9 @@ void footprint_step(struct footprint *fp, const pid_t *pids,
     probe_machine_mem(&now);
     json_object_set_new(
         step, "machine",
-        json_pack("{s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:I, "
-                  "s:I}}",
+        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I, "
+                  "s:I, s:I}}",
+                  "servers_on_machine", (json_int_t)on_machine,
                   "mem_available_kb", (json_int_t)now.mem_available_kb,
                   "mem_free_kb", (json_int_t)now.mem_free_kb, "slab_kb",
                   (json_int_t)now.slab_kb, "kernel_stack_kb",
@@ -141,13 +143,13 @@ void footprint_step(struct footprint *fp, const pid_t *pids,
                   "softnet_dropped",
                   (json_int_t)(now.softnet_dropped -
                                fp->base.softnet_dropped)));
-    if (n && ok)
+    if (n && ok && on_machine)
         json_object_set_new(
             step, "mem_per_server_kb",
             json_pack("{s:f, s:f, s:f}", "mem_available",
                       (double)(fp->base.mem_available_kb -
                                now.mem_available_kb) /
-                          (double)n,
+                          (double)on_machine,
                       "pss", agg[PSS].sum / (double)ok, "uss",
                       agg[USS].sum / (double)ok));
 

@@ -31,9 +31,12 @@ int footprint_init(struct footprint *fp, int64_t budget_ms,
 /* Probe servers pids[0..n-1] (their indices in `index`). Adds to `step`:
  * "footprint" (summaries over servers), "machine" (memory now and its
  * change since the start), "mem_per_server_kb", and the client's rss_kb,
- * threads and fds into step.client. A server that cannot be read (it has
- * just died) is counted in footprint.unreadable. */
+ * threads and fds into step.client. The machine's MemAvailable drop is
+ * divided among `on_machine` servers (n, or more when a paired run keeps
+ * another side's servers too). A server that cannot be read (it has just
+ * died) is counted in footprint.unreadable. */
 void footprint_step(struct footprint *fp, const pid_t *pids,
-                    const unsigned *index, size_t n, json_t *step);
+                    const unsigned *index, size_t n, size_t on_machine,
+                    json_t *step);
 
 #endif

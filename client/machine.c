@@ -77,8 +77,8 @@ static void own_cgroup(const char *controller, char *out, size_t len)
 static int try_cgroup(struct machine *m, const char *parent,
                       const char *limit_file)
 {
-    snprintf(m->cgroup_dir, sizeof m->cgroup_dir, "%s/orbbench-%d", parent,
-             (int)getpid());
+    snprintf(m->cgroup_dir, sizeof m->cgroup_dir, "%s/orbbench-%d%s", parent,
+             (int)getpid(), m->name_suffix);
     snprintf(m->cgroup_procs, sizeof m->cgroup_procs, "%s/cgroup.procs",
              m->cgroup_dir);
     snprintf(m->parent_procs, sizeof m->parent_procs, "%s/cgroup.procs",
@@ -155,8 +155,8 @@ static int make_cgroup(struct machine *m, int64_t mb, char *why,
 /* Make the accounting group orbbench-PID below `parent`. */
 static void acct_group(struct machine *m, const char *parent, int version)
 {
-    snprintf(m->acct_dir, sizeof m->acct_dir, "%s/orbbench-%d", parent,
-             (int)getpid());
+    snprintf(m->acct_dir, sizeof m->acct_dir, "%s/orbbench-%d%s", parent,
+             (int)getpid(), m->name_suffix);
     if (mkdir(m->acct_dir, 0755) == 0) {
         m->acct_version = version;
         snprintf(m->acct_procs, sizeof m->acct_procs, "%s/cgroup.procs",
@@ -233,10 +233,11 @@ int machine_server_cpu(const struct machine *m, struct cpu_usage *u)
     return -ENOENT;
 }
 
-int machine_setup(struct machine *m, const struct scenario *sc, char *why,
-                  size_t why_len)
+int machine_setup(struct machine *m, const struct scenario *sc,
+                  const char *suffix, char *why, size_t why_len)
 {
     memset(m, 0, sizeof *m);
+    str_copy(m->name_suffix, sizeof m->name_suffix, suffix);
     if (sc->machine.cpus[0]) {
         int rc = parse_cpu_list(sc->machine.cpus, &m->server_cpus, why,
                                 why_len);

@@ -11,6 +11,7 @@
 #include "scenario.h"
 
 struct machine {
+    char name_suffix[8];      /* of its cgroups: "" or a paired run's "-b" */
     int cgroup_version;       /* 0 = no cgroup, 1 or 2 */
     char cgroup_dir[256];     /* ours, removed at the end */
     char cgroup_procs[300];   /* write a pid here to join */
@@ -41,9 +42,11 @@ struct cpu_usage {
 /* Prepare what the scenario's `machine` keys ask for: create the memory
  * cgroup (v1 memory controller or v2 memory.max) and parse CPU lists.
  * 0, or -errno with a one-line reason (no permission, no memory
- * controller): the caller must not run without the limit asked for. */
-int machine_setup(struct machine *m, const struct scenario *sc, char *why,
-                  size_t why_len);
+ * controller): the caller must not run without the limit asked for.
+ * The cgroups are named orbbench-PID`suffix` (a paired run's side B has
+ * cgroups of its own, so its servers' CPU is counted apart). */
+int machine_setup(struct machine *m, const struct scenario *sc,
+                  const char *suffix, char *why, size_t why_len);
 
 /* In the client, after the spawner is forked: join the cgroup when
  * limit_client, pin this thread (and so every later thread) to

@@ -44,6 +44,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: orbbench run SCENARIO.json [--set KEY=VALUE]... "
             "[--out FILE] [--progress|--no-progress]\n"
+            "                    [--paired] [--versus server.KEY=VALUE]... "
+            "[--out-versus FILE]\n"
             "       orbbench check SCENARIO.json [--set KEY=VALUE]...\n"
             "       orbbench keys | --help | --version\n"
             "\n"
@@ -61,6 +63,15 @@ static void usage(FILE *f)
             "results/NAME-YYYYmmddTHHMMSS.json)\n"
             "  --progress       a live progress line on stderr (default: "
             "when a terminal)\n"
+            "  --versus server.KEY=VALUE  a paired run: a second set of "
+            "servers (side B)\n"
+            "                   with these server.* keys changed, measured in "
+            "alternate\n"
+            "                   rounds with side A; B's result goes to "
+            "--out-versus FILE\n"
+            "                   (default: A's file with .versus.json)\n"
+            "  --paired         a paired run whose side B has A's settings "
+            "(an A/A check)\n"
             "\n"
             "exit: 0 ran to a stop, 1 the run failed (a server died, a "
             "call failed),\n"
@@ -157,11 +168,102 @@ static void summary(const struct scenario *sc, json_t *doc,
     printf(" %zu steps; result: %s\n", json_array_size(steps), out);
 }
 
+/* What one side of a run needs: its scenario, server, result. */
+struct side {
+    struct scenario sc;
+    bool loaded;
+    const struct server_kind *kind;
+    const struct transport_ops *tp;
+    const struct callmode_ops *mode;
+    char server_path[PATH_MAX];
+    char orb_name[64];
+    char orb_version[64];
+    int vrc;
+    char vwhy[1024];
+    char out[PATH_MAX];
+    struct machine machine;
+    struct server_launch launch;
+    json_t *doc;
+};
+
+/* Resolve side s's kind, transport, mode and server; ask the server its
+ * version. Exits 2 on a scenario that cannot run. */
+static void resolve_side(struct side *s, const char *path)
+{
+    const struct scenario *sc = &s->sc;
+    char why[1024];
+    s->kind = server_kind_lookup(sc->server.kind);
+    s->tp = transport_lookup(sc->transport);
+    s->mode = callmode_lookup(sc->mode);
+    if (!s->kind || !s->tp || !s->mode)
+        die(EXIT_USAGE, "%s: server.kind, transport or mode has no "
+                        "implementation", path);
+    if (sc->server.work_us > 0 && !s->kind->work_option)
+        die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
+                        "has no work option", path, s->kind->name);
+    if (sc->server.path[0]) {
+        str_copy(s->server_path, sizeof s->server_path, sc->server.path);
+    } else {
+        char dir[PATH_MAX - 64];
+        exe_dir(dir, sizeof dir);
+        if (server_resolve(s->kind, sc->server.orb, dir, s->server_path,
+                           sizeof s->server_path, why, sizeof why) != 0)
+            die(EXIT_USAGE, "%s: key \"server.orb\": %s", path, why);
+    }
+    if (access(s->server_path, X_OK) != 0)
+        die(EXIT_USAGE, "%s: server %s: %s (run make first?)", path,
+            s->server_path, strerror(errno));
+    str_copy(s->orb_name, sizeof s->orb_name, "unknown");
+    /* A server that cannot say its version can still be measured; the
+     * result then says the version is unknown, and why. */
+    s->vrc = server_query_version(s->server_path, s->orb_name,
+                                  sizeof s->orb_name, s->orb_version,
+                                  sizeof s->orb_version, s->vwhy,
+                                  sizeof s->vwhy);
+    if (s->vrc)
+        fprintf(stderr, "orbbench: warning: %s\n", s->vwhy);
+}
+
+/* A paired run's side B differs from A only in server.* keys: the client
+ * (mode, transport, sweep, calls) must be the same, or the comparison is
+ * not of the servers. */
+static void check_versus(char *const *versus, size_t n, const struct side *a)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(versus[i], "server.", 7) != 0)
+            die(EXIT_USAGE, "--versus %s: only server.* keys may differ "
+                            "between the sides of a paired run",
+                versus[i]);
+    if (a->sc.machine.mem_limit_mb > 0)
+        die(EXIT_USAGE, "a paired run: machine.mem_limit_mb would be one limit "
+                        "for both sides' servers; run the sides apart");
+}
+
+/* B's result file by default: A's with ".versus" before ".json". */
+static void versus_out(const char *a, char *buf, size_t len)
+{
+    size_t n = strlen(a);
+    if (n > 5 && strcmp(a + n - 5, ".json") == 0)
+        snprintf(buf, len, "%.*s.versus.json", (int)(n - 5), a);
+    else
+        snprintf(buf, len, "%s.versus", a);
+}
+
+/* A paired run's identity, the same in both results. */
+static void pairing_id(char *buf, size_t len)
+{
+    snprintf(buf, len, "%llx-%d", (unsigned long long)wall_ns(),
+             (int)getpid());
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"set", required_argument, NULL, 's'},
         {"out", required_argument, NULL, 'o'},
+        {"versus", required_argument, NULL, 'v'},
+        {"out-versus", required_argument, NULL, 'O'},
+        {"paired", no_argument, NULL, 'A'},
         {"progress", no_argument, NULL, 'p'},
         {"no-progress", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
@@ -175,10 +277,13 @@ int main(int argc, char **argv)
     if (!typed)
         die(EXIT_RUN_FAILED, "out of memory");
     memcpy(typed, argv, ((size_t)argc + 1) * sizeof *typed);
-    char *sets[MAX_SETS];
-    size_t nsets = 0;
-    const char *out = NULL;
+    /* Side B's --set list is A's followed by the --versus ones. */
+    char *sets[2 * MAX_SETS];
+    char *versus[MAX_SETS];
+    size_t nsets = 0, nversus = 0;
+    const char *out = NULL, *out_b = NULL;
     int show_progress = isatty(2);
+    bool paired = false;
     int c;
     /* GNU getopt permutes: options may come before or after the words. */
     while ((c = getopt_long(argc, argv, "s:o:h", opts, NULL)) != -1) {
@@ -188,7 +293,14 @@ int main(int argc, char **argv)
                 die(EXIT_USAGE, "more than %d --set options", MAX_SETS);
             sets[nsets++] = optarg;
             break;
+        case 'v':
+            if (nversus == MAX_SETS)
+                die(EXIT_USAGE, "more than %d --versus options", MAX_SETS);
+            versus[nversus++] = optarg;
+            break;
         case 'o': out = optarg; break;
+        case 'O': out_b = optarg; break;
+        case 'A': paired = true; break;
         case 'p': show_progress = 1; break;
         case 'P': show_progress = 0; break;
         case 'h': usage(stdout); return 0;
@@ -214,100 +326,112 @@ int main(int argc, char **argv)
     if (argc - optind > 1)
         die(EXIT_USAGE, "%s: one scenario at a time (got %s and %s)", cmd,
             argv[optind], argv[optind + 1]);
+    paired = paired || nversus > 0;
+    if (out_b && !paired)
+        die(EXIT_USAGE, "--out-versus: only in a paired run (--paired or "
+                        "--versus)");
     const char *path = argv[optind];
 
-    struct scenario sc;
-    char err[1024];
-    if (scenario_load(path, sets, nsets, &sc, err, sizeof err) != 0)
+    static struct side sides[SWEEP_MAX_SIDES];
+    size_t nsides = paired ? 2 : 1;
+    char err[1024], why[1024];
+    if (scenario_load(path, sets, nsets, &sides[0].sc, err, sizeof err) != 0)
         die(EXIT_USAGE, "%s", err);
+    if (paired) {
+        check_versus(versus, nversus, &sides[0]);
+        memcpy(sets + nsets, versus, nversus * sizeof *versus);
+        if (scenario_load(path, sets, nsets + nversus, &sides[1].sc, err,
+                          sizeof err) != 0)
+            die(EXIT_USAGE, "%s", err);
+    }
     if (strcmp(cmd, "check") == 0) {
-        json_dumpf(sc.resolved, stdout, JSON_INDENT(2));
+        json_t *show = paired ? json_pack("{s:O, s:O}", "a",
+                                           sides[0].sc.resolved, "b",
+                                           sides[1].sc.resolved)
+                               : json_incref(sides[0].sc.resolved);
+        json_dumpf(show, stdout, JSON_INDENT(2));
         putchar('\n');
-        scenario_free(&sc);
+        json_decref(show);
+        for (size_t i = 0; i < nsides; i++)
+            scenario_free(&sides[i].sc);
         return 0;
     }
+    for (size_t i = 0; i < nsides; i++)
+        resolve_side(&sides[i], path);
 
-    const struct server_kind *kind = server_kind_lookup(sc.server.kind);
-    const struct transport_ops *tp = transport_lookup(sc.transport);
-    const struct callmode_ops *mode = callmode_lookup(sc.mode);
-    if (!kind || !tp || !mode)
-        die(EXIT_USAGE, "%s: server.kind, transport or mode has no "
-                        "implementation", path);
-    if (sc.server.work_us > 0 && !kind->work_option)
-        die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
-                        "has no work option", path, kind->name);
-    char server_path[PATH_MAX], why[1024];
-    if (sc.server.path[0]) {
-        str_copy(server_path, sizeof server_path, sc.server.path);
-    } else {
-        char dir[PATH_MAX - 64];
-        exe_dir(dir, sizeof dir);
-        if (server_resolve(kind, sc.server.orb, dir, server_path,
-                           sizeof server_path, why, sizeof why) != 0)
-            die(EXIT_USAGE, "%s: key \"server.orb\": %s", path, why);
+    /* Where the results go: refuse now rather than lose a run at the
+     * end. */
+    if (out)
+        str_copy(sides[0].out, sizeof sides[0].out, out);
+    else
+        default_out(&sides[0].sc, sides[0].out, sizeof sides[0].out);
+    if (paired) {
+        if (out_b)
+            str_copy(sides[1].out, sizeof sides[1].out, out_b);
+        else
+            versus_out(sides[0].out, sides[1].out, sizeof sides[1].out);
+        if (strcmp(sides[0].out, sides[1].out) == 0)
+            die(EXIT_USAGE, "--out-versus %s: the same file as --out",
+                sides[1].out);
     }
-    char orb_name[64] = "unknown", orb_version[64] = "";
     int rc;
-    if (access(server_path, X_OK) != 0)
-        die(EXIT_USAGE, "%s: server %s: %s (run make first?)", path,
-            server_path, strerror(errno));
-    /* A server that cannot say its version can still be measured; the
-     * result then says the version is unknown, and why. */
-    int vrc = server_query_version(server_path, orb_name, sizeof orb_name,
-                                   orb_version, sizeof orb_version, why,
-                                   sizeof why);
-    if (vrc)
-        fprintf(stderr, "orbbench: warning: %s\n", why);
+    for (size_t i = 0; i < nsides; i++)
+        if ((rc = result_check_writable(sides[i].out)) != 0)
+            die(EXIT_USAGE, "%s %s: cannot write there: %s",
+                i ? "--out-versus" : "--out", sides[i].out, strerror(-rc));
 
-    /* Where the result goes: refuse now rather than lose a run at the end. */
-    char out_buf[PATH_MAX];
-    if (!out) {
-        default_out(&sc, out_buf, sizeof out_buf);
-        out = out_buf;
-    }
-    if ((rc = result_check_writable(out)) != 0)
-        die(EXIT_USAGE, "--out %s: cannot write there: %s", out,
-            strerror(-rc));
-
-    /* The emulated machine: never run without the limit asked for. */
-    struct machine machine;
-    if (machine_setup(&machine, &sc, why, sizeof why) != 0)
-        die(EXIT_USAGE, "%s: %s", path, why);
+    /* The emulated machine: never run without the limit asked for. Side B
+     * gets cgroups of its own, so its servers' CPU is counted apart. */
+    for (size_t i = 0; i < nsides; i++)
+        if (machine_setup(&sides[i].machine, &sides[i].sc, i ? "-b" : "",
+                          why, sizeof why) != 0) {
+            if (i)
+                machine_remove_cgroup(sides[0].machine.acct_dir);
+            die(EXIT_USAGE, "%s: %s", path, why);
+        }
 
     char run_dir[] = "/tmp/orbbench-XXXXXX";
     if (!mkdtemp(run_dir)) {
-        machine_remove_cgroup(machine.cgroup_dir);
-        machine_remove_cgroup(machine.acct_dir);
+        for (size_t i = 0; i < nsides; i++) {
+            machine_remove_cgroup(sides[i].machine.cgroup_dir);
+            machine_remove_cgroup(sides[i].machine.acct_dir);
+        }
         die(EXIT_RUN_FAILED, "mkdtemp %s: %s", run_dir, strerror(errno));
     }
     raise_nofile();
 
-    struct server_launch launch = {kind,          server_path,
-                                   sc.server.args, sc.server.nargs,
-                                   sc.transport,  run_dir,
-                                   sc.server.work_us};
     struct spawn_config scfg = {
         .make_argv = server_make_argv,
-        .make_argv_arg = &launch,
+        .ngroups = (int)nsides,
         .log_dir = run_dir,
-        .machine = &machine,
-        .start_timeout_ms = sc.server.start_timeout_ms,
-        .start_parallel = (int)sc.server.start_parallel,
+        .start_timeout_ms = sides[0].sc.server.start_timeout_ms,
+        .start_parallel = (int)sides[0].sc.server.start_parallel,
     };
+    for (size_t i = 0; i < nsides; i++) {
+        struct side *s = &sides[i];
+        s->launch = (struct server_launch){
+            s->kind,        s->server_path, s->sc.server.args,
+            s->sc.server.nargs, s->sc.transport, run_dir,
+            s->sc.server.work_us};
+        scfg.groups[i] = (struct spawn_group){&s->launch, &s->machine};
+    }
     struct spawner *sp;
     /* Before any thread exists: the spawner is forked from a plain,
      * single-threaded process. */
     rc = spawner_start(&sp, &scfg);
     if (rc) {
         rmdir(run_dir);
-        machine_remove_cgroup(machine.cgroup_dir);
-        machine_remove_cgroup(machine.acct_dir);
+        for (size_t i = 0; i < nsides; i++) {
+            machine_remove_cgroup(sides[i].machine.cgroup_dir);
+            machine_remove_cgroup(sides[i].machine.acct_dir);
+        }
         die(EXIT_RUN_FAILED, "cannot fork the spawner: %s", strerror(-rc));
     }
 
     /* After the fork: the spawner (and so every server) keeps the CPUs it
      * was given, and stays out of a cgroup meant for the client. */
-    if (machine_enter_client(&machine, sc.machine.limit_client, why,
+    if (machine_enter_client(&sides[0].machine,
+                             sides[0].sc.machine.limit_client, why,
                              sizeof why) != 0) {
         spawner_stop(sp, 0);
         die(EXIT_USAGE, "%s: %s", path, why);
@@ -322,38 +446,72 @@ int main(int argc, char **argv)
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    json_t *doc = result_new(argc, typed);
-    json_object_set_new(
-        doc, "orb",
-        json_pack("{s:s, s:s, s:s*, s:s, s:s*}", "id",
-                  sc.server.path[0] ? "custom" : sc.server.orb, "name",
-                  orb_name, "version", vrc ? NULL : orb_version,
-                  "server_path", server_path, "version_error",
-                  vrc ? why : NULL));
-    json_object_set(doc, "scenario", sc.resolved);
-    json_object_set_new(doc, "scenario_file", json_string(path));
-    json_object_set_new(doc, "process_group",
-                        json_integer(spawner_pgid(sp)));
-    json_object_set_new(doc, "machine", machine_describe(&machine));
+    char pair_id[64];
+    pairing_id(pair_id, sizeof pair_id);
+    struct sweep sw[SWEEP_MAX_SIDES];
+    struct sweep_outcome o[SWEEP_MAX_SIDES];
+    for (size_t i = 0; i < nsides; i++) {
+        struct side *s = &sides[i];
+        s->doc = result_new(argc, typed);
+        json_object_set_new(
+            s->doc, "orb",
+            json_pack("{s:s, s:s, s:s*, s:s, s:s*}", "id",
+                      s->sc.server.path[0] ? "custom" : s->sc.server.orb,
+                      "name", s->orb_name, "version",
+                      s->vrc ? NULL : s->orb_version, "server_path",
+                      s->server_path, "version_error",
+                      s->vrc ? s->vwhy : NULL));
+        json_object_set(s->doc, "scenario", s->sc.resolved);
+        json_object_set_new(s->doc, "scenario_file", json_string(path));
+        json_object_set_new(s->doc, "process_group",
+                            json_integer(spawner_pgid(sp)));
+        json_object_set_new(s->doc, "machine", machine_describe(&s->machine));
+        if (paired) {
+            json_t *vs = json_array();
+            for (size_t k = 0; k < nversus; k++)
+                json_array_append_new(vs, json_string(versus[k]));
+            json_object_set_new(
+                s->doc, "paired",
+                json_pack("{s:s, s:s, s:s, s:o}", "id", pair_id, "side",
+                          i ? "b" : "a", "other", sides[1 - i].out,
+                          "versus", vs));
+        }
+        sw[i] = (struct sweep){&s->sc,      s->kind,
+                               s->tp,       s->mode,
+                               sp,          (int)i,
+                               &s->machine, s->doc,
+                               s->out,      &interrupted,
+                               show_progress != 0,
+                               paired ? (i ? "B" : "A") : NULL};
+    }
+    sweep_run(sw, o, nsides);
+    machine_leave_client(&sides[0].machine);
+    spawner_stop(sp, 2000); /* also removes run_dir and the cgroups */
 
-    struct sweep sw = {&sc,         kind,        tp,  mode,
-                       sp,          &machine,    doc, out,
-                       &interrupted, show_progress != 0};
-    struct sweep_outcome o;
-    sweep_run(&sw, &o);
-    machine_leave_client(&machine);
-    spawner_stop(sp, 2000); /* also removes run_dir and the cgroup */
-
-    int wrc = result_write(doc, out);
-    summary(&sc, doc, &o, out);
-    if (wrc)
-        fprintf(stderr, "orbbench: cannot write %s: %s\n", out,
-                strerror(-wrc));
-    if (o.exit_code == 1)
-        fprintf(stderr, "orbbench: %s: %s\n", o.stop_reason, o.detail);
-    json_decref(doc);
-    scenario_free(&sc);
+    int exit_code = 0, wrc = 0;
+    for (size_t i = 0; i < nsides; i++) {
+        struct side *s = &sides[i];
+        int w = result_write(s->doc, s->out);
+        if (paired)
+            printf("[%s] ", i ? "B" : "A");
+        summary(&s->sc, s->doc, &o[i], s->out);
+        if (w) {
+            fprintf(stderr, "orbbench: cannot write %s: %s\n", s->out,
+                    strerror(-w));
+            wrc = w;
+        }
+        if (o[i].exit_code == 1)
+            fprintf(stderr, "orbbench: %s%s: %s\n",
+                    paired ? (i ? "side B: " : "side A: ") : "",
+                    o[i].stop_reason, o[i].detail);
+        /* A failure outranks an interrupt, which outranks a stop. */
+        if (o[i].exit_code == 1 ||
+            (o[i].exit_code == 130 && exit_code == 0))
+            exit_code = o[i].exit_code;
+        json_decref(s->doc);
+        scenario_free(&s->sc);
+    }
     if (wrc)
         return EXIT_RUN_FAILED;
-    return o.exit_code;
+    return exit_code;
 }

@@ -26,7 +26,8 @@ struct cmd {
     uint32_t first;
     uint32_t count;
     int32_t pid;
-    int64_t ms; /* CHECK: how long to wait; STOP: grace */
+    int64_t ms;    /* CHECK: how long to wait; STOP: grace */
+    int32_t group; /* SPAWN: which of the config's groups */
 };
 
 struct check_reply {
@@ -156,7 +157,7 @@ static void send_result(int rep_fd, const struct spawn_result *r, bool *gone)
         *gone = true; /* the client closed its end: it is stopping */
 }
 
-static void child_exec(const struct spawn_config *cfg, char **argv,
+static void child_exec(const struct spawn_group *g, char **argv,
                        int out_fd, int log_fd, int null_fd, pid_t spawner)
 {
     dup2(null_fd, 0);
@@ -172,7 +173,7 @@ static void child_exec(const struct spawn_config *cfg, char **argv,
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != spawner)
         _exit(126);
     /* Charges do not follow a moved process: join before exec. */
-    int rc = cfg->machine ? machine_enter_server(cfg->machine) : 0;
+    int rc = g->machine ? machine_enter_server(g->machine) : 0;
     if (rc) {
         fprintf(stderr, "orbbench spawner: cannot join cgroup or CPUs: %s\n",
                 strerror(-rc));
@@ -185,13 +186,14 @@ static void child_exec(const struct spawn_config *cfg, char **argv,
 }
 
 /* Fork server `index`; fill *p, or return -errno with r->why set. */
-static int launch(const struct spawn_config *cfg, unsigned index,
+static int launch(const struct spawn_config *cfg, int group, unsigned index,
                   int null_fd, struct pending *p, struct spawn_result *r)
 {
     char *argv[SPAWN_MAX_ARGS + 1];
     char buf[4096], path[600];
     int pfd[2];
-    cfg->make_argv(cfg->make_argv_arg, index, argv, buf, sizeof buf);
+    const struct spawn_group *g = &cfg->groups[group];
+    cfg->make_argv(g->make_argv_arg, index, argv, buf, sizeof buf);
     if (pipe2(pfd, O_CLOEXEC) != 0) {
         int e = errno;
         snprintf(r->why, sizeof r->why, "pipe for server %u: %s", index,
@@ -211,7 +213,7 @@ static int launch(const struct spawn_config *cfg, unsigned index,
     p->t0 = now_ns();
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(cfg, argv, pfd[1], log_fd, null_fd, self);
+        child_exec(g, argv, pfd[1], log_fd, null_fd, self);
     int e = errno;
     close(pfd[1]);
     close(log_fd);
@@ -284,7 +286,7 @@ static int read_ready(struct pending *p)
 
 /* Serve one CMD_SPAWN. Returns -1 when the client went away meanwhile. */
 static int do_spawn(const struct spawn_config *cfg, int cmd_fd, int rep_fd,
-                    int null_fd, unsigned first, unsigned count,
+                    int null_fd, int group, unsigned first, unsigned count,
                     struct live *live)
 {
     enum { MAX_PAR = 64 };
@@ -301,7 +303,7 @@ static int do_spawn(const struct spawn_config *cfg, int cmd_fd, int rep_fd,
     while (!gone && (npend > 0 || (!stop && next < end))) {
         while (!stop && npend < (size_t)par && next < end) {
             memset(r, 0, sizeof *r);
-            int rc = launch(cfg, next, null_fd, &pend[npend], r);
+            int rc = launch(cfg, group, next, null_fd, &pend[npend], r);
             if (rc) {
                 r->index = next;
                 r->err = rc;
@@ -460,7 +462,10 @@ static void spawner_main(const struct spawn_config *cfg, int cmd_fd,
         if (read_full(cmd_fd, &c, sizeof c) != 0)
             break;
         if (c.op == CMD_SPAWN) {
-            if (do_spawn(cfg, cmd_fd, rep_fd, null_fd, c.first, c.count,
+            if (c.group < 0 || c.group >= cfg->ngroups)
+                _exit(3);
+            if (do_spawn(cfg, cmd_fd, rep_fd, null_fd, c.group, c.first,
+                         c.count,
                          &live) != 0)
                 break;
         } else if (c.op == CMD_CHECK) {
@@ -475,9 +480,11 @@ static void spawner_main(const struct spawn_config *cfg, int cmd_fd,
     }
     stop_all(&live, grace_ms);
     remove_dir(cfg->log_dir);
-    if (cfg->machine) {
-        machine_remove_cgroup(cfg->machine->cgroup_dir);
-        machine_remove_cgroup(cfg->machine->acct_dir);
+    for (int g = 0; g < cfg->ngroups; g++) {
+        if (!cfg->groups[g].machine)
+            continue;
+        machine_remove_cgroup(cfg->groups[g].machine->cgroup_dir);
+        machine_remove_cgroup(cfg->groups[g].machine->acct_dir);
     }
     _exit(0);
 }
@@ -551,10 +558,10 @@ static int read_reply(struct spawner *sp, void *buf, size_t len,
     return read_full(sp->rep_fd, buf, len);
 }
 
-int spawner_spawn(struct spawner *sp, unsigned first, unsigned count,
-                  struct spawn_result *res)
+int spawner_spawn(struct spawner *sp, int group, unsigned first,
+                  unsigned count, struct spawn_result *res)
 {
-    struct cmd c = {CMD_SPAWN, first, count, 0, 0};
+    struct cmd c = {CMD_SPAWN, first, count, 0, 0, group};
     struct spawn_result *r = malloc(sizeof *r);
     int rc = r ? write_full(sp->cmd_fd, &c, sizeof c) : -ENOMEM;
     int first_err = 0;
@@ -580,7 +587,7 @@ int spawner_spawn(struct spawner *sp, unsigned first, unsigned count,
 int spawner_check(struct spawner *sp, pid_t pid, int64_t wait_ms,
                   int *wstatus)
 {
-    struct cmd c = {CMD_CHECK, 0, 0, (int32_t)pid, wait_ms};
+    struct cmd c = {CMD_CHECK, 0, 0, (int32_t)pid, wait_ms, 0};
     struct check_reply rep;
     int rc = write_full(sp->cmd_fd, &c, sizeof c);
     if (!rc)
@@ -594,7 +601,7 @@ int spawner_check(struct spawner *sp, pid_t pid, int64_t wait_ms,
 int spawner_kill(struct spawner *sp, const pid_t *pids, unsigned count,
                  int64_t wait_ms)
 {
-    struct cmd c = {CMD_KILL, 0, count, 0, wait_ms};
+    struct cmd c = {CMD_KILL, 0, count, 0, wait_ms, 0};
     int32_t *buf = malloc((count ? count : 1) * sizeof *buf);
     struct check_reply rep;
     if (!buf)
@@ -617,7 +624,7 @@ void spawner_stop(struct spawner *sp, int64_t grace_ms)
 {
     if (!sp)
         return;
-    struct cmd c = {CMD_STOP, 0, 0, 0, grace_ms};
+    struct cmd c = {CMD_STOP, 0, 0, 0, grace_ms, 0};
     /* If the spawner is busy it sees the pipe close instead. */
     fcntl(sp->cmd_fd, F_SETFL, O_NONBLOCK);
     (void)!write(sp->cmd_fd, &c, sizeof c);

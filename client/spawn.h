@@ -24,15 +24,25 @@ struct machine;
 typedef void (*spawn_argv_fn)(const void *arg, unsigned index, char **argv,
                               char *buf, size_t buf_len);
 
+#define SPAWN_MAX_GROUPS 2
+
+/* One kind of server the spawner starts: a paired run has two, the
+ * servers of side A and of side B. */
+struct spawn_group {
+    const void *make_argv_arg;
+    /* Servers join its cgroups and take its CPUs before exec; its cgroups
+     * are removed when the spawner ends. NULL: none. */
+    const struct machine *machine;
+};
+
 struct spawn_config {
     spawn_argv_fn make_argv;
-    const void *make_argv_arg;
+    struct spawn_group groups[SPAWN_MAX_GROUPS];
+    int ngroups;
     /* Server stderr goes to log_dir/s<i>.log; the spawner removes the
-     * folder and its files when it ends. */
+     * folder and its files when it ends. Indices are unique across
+     * groups. */
     const char *log_dir;
-    /* Servers join its cgroup and take its CPUs before exec; its cgroup
-     * is removed when the spawner ends. NULL: none. */
-    const struct machine *machine;
     int64_t start_timeout_ms;  /* fork to ready line */
     int start_parallel;        /* servers starting at once */
 };
@@ -54,14 +64,14 @@ struct spawner;
  * is copied by fork, so it must stay valid until spawner_stop. */
 int spawner_start(struct spawner **out, const struct spawn_config *cfg);
 
-/* Start servers first..first+count-1 and fill res[0..count-1]. Stops
- * starting new ones after the first failure (those get -ECANCELED).
+/* Start servers first..first+count-1 of `group` and fill res[0..count-1].
+ * Stops starting new ones after the first failure (those get -ECANCELED).
  * Returns 0 when all are ready, else the first failure's err: -EAGAIN /
  * -ENOMEM / -EMFILE... (fork or pipe: a resource ran out), -ETIMEDOUT (no
  * ready line in time; the server was killed), -ECHILD (it died: wstatus),
  * -EPIPE (the spawner itself is gone). */
-int spawner_spawn(struct spawner *sp, unsigned first, unsigned count,
-                  struct spawn_result *res);
+int spawner_spawn(struct spawner *sp, int group, unsigned first,
+                  unsigned count, struct spawn_result *res);
 
 /* Has server `pid` exited? Waits up to wait_ms for it to. Returns 1 (with
  * *wstatus), 0 (still running) or -errno. */

@@ -1,4 +1,9 @@
-/* The footprint sweep: see sweep.h. */
+/* The footprint sweep and its crossing search, for one side or two: see
+ * sweep.h. Each side is a small state machine (sweeping, confirming,
+ * checking the bracket's low end, bisecting, done); at every tick each
+ * side still running sets its number of servers, then all of them are
+ * measured together, round by round in turn, and each decides its next
+ * N from what it measured. */
 #include "sweep.h"
 
 #include <errno.h>
@@ -38,8 +43,14 @@ struct point {
     bool search; /* taken by the crossing search, not the sweep */
 };
 
+enum phase { SWEEPING, CONFIRMING, CHECKING_LO, BISECTING, DONE };
+
+struct driver;
+
+/* One side: its servers, its measurements, where its search stands. */
 struct run {
     struct client_costs client;
+    struct driver *d;
     struct sweep *s;
     struct sweep_outcome *o;
     struct conn *conns;
@@ -50,7 +61,6 @@ struct run {
     struct samples calls;       /* service times: sent -> reply */
     struct samples completions; /* round start -> reply */
     struct samples starts; /* this step's server start times */
-    unsigned next_index;   /* of the next server started */
     struct point *points;  /* every measurement so far */
     size_t npoints;
     size_t points_cap;
@@ -60,6 +70,20 @@ struct run {
     json_t *crossing;      /* result fields of the crossing, or NULL */
     struct footprint fp;
     int64_t oom_kills; /* in the memory cgroup, at the start */
+    enum phase phase;
+    size_t target;   /* N of its next measurement */
+    int64_t timed;   /* timed rounds of the measurement under way */
+    struct bracket b; /* the crossing search's */
+    bool lib_recorded;
+    bool companion; /* done, but calls along while another side measures */
+};
+
+/* The sides of one run and what they share. */
+struct driver {
+    struct run sides[SWEEP_MAX_SIDES];
+    size_t nsides;
+    unsigned next_index; /* of the next server started, on any side */
+    int64_t t0_ns;
 };
 
 static bool is_resource_errno(int e)
@@ -159,8 +183,9 @@ static bool grow(struct run *r, size_t target)
         return false;
     }
     samples_clear(&r->starts);
-    int rc = spawner_spawn(r->s->sp, r->next_index, (unsigned)count, res);
-    r->next_index += (unsigned)count;
+    int rc = spawner_spawn(r->s->sp, r->s->group, r->d->next_index,
+                           (unsigned)count, res);
+    r->d->next_index += (unsigned)count;
     /* Record every server that came up, even when another failed. */
     for (size_t k = 0; k < count; k++)
         if (res[k].pid > 0 && res[k].err == 0) {
@@ -291,78 +316,129 @@ static bool set_n(struct run *r, size_t target)
     return true;
 }
 
-/* `warmup` untimed rounds, then `timed` rounds into r->rounds, the calls'
- * times into r->calls / r->completions, and the client's own costs over
- * the timed rounds into r->client. */
-static bool rounds(struct run *r, int64_t warmup, int64_t timed_rounds)
+/* Get ready for a measurement: clear what the last one kept. */
+static void measure_begin(struct run *r)
 {
-    int64_t total = warmup + timed_rounds;
-    struct rusage ru0 = {0}, ru1;
     samples_clear(&r->rounds);
     samples_clear(&r->calls);
     samples_clear(&r->completions);
     memset(&r->client, 0, sizeof r->client);
-    for (int64_t k = 0; k < total; k++) {
-        struct round_info info;
-        bool timed = k >= warmup;
-        if (*r->s->interrupted) {
-            stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
-            return false;
-        }
-        if (timed && k == warmup) {
-            r->client.server_cpu =
-                r->s->machine &&
-                machine_server_cpu(r->s->machine, &r->client.server0) == 0;
-            getrusage(RUSAGE_SELF, &ru0);
-        }
-        int64_t t0 = now_ns();
-        int rc = r->s->mode->round(r->mode, r->conns, r->n, timed, &info);
-        int64_t dt = now_ns() - t0;
-        if (rc && info.client_resource && is_resource_errno(-rc)) {
-            char note[160];
-            limit_note(-rc, note, sizeof note);
-            stop(r, STOP_RESOURCE, 0, "%s at N=%zu%s", info.why, r->n, note);
-            return false;
-        }
-        if (rc) {
-            call_failure(r, info.failed, rc, info.why);
-            return false;
-        }
-        if (timed) {
-            struct client_costs *cc = &r->client;
-            cc->threads_started += info.threads_started;
-            if (info.max_in_flight > cc->max_in_flight)
-                cc->max_in_flight = info.max_in_flight;
-            if (info.threads_peak > cc->threads_peak)
-                cc->threads_peak = info.threads_peak;
-        }
-        if (info.calls != r->n) {
-            stop(r, STOP_CALL_FAILED, 1,
-                 "a round made %llu calls for %zu servers",
-                 (unsigned long long)info.calls, r->n);
-            return false;
-        }
-        if (timed)
-            samples_add(&r->rounds, dt);
-    }
-    getrusage(RUSAGE_SELF, &ru1);
-    if (r->client.server_cpu)
+}
+
+/* One round on side r: its time into r->rounds when timed, the client's
+ * own costs (getrusage around the round: while one side's round runs the
+ * others' threads wait) and the servers' CPU at the first and after the
+ * last timed round. False when the side stopped. */
+static bool one_round(struct run *r, int64_t k, int64_t warmup)
+{
+    struct round_info info;
+    struct rusage ru0, ru1;
+    bool timed = k >= warmup;
+    if (timed && k == warmup)
         r->client.server_cpu =
-            machine_server_cpu(r->s->machine, &r->client.server1) == 0;
-    r->client.cpu_user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
-    r->client.cpu_sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
-    r->s->mode->drain(r->mode, &r->calls, &r->completions);
+            r->s->machine &&
+            machine_server_cpu(r->s->machine, &r->client.server0) == 0;
+    getrusage(RUSAGE_SELF, &ru0);
+    int64_t t0 = now_ns();
+    int rc = r->s->mode->round(r->mode, r->conns, r->n, timed, &info);
+    int64_t dt = now_ns() - t0;
+    getrusage(RUSAGE_SELF, &ru1);
+    if (rc && info.client_resource && is_resource_errno(-rc)) {
+        char note[160];
+        limit_note(-rc, note, sizeof note);
+        stop(r, STOP_RESOURCE, 0, "%s at N=%zu%s", info.why, r->n, note);
+        return false;
+    }
+    if (rc) {
+        call_failure(r, info.failed, rc, info.why);
+        return false;
+    }
+    if (info.calls != r->n) {
+        stop(r, STOP_CALL_FAILED, 1, "a round made %llu calls for %zu servers",
+             (unsigned long long)info.calls, r->n);
+        return false;
+    }
+    if (!timed)
+        return true;
+    struct client_costs *cc = &r->client;
+    cc->threads_started += info.threads_started;
+    if (info.max_in_flight > cc->max_in_flight)
+        cc->max_in_flight = info.max_in_flight;
+    if (info.threads_peak > cc->threads_peak)
+        cc->threads_peak = info.threads_peak;
+    cc->cpu_user_s += tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
+    cc->cpu_sys_s += tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
+    samples_add(&r->rounds, dt);
+    if (k == warmup + r->timed - 1) {
+        if (cc->server_cpu)
+            cc->server_cpu =
+                machine_server_cpu(r->s->machine, &cc->server1) == 0;
+        r->s->mode->drain(r->mode, &r->calls, &r->completions);
+    }
     return true;
 }
 
-/* The live line on stderr: where the sweep (or the search) is. */
+/* A side that has finished keeps calling its servers, unrecorded, while
+ * another side still measures: each side's rounds then always follow the
+ * other's, as they did all along (each round finds the caches cleared by
+ * the other side's round: a side left alone measures faster). */
+static void companion_round(struct run *r)
+{
+    struct round_info info;
+    if (r->s->mode->round(r->mode, r->conns, r->n, false, &info) != 0)
+        r->companion = false; /* it stopped answering: leave it be */
+}
+
+/* Measure the sides in `who` (sweep.warmup_rounds untimed rounds, then
+ * each side's r->timed), one round of each in turn, so that what the
+ * host does to one round it does to the others' neighbouring rounds;
+ * finished sides in `pals` call along, unrecorded. A side that fails
+ * stops alone here; the caller stops the others. */
+static void measure(struct run **who, size_t k, struct run **pals,
+                    size_t npals)
+{
+    int64_t warmup = who[0]->s->sc->sweep.warmup_rounds, most = 0;
+    for (size_t i = 0; i < k; i++) {
+        measure_begin(who[i]);
+        if (who[i]->timed > most)
+            most = who[i]->timed;
+    }
+    for (int64_t j = 0; j < warmup + most; j++) {
+        for (size_t i = 0; i < k; i++) {
+            struct run *r = who[i];
+            if (r->o->stop_reason || j >= warmup + r->timed)
+                continue;
+            if (*r->s->interrupted)
+                stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+            else
+                one_round(r, j, warmup);
+        }
+        for (size_t i = 0; i < npals; i++)
+            if (pals[i]->companion && !*pals[i]->s->interrupted)
+                companion_round(pals[i]);
+    }
+}
+
+/* Servers on the machine, every side's. */
+static size_t on_machine(const struct run *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->d->nsides; i++)
+        n += r->d->sides[i].n;
+    return n;
+}
+
+/* The live line on stderr: where each side is. */
 static void progress(struct run *r, const char *phase, double median_ms,
                      int64_t mem_available_kb)
 {
     if (!r->s->progress)
         return;
-    fprintf(stderr, "\r\033[K%s: N=%zu  %s  round %.2f ms (median)", 
-            r->s->sc->name, r->n, phase, median_ms);
+    fprintf(stderr, "\r\033[K%s: ", r->s->sc->name);
+    if (r->s->label)
+        fprintf(stderr, "[%s] ", r->s->label);
+    fprintf(stderr, "N=%zu  %s  round %.2f ms (median)", r->n, phase,
+            median_ms);
     if (mem_available_kb >= 0)
         fprintf(stderr, "  MemAvailable %.1f GiB",
                 (double)mem_available_kb / (1024.0 * 1024.0));
@@ -380,7 +456,7 @@ static void footprint_probe(struct run *r, json_t *step)
             pids[i] = r->conns[i].pid;
             index[i] = r->conns[i].index;
         }
-        footprint_step(&r->fp, pids, index, r->n, step);
+        footprint_step(&r->fp, pids, index, r->n, on_machine(r), step);
     }
     free(pids);
     free(index);
@@ -545,21 +621,12 @@ static void checkpoint(struct run *r)
         result_write(r->s->doc, r->s->out_path);
 }
 
-/* One measurement of the crossing search at the current N: near_rounds
- * timed rounds, recorded in doc.probes with the decision taken on every
- * round measured at this N so far. 1 over, 0 under, -1 the run stopped. */
-static int probe(struct run *r, const char *phase)
+/* Record the measurement just taken as a probe of the crossing search,
+ * with the decision taken on every round measured at this N so far.
+ * True when that says over. */
+static bool record_probe(struct run *r, const char *phase)
 {
     const struct scenario *sc = r->s->sc;
-    if ((double)(now_ns() - r->t0_ns) / 1e9 > sc->sweep.max_seconds) {
-        stop(r, STOP_TIME, 0,
-             "sweep.max_seconds (%g s) ran out during the crossing search "
-             "at N=%zu",
-             sc->sweep.max_seconds, r->n);
-        return -1;
-    }
-    if (!rounds(r, sc->sweep.warmup_rounds, sc->sweep.near_rounds))
-        return -1;
     r->probes++;
     double median;
     json_t *m = measurement_json(r, phase, &median);
@@ -651,42 +718,28 @@ static void estimate(struct run *r, const struct bracket *b, bool complete)
                             "crossing", how);
 }
 
-/* The step at r->n went over max_ms and a confirmation agreed: narrow the
- * crossing down between the last N under and this one. Returns when the
- * bracket is within sweep.resolution, the probes ran out or the run
- * stopped (o->stop_reason set). */
-static void search(struct run *r)
+/* Side r reached its stop (latency, max_n): done, and while another side
+ * still measures, it calls along. */
+static void done(struct run *r)
+{
+    r->phase = DONE;
+    r->companion = r->s->sc->client.connect && r->n > 0;
+}
+
+/* The search has ended: the bracket is narrow enough, or the probes ran
+ * out. The crossing from what was measured, and the stop. */
+static void finish_search(struct run *r)
 {
     const struct scenario *sc = r->s->sc;
-    struct bracket b = {r->o->max_servers, (int64_t)r->n};
-    int over = 1;
-    /* The low end was measured with the sweep's few rounds: check it with
-     * as many as the rest, and step back while it proves to be over. */
-    while (b.lo > 0 && rounds_at(r, b.lo) < (size_t)sc->sweep.near_rounds &&
-           r->probes < sc->sweep.max_probes) {
-        if (!set_n(r, (size_t)b.lo) || (over = probe(r, "bracket")) < 0)
-            goto out;
-        if (!over)
-            break;
-        b.hi = b.lo;
-        b.lo = step_before(r, b.lo);
-    }
-    for (int64_t mid; (mid = crossing_next_n(&b, sc->sweep.resolution)) &&
-                      r->probes < sc->sweep.max_probes;) {
-        if (!set_n(r, (size_t)mid) || (over = probe(r, "bisect")) < 0)
-            goto out;
-        crossing_decide(&b, mid, over == 1);
-    }
-out:
-    r->o->max_servers = b.lo;
-    estimate(r, &b, r->o->stop_reason == NULL);
-    if (r->o->stop_reason)
-        return;
-    if (b.lo == 0) {
+    const struct bracket *b = &r->b;
+    r->o->max_servers = b->lo;
+    estimate(r, b, true);
+    done(r);
+    if (b->lo == 0) {
         stop(r, STOP_LATENCY, 0,
              "the median round time exceeded max_ms %g even at N=%lld "
              "(%d measurements of the crossing search); no N was within it",
-             sc->sweep.max_ms, (long long)b.hi, r->probes);
+             sc->sweep.max_ms, (long long)b->hi, r->probes);
         return;
     }
     json_t *cx = json_object_get(r->crossing, "crossing_interval");
@@ -700,19 +753,131 @@ out:
          "the median round time crossed max_ms %g between N=%lld (under) and "
          "N=%lld (over), %.1f%% apart, after %d measurements of the crossing "
          "search%s%s; the largest N within it was %lld",
-         sc->sweep.max_ms, (long long)b.lo, (long long)b.hi,
-         b.lo > 0 ? 100.0 * (double)(b.hi - b.lo) / (double)b.lo : 100.0,
+         sc->sweep.max_ms, (long long)b->lo, (long long)b->hi,
+         b->lo > 0 ? 100.0 * (double)(b->hi - b->lo) / (double)b->lo : 100.0,
          r->probes,
-         crossing_next_n(&b, sc->sweep.resolution) ? " (sweep.max_probes "
-                                                     "reached)"
-                                                   : "",
-         est, (long long)b.lo);
+         crossing_next_n(b, sc->sweep.resolution) ? " (sweep.max_probes "
+                                                    "reached)"
+                                                  : "",
+         est, (long long)b->lo);
 }
 
-void sweep_run(struct sweep *s, struct sweep_outcome *o)
+/* The next measurement of a search whose bracket is r->b: the low end
+ * again while it was measured with fewer rounds than the rest (it may have
+ * been a lucky under), else the bracket's midpoint; or the end. */
+static void search_next(struct run *r)
+{
+    const struct scenario *sc = r->s->sc;
+    bool budget = r->probes < sc->sweep.max_probes;
+    if (budget && r->b.lo > 0 &&
+        rounds_at(r, r->b.lo) < (size_t)sc->sweep.near_rounds) {
+        r->phase = CHECKING_LO;
+        r->target = (size_t)r->b.lo;
+        return;
+    }
+    int64_t mid = crossing_next_n(&r->b, sc->sweep.resolution);
+    if (!budget || !mid)
+        return finish_search(r);
+    r->phase = BISECTING;
+    r->target = (size_t)mid;
+}
+
+/* A step or a confirmation came out under: the sweep goes on. */
+static void sweep_on(struct run *r, double median)
+{
+    const struct scenario *sc = r->s->sc;
+    r->o->max_servers = (int64_t)r->n;
+    r->phase = SWEEPING;
+    if ((int64_t)r->n >= sc->sweep.max_n) {
+        stop(r, STOP_MAX_N, 0,
+             "reached max_n=%zu with a median round time of %.3f ms "
+             "(max_ms %g)",
+             r->n, median, sc->sweep.max_ms);
+        done(r);
+        return;
+    }
+    checkpoint(r);
+    int64_t next = scenario_next_n(sc, (int64_t)r->n);
+    r->target = (size_t)(next > sc->sweep.max_n ? sc->sweep.max_n : next);
+}
+
+/* Record what side r just measured and decide its next N. */
+static void decide(struct run *r)
+{
+    const struct scenario *sc = r->s->sc;
+    double median;
+    switch (r->phase) {
+    case SWEEPING:
+        median = record_step(r);
+        if (r->o->stop_reason) {
+            r->phase = DONE;
+        } else if (!sc->client.connect || median <= sc->sweep.max_ms) {
+            sweep_on(r, median);
+        } else if (sc->sweep.resolution <= 0) {
+            stop(r, STOP_LATENCY, 0,
+                 "median round time %.3f ms at N=%zu exceeded max_ms %g; "
+                 "the largest N within it was %lld",
+                 median, r->n, sc->sweep.max_ms,
+                 (long long)r->o->max_servers);
+            done(r);
+        } else {
+            /* One set of rounds does not decide the stop: measure again
+             * and decide on every round taken at this N. */
+            r->phase = CONFIRMING;
+            r->target = r->n;
+        }
+        return;
+    case CONFIRMING:
+        if (!record_probe(r, "confirm")) {
+            size_t count;
+            return sweep_on(r, pooled_median(r, (int64_t)r->n, &count));
+        }
+        r->b = (struct bracket){r->o->max_servers, (int64_t)r->n};
+        return search_next(r);
+    case CHECKING_LO:
+        if (record_probe(r, "bracket")) {
+            /* It was over after all: step back to the step before it. */
+            r->b.hi = r->b.lo;
+            r->b.lo = step_before(r, r->b.lo);
+        }
+        /* Under: now measured with near_rounds, so bisection follows. */
+        return search_next(r);
+    case BISECTING:
+        crossing_decide(&r->b, (int64_t)r->n, record_probe(r, "bisect"));
+        return search_next(r);
+    case DONE:
+        return;
+    }
+}
+
+/* The side stopped during its search: keep the crossing it had. */
+static void stopped(struct run *r)
+{
+    r->companion = false;
+    if (r->phase == CHECKING_LO || r->phase == BISECTING) {
+        r->o->max_servers = r->b.lo;
+        estimate(r, &r->b, false);
+    }
+    r->phase = DONE;
+}
+
+/* What the server of side r really loaded, not what we meant to run. */
+static void record_library(struct run *r)
+{
+    char lib[512];
+    json_t *orb = json_object_get(r->s->doc, "orb");
+    if (r->lib_recorded || r->n == 0)
+        return;
+    if (orb && probe_mapped_library(r->conns[0].pid, r->s->kind->library,
+                                    lib, sizeof lib) == 0)
+        json_object_set_new(orb, "library_path", json_string(lib));
+    r->lib_recorded = true;
+}
+
+static bool init_side(struct driver *d, struct run *r, struct sweep *s,
+                      struct sweep_outcome *o)
 {
     const struct scenario *sc = s->sc;
-    struct run r = {.s = s, .o = o, .t0_ns = now_ns()};
     struct callmode_config mcfg = {
         .timeout_ms = sc->call.timeout_ms,
         .pool_size = sc->client.pool_size,
@@ -720,103 +885,137 @@ void sweep_run(struct sweep *s, struct sweep_outcome *o)
         .interrupted = s->interrupted,
     };
     memset(o, 0, sizeof *o);
-    r.conns = calloc((size_t)sc->sweep.max_n, sizeof *r.conns);
-    footprint_init(&r.fp, sc->probe.budget_ms, sc->probe.per_server_max);
+    *r = (struct run){.d = d, .s = s, .o = o, .t0_ns = d->t0_ns,
+                      .phase = SWEEPING, .target = (size_t)sc->sweep.start};
+    r->conns = calloc((size_t)sc->sweep.max_n, sizeof *r->conns);
+    footprint_init(&r->fp, sc->probe.budget_ms, sc->probe.per_server_max);
     json_object_set_new(
         s->doc, "baseline",
         json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:b}", "mem_available_kb",
-                  (json_int_t)r.fp.base.mem_available_kb, "slab_kb",
-                  (json_int_t)r.fp.base.slab_kb, "kernel_stack_kb",
-                  (json_int_t)r.fp.base.kernel_stack_kb, "page_tables_kb",
-                  (json_int_t)r.fp.base.page_tables_kb, "mem_free_kb",
-                  (json_int_t)r.fp.base.mem_free_kb, "settle_ms",
-                  r.fp.settle_ms, "settled", r.fp.settled));
+                  (json_int_t)r->fp.base.mem_available_kb, "slab_kb",
+                  (json_int_t)r->fp.base.slab_kb, "kernel_stack_kb",
+                  (json_int_t)r->fp.base.kernel_stack_kb, "page_tables_kb",
+                  (json_int_t)r->fp.base.page_tables_kb, "mem_free_kb",
+                  (json_int_t)r->fp.base.mem_free_kb, "settle_ms",
+                  r->fp.settle_ms, "settled", r->fp.settled));
     json_object_set_new(s->doc, "probes", json_array());
-    r.oom_kills = s->machine ? machine_oom_kills(s->machine) : -1;
-    int mrc = r.conns ? s->mode->create(&r.mode, &mcfg) : -ENOMEM;
+    r->oom_kills = s->machine ? machine_oom_kills(s->machine) : -1;
+    int mrc = r->conns ? s->mode->create(&r->mode, &mcfg) : -ENOMEM;
     if (mrc) {
-        stop(&r, STOP_RESOURCE, 0, "cannot start call mode %s: %s",
+        stop(r, STOP_RESOURCE, 0, "cannot start call mode %s: %s",
              s->mode->name, strerror(-mrc));
-        goto out;
+        r->phase = DONE;
+        return false;
     }
-    size_t target = (size_t)sc->sweep.start;
-    bool lib_recorded = false;
-    for (;;) {
-        double elapsed = (double)(now_ns() - r.t0_ns) / 1e9;
-        if (*s->interrupted) {
-            stop(&r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r.n);
-            break;
-        }
-        if (elapsed > sc->sweep.max_seconds) {
-            stop(&r, STOP_TIME, 0,
-                 "sweep.max_seconds (%g s) ran out at N=%zu",
-                 sc->sweep.max_seconds, r.n);
-            break;
-        }
-        bool grown = grow(&r, target);
-        if (r.n > 0 && !lib_recorded) {
-            /* What the server really loaded, not what we meant to run. */
-            char lib[512];
-            json_t *orb = json_object_get(s->doc, "orb");
-            if (orb && probe_mapped_library(r.conns[0].pid, s->kind->library,
-                                            lib, sizeof lib) == 0)
-                json_object_set_new(orb, "library_path", json_string(lib));
-            lib_recorded = true;
-        }
-        if (!grown ||
-            (sc->client.connect &&
-             !rounds(&r, sc->sweep.warmup_rounds, sc->sweep.rounds)))
-            break;
-        double median = record_step(&r);
-        if (o->stop_reason)
-            break;
-        if (sc->client.connect && median > sc->sweep.max_ms) {
-            if (sc->sweep.resolution <= 0) {
-                stop(&r, STOP_LATENCY, 0,
-                     "median round time %.3f ms at N=%zu exceeded max_ms %g; "
-                     "the largest N within it was %lld",
-                     median, r.n, sc->sweep.max_ms,
-                     (long long)o->max_servers);
-                break;
-            }
-            /* One set of rounds does not decide the stop: measure again
-             * and decide on every round taken at this N. */
-            int over = probe(&r, "confirm");
-            if (over < 0)
-                break;
-            if (over) {
-                search(&r);
-                break;
-            }
-        }
-        o->max_servers = (int64_t)r.n;
-        if ((int64_t)r.n >= sc->sweep.max_n) {
-            stop(&r, STOP_MAX_N, 0,
-                 "reached max_n=%zu with a median round time of %.3f ms "
-                 "(max_ms %g)",
-                 r.n, median, sc->sweep.max_ms);
-            break;
-        }
-        checkpoint(&r);
-        int64_t next = scenario_next_n(sc, (int64_t)r.n);
-        target = (size_t)(next > sc->sweep.max_n ? sc->sweep.max_n : next);
-    }
-out:
-    if (s->progress)
+    return true;
+}
+
+static void free_side(struct run *r)
+{
+    if (r->s->progress)
         fprintf(stderr, "\r\033[K");
-    outcome(&r, o->stop_reason, o->detail);
-    for (size_t i = 0; i < r.n; i++)
-        conn_close(&r.conns[i]);
-    free(r.conns);
-    if (r.mode)
-        s->mode->destroy(r.mode);
-    samples_free(&r.rounds);
-    samples_free(&r.calls);
-    samples_free(&r.completions);
-    samples_free(&r.starts);
-    for (size_t i = 0; i < r.npoints; i++)
-        free(r.points[i].rounds_ns);
-    free(r.points);
-    free(r.step_ns);
-    json_decref(r.crossing);
+    outcome(r, r->o->stop_reason, r->o->detail);
+    for (size_t i = 0; i < r->n; i++)
+        conn_close(&r->conns[i]);
+    free(r->conns);
+    if (r->mode)
+        r->s->mode->destroy(r->mode);
+    samples_free(&r->rounds);
+    samples_free(&r->calls);
+    samples_free(&r->completions);
+    samples_free(&r->starts);
+    for (size_t i = 0; i < r->npoints; i++)
+        free(r->points[i].rounds_ns);
+    free(r->points);
+    free(r->step_ns);
+    json_decref(r->crossing);
+}
+
+/* A side failed (exit 1) or was interrupted: a paired run is one
+ * experiment, so the other sides stop too. */
+static void stop_partners(struct driver *d)
+{
+    const struct run *bad = NULL;
+    for (size_t i = 0; i < d->nsides && !bad; i++)
+        if (d->sides[i].o->exit_code != 0)
+            bad = &d->sides[i];
+    if (!bad)
+        return;
+    for (size_t i = 0; i < d->nsides; i++) {
+        struct run *r = &d->sides[i];
+        if (r->phase == DONE || r == bad)
+            continue;
+        if (bad->o->exit_code == 130)
+            stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+        else
+            stop(r, STOP_PARTNER, 1, "side %s stopped at N=%zu: %s",
+                 bad->s->label ? bad->s->label : "?", bad->n,
+                 bad->o->detail);
+        stopped(r);
+    }
+}
+
+void sweep_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
+{
+    struct driver d = {.nsides = nsides, .t0_ns = now_ns()};
+    for (size_t i = 0; i < nsides; i++)
+        init_side(&d, &d.sides[i], &sides[i], &o[i]);
+    for (;;) {
+        struct run *who[SWEEP_MAX_SIDES];
+        size_t k = 0;
+        for (size_t i = 0; i < nsides; i++)
+            if (d.sides[i].phase != DONE)
+                who[k++] = &d.sides[i];
+        if (k == 0)
+            break;
+        /* Each side sets its number of servers for this measurement. */
+        size_t ready = 0;
+        for (size_t i = 0; i < k; i++) {
+            struct run *r = who[i];
+            const struct scenario *sc = r->s->sc;
+            double elapsed = (double)(now_ns() - d.t0_ns) / 1e9;
+            if (*r->s->interrupted) {
+                stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+            } else if (elapsed > sc->sweep.max_seconds) {
+                stop(r, STOP_TIME, 0, "sweep.max_seconds (%g s) ran out at "
+                     "N=%zu%s", sc->sweep.max_seconds, r->n,
+                     r->phase == SWEEPING ? "" : " during the crossing "
+                                                 "search");
+            } else if (set_n(r, r->target)) {
+                record_library(r);
+                r->timed = r->phase == SWEEPING ? sc->sweep.rounds
+                                                : sc->sweep.near_rounds;
+                if (sc->client.connect || r->phase != SWEEPING) {
+                    who[ready++] = r;
+                    continue;
+                }
+                /* Idle servers: a step without rounds. */
+                measure_begin(r);
+                decide(r);
+                continue;
+            }
+            record_library(r);
+            stopped(r);
+        }
+        stop_partners(&d);
+        if (ready == 0)
+            continue;
+        /* Finished sides that stopped normally call along (see
+         * companion_round). */
+        struct run *pals[SWEEP_MAX_SIDES];
+        size_t npals = 0;
+        for (size_t i = 0; i < nsides; i++)
+            if (d.sides[i].phase == DONE && d.sides[i].companion)
+                pals[npals++] = &d.sides[i];
+        measure(who, ready, pals, npals);
+        for (size_t i = 0; i < ready; i++) {
+            if (who[i]->o->stop_reason)
+                stopped(who[i]);
+            else
+                decide(who[i]);
+        }
+        stop_partners(&d);
+    }
+    for (size_t i = 0; i < nsides; i++)
+        free_side(&d.sides[i]);
 }

@@ -1,6 +1,12 @@
 /* The footprint sweep: grow the number of servers step by step, time
- * rounds of calls at each step, stop at the latency threshold, max_n, a
- * resource limit, a failure or an interrupt. */
+ * rounds of calls at each step; when a step's median round time exceeds
+ * max_ms, confirm it and narrow the crossing down by bisection; stop at
+ * max_n, a resource limit, a failure or an interrupt.
+ *
+ * A run has one side, or two (a paired run, `orbbench run --versus`): two
+ * sets of servers on the machine at once, each with its own sweep and
+ * crossing search, measured in alternate rounds, so that the host's speed,
+ * which drifts by tens of percent over seconds here, falls on both alike. */
 #ifndef ORBBENCH_SWEEP_H
 #define ORBBENCH_SWEEP_H
 
@@ -16,17 +22,22 @@
 #include "spawn.h"
 #include "transport.h"
 
+#define SWEEP_MAX_SIDES SPAWN_MAX_GROUPS
+
+/* One side of a run. */
 struct sweep {
     const struct scenario *sc;
     const struct server_kind *kind;
     const struct transport_ops *tp;
     const struct callmode_ops *mode;
-    struct spawner *sp;
+    struct spawner *sp;   /* shared by the sides */
+    int group;            /* the spawner group of this side's servers */
     const struct machine *machine;
     json_t *doc;          /* the result document; steps are added here */
     const char *out_path; /* rewritten after every step */
     volatile sig_atomic_t *interrupted;
-    bool progress; /* a live line on stderr */
+    bool progress;        /* a live line on stderr */
+    const char *label;    /* "A", "B" in a paired run's progress line */
 };
 
 /* Stop reasons. "interrupted" exits 130, the failures 1, the rest 0. */
@@ -38,6 +49,8 @@ struct sweep {
 #define STOP_SERVER_DIED "server_died"
 #define STOP_CALL_FAILED "call_failed"
 #define STOP_INTERRUPTED "interrupted"
+/* A paired run: the other side failed, so this one stopped too. */
+#define STOP_PARTNER "partner_failed"
 
 struct sweep_outcome {
     const char *stop_reason;
@@ -46,7 +59,8 @@ struct sweep_outcome {
     int exit_code;
 };
 
-/* Run the sweep. Fills *o in every case and sets doc.result. */
-void sweep_run(struct sweep *s, struct sweep_outcome *o);
+/* Run the sides (1 or 2) to their stops, their rounds interleaved. Fills
+ * every o[i] and sets each doc's result. */
+void sweep_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides);
 
 #endif

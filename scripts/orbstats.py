@@ -37,6 +37,64 @@ def _mean(xs):
     return math.fsum(xs) / len(xs)
 
 
+def _paired_logs(a_values, b_values):
+    """[(log a, log b)] of the pairs where both values are positive, and a
+    note on the pairs dropped."""
+    ok = [(math.log(a), math.log(b)) for a, b in zip(a_values, b_values)
+          if _positive([a], "A")[0] and _positive([b], "B")[0]]
+    dropped = len(list(zip(a_values, b_values))) - len(ok)
+    notes = [f"{dropped} pair(s) without a positive value on both sides "
+             "dropped"] if dropped else []
+    return ok, notes
+
+
+def compare_paired(a_values, b_values, higher_is_better, memory=False):
+    """compare_metric() for paired runs: a_values[i] and b_values[i] were
+    measured in the same run (orbbench --paired / --versus: both sides'
+    servers at once, in alternate rounds), so the host's drift, which
+    moves both, cancels in their ratio. The test is the one-sample t on
+    the per-run log ratios log(b_i / a_i) (df = pairs - 1); the ratio is
+    their geometric mean, exp(mean log ratio). Same dict as
+    compare_metric(), with "paired": True."""
+    pairs, notes = _paired_logs(list(a_values), list(b_values))
+    n = len(pairs)
+    out = {"ratio": None, "ci_low": None, "ci_high": None, "p_value": None,
+           "q_value": None, "verdict": "n/a", "mde_pct": None,
+           "n_a": n, "n_b": n, "higher_is_better": bool(higher_is_better),
+           "memory": bool(memory), "paired": True, "notes": notes}
+    if not n:
+        out["notes"].append("no pair with a value on both sides")
+        return out
+    d = [lb - la for la, lb in pairs]
+    mean = _mean(d)
+    out["ratio"] = math.exp(mean)
+    if n < 2:
+        out["notes"].append("one paired run: no test (repeats needed: "
+                            "run-suite --paired --repeat 3)")
+        return out
+    df = n - 1
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in d) / df)
+    if sd == 0:
+        if mean == 0:
+            out.update(ratio=1.0, ci_low=1.0, ci_high=1.0, verdict="same")
+            out["notes"].append("every pair gave the same value: no test")
+            return out
+        out.update(ci_low=out["ratio"], ci_high=out["ratio"], mde_pct=0.0,
+                   p_value=0.0, q_value=0.0)
+        out["notes"].append("the same ratio in every pair")
+        out["verdict"] = metric_verdict(out["ratio"], 0.0, higher_is_better,
+                                        memory)
+        return out
+    se = sd / math.sqrt(n)
+    p = min(1.0, 2 * stats.t.sf(abs(mean / se), df))
+    tq = stats.t.ppf(1 - ALPHA / 2, df)
+    out.update(ci_low=math.exp(mean - tq * se),
+               ci_high=math.exp(mean + tq * se), p_value=p, q_value=p,
+               mde_pct=100 * math.expm1((tq + stats.t.ppf(POWER, df)) * se))
+    out["verdict"] = metric_verdict(out["ratio"], p, higher_is_better, memory)
+    return out
+
+
 def compare_metric(a_values, b_values, higher_is_better, memory=False):
     """Compare one metric between two sides, one value per run.
 

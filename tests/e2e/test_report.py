@@ -471,6 +471,42 @@ def test_compare_json_on_constructed_results(synth_sides):
                                    "server_cpu_us", "pss_kb"}
 
 
+def test_compare_pairs_runs_of_one_paired_run(tmp_path):
+    """Results of paired runs (orbbench --paired: "paired.id" in both) are
+    matched by id, whatever their file order, and tested as pairs: a 5%
+    shift in every pair is found through a run-to-run drift of ±20% that
+    hides it from a test of independent samples."""
+    crossings = [(100, 95), (120, 114), (80, 76)]
+    docs_a, docs_b = [], []
+    for i, (ca, cb) in enumerate(crossings):
+        for side, c, docs in (("a", ca, docs_a), ("b", cb, docs_b)):
+            d = run_of("sync-unix", c, 1.0, 10, 1.0, 48 + i)
+            d["paired"] = {"id": f"p{i}", "side": side, "versus": []}
+            docs.append(d)
+    a = write_side(tmp_path / "A", docs_a)
+    b = write_side(tmp_path / "B", docs_b[::-1])  # B's files in other order
+    r = script("compare", a, b, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)["scenarios"][0]
+    assert s["paired"] is True
+    m = s["metrics"]["crossing_n"]
+    assert m["paired"] is True
+    assert m["a_values"] == [100, 120, 80]
+    assert m["b_values"] == [95, 114, 76]  # aligned with A by paired.id
+    assert m["ratio"] == pytest.approx(0.95)
+    assert m["verdict"] == "slower"
+    # The same files without their pairing: independent samples, "same".
+    for f in list(a.glob("*.json")) + list(b.glob("*.json")):
+        d = json.loads(f.read_text())
+        del d["paired"]
+        f.write_text(json.dumps(d))
+    r = script("compare", a, b, "--format", "json")
+    m = json.loads(r.stdout)["scenarios"][0]["metrics"]["crossing_n"]
+    assert m["verdict"] == "same" and "paired" not in m
+    text = script("compare", a, b).stdout
+    assert "paired" not in text.split("Verdicts:")[1].split("\n")[0]
+
+
 def test_compare_text_on_constructed_results(synth_sides):
     a, b = synth_sides
     r = script("compare", a, b)

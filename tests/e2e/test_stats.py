@@ -230,3 +230,48 @@ def test_local_fit_falls_back_to_the_nearest_measurement():
         == pytest.approx(5.656854, rel=1e-6)
     assert S.local_fit([], 10) is None
     assert S.local_fit([(10, 0.0, 1)], 10) is None
+
+
+# ---- compare_paired -----------------------------------------------------------
+
+def test_paired_t_worked_by_hand():
+    # log ratios B/A of three paired runs: 0.1, 0.2, 0.3. Mean 0.2, sd 0.1,
+    # se = 0.1/sqrt(3) = 0.057735, t = 3.464102 with df = 2; for 2 df the
+    # two-sided p is 1 - t/sqrt(2 + t^2) = 1 - 3.464102/3.741657 = 0.074180.
+    # t_0.975 with 2 df = 4.302653: CI exp(0.2 -/+ 4.302653 * 0.057735) =
+    # 0.952739 .. 1.565826.
+    a = [1, E, E ** 2]
+    b = [E ** 0.1, E ** 1.2, E ** 2.3]
+    m = S.compare_paired(a, b, False)
+    assert m["paired"] is True
+    assert m["ratio"] == pytest.approx(math.exp(0.2))
+    assert m["p_value"] == pytest.approx(0.074180, abs=1e-6)
+    assert m["ci_low"] == pytest.approx(0.952739, rel=1e-5)
+    assert m["ci_high"] == pytest.approx(1.565826, rel=1e-5)
+    assert (m["n_a"], m["n_b"]) == (3, 3)
+    assert m["verdict"] == "same"
+
+
+def test_paired_sees_a_shift_that_drift_hides():
+    # Runs that drift together (A spread over a factor e^2) with B 11-12%
+    # above A in each: log ratios 0.10, 0.11, 0.12, mean 0.11, sd 0.01,
+    # t = 0.11 / (0.01/sqrt 3) = 19.05256, t^2 = 363.0, df 2: p = 1 -
+    # t/sqrt(2 + t^2) = 1 - 19.05256/19.10497 = 0.002743. Independent
+    # samples would drown it in the drift.
+    a = [1, E, E ** 2]
+    b = [E ** 0.10, E ** 1.11, E ** 2.12]
+    paired = S.compare_paired(a, b, False)
+    assert paired["p_value"] == pytest.approx(0.002743, abs=2e-6)
+    assert paired["verdict"] == "slower"
+    assert S.compare_paired(a, b, True)["verdict"] == "faster"
+    assert S.compare_metric(a, b, False)["verdict"] == "same"
+
+
+def test_paired_one_pair_or_missing_values_no_test():
+    m = S.compare_paired([100], [110], False)
+    assert m["verdict"] == "n/a" and m["p_value"] is None
+    assert m["ratio"] == pytest.approx(1.1)
+    # A pair with a missing value is dropped as a pair.
+    m = S.compare_paired([100, None, 100], [110, 120, 110], False)
+    assert (m["n_a"], m["n_b"]) == (2, 2)
+    assert any("pair(s)" in n for n in m["notes"])

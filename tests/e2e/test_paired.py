@@ -1,0 +1,158 @@
+"""End-to-end: paired runs (orbbench run --paired / --versus): two sets of
+real omniORB servers on the machine at once, measured in alternate rounds,
+one result file per side; their errors; run-suite --paired."""
+import json
+import subprocess
+
+import pytest
+
+from conftest import ROOT, SCENARIOS, ORBBENCH, assert_nothing_left
+from test_crossing import check_search, cpus
+
+SMALL = ("server.work_us=1000", "sweep.start=3", "sweep.step=8",
+         "sweep.max_ms=10", "sweep.max_n=60", "sweep.rounds=3",
+         "sweep.near_rounds=5")
+
+
+def run(tmp_path, *args, timeout=300):
+    out = tmp_path / "a.json"
+    proc = subprocess.run([str(ORBBENCH), "run", str(SCENARIOS /
+                                                    "sync-unix.json"),
+                           "--out", str(out), "--no-progress", *args],
+                          capture_output=True, text=True, timeout=timeout)
+    docs = [json.loads(p.read_text()) if p.exists() else None
+            for p in (out, tmp_path / "a.versus.json")]
+    for d in docs:
+        if d:
+            assert_nothing_left(d)
+    return proc, docs
+
+
+def sets(*kv):
+    return [x for k in kv for x in ("--set", k)]
+
+
+@pytest.mark.parametrize("mode", ["sync", "event"])
+def test_versus_runs_both_sides_each_to_its_crossing(tmp_path, mode):
+    # A's servers burn 1 ms a call, B's 1.5 ms: each side's largest N under
+    # 10 ms is bounded by 10 ms × CPUs / its work.
+    proc, (a, b) = run(tmp_path, *sets(*SMALL, f"mode={mode}"),
+                       "--versus", "server.work_us=1500")
+    assert proc.returncode == 0, proc.stderr
+    assert a["paired"]["id"] == b["paired"]["id"]
+    assert (a["paired"]["side"], b["paired"]["side"]) == ("a", "b")
+    assert a["paired"]["other"].endswith("a.versus.json")
+    assert b["paired"]["versus"] == ["server.work_us=1500"]
+    assert a["scenario"]["server"]["work_us"] == 1000
+    assert b["scenario"]["server"]["work_us"] == 1500
+    for doc, work_ms in ((a, 1.0), (b, 1.5)):
+        lo, _ = check_search(doc)
+        assert 0 < lo < 10 * cpus() / work_ms
+        # Each side's servers are counted in a CPU-accounting cgroup of
+        # their own: each pays its own work, not the other's.
+        for m in doc["steps"] + doc["probes"]:
+            assert m["cpu_per_call_us"]["server"] >= work_ms * 1000
+            assert m["machine"]["servers_on_machine"] > m["n"] \
+                if "machine" in m else True
+    assert a["machine"]["cpu_accounting_cgroup"] != \
+        b["machine"]["cpu_accounting_cgroup"]
+    # The sides' servers are told apart: no index is used twice.
+    ia = {s["index"] for s in a["servers"]}
+    ib = {s["index"] for s in b["servers"]}
+    assert not ia & ib
+    assert proc.stdout.count("Round time crosses") == 2
+    assert "[A] " in proc.stdout and "[B] " in proc.stdout
+
+
+def test_paired_without_versus_is_an_a_a_run(tmp_path):
+    proc, (a, b) = run(tmp_path, *sets(*SMALL), "--paired")
+    assert proc.returncode == 0, proc.stderr
+    assert a["scenario"] == b["scenario"]
+    assert b["paired"]["versus"] == []
+
+
+def test_failing_side_stops_its_partner(tmp_path):
+    proc, (a, b) = run(tmp_path, *sets(*SMALL),
+                       "--versus", "server.path=/bin/false")
+    assert proc.returncode == 1
+    assert b["result"]["stop_reason"] == "server_died"
+    assert a["result"]["stop_reason"] == "partner_failed"
+    assert "side B stopped" in a["result"]["detail"]
+    assert "side B: server_died" in proc.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--versus", "sweep.max_n=5"],
+     "--versus sweep.max_n=5: only server.* keys may differ"),
+    (["--out-versus", "/tmp/x.json"], "--out-versus: only in a paired run"),
+    (["--paired", "--set", "machine.mem_limit_mb=100"],
+     "machine.mem_limit_mb would be one limit for both sides"),
+    (["--versus", "server.work_us=-2"], "server.work_us"),
+])
+def test_paired_usage_errors(tmp_path, args, message):
+    proc, docs = run(tmp_path, *args)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert docs == [None, None]
+
+
+def test_same_file_for_both_sides_is_refused(tmp_path):
+    proc, _ = run(tmp_path, "--paired", "--out-versus",
+                  str(tmp_path / "a.json"))
+    assert proc.returncode == 2
+    assert "the same file as --out" in proc.stderr
+
+
+def test_check_prints_both_sides():
+    proc = subprocess.run([str(ORBBENCH), "check",
+                           str(SCENARIOS / "sync-unix.json"),
+                           "--versus", "server.work_us=7"],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["a"]["server"]["work_us"] == 0
+    assert doc["b"]["server"]["work_us"] == 7
+
+
+def test_run_suite_paired(tmp_path):
+    out = tmp_path / "suite"
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / "run-suite"),
+         str(ROOT / "tests" / "fixtures" / "repeat-scenarios"), "--paired",
+         "--repeat", "2", "--variant", "a", "--variant",
+         "b:server.work_us=400", "--out", str(out),
+         "--set", "sweep.max_n=12", "--set", "sweep.start=2",
+         "--set", "sweep.step=5", "--set", "sweep.max_ms=3",
+         "--set", "sweep.rounds=2", "--set", "sweep.near_rounds=3"],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["paired"] is True
+    for name in ("pool5-unix", "sync-unix"):
+        for rep in (1, 2):
+            a = json.loads((out / "a" / f"{name}.r{rep}.json").read_text())
+            b = json.loads((out / "b" / f"{name}.r{rep}.json").read_text())
+            assert a["paired"]["id"] == b["paired"]["id"]
+            assert b["scenario"]["server"]["work_us"] == 400
+    cmp = (out / "compare-a-vs-b.md").read_text()
+    assert "paired run's log ratio" in cmp
+    # One paired run per scenario and repeat: 2 scenarios x 2 repeats.
+    assert proc.stderr.count("[a vs b]: ") == 4
+
+
+@pytest.mark.parametrize("variants, message", [
+    (["--variant", "a"], "needs exactly two variants"),
+    (["--variant", "a:sweep.rounds=2", "--variant", "b:sweep.rounds=3"],
+     "differ only in server.* keys"),
+    (["--variant", "a:server.work_us=5", "--variant", "b"],
+     "must set server.work_us too"),
+])
+def test_run_suite_paired_errors(tmp_path, variants, message):
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / "run-suite"),
+         str(ROOT / "tests" / "fixtures" / "repeat-scenarios"), "--paired",
+         *variants, "--out", str(tmp_path / "x")],
+        capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert message in proc.stderr
