@@ -406,12 +406,14 @@ static void measure(struct run **who, size_t k, struct run **pals,
     for (int64_t j = 0; j < warmup + most; j++) {
         for (size_t i = 0; i < k; i++) {
             struct run *r = who[i];
-            if (r->o->stop_reason || j >= warmup + r->timed)
+            if (r->o->stop_reason)
                 continue;
             if (*r->s->interrupted)
                 stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
-            else
+            else if (j < warmup + r->timed)
                 one_round(r, j, warmup);
+            else
+                companion_round(r); /* its rounds are done; others' not */
         }
         for (size_t i = 0; i < npals; i++)
             if (pals[i]->companion && !*pals[i]->s->interrupted)
