@@ -39,7 +39,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
 .PHONY: all deps build test test-unit test-e2e check-sanitizers run report bench \
-	compare-orbs clean help
+	compare-orbs resolution clean help
 .DEFAULT_GOAL := all
 
 all: build
@@ -50,7 +50,8 @@ help:
 	@echo "make run        run scenarios/grisby into results/ and print its summary"
 	@echo "make report     run the suite (or RESULTS=folder), plot it, write a report"
 	@echo "make bench      single-call latency and 100 servers in flight"
-	@echo "make compare-orbs  omniORB 4.3.3 against the system's, 3 repeats"
+	@echo "make compare-orbs  omniORB 4.3.3 against the system's, 3 paired repeats"
+	@echo "make resolution    A/A and A/B (server.work_us) paired suites: can compare tell?"
 	@echo "make SANITIZE=address,undefined test   sanitized build in build/"
 
 deps:
@@ -138,14 +139,26 @@ bench: build
 	scripts/run-suite scenarios/bench
 
 # omniORB 4.3.3 (Debian trixie's source) against the system's 4.2.5 on the
-# Grisby suite, 3 repeats, interleaved. The build takes ~8 min the first time.
+# Grisby suite, 3 paired runs (both ORBs' servers at once, alternate
+# rounds). The build takes ~17 min the first time.
 COMPARE_ORB ?= omniorb-4.3.3
 compare-orbs:
 	@test -x $(ORBS_DIR)/$(COMPARE_ORB)/bin/omniidl || \
 		scripts/build-orb omniorb $(COMPARE_ORB:omniorb-%=%) --debian trixie
 	@$(MAKE) --no-print-directory build
-	scripts/run-suite scenarios/grisby --repeat 3 --orb omniorb-system \
-		--orb $(COMPARE_ORB)
+	scripts/run-suite scenarios/grisby --paired --repeat 3 \
+		--orb omniorb-system --orb $(COMPARE_ORB)
+
+# Can compare tell A from B on this machine? The Grisby suite as paired
+# runs, 3 repeats: A against itself (no verdict may differ), then against
+# servers that burn WORK_US more CPU per call (they should be "slower").
+# About 25 minutes each here.
+WORK_US ?= 10
+resolution: build
+	scripts/run-suite scenarios/grisby --paired --repeat 3 \
+		--variant a --variant b
+	scripts/run-suite scenarios/grisby --paired --repeat 3 \
+		--variant base --variant work:server.work_us=$(WORK_US)
 
 # RESULTS=folder reports on existing results instead of running the suite.
 report: build
