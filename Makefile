@@ -26,8 +26,7 @@ CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(SANFLAGS)
 CXXFLAGS := -std=c++11 -O2 -g -Wall $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-DEFS := -DORBBENCH_VERSION='"$(VERSION)"' -DORBBENCH_GIT_REV='"$(GIT_REV)"' \
-	-DORBBENCH_CFLAGS='"$(CFLAGS)"'
+DEFS := -DORBBENCH_VERSION='"$(VERSION)"' -DORBBENCH_CFLAGS='"$(CFLAGS)"'
 # Expanded when a recipe runs, i.e. after `deps` has installed pkg-config.
 OMNI_LIBS = $(shell pkg-config --libs omniORB4)
 
@@ -38,7 +37,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
-.PHONY: all deps build test test-unit test-e2e check-sanitizers run report bench \
+.PHONY: FORCE all deps build test test-unit test-e2e check-sanitizers run report bench \
 	compare-orbs resolution clean help
 .DEFAULT_GOAL := all
 
@@ -67,9 +66,19 @@ ORB_SERVERS := $(ORB_IDS:%=$(BIN)/orbs/%/echo-server)
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS)
 
 # ---- the client ----------------------------------------------------------
-$(BUILD)/client/%.o: client/%.c | deps
+# The git revision goes into a header rewritten only when it changes, so
+# that what includes it (the result's tool.git_revision) is rebuilt then:
+# a -D flag would keep the revision of whichever build last compiled it.
+REV_H := $(GEN)/revision.h
+$(REV_H): FORCE
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEFS) -MMD -MP -c $< -o $@
+	@echo '#define ORBBENCH_GIT_REV "$(GIT_REV)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
+
+$(BUILD)/client/%.o: client/%.c | deps $(REV_H)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEFS) -I$(GEN) -MMD -MP -c $< -o $@
 
 $(BUILD)/libclient.a: $(LIB_OBJS)
 	ar rcs $@ $^

@@ -5,6 +5,13 @@
 #ifndef ORBBENCH_VERSION
 #define ORBBENCH_VERSION "0.0.0"
 #endif
+/* revision.h: the git revision, written by the Makefile whenever it
+ * changes (so every build that records it is rebuilt). */
+#if !defined(ORBBENCH_GIT_REV) && defined(__has_include)
+#if __has_include("revision.h")
+#include "revision.h"
+#endif
+#endif
 #ifndef ORBBENCH_GIT_REV
 #define ORBBENCH_GIT_REV "unknown"
 #endif

@@ -92,3 +92,19 @@ def test_overrides_are_recorded(orbbench):
     assert sc["server"]["args"] == ["-ORBtraceLevel", "0"]
     assert sc["sweep"]["rounds"] == 10  # a default, filled in
     assert r.doc["steps"][0]["calls"] == 30
+
+
+def test_version_names_the_revision_built():
+    """The revision a result records is the one built: the Makefile
+    rewrites it whenever `git describe` changes (it used to be a -D flag
+    that stayed with whichever build last compiled result.c)."""
+    import subprocess
+    from conftest import ORBBENCH, ROOT
+    rev = subprocess.run(["git", "describe", "--always", "--dirty"],
+                         cwd=ROOT, capture_output=True, text=True)
+    if rev.returncode != 0:
+        pytest.skip("not a git checkout")
+    out = subprocess.run([str(ORBBENCH), "--version"], capture_output=True,
+                         text=True, timeout=10).stdout
+    assert f"({rev.stdout.strip()})" in out, \
+        f"{out.strip()}: built from another revision (run make)"
