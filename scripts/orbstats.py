@@ -14,6 +14,10 @@ from scipy import stats
 
 ALPHA = 0.05   # significance level of a verdict (on BH q-values)
 POWER = 0.80   # power at which the minimum detectable effect is given
+# A ratio within this of 1 is "same" however significant: below what anyone
+# acts on, and two sets of the very same servers differ by about this much
+# in PSS (their Unix socket paths differ in length by a digit or two).
+NEGLIGIBLE = 0.005
 
 PERFORMANCE_VERDICTS = ("faster", "slower", "same")
 MEMORY_VERDICTS = ("larger", "smaller", "same")
@@ -179,10 +183,11 @@ def metric_verdict(ratio, q, higher_is_better, memory=False, alpha=ALPHA):
     """'faster', 'slower' or 'same' ('larger', 'smaller' or 'same' for
     memory); 'n/a' when q is None (no test). Significant means q < alpha;
     the direction comes from the ratio B/A: with higher_is_better (crossing
-    N) B/A < 1 is slower, otherwise (round time, CPU) B/A > 1 is slower."""
+    N) B/A < 1 is slower, otherwise (round time, CPU) B/A > 1 is slower.
+    A ratio within NEGLIGIBLE (0.5%) of 1 is "same" even when significant."""
     if q is None or ratio is None:
         return "n/a"
-    if q >= alpha or ratio == 1:
+    if q >= alpha or abs(ratio - 1) < NEGLIGIBLE:
         return "same"
     if memory:
         return "larger" if ratio > 1 else "smaller"

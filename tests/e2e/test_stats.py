@@ -275,3 +275,16 @@ def test_paired_one_pair_or_missing_values_no_test():
     m = S.compare_paired([100, None, 100], [110, 120, 110], False)
     assert (m["n_a"], m["n_b"]) == (2, 2)
     assert any("pair(s)" in n for n in m["notes"])
+
+
+def test_negligible_difference_is_same_however_significant():
+    # PSS of two sets of the same servers: 400.0 and 400.8 KiB in every
+    # run (0.2% apart), no spread at all: significant, and still "same".
+    m = S.compare_metric([400.0] * 3, [400.8] * 3, False, memory=True)
+    assert m["p_value"] == 0.0
+    assert m["verdict"] == "same"
+    # 1% is not negligible.
+    m = S.compare_metric([400.0] * 3, [404.0] * 3, False, memory=True)
+    assert m["verdict"] == "larger"
+    assert S.metric_verdict(1.004, 0.001, False) == "same"
+    assert S.metric_verdict(1.006, 0.001, False) == "slower"
