@@ -876,8 +876,10 @@ static void record_library(struct run *r)
     r->lib_recorded = true;
 }
 
-static bool init_side(struct driver *d, struct run *r, struct sweep *s,
-                      struct sweep_outcome *o)
+/* Side r ready to sweep. Its memory baseline is `base` when given (the
+ * first side's: one machine, one baseline), else taken now. */
+static void init_side(struct driver *d, struct run *r, struct sweep *s,
+                      struct sweep_outcome *o, const struct footprint *base)
 {
     const struct scenario *sc = s->sc;
     struct callmode_config mcfg = {
@@ -890,7 +892,10 @@ static bool init_side(struct driver *d, struct run *r, struct sweep *s,
     *r = (struct run){.d = d, .s = s, .o = o, .t0_ns = d->t0_ns,
                       .phase = SWEEPING, .target = (size_t)sc->sweep.start};
     r->conns = calloc((size_t)sc->sweep.max_n, sizeof *r->conns);
-    footprint_init(&r->fp, sc->probe.budget_ms, sc->probe.per_server_max);
+    if (base)
+        r->fp = *base;
+    else
+        footprint_init(&r->fp, sc->probe.budget_ms, sc->probe.per_server_max);
     json_object_set_new(
         s->doc, "baseline",
         json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:b}", "mem_available_kb",
@@ -907,9 +912,7 @@ static bool init_side(struct driver *d, struct run *r, struct sweep *s,
         stop(r, STOP_RESOURCE, 0, "cannot start call mode %s: %s",
              s->mode->name, strerror(-mrc));
         r->phase = DONE;
-        return false;
     }
-    return true;
 }
 
 static void free_side(struct run *r)
@@ -961,7 +964,8 @@ void sweep_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
 {
     struct driver d = {.nsides = nsides, .t0_ns = now_ns()};
     for (size_t i = 0; i < nsides; i++)
-        init_side(&d, &d.sides[i], &sides[i], &o[i]);
+        init_side(&d, &d.sides[i], &sides[i], &o[i],
+                  i ? &d.sides[0].fp : NULL);
     for (;;) {
         struct run *who[SWEEP_MAX_SIDES];
         size_t k = 0;
