@@ -136,7 +136,7 @@ check-sanitizers: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test
 	@$(MAKE) --no-print-directory SANITIZE=thread build
 	ORBBENCH_BIN=$(abspath build/san-thread/bin) $(PYTHON) -m pytest -q \
-		tests/e2e/test_modes.py
+		tests/e2e/test_modes.py tests/e2e/test_crossing.py tests/e2e/test_paired.py
 
 # ---- running -------------------------------------------------------------
 # The Grisby suite: 8 scenarios, about 4 minutes on 2 cores.
