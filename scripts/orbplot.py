@@ -42,7 +42,8 @@ def palette(names):
 def scenario_series(results, style="-", suffix="", colors=None):
     """One Series per scenario (repeats together), in seed order; colours
     from palette() unless given."""
-    groups = R.group_by_scenario(results, split_orbs=True)
+    groups = R.group_by_scenario(results, split_orbs=True,
+                                 split_settings=True)
     colors = colors or palette(list(groups))
     return [Series(name + suffix, colors[name], style,
                    [r.doc for r in rs]) for name, rs in groups.items()]
@@ -277,7 +278,8 @@ def summary_figure(results, footer, title):
     """Horizontal bars of max servers per scenario in the seed's order:
     the median over repeats, min–max as an error bar; grey when the sweep
     stopped for another reason than latency."""
-    groups = R.group_by_scenario(results, split_orbs=True)
+    groups = R.group_by_scenario(results, split_orbs=True,
+                                 split_settings=True)
     names = list(groups)
     sums = [R.summarize([r.doc for r in groups[n]]) for n in names]
     height = max(FIG_SIZES["summary"][1], 0.45 * len(names) + 1.5)

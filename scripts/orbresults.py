@@ -163,18 +163,56 @@ def orb_label(doc):
     return f"{get(doc, 'orb.name', '?')} {get(doc, 'orb.version') or '?'}"
 
 
-def group_by_scenario(results, split_orbs=False):
+def scenario_settings(doc):
+    """The run's resolved scenario as {dotted key: value as text}, without
+    name and description: what makes two runs repeats of each other."""
+    def flat(d, prefix=""):
+        for k, v in d.items():
+            if isinstance(v, dict):
+                yield from flat(v, f"{prefix}{k}.")
+            else:
+                yield f"{prefix}{k}", json.dumps(v, sort_keys=True)
+    return {k: v for k, v in flat(doc.get("scenario") or {})
+            if k not in ("name", "description")}
+
+
+def _setting_tags(group):
+    """[(Result, "key=value, …")] for runs of one name that differ in
+    settings: each run tagged with the keys that differ among them."""
+    flats = [scenario_settings(r.doc) for r in group]
+    keys = sorted(k for k in set().union(*flats)
+                  if len({f.get(k) for f in flats}) > 1)
+    def text(f, k):
+        v = f.get(k)
+        if v is None:
+            return "absent"
+        value = json.loads(v)
+        return value if isinstance(value, str) else v
+    return [(r, ", ".join(f"{k}={text(f, k)}" for k in keys))
+            for r, f in zip(group, flats)]
+
+
+def group_by_scenario(results, split_orbs=False, split_settings=False):
     """{scenario name: [Result, …]} in seed order; repeats of a scenario
     (run-suite --repeat) share a name and keep their file order. With
     split_orbs and results of several ORBs, the key is "name [orb]" so
-    that two ORBs are never taken for repeats."""
+    that two ORBs are never taken for repeats. With split_settings, runs
+    of one name whose resolved scenarios differ (idle and connected,
+    pinned or not) are separate groups too, keyed "name [key=value]" by
+    the keys that differ: what a figure draws as different series."""
     several = split_orbs and len({orb_label(r.doc) for r in results}) > 1
-    groups = {}
+    by_name = {}
     for r in results:
-        key = scenario_name(r.doc)
-        if several:
-            key += f" [{orb_label(r.doc)}]"
-        groups.setdefault(key, []).append(r)
+        by_name.setdefault(scenario_name(r.doc), []).append(r)
+    groups = {}
+    for name, group in by_name.items():
+        tagged = _setting_tags(group) if split_settings else \
+            [(r, "") for r in group]
+        for r, tag in tagged:
+            tags = ([orb_label(r.doc)] if several else []) + \
+                ([tag] if tag else [])
+            key = f"{name} [{', '.join(tags)}]" if tags else name
+            groups.setdefault(key, []).append(r)
     return {n: groups[n] for n in seed_order(groups)}
 
 

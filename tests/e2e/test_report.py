@@ -165,6 +165,32 @@ def test_shared_ordering_and_grouping():
         ["sync-unix [omniORB 4.2.5]", "sync-unix [omniORB 4.3.3]"]
 
 
+def test_grouping_splits_runs_by_the_settings_that_differ():
+    """Idle and connected runs of one scenario are two series, named by
+    the setting that differs; repeats stay together; compare's grouping
+    (no split) still sees one scenario, so it can refuse the mix."""
+    import sys
+    sys.path.insert(0, str(SCRIPTS))
+    import orbresults as R
+    res = R.load_results([ROOT / "results" / "examples" /
+                          "idle-vs-connected"])
+    groups = R.group_by_scenario(res, split_orbs=True, split_settings=True)
+    assert {k: [r.path.name for r in v] for k, v in groups.items()} == {
+        "sync-unix [client.connect=true]": ["connected-1.json",
+                                            "connected-2.json"],
+        "sync-unix [client.connect=false]": ["idle-1.json", "idle-2.json"]}
+    assert list(R.group_by_scenario(res)) == ["sync-unix"]
+    # Two ORBs and a setting: both in one bracket.
+    docs = [result_doc("sync-unix", 100), result_doc("sync-unix", 100),
+            result_doc("sync-unix", 100,
+                       scenario={"server.work_us": 6}, orb=ORB_433)]
+    rs = [R.Result(Path(f"r{i}.json"), d) for i, d in enumerate(docs)]
+    assert list(R.group_by_scenario(rs, split_orbs=True,
+                                    split_settings=True)) == [
+        "sync-unix [omniORB 4.2.5, server.work_us=0]",
+        "sync-unix [omniORB 4.3.3, server.work_us=6]"]
+
+
 # ---- compare on the fixtures -----------------------------------------------
 
 def expected_row(da, db):
