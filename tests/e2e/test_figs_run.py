@@ -1,0 +1,239 @@
+"""scripts/orbfigs_run.py: the numbers each figure draws (its data
+function), checked against the result fields by hand, on constructed
+results and on the real ones in results/examples/; and that every figure
+is written as PNG and SVG."""
+import statistics
+import struct
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import orbfigs_run as F  # noqa: E402
+import orbresults as R  # noqa: E402
+from orbplot import Skip  # noqa: E402
+
+EX = ROOT / "results" / "examples"
+PAIRED = EX / "resolution-2026-11-30" / "paired-base-vs-work6"
+BENCH = EX / "bench-omniorb-4.2.5-vs-4.3.3" / "omniorb-system"
+IDLE = EX / "idle-vs-connected"
+GRISBY_OLD = EX / "grisby-omniorb-4.2.5-vs-4.3.3" / "omniorb-system"
+
+
+# ---- constructed results --------------------------------------------------
+
+def summary(value, count=10):
+    return {"count": count, "min": value, "mean": value, "median": value,
+            "p90": value, "p99": value, "max": value, "stddev": 0.0}
+
+
+def step(n, round_ms=10.0, rounds=None, uss=400.0, pss=410.0,
+         delta=None, servers_on_machine=None, cpu=(20.0, 30.0),
+         call=(50.0, 200.0), phase="sweep", footprint=True, timed=True):
+    """One step as the client writes it. delta: machine.delta (KiB, total);
+    cpu: (user, sys) µs per call or None; call: (median, p99) µs."""
+    rounds = list(rounds) if rounds is not None else \
+        ([round_ms] * 10 if timed else [])
+    s = {"phase": phase, "n": n,
+         "round_ms": summary(statistics.median(rounds) if rounds else 0.0,
+                             len(rounds)),
+         "rounds_ms": rounds, "calls": n * len(rounds)}
+    if timed:
+        s["call_us"] = dict(summary(call[0], n * len(rounds)),
+                            p99=call[1])
+        if cpu is not None:
+            s["cpu_per_call_us"] = {"server": cpu[0] + cpu[1],
+                                    "server_user": cpu[0],
+                                    "server_sys": cpu[1],
+                                    "client_user": 1.0, "client_sys": 2.0}
+    else:
+        s["call_us"] = summary(0.0, 0)
+    if footprint:
+        s["footprint"] = {"of": n, "probed": n,
+                          "uss_kb": {"mean": uss, "sum": uss * n},
+                          "pss_kb": {"mean": pss, "sum": pss * n},
+                          "threads": {"mean": 4.0}}
+        s["mem_per_server_kb"] = {"uss": uss, "pss": pss}
+        delta = delta or {}
+        s["machine"] = {"delta": dict(delta)}
+        if servers_on_machine is not None:
+            s["machine"]["servers_on_machine"] = servers_on_machine
+        if "mem_available_kb" in delta:
+            s["mem_per_server_kb"]["mem_available"] = \
+                -delta["mem_available_kb"] / (servers_on_machine or n)
+    return s
+
+
+def doc(steps, probes=(), name="sync-unix", growth=1.1, max_n=4000,
+        max_ms=100.0, connect=True, paired=None):
+    d = {"schema": "orbbench-result/1",
+         "scenario": {"name": name, "mode": "sync",
+                      "sweep": {"start": steps[0]["n"] if steps else 1,
+                                "growth": growth, "max_n": max_n,
+                                "max_ms": max_ms},
+                      "client": {"connect": connect}},
+         "steps": list(steps), "probes": list(probes),
+         "result": {"max_servers": 0, "stop_reason": "latency"},
+         "orb": {"name": "omniORB", "version": "4.2.5"},
+         "host": {"hostname": "h"}, "started_at": "2026-12-01T00:00:00Z"}
+    if paired:
+        d["paired"] = paired
+    return d
+
+
+def delta(mem_available, stack, tables, slab):
+    return {"mem_available_kb": -mem_available, "kernel_stack_kb": stack,
+            "page_tables_kb": tables, "slab_kb": slab}
+
+
+# ---- 1. what a server costs -----------------------------------------------
+
+def test_cost_parts_are_the_fields_per_server_at_the_common_n():
+    # run 1 reaches N=30, run 2 only 20: the common N is 20
+    r1 = doc([step(10), step(20, uss=400, pss=412,
+                            delta=delta(12000, 1280, 1500, 1700)),
+              step(30)])
+    r2 = doc([step(10), step(20, uss=402, pss=410,
+                            delta=delta(13000, 1300, 1560, 1800),
+                            cpu=(22.0, 34.0))])
+    r3 = doc([step(10), step(20, uss=404, pss=420,
+                            delta=delta(11000, 1320, 1520, 1760),
+                            cpu=(24.0, 28.0)), step(30)])
+    data = F.cost_data([("s", [r1, r2, r3])])
+    assert data["left_out"] == []
+    row, = data["rows"]
+    assert (row["n"], row["runs"], row["servers_on_machine"]) == (20, 3, 20)
+    assert row["uss"] == 402 and row["pss"] == 412
+    assert row["shared"] == 412 - 402  # the bar ends at the median PSS
+    assert row["kernel_stack"] == pytest.approx(1300 / 20)
+    assert row["page_tables"] == pytest.approx(1520 / 20)
+    assert row["slab"] == pytest.approx(1760 / 20)
+    assert row["mem_available"] == pytest.approx(12000 / 20)
+    assert row["mem_available_runs"] == pytest.approx(
+        [12000 / 20, 13000 / 20, 11000 / 20])
+    assert row["accounted"] == pytest.approx(
+        412 + (1300 + 1520 + 1760) / 20)
+    # CPU: the median total (of 50, 56, 52), split by the median user
+    # share (of 20/50, 22/56, 24/52)
+    assert row["cpu_server"] == 52.0
+    assert row["cpu_user"] == pytest.approx(52 * 20 / 50)
+    assert row["cpu_user"] + row["cpu_sys"] == pytest.approx(52)
+    # 2 MiB of noise ÷ 20 servers is more than 10% of a 600 KiB drop
+    assert row["cpu_note"] is None and row["flags"] == {"drop_noisy"}
+
+
+def test_cost_divides_kernel_parts_by_servers_on_machine():
+    # a paired run: 20 servers of this side, 50 on the machine
+    d = doc([step(20, delta=delta(30000, 3200, 3750, 4500),
+                  servers_on_machine=50)])
+    row, = F.cost_data([("a", [d])])["rows"]
+    assert row["servers_on_machine"] == 50
+    assert row["kernel_stack"] == pytest.approx(3200 / 50)
+    assert row["page_tables"] == pytest.approx(3750 / 50)
+    assert row["slab"] == pytest.approx(4500 / 50)
+    assert row["mem_available"] == pytest.approx(30000 / 50)
+    # without the field, the step's n
+    d["steps"][0]["machine"].pop("servers_on_machine")
+    row, = F.cost_data([("a", [d])])["rows"]
+    assert row["kernel_stack"] == pytest.approx(3200 / 20)
+    assert row["mem_available"] == pytest.approx(30000 / 20)
+    assert "2 on the machine" not in F.cost_row_label(row)
+
+
+def test_cost_at_given_n_and_left_out():
+    a = doc([step(10, uss=300, pss=350), step(20)])
+    b = doc([step(20)])
+    c = doc([step(10, footprint=False)])
+    data = F.cost_data([("a", [a]), ("b", [b]), ("c", [c])], n=10)
+    assert [r["label"] for r in data["rows"]] == ["a"]
+    assert data["rows"][0]["uss"] == 300
+    assert data["left_out"] == [("b", "no step with a footprint at N=10"),
+                                ("c", "no step with a footprint at N=10")]
+    data = F.cost_data([("c", [c])])
+    assert data["left_out"] == [("c", "no step with a footprint (PSS, "
+                                      "USS)")]
+    with pytest.raises(Skip, match=r"^cost: skipped, no series has a "
+                                   r"footprint \(c: no step"):
+        F.cost_figure([("c", [c])], "f", "t")
+
+
+def test_cost_flags_a_drop_that_is_not_positive_and_runs_that_differ():
+    # MemAvailable rose at N=1 in one run: shown as measured, with a note
+    low = doc([step(1, uss=2800, pss=3300, delta=delta(-300, 40, 60, 0))])
+    high = doc([step(1, uss=2800, pss=3300, delta=delta(500, 40, 60, 8))])
+    row, = F.cost_data([("n1", [low, high])])["rows"]
+    assert row["mem_available_runs"] == [-300, 500]
+    assert row["mem_available"] == 100
+    assert {"drop_not_positive", "runs_differ", "few_servers"} <= \
+        row["flags"]
+    notes = " ".join(F.cost_notes([row]))
+    assert "MemAvailable did not drop in some run of n1 (N=1)" in notes
+    # a kernel part that went down is drawn as 0 and named
+    d = doc([step(500, delta=delta(300000, 16000, 30000, -1000))])
+    row, = F.cost_data([("s", [d])])["rows"]
+    assert row["slab"] == pytest.approx(-2.0)
+    assert "negative_slab" in row["flags"]
+    assert "slab went down in s (N=500): drawn as 0." in F.cost_notes([row])
+    assert F.cost_text(row).startswith(
+        f"PSS 410 + kernel {round(16000 / 500 + 30000 / 500)} =")
+    # 2 MiB of noise against 600 KiB × 20 servers: noted
+    d = doc([step(20, delta=delta(12000, 1, 1, 1))])
+    assert "drop_noisy" in F.cost_data([("s", [d])])["rows"][0]["flags"]
+
+
+def test_cost_cpu_not_recorded_or_no_calls():
+    idle = doc([step(500, timed=False, cpu=None,
+                     delta=delta(1, 1, 1, 1))], connect=False)
+    plain = doc([step(500, cpu=None, delta=delta(1, 1, 1, 1))])
+    rows = F.cost_data([("idle", [idle]), ("plain", [plain])])["rows"]
+    assert [(r["cpu_server"], r["cpu_note"]) for r in rows] == [
+        (None, "no calls (client.connect false)"), (None, "not recorded")]
+    assert not F.has_cpu(rows)
+
+
+def load_series(folder):
+    """[(scenario, [docs])] of a results folder; idle-vs-connected's files
+    are all sync-unix: there the series are idle-* and connected-*."""
+    results = R.load_results([folder])
+    if folder == IDLE:
+        groups = {}
+        for r in results:
+            groups.setdefault(r.path.stem.split("-")[0], []).append(r)
+    else:
+        groups = R.group_by_scenario(results)
+    return [(k, [r.doc for r in v]) for k, v in groups.items()]
+
+
+@pytest.fixture(scope="module")
+def paired_base():
+    return load_series(PAIRED / "base")
+
+
+def test_cost_on_real_paired_runs(paired_base):
+    data = F.cost_data(paired_base)
+    assert len(data["rows"]) == 8 and not data["left_out"]
+    for (label, docs), row in zip(paired_base, data["rows"]):
+        n = min(max(s["n"] for s in d["steps"]) for d in docs)
+        assert row["label"] == label and row["n"] == n
+        steps = [R.step_at(d, n) for d in docs]
+        som = [s["machine"]["servers_on_machine"] for s in steps]
+        assert all(k > n for k in som)  # both sides' servers
+        for key, field in (("kernel_stack", "kernel_stack_kb"),
+                           ("page_tables", "page_tables_kb"),
+                           ("slab", "slab_kb")):
+            assert row[key] == pytest.approx(statistics.median(
+                s["machine"]["delta"][field] / k
+                for s, k in zip(steps, som)))
+        assert row["mem_available_runs"] == pytest.approx(
+            [s["mem_per_server_kb"]["mem_available"] for s in steps])
+        assert row["uss"] == statistics.median(
+            s["mem_per_server_kb"]["uss"] for s in steps)
+        assert row["cpu_server"] == statistics.median(
+            s["cpu_per_call_us"]["server"] for s in steps)
+        # the issue's answer: ≈ 400 KiB PSS, ≈ 230 KiB in the kernel,
+        # together about the MemAvailable drop
+        assert 390 < row["pss"] < 410
+        assert 200 < row["accounted"] - row["pss"] < 260
+        assert 0.8 < row["mem_available"] / row["accounted"] < 1.2
