@@ -237,3 +237,51 @@ def test_cost_on_real_paired_runs(paired_base):
         assert 390 < row["pss"] < 410
         assert 200 < row["accounted"] - row["pss"] < 260
         assert 0.8 < row["mem_available"] / row["accounted"] < 1.2
+
+
+# ---- 2. fixed-N -----------------------------------------------------------
+
+def test_is_fixed_n():
+    bench = R.load_results([BENCH])
+    assert bench and all(F.is_fixed_n(r.doc) for r in bench)
+    assert all(F.is_fixed_n(r.doc) for r in R.load_results([IDLE]))
+    assert not any(F.is_fixed_n(r.doc) for r in
+                   R.load_results([PAIRED / "base"]))
+    # a sweep that stopped at its first step was not meant to be fixed
+    assert not F.is_fixed_n(doc([step(25)], max_n=4000))
+    assert F.is_fixed_n(doc([step(25)], max_n=25, growth=1.0))
+    assert not F.is_fixed_n(doc([], max_n=25))
+
+
+def test_fixed_n_dots_are_the_call_medians_of_each_run():
+    series = load_series(BENCH)
+    data = F.fixed_n_data(series)
+    assert [r["label"] for r in data["rows"]] == [lb for lb, _ in series]
+    assert data["left_out"] == []
+    for (label, docs), row in zip(series, data["rows"]):
+        steps = [d["steps"][0] for d in docs]
+        assert row["n"] == steps[0]["n"] in (1, 100)
+        assert [x["call_median"] for x in row["runs"]] == \
+            [s["call_us"]["median"] for s in steps]
+        assert [x["call_p99"] for x in row["runs"]] == \
+            [s["call_us"]["p99"] for s in steps]
+        assert [x["cpu_server"] for x in row["runs"]] == \
+            [s["cpu_per_call_us"]["server"] for s in steps]
+
+
+def test_fixed_n_leaves_out_sweeps_and_notes_idle_runs():
+    sweep = doc([step(10), step(20)])
+    idle = doc([step(500, timed=False, cpu=None)], max_n=500,
+               connect=False)
+    data = F.fixed_n_data([("sweep", [sweep]), ("idle", [idle])])
+    assert data["left_out"] == [("sweep", "a sweep (N 10 to 20)")]
+    row, = data["rows"]
+    assert row["note"] == "no calls (client.connect false)"
+    assert row["runs"] == [{"n": 500, "call_median": None, "call_p99": None,
+                            "cpu_server": None, "cpu_user": None,
+                            "cpu_sys": None}]
+    with pytest.raises(Skip, match="no call was timed"):
+        F.fixed_n_figure([("idle", [idle])], "f", "t")
+    with pytest.raises(Skip, match=r"^fixed-n: skipped, no series has a "
+                                   r"single N \(sweep: a sweep"):
+        F.fixed_n_figure([("sweep", [sweep])], "f", "t")
