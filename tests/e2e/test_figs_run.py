@@ -285,3 +285,130 @@ def test_fixed_n_leaves_out_sweeps_and_notes_idle_runs():
     with pytest.raises(Skip, match=r"^fixed-n: skipped, no series has a "
                                    r"single N \(sweep: a sweep"):
         F.fixed_n_figure([("sweep", [sweep])], "f", "t")
+
+
+# ---- 3. every round -------------------------------------------------------
+
+def test_strip_points_are_every_round_of_steps_and_probes(paired_base):
+    label, docs = paired_base[5]
+    assert label == "sync-unix" and len(docs) == 3
+    data = F.strip_data((label, docs))
+    assert [r["label"] for r in data["runs"]] == ["run 1", "run 2",
+                                                  "run 3"]
+    for d, run in zip(docs, data["runs"]):
+        want = [(s["n"], ms, "sweep") for s in d["steps"]
+                for ms in s["rounds_ms"]] + \
+            [(p["n"], ms, p["phase"]) for p in d["probes"]
+             for ms in p["rounds_ms"]]
+        assert run["points"] == want
+        assert len(want) == sum(s["round_ms"]["count"]
+                                for s in d["steps"] + d["probes"])
+        assert run["medians"] == [(s["n"], s["round_ms"]["median"])
+                                  for s in d["steps"]]
+    assert {p[2] for r in data["runs"] for p in r["points"]} >= \
+        {"sweep", "confirm", "bracket", "bisect"}
+    assert data["log_x"] and data["max_ms"] == [100.0]
+    assert data["lacking"] == []
+
+
+def test_strip_constructed_linear_sweep_and_two_sides():
+    a = doc([step(10, rounds=[1, 2, 3]), step(20, rounds=[4, 5, 9])],
+            probes=[step(25, rounds=[7, 8], phase="bisect",
+                          footprint=False)],
+            growth=1.0, paired={"side": "a"})
+    b = doc([step(10, rounds=[2, 3, 4])], growth=1.0,
+            paired={"side": "b", "versus": ["server.work_us=6"]})
+    data = F.strip_data(("s", [a, b]))
+    assert not data["log_x"]
+    ra, rb = data["runs"]
+    assert ra["points"] == [(10, 1, "sweep"), (10, 2, "sweep"),
+                            (10, 3, "sweep"), (20, 4, "sweep"),
+                            (20, 5, "sweep"), (20, 9, "sweep"),
+                            (25, 7, "bisect"), (25, 8, "bisect")]
+    assert ra["medians"] == [(10, 2), (20, 5)]
+    assert (ra["label"], rb["label"]) == ("A run 1",
+                                          "B run 1 (server.work_us=6)")
+    assert F.run_color(ra, 0) in F.SIDE_COLORS["a"]
+    assert F.run_color(rb, 1) in F.SIDE_COLORS["b"]
+    # the jitter keeps each round beside its own N
+    xs = F.jitter([10, 20, 20, 25], False)
+    assert all(abs(x - n) <= 0.3 * 5 for x, n in zip(xs, [10, 20, 20, 25]))
+    xs = F.jitter([100, 1000], True)
+    assert all(abs(x / n - 1) < 0.031 for x, n in zip(xs, [100, 1000]))
+
+
+def test_strip_skips_results_without_rounds():
+    old = R.load_results([GRISBY_OLD / "06-sync-unix.r1.json"])[0].doc
+    with pytest.raises(Skip) as e:
+        F.strip_data(("sync-unix", [old]))
+    assert str(e.value) == ("rounds sync-unix: skipped, these results keep "
+                            "no per-round times (rounds_ms: older results "
+                            "have only each step's summary)")
+    # a new run beside an old one: drawn, the old one named
+    new = doc([step(10), step(20)])
+    data = F.strip_data(("s", [old, new]))
+    assert data["lacking"] == ["run 1"] and len(data["runs"]) == 1
+    idle = doc([step(500, timed=False)], connect=False)
+    with pytest.raises(Skip, match=r"no timed rounds \(client.connect "
+                                   r"false\)"):
+        F.strip_data(("idle", [idle]))
+
+
+# ---- everything -----------------------------------------------------------
+
+def png_size(path):
+    data = path.read_bytes()[:24]
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    return struct.unpack(">II", data[16:24])
+
+
+def check_written(fig):
+    assert fig.png.is_file() and fig.png.stat().st_size > 5000, fig.png
+    w, h = png_size(fig.png)
+    assert 900 <= w <= 1300 and 200 <= h <= 1400, (fig.png, w, h)
+    assert b"<svg" in fig.svg.read_bytes()[:2000]
+    assert fig.caption.endswith(".") and len(fig.caption) > 80
+
+
+def test_run_figures_on_constructed_sweeps_and_fixed_n(tmp_path):
+    sweep = [doc([step(n, rounds=[n / 10 + i for i in range(5)],
+                       delta=delta(500 * n, 64 * n, 80 * n, 90 * n))
+                  for n in (10, 20, 40, 80)]) for _ in range(2)]
+    fixed = [doc([step(1, delta=delta(0, 50, 60, 0), uss=2800,
+                       pss=3300)], name="n1", max_n=1, growth=1.0)]
+    old = R.load_results([GRISBY_OLD / "06-sync-unix.r1.json"])[0].doc
+    log = []
+    figs = F.run_figures([("sweep [x]", sweep), ("n1", fixed),
+                          ("old", [old])], tmp_path, log=log.append)
+    assert [f.stem for f in figs] == ["cost", "fixed-n", "rounds-sweep-x"]
+    for f in figs:
+        check_written(f)
+    assert "rounds old: skipped, these results keep no per-round times " \
+        "(rounds_ms: older results have only each step's summary)" in log
+    assert "rounds n1: not drawn, a fixed-N series (see fixed-n)" in log
+    svg = (tmp_path / "cost.svg").read_text()
+    for text in ("memory per server (KiB)", "server CPU per call (µs)",
+                 "MemAvailable drop per server (median)", "N=80",
+                 "MemAvailable did not drop"):
+        assert text in svg, text
+    assert "max_ms 100" in (tmp_path / "rounds-sweep-x.svg").read_text()
+
+
+@pytest.mark.parametrize("folder,stems", [
+    (PAIRED / "base", ["cost"] + [f"rounds-{n}" for n in (
+        "thread-per-call-tcp", "thread-per-call-unix", "pool100-tcp",
+        "pool100-unix", "pool5-unix", "sync-unix", "event-tcp",
+        "event-unix")]),
+    (BENCH, ["cost", "fixed-n"]),
+    (IDLE, ["cost", "fixed-n"]),
+])
+def test_run_figures_on_real_results(tmp_path, folder, stems):
+    log = []
+    figs = F.run_figures(load_series(folder), tmp_path, log=log.append)
+    assert [f.stem for f in figs] == stems, log
+    for f in figs:
+        check_written(f)
+    if folder == BENCH:
+        assert "N=1" in figs[0].caption or "each row's N" in \
+            figs[0].caption
+        assert "not a sweep" in figs[1].caption
