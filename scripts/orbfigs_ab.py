@@ -821,7 +821,7 @@ def single_figures(results, outdir, label=None, colors=None, log=None,
     log = log or (lambda m: None)
     label = label or (R.orb_label(results[0].doc) if results else "A")
     labels = (label, "B")
-    g = R.group_by_scenario(results, split_orbs=True)
+    g = R.group_by_scenario(results, split_orbs=True, split_settings=True)
     foot = R.footer(results) if results else ""
     tail = f" — {run}" if run else ""
     cap = capacity_data(g)

@@ -175,12 +175,14 @@ def cost_data(series, n=None):
     per server (`mem_available`, and `mem_available_runs` one per run),
     and the servers' CPU per call in µs (cpu_server, the median, split
     into cpu_user and cpu_sys by the median user share; None when not
-    recorded, cpu_note says why). `flags` name what the figure must note. Returns {"rows":
-    [...], "left_out": [(label, why)]}: series without a footprint, or
-    without a step at n, are left out."""
+    recorded, cpu_note says why). `flags` name what the figure must note.
+    n may be a dict {label: N} (a comparison puts both sides of a scenario
+    at one N). Returns {"rows": [...], "left_out": [(label, why)]}: series
+    without a footprint, or without a step at n, are left out."""
     rows, left_out = [], []
     for label, docs in _pairs(series):
-        if n is None:
+        want = n.get(label) if isinstance(n, dict) else n
+        if want is None:
             at = cost_n(docs)
             if at is None:
                 why = ("no step with a footprint (PSS, USS)" if not any(
@@ -190,12 +192,12 @@ def cost_data(series, n=None):
                 continue
             use = docs
         else:
-            at = n
+            at = want
             use = [d for d in docs if any(
-                s["n"] == n and has_footprint(s) for s in d["steps"])]
+                s["n"] == at and has_footprint(s) for s in d["steps"])]
             if not use:
                 left_out.append((label, f"no step with a footprint at "
-                                        f"N={n}"))
+                                        f"N={at}"))
                 continue
         runs = [run_cost(next(s for s in d["steps"]
                               if s["n"] == at and has_footprint(s)))
@@ -779,11 +781,15 @@ def strip_figure(series_item, footer, title, data=None):
 
 # ---- everything -----------------------------------------------------------
 
-def run_figures(series, outdir, colors=None, log=None):
+def run_figures(series, outdir, colors=None, log=None, strip_series=None,
+                cost_at=None):
     """Write the cost figure, the fixed-N figure and one strip figure per
     swept series into outdir (PNG and SVG); return [orbplot.Figure]. A
     figure the data cannot make is skipped and log(message) says why;
-    series left out of a figure are logged too."""
+    series left out of a figure are logged too. strip_series, when given,
+    are the series of the strip figures instead (a comparison draws both
+    sides of a scenario in one); cost_at, {label: N}, the N of each
+    series' cost (both sides of a scenario at one N)."""
     log = log or (lambda m: None)
     series = _pairs(series)
     colors = colors or P.palette([lb for lb, _ in series])
@@ -794,7 +800,7 @@ def run_figures(series, outdir, colors=None, log=None):
     jobs = []
 
     def cost():
-        data = cost_data(series)
+        data = cost_data(series, cost_at)
         for lb, why in data["left_out"]:
             log(f"cost: left out {lb} ({why})")
         title = "What a server costs"
@@ -814,6 +820,11 @@ def run_figures(series, outdir, colors=None, log=None):
                     for _, docs in fixed for d in docs)))
 
     jobs += [("cost", cost), ("fixed-n", fixed_n)]
+    if strip_series is not None:
+        strip_series = _pairs(strip_series)
+        swept = [(lb, docs) for lb, docs in strip_series
+                 if not (docs and all(d["steps"] and is_fixed_n(d)
+                                      for d in docs))]
     for lb, docs in swept:
         def strip(item=(lb, docs)):
             data = strip_data(item)

@@ -22,9 +22,8 @@ SCENARIO_NAMES = ["thread-per-call-tcp", "thread-per-call-unix",
                   "event-tcp", "event-unix"]
 WITH_FOOTPRINT = {"pool100-tcp", "pool5-unix", "sync-unix", "event-tcp",
                   "event-unix"}
-# Pixel sizes of each kind of figure (figure inches × 100 dpi).
-SIZE = {"latency": (1000, 700), "footprint": (1100, 800),
-        "summary": (1000, 600), "box": (1000, 600)}
+PAIRED = ROOT / "results" / "examples" / "resolution-2026-11-30" / \
+    "paired-base-vs-work6"
 
 
 def script(name, *args, timeout=60):
@@ -40,9 +39,11 @@ def png_size(path):
     return struct.unpack(">II", data[16:24])
 
 
-def check_png(path, kind):
+def check_png(path):
+    """A PNG of some size, and its SVG beside it."""
     assert path.is_file() and path.stat().st_size > 5000, path
-    assert png_size(path) == SIZE[kind], path
+    w, h = png_size(path)
+    assert w >= 400 and h >= 300, (path, w, h)
     svg = path.with_suffix(".svg")
     assert svg.is_file() and b"<svg" in svg.read_bytes()[:2000]
 
@@ -71,13 +72,19 @@ def plotted(tmp_path_factory):
     return out, r
 
 
-def test_plot_writes_every_figure_at_its_size(plotted):
-    out, _ = plotted
-    for kind in ("latency", "footprint", "summary"):
-        check_png(out / f"{kind}.png", kind)
+def test_plot_writes_a_figure_per_question(plotted):
+    # The fixtures are older results: no crossing_n (capacity falls back
+    # to max servers), no per-round times (no every-round figure), a
+    # footprint in five scenarios (the cost figure has those).
+    out, r = plotted
+    for stem in ("capacity", "latency-panels", "cost"):
+        check_png(out / f"{stem}.png")
+    assert sorted(p.stem for p in out.glob("*.png")) == \
+        ["capacity", "cost", "latency-panels"]
+    assert "fixed-n: skipped" in r.stderr
     for name in SCENARIO_NAMES:
-        check_png(out / f"box-{name}.png", "box")
-    assert len(list(out.glob("*.png"))) == 3 + len(SCENARIO_NAMES)
+        assert re.search(rf"^plot: rounds {name}: skipped, .*rounds_ms",
+                         r.stderr, re.M), (name, r.stderr)
 
 
 def test_plot_labels_units_and_footer(plotted):
@@ -85,54 +92,61 @@ def test_plot_labels_units_and_footer(plotted):
     doc = load(A / "sync-unix.json")
     footer = [doc["host"]["hostname"], "omniORB 4.2.5",
               doc["started_at"][:10]]
-    labels = {"latency": ["Round time vs servers", "servers (N)",
-                          "median round time (ms)", "per-call time (µs)",
-                          "max_ms 2 ms", "sync-unix"],
-              "footprint": ["PSS per server (KiB)", "USS per server (KiB)",
-                            "threads per server"],
-              "summary": ["Max servers per scenario", "thread-per-call-tcp"],
-              "box-sync-unix": ["no quartiles", "round time (ms)", "p99"]}
+    labels = {"capacity": ["servers", "max_servers"] + SCENARIO_NAMES,
+              "latency-panels": ["servers (N)", "median round time (ms)",
+                                 "max_ms"] + SCENARIO_NAMES,
+              "cost": ["memory per server (KiB)", "MemAvailable drop"]}
     for stem, want in labels.items():
         svg = (out / f"{stem}.svg").read_text()
         for text in want + footer:
             assert text in svg, (stem, text)
 
 
-def test_plot_names_results_left_out_of_footprint(plotted):
+def test_plot_names_results_left_out_of_cost(plotted):
     _, r = plotted
-    lines = [l for l in r.stderr.splitlines() if "footprint" in l]
-    assert len(lines) == 1, r.stderr
+    lines = [l for l in r.stderr.splitlines() if l.startswith("plot: cost")]
+    text = "\n".join(lines)
     for name in set(SCENARIO_NAMES) - WITH_FOOTPRINT:
-        assert name in lines[0]
+        assert f"left out {name} " in text, (name, text)
     for name in WITH_FOOTPRINT:
-        assert name not in lines[0]
+        assert f"left out {name} " not in text, (name, text)
 
 
 def test_plot_skips_figure_whose_fields_are_missing(tmp_path):
     r = script("plot", A / "thread-per-call-tcp.json", "--out", tmp_path)
     assert r.returncode == 0, r.stderr
-    assert re.search(r"^plot: footprint: skipped, .*mem_per_server_kb",
-                     r.stderr, re.M), r.stderr
-    assert not (tmp_path / "footprint.png").exists()
-    check_png(tmp_path / "latency.png", "latency")
-    check_png(tmp_path / "summary.png", "summary")
+    assert re.search(r"^plot: cost: skipped", r.stderr, re.M), r.stderr
+    assert not (tmp_path / "cost.png").exists()
+    check_png(tmp_path / "latency-panels.png")
+    check_png(tmp_path / "capacity.png")
 
 
 def test_plot_result_without_steps(tmp_path):
     r = script("plot", FIX / "edge" / "server-died.json", "--out", tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "latency: skipped, no result has any step" in r.stderr
     assert "Traceback" not in r.stderr
-    check_png(tmp_path / "summary.png", "summary")
+    assert re.search(r"^plot: .*skipped", r.stderr, re.M), r.stderr
 
 
-def test_plot_box_for_chosen_scenario(tmp_path):
-    r = script("plot", A, "--box", "sync-unix", "--out", tmp_path)
+def test_plot_rounds_for_chosen_scenario(tmp_path):
+    r = script("plot", PAIRED / "base", "--rounds", "sync-unix", "--out",
+               tmp_path)
     assert r.returncode == 0, r.stderr
-    assert [p.name for p in tmp_path.glob("box-*.png")] == \
-        ["box-sync-unix.png"]
-    r = script("plot", A, "--box", "nosuch", "--out", tmp_path)
-    assert r.returncode == 2 and "--box nosuch" in r.stderr
+    assert [p.name for p in tmp_path.glob("rounds-*.png")] == \
+        ["rounds-sync-unix.png"]
+    r = script("plot", PAIRED / "base", "--rounds", "nosuch", "--out",
+               tmp_path)
+    assert r.returncode == 2 and "--rounds nosuch" in r.stderr
+
+
+def test_plot_splits_runs_whose_settings_differ(tmp_path):
+    """Idle and connected runs of one scenario: two rows of the cost
+    figure, named by the setting."""
+    r = script("plot", ROOT / "results" / "examples" / "idle-vs-connected",
+               "--out", tmp_path)
+    assert r.returncode == 0, r.stderr
+    svg = (tmp_path / "cost.svg").read_text()
+    assert "client.connect=false" in svg and "client.connect=true" in svg
 
 
 def test_real_small_run_through_plot(orbbench, tmp_path):
@@ -143,13 +157,8 @@ def test_real_small_run_through_plot(orbbench, tmp_path):
     out = tmp_path / "plots"
     p = script("plot", result, "--out", out)
     assert p.returncode == 0, p.stderr
-    check_png(out / "latency.png", "latency")
-    check_png(out / "summary.png", "summary")
-    check_png(out / f"box-{result.stem}.png", "box")
-    if any("mem_per_server_kb" in s for s in r.doc["steps"]):
-        check_png(out / "footprint.png", "footprint")
-    else:  # a client without the footprint fields
-        assert "footprint: skipped" in p.stderr
+    for stem in ("capacity", "latency-panels", "cost", "rounds-sync-unix"):
+        check_png(out / f"{stem}.png")
 
 
 def test_shared_ordering_and_grouping():
@@ -309,12 +318,12 @@ def test_compare_repeats_runs_and_tests():
     assert "6 (4–6)" in text  # pool5-unix in A: median (min–max)
 
 
-def test_compare_overlay_plots(tmp_path):
+def test_compare_figures(tmp_path):
     r = script("compare", FIX / "repeat-A", FIX / "repeat-B",
                "--plots", tmp_path)
     assert r.returncode == 0, r.stderr
-    check_png(tmp_path / "compare-latency.png", "latency")
-    check_png(tmp_path / "compare-footprint.png", "footprint")
+    for stem in ("ab-capacity", "ab-ratio", "ab-latency", "cost"):
+        check_png(tmp_path / f"{stem}.png")
 
 
 # ---- compare on constructed results ---------------------------------------
@@ -664,7 +673,7 @@ def test_report_on_fixture_folder(tmp_path):
     assert r.returncode == 0, r.stderr
     html = (tmp_path / "report.html").read_text()
     pngs = sorted(tmp_path.glob("*.png"))
-    assert len(pngs) == 3 + len(SCENARIO_NAMES)
+    assert [p.stem for p in pngs] == ["capacity", "cost", "latency-panels"]
     imgs = re.findall(r'<img [^>]*src="data:image/png;base64,'
                       r'([A-Za-z0-9+/=]+)"', html)
     assert len(imgs) == len(pngs)
@@ -676,9 +685,53 @@ def test_report_on_fixture_folder(tmp_path):
     md = (tmp_path / "report.md").read_text()
     for p in pngs:
         assert f"]({p.name})" in md
+    check_links(md, tmp_path)
     assert "## How to reproduce" in md
     for d in docs_of(A).values():
         assert " ".join(d[0]["command"][1:]) in md
+    # Contents first, then the summary, figures, environment last.
+    order = [md.index(h) for h in ("Contents:", "## Summary", "## Figures",
+                                   "## Environment", "## How to reproduce")]
+    assert order == sorted(order)
+
+
+def check_links(md, folder):
+    """Every link of report.md points at a file written beside it, or at
+    one of its own headings."""
+    heads = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-")
+             for h in re.findall(r"^#+ (.+)$", md, re.M)}
+    for target in re.findall(r"\]\(([^)]+)\)", md):
+        if target.startswith("#"):
+            assert target[1:] in heads, target
+        else:
+            assert (folder / target).is_file(), target
+
+
+def test_report_of_a_comparison(tmp_path):
+    """A run-suite folder of two variants (paired runs, B with 6 µs more
+    server CPU per call): the verdict table first, then the figures A
+    against B, every link shipped, the environment's difference named."""
+    r = script("report", "--results", PAIRED, "--out", tmp_path,
+               timeout=300)
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "report.md").read_text()
+    assert md.startswith("# orbbench report: work6 against base")
+    order = [md.index(h) for h in ("Contents:", "## Verdicts",
+                                   "## Figures", "## Environment",
+                                   "## How to reproduce")]
+    assert order == sorted(order)
+    verdicts = md.split("## Verdicts")[1].split("## Figures")[0]
+    rows = [l for l in verdicts.splitlines() if l.startswith("| ")][1:]
+    assert len(rows) == 8
+    assert sum(l.rstrip(" |").endswith("slower") for l in rows) == 7
+    assert "server.work_us" in verdicts
+    for stem in ("ab-capacity", "ab-ratio", "ab-latency", "cost",
+                 "rounds-sync-unix"):
+        assert f"]({stem}.png)" in md
+        check_png(tmp_path / f"{stem}.png")
+    check_links(md, tmp_path)
+    assert ".svg)" not in md
+    assert "A: base" in md and "B: work6" in md
 
 
 def test_report_names_suite_command(tmp_path):
