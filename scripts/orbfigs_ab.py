@@ -766,6 +766,25 @@ def verdicts_from_compare(cmp):
     return out
 
 
+def swept_only(sides, log, figures):
+    """sides (a list of groups) without the scenarios whose every run is
+    fixed-N (the bench suite): capacity and round time against N do not
+    apply to one N; the fixed-n figure draws them. log(message) once, for
+    figures, names what was left out; [] when nothing is left."""
+    fixed = {name for g in sides for name, items in g.items()
+             if items and all(d["steps"] and R.is_fixed_n(d)
+                              for d in docs_of(items))}
+    out = [{k: v for k, v in g.items() if k not in fixed} for g in sides]
+    if fixed and not any(out):
+        log(f"{figures}: not drawn, every scenario is fixed-N (see "
+            f"fixed-n)")
+        return []
+    if fixed:
+        log(f"{figures}: {len(fixed)} fixed-N scenario(s) left out "
+            f"({', '.join(R.seed_order(list(fixed)))}; see fixed-n)")
+    return out
+
+
 def write_figures(jobs, outdir, log):
     """Run (stem, title, make, caption) jobs; save what they draw."""
     out = []
@@ -789,8 +808,12 @@ def ab_figures(res_a, res_b, outdir, labels, verdicts=None, colors=None,
     [orbplot.Figure] with captions."""
     log = log or (lambda m: None)
     labels = tuple(labels)
-    ga = R.group_by_scenario(res_a, split_orbs=True)
-    gb = R.group_by_scenario(res_b, split_orbs=True)
+    sides = swept_only([R.group_by_scenario(res_a, split_orbs=True),
+                        R.group_by_scenario(res_b, split_orbs=True)],
+                       log, "ab-capacity, ab-ratio, ab-latency")
+    if not sides:
+        return []
+    ga, gb = sides
     foot = (f"A = {labels[0]}: {R.footer(res_a)}\n"
             f"B = {labels[1]}: {R.footer(res_b)}")
     tail = f" — {run}" if run else ""
@@ -821,7 +844,12 @@ def single_figures(results, outdir, label=None, colors=None, log=None,
     log = log or (lambda m: None)
     label = label or (R.orb_label(results[0].doc) if results else "A")
     labels = (label, "B")
-    g = R.group_by_scenario(results, split_orbs=True, split_settings=True)
+    sides = swept_only([R.group_by_scenario(results, split_orbs=True,
+                                            split_settings=True)],
+                       log, "capacity, latency-panels")
+    if not sides:
+        return []
+    g = sides[0]
     foot = R.footer(results) if results else ""
     tail = f" — {run}" if run else ""
     cap = capacity_data(g)

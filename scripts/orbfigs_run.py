@@ -476,18 +476,6 @@ def draw_cpu_bars(ax, rows, ys):
 
 # ---- 2. fixed-N results ---------------------------------------------------
 
-def is_fixed_n(doc):
-    """True when the run measured one N by design: every step has the same
-    n and the sweep could not grow past it (sweep.max_n ≤ that n), e.g.
-    the bench suite or a single-N footprint run. A sweep that stopped at
-    its first step is not fixed-N."""
-    ns = {s["n"] for s in doc["steps"]}
-    if len(ns) != 1:
-        return False
-    max_n = R.get(doc, "scenario.sweep.max_n")
-    return not _num(max_n) or max_n <= next(iter(ns))
-
-
 def fixed_n_data(series):
     """Per series whose runs are all fixed-N: one entry per run with the
     median call time and its p99 (call_us, µs; None without calls) and the
@@ -499,7 +487,7 @@ def fixed_n_data(series):
         if not docs or not all(d["steps"] for d in docs):
             left_out.append((label, "a run has no step"))
             continue
-        if not all(is_fixed_n(d) for d in docs):
+        if not all(R.is_fixed_n(d) for d in docs):
             ns = sorted({s["n"] for d in docs for s in d["steps"]})
             left_out.append((label, f"a sweep (N {ns[0]} to {ns[-1]})"))
             continue
@@ -795,7 +783,7 @@ def run_figures(series, outdir, colors=None, log=None, strip_series=None,
     colors = colors or P.palette([lb for lb, _ in series])
     footer = footer_of(_all_docs(series))
     fixed = [(lb, docs) for lb, docs in series
-             if docs and all(d["steps"] and is_fixed_n(d) for d in docs)]
+             if docs and all(d["steps"] and R.is_fixed_n(d) for d in docs)]
     swept = [s for s in series if s not in fixed]
     jobs = []
 
@@ -823,7 +811,7 @@ def run_figures(series, outdir, colors=None, log=None, strip_series=None,
     if strip_series is not None:
         strip_series = _pairs(strip_series)
         swept = [(lb, docs) for lb, docs in strip_series
-                 if not (docs and all(d["steps"] and is_fixed_n(d)
+                 if not (docs and all(d["steps"] and R.is_fixed_n(d)
                                       for d in docs))]
     for lb, docs in swept:
         def strip(item=(lb, docs)):
@@ -836,8 +824,11 @@ def run_figures(series, outdir, colors=None, log=None, strip_series=None,
             return (strip_figure(item, footer_of(item[1]), title,
                                  data=data), title, strip_caption(data))
         jobs.append((f"rounds-{_slug(lb)}", strip))
-    for lb, _ in fixed:
-        log(f"rounds {lb}: not drawn, a fixed-N series (see fixed-n)")
+    if fixed and len(fixed) == len(series):
+        log("rounds: not drawn, every series is fixed-N (see fixed-n)")
+    elif fixed:
+        log(f"rounds: not drawn for {len(fixed)} fixed-N series "
+            f"({', '.join(lb for lb, _ in fixed)}; see fixed-n)")
     figures = []
     for stem, make in jobs:
         try:

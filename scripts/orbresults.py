@@ -435,6 +435,18 @@ def command_line(doc):
 
 # ---- formatting -----------------------------------------------------------
 
+def is_fixed_n(doc):
+    """True when the run measured one N by design: every step has the same
+    n and the sweep could not grow past it (sweep.max_n ≤ that n), e.g.
+    the bench suite or a single-N footprint run. A sweep that stopped at
+    its first step is not fixed-N."""
+    ns = {s["n"] for s in doc["steps"]}
+    if len(ns) != 1:
+        return False
+    max_n = get(doc, "scenario.sweep.max_n")
+    return not _is_num(max_n) or max_n <= next(iter(ns))
+
+
 def fmt_num(x, digits=None):
     """'—' for None; integers as such; else 3 significant digits."""
     if x is None:

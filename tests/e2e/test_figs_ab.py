@@ -533,3 +533,31 @@ def test_single_figures_write_png_and_svg(tmp_path):
     check_written(figs, ["capacity", "latency-panels"])
     assert "max_servers" in figs[0].caption
     assert "no crossing_n" in figs[1].caption
+
+
+BENCH = EXAMPLES / "bench-omniorb-4.2.5-vs-4.3.3"
+
+
+def test_fixed_n_scenarios_are_not_drawn_as_sweeps(tmp_path, paired):
+    """The bench suite measures one N per scenario: no capacity or round
+    time against N for it (the fixed-n figure draws it), and a fixed-N
+    scenario mixed into swept ones is left out of their figures by name."""
+    said = []
+    bench_a = R.load_results([BENCH / "omniorb-system"])
+    bench_b = R.load_results([BENCH / "omniorb-4.3.3"])
+    assert bench_a and bench_b
+    assert F.ab_figures(bench_a, bench_b, tmp_path, ("A", "B"),
+                        log=said.append) == []
+    assert any("every scenario is fixed-N" in m for m in said)
+    assert F.single_figures(bench_a, tmp_path, log=said.append) == []
+    assert not list(tmp_path.iterdir())
+
+    said.clear()
+    swept = R.load_results([PAIRED / "base"])
+    one = [r for r in bench_a if r.doc["scenario"]["name"] == "n1-tcp"]
+    assert one
+    figs = F.single_figures(swept + one, tmp_path, log=said.append)
+    check_written(figs, ["capacity", "latency-panels"])
+    assert any("1 fixed-N scenario(s) left out (n1-tcp" in m for m in said)
+    svg = figs[0].svg.read_text()
+    assert "sync-unix" in svg and "n1-tcp" not in svg

@@ -243,14 +243,14 @@ def test_cost_on_real_paired_runs(paired_base):
 
 def test_is_fixed_n():
     bench = R.load_results([BENCH])
-    assert bench and all(F.is_fixed_n(r.doc) for r in bench)
-    assert all(F.is_fixed_n(r.doc) for r in R.load_results([IDLE]))
-    assert not any(F.is_fixed_n(r.doc) for r in
+    assert bench and all(R.is_fixed_n(r.doc) for r in bench)
+    assert all(R.is_fixed_n(r.doc) for r in R.load_results([IDLE]))
+    assert not any(R.is_fixed_n(r.doc) for r in
                    R.load_results([PAIRED / "base"]))
     # a sweep that stopped at its first step was not meant to be fixed
-    assert not F.is_fixed_n(doc([step(25)], max_n=4000))
-    assert F.is_fixed_n(doc([step(25)], max_n=25, growth=1.0))
-    assert not F.is_fixed_n(doc([], max_n=25))
+    assert not R.is_fixed_n(doc([step(25)], max_n=4000))
+    assert R.is_fixed_n(doc([step(25)], max_n=25, growth=1.0))
+    assert not R.is_fixed_n(doc([], max_n=25))
 
 
 def test_fixed_n_dots_are_the_call_medians_of_each_run():
@@ -385,7 +385,7 @@ def test_run_figures_on_constructed_sweeps_and_fixed_n(tmp_path):
         check_written(f)
     assert "rounds old: skipped, these results keep no per-round times " \
         "(rounds_ms: older results have only each step's summary)" in log
-    assert "rounds n1: not drawn, a fixed-N series (see fixed-n)" in log
+    assert "rounds: not drawn for 1 fixed-N series (n1; see fixed-n)" in log
     svg = (tmp_path / "cost.svg").read_text()
     for text in ("memory per server (KiB)", "server CPU per call (µs)",
                  "MemAvailable drop per server (median)", "N=80",

@@ -289,6 +289,24 @@ def test_compare_json_md_csv():
     assert "ORB: omniORB 4.2.5" in c.stderr  # environment kept off the CSV
 
 
+def test_compare_makes_no_crossing_test_of_fixed_n_runs():
+    """The bench suite measures one N: its crossing would be that N on
+    every run, so compare leaves the metric empty and says why, while
+    round time and CPU per call are still tested."""
+    bench = ROOT / "results" / "examples" / "bench-omniorb-4.2.5-vs-4.3.3"
+    r = script("compare", bench / "omniorb-system", bench / "omniorb-4.3.3",
+               "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert len(doc["scenarios"]) == 8
+    for s in doc["scenarios"]:
+        m = s["metrics"]["crossing_n"]
+        assert m["source"] == "fixed_n" and m["ratio"] is None
+        assert m["verdict"] == "n/a"
+        assert m["notes"] == ["fixed N: the runs measured one N, no crossing"]
+        assert s["metrics"]["round_ms"]["p_value"] is not None
+
+
 def test_compare_repeats_runs_and_tests():
     r = script("compare", FIX / "repeat-A", FIX / "repeat-B",
                "--format", "json")
@@ -361,7 +379,7 @@ def result_doc(name="sync-unix", crossing=100.0, steps=(), probes=(),
            int(crossing or 0), "stop_reason": "latency", "detail": ""}
     sc = {"name": name, "description": "", "transport": "unix",
           "mode": "sync", "server": {"kind": "omniorb", "work_us": 0},
-          "sweep": {"max_ms": 100.0}}
+          "sweep": {"max_ms": 100.0, "max_n": 4000}}
     for key, value in (scenario or {}).items():
         group, _, leaf = key.partition(".")
         sc[group][leaf] = value
