@@ -739,10 +739,14 @@ def latency_panels_figure(groups_a, groups_b=None, labels=("A", "B"),
 def latency_caption(data, labels, two):
     runs = [r for p in data["panels"] for k in "ab" for r in p[k]]
     fb = all(r["source"] != "crossing_n" for r in runs)
-    where = ("each run's max_servers marked on the max_ms line (no "
+    where = ("each run's max_servers marked at the max_ms line (no "
              "crossing_n in these results, no interval)") if fb else \
-        ("each run's crossing N marked on the max_ms line with its 95% "
+        ("each run's crossing N marked at the max_ms line with its 95% "
          "interval")
+    where += (" — the markers sit a few points off the line, A's above "
+              "and B's below, one row per run, so that none hides another"
+              if two else " — the markers sit a few points above the line, "
+              "one row per run, so that none hides another")
     who = (f"{labels[0]} and {labels[1]}'s runs" if two else "the runs")
     probes = ("" if not any(r["probes"] for r in runs) else
               ", circles the crossing search's extra measurements")

@@ -18,13 +18,27 @@ from orbplot import Skip
 
 plt = P.plt
 
+NO_ROUNDS = ("these results keep no per-round times (rounds_ms: older "
+             "results have only each step's summary)")
+
+
+class NoRounds(Skip):
+    """A series none of whose runs kept rounds_ms: the run_figures log
+    names all such series in one line."""
+
+    def __init__(self, label):
+        super().__init__(f"rounds {label}: skipped, {NO_ROUNDS}")
+        self.label = label
+
 # Memory per server, left to right in the cost bar: (key, legend, colour).
+# The process's own memory in purples, the kernel's in teals: neither is
+# a side's colour (blue, orange), which label the rows of a comparison.
 COST_PARTS = (
-    ("uss", "private (USS)", "#1f77b4"),
-    ("shared", "share of shared pages (PSS − USS)", "#9ecae1"),
-    ("kernel_stack", "kernel stacks", "#d62728"),
-    ("page_tables", "page tables", "#ff9896"),
-    ("slab", "slab (socket buffers, other kernel objects)", "#ffbb78"),
+    ("uss", "private (USS)", "#54278f"),
+    ("shared", "share of shared pages (PSS − USS)", "#bcbddc"),
+    ("kernel_stack", "kernel stacks", "#01665e"),
+    ("page_tables", "page tables", "#5ab4ac"),
+    ("slab", "slab (socket buffers, other kernel objects)", "#c7eae5"),
 )
 # machine.delta key of each kernel part.
 KERNEL_DELTA = {"kernel_stack": "kernel_stack_kb",
@@ -660,9 +674,7 @@ def strip_data(series_item):
                      "points": points, "medians": medians})
         used.append(d)
     if not runs:
-        raise Skip(f"rounds {label}: skipped, these results keep no "
-                   "per-round times (rounds_ms: older results have only "
-                   "each step's summary)")
+        raise NoRounds(label)
     if not any(r["points"] for r in runs):
         raise Skip(f"rounds {label}: skipped, no timed rounds "
                    "(client.connect false)")
@@ -829,12 +841,19 @@ def run_figures(series, outdir, colors=None, log=None, strip_series=None,
     elif fixed:
         log(f"rounds: not drawn for {len(fixed)} fixed-N series "
             f"({', '.join(lb for lb, _ in fixed)}; see fixed-n)")
-    figures = []
+    figures, no_rounds = [], []
     for stem, make in jobs:
         try:
             fig, title, caption = make()
+        except NoRounds as e:
+            no_rounds.append(e.label)
+            continue
         except Skip as e:
             log(str(e))
             continue
         figures.append(P.save(fig, outdir, stem, title, caption))
+    if no_rounds and len(no_rounds) == len(swept):
+        log(f"rounds: skipped, {NO_ROUNDS}")
+    elif no_rounds:
+        log(f"rounds: skipped for {', '.join(no_rounds)}: {NO_ROUNDS}")
     return figures

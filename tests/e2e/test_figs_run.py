@@ -383,8 +383,9 @@ def test_run_figures_on_constructed_sweeps_and_fixed_n(tmp_path):
     assert [f.stem for f in figs] == ["cost", "fixed-n", "rounds-sweep-x"]
     for f in figs:
         check_written(f)
-    assert "rounds old: skipped, these results keep no per-round times " \
-        "(rounds_ms: older results have only each step's summary)" in log
+    assert "rounds: skipped for old: these results keep no per-round " \
+        "times (rounds_ms: older results have only each step's summary)" \
+        in log
     assert "rounds: not drawn for 1 fixed-N series (n1; see fixed-n)" in log
     svg = (tmp_path / "cost.svg").read_text()
     for text in ("memory per server (KiB)", "server CPU per call (µs)",
