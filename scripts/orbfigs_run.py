@@ -117,6 +117,16 @@ def _margins(fig, left, right, top, bottom, **kw):
                         bottom=bottom / h, **kw)
 
 
+def _with_cpu_panel(fig, cpu, main_ratio):
+    """(main axes, CPU axes sharing its rows, main_ratio : 1 wide) when
+    cpu, else (one axes, None)."""
+    if not cpu:
+        return fig.add_subplot(1, 1, 1), None
+    gs = fig.add_gridspec(1, 2, width_ratios=[main_ratio, 1])
+    ax = fig.add_subplot(gs[0, 0])
+    return ax, fig.add_subplot(gs[0, 1], sharey=ax)
+
+
 def _label_width_in(labels, fontsize=9):
     """A rough width in inches of the longest line of the tick labels."""
     longest = max((len(line) for lb in labels for line in lb.split("\n")),
@@ -361,12 +371,7 @@ def cost_figure(series, footer, title, n=None, colors=None, data=None):
     rows_h = 0.55 * len(rows) + 0.3
     top, under, note_h = 0.6, 1.35, 0.16 * len(notes) + 0.3
     fig = _figure(width, top + rows_h + under + note_h, footer)
-    if cpu:
-        gs = fig.add_gridspec(1, 2, width_ratios=[3.2, 1])
-        ax = fig.add_subplot(gs[0, 0])
-        cax = fig.add_subplot(gs[0, 1], sharey=ax)
-    else:
-        ax, cax = fig.add_subplot(1, 1, 1), None
+    ax, cax = _with_cpu_panel(fig, cpu, 3.2)
     left_in = _label_width_in(labels)
     ax_w = (width - left_in - 0.25) * (3.2 / 4.2 if cpu else 1)
     ys = np.arange(len(rows))
@@ -564,12 +569,8 @@ def fixed_n_figure(series, footer, title, colors=None, data=None):
     labels = [f"{r['label']}\nN={r['n']}" for r in rows]
     cpu = any(_num(x["cpu_server"]) for r in rows for x in r["runs"])
     fig = _figure(11, 0.5 * len(rows) + 1.8 + (0 if cpu else 0.25), footer)
-    if cpu:
-        gs = fig.add_gridspec(1, 2, width_ratios=[1.6, 1])
-        ax = fig.add_subplot(gs[0, 0])
-        cax = fig.add_subplot(gs[0, 1], sharey=ax)
-    else:
-        ax, cax = fig.add_subplot(1, 1, 1), None
+    ax, cax = _with_cpu_panel(fig, cpu, 1.6)
+    if not cpu:
         timed = any(r["timed"] for r in rows)
         fig.text(0.01, 0.3 / fig.get_size_inches()[1],
                  "Note: server CPU per call: " + (
