@@ -19,7 +19,8 @@ static int conn_fail(struct conn *c, int rc, const char *what)
 
 int conn_open(struct conn *c, const struct transport_ops *tp,
               const struct wire_ops *wire, const struct target *t,
-              unsigned index, pid_t pid, size_t payload_bytes)
+              unsigned index, pid_t pid, size_t payload_bytes,
+              int64_t timeout_ms)
 {
     memset(c, 0, sizeof *c);
     c->tp = tp;
@@ -29,15 +30,16 @@ int conn_open(struct conn *c, const struct transport_ops *tp,
     c->index = index;
     c->pid = pid;
     c->payload_bytes = payload_bytes;
+    c->timeout_ms = timeout_ms;
     c->next_id = 1;
     cdr_out_init(&c->tx, cdr_host_little());
     c->payload = malloc(payload_bytes + 1);
-    c->rx_cap = 512; /* grows to the first reply that needs more */
-    c->rx = malloc(c->rx_cap);
-    if (!c->payload || !c->rx)
+    c->rx.cap = 512; /* grows to the first reply that needs more */
+    c->rx.buf = malloc(c->rx.cap);
+    if (!c->payload || !c->rx.buf)
         return conn_fail(c, -ENOMEM, "out of memory");
     char why[CONN_WHY_BYTES];
-    int rc = tp->connect(t, &c->fds, why, sizeof why);
+    int rc = tp->connect(t, &c->fds, timeout_ms, why, sizeof why);
     if (rc)
         return conn_fail(c, rc, why);
     return 0;
@@ -47,11 +49,61 @@ void conn_close(struct conn *c)
 {
     if (c->tp && c->fds.rfd >= 0)
         c->tp->close(&c->fds);
+    c->fds.rfd = c->fds.wfd = -1;
     cdr_out_free(&c->tx);
     free(c->payload);
-    free(c->rx);
+    free(c->rx.buf);
     c->payload = NULL;
-    c->rx = NULL;
+    c->rx.buf = NULL;
+}
+
+int conn_refresh(struct conn *c)
+{
+    if (c->fds.rfd < 0)
+        return 0;
+    struct pollfd p = {.fd = c->fds.rfd, .events = POLLIN};
+    if (poll(&p, 1, 0) <= 0)
+        return 0;
+    uint8_t buf[64];
+    ssize_t n = c->tp->recv(&c->fds, buf, sizeof buf);
+    if (n == -EAGAIN)
+        return 0;
+    bool closed = n == 0 || n == -ECONNRESET;
+    if (n > 0) {
+        /* Only a whole CloseConnection may come between calls; the GIOP
+         * one is 12 bytes, and a partial one is completed by its peer
+         * at once, so one read sees it. */
+        struct wire_rx rx = {.buf = buf, .len = (size_t)n, .cap = sizeof buf};
+        struct wire_reply r;
+        size_t want;
+        char why[CONN_WHY_BYTES];
+        int rc = c->wire->feed(&rx, &want, &r, why, sizeof why);
+        if (rc != WIRE_CLOSED) {
+            char what[CONN_WHY_BYTES];
+            snprintf(what, sizeof what, "%zd unexpected bytes between calls%s"
+                     "%s", n, rc < 0 ? ": " : "", rc < 0 ? why : "");
+            return conn_fail(c, -EBADMSG, what);
+        }
+        closed = true;
+    }
+    if (n < 0 && !closed) {
+        char what[128];
+        snprintf(what, sizeof what, "recv: %s", strerror((int)-n));
+        return conn_fail(c, (int)n, what);
+    }
+    c->tp->close(&c->fds);
+    c->fds.rfd = c->fds.wfd = -1;
+    char why[CONN_WHY_BYTES];
+    int rc = c->tp->connect(&c->target, &c->fds, c->timeout_ms, why,
+                            sizeof why);
+    if (rc) {
+        char what[CONN_WHY_BYTES];
+        snprintf(what, sizeof what, "reconnecting after the server closed "
+                 "the connection: %s", why);
+        return conn_fail(c, rc, what);
+    }
+    c->reconnects++;
+    return 1;
 }
 
 /* A payload unique to this server and call, so a reply meant for another
@@ -79,9 +131,10 @@ int conn_begin(struct conn *c)
     if (rc)
         return conn_fail(c, rc, "cannot encode request: out of memory");
     c->tx_done = 0;
-    c->rx_len = 0;
-    c->rx_joined = 0;
+    c->rx.len = 0;
+    c->rx.parsed = 0;
     c->sent_ns = now_ns();
+    c->deadline_ns = c->sent_ns + c->timeout_ms * 1000000;
     return 0;
 }
 
@@ -102,102 +155,71 @@ int conn_write_some(struct conn *c)
     return 1;
 }
 
-/* Check a complete reply of `len` bytes at the start of rx. */
-static int check_reply(struct conn *c, size_t len)
+/* Is this the reply to the call in flight? */
+static int check_reply(struct conn *c, const struct wire_reply *r)
 {
-    uint32_t id;
-    const char *echo;
-    size_t echo_len;
     char why[CONN_WHY_BYTES];
-    int rc = c->wire->decode_reply(c->rx, len, &id, &echo, &echo_len, why,
-                                   sizeof why);
-    if (rc)
-        return conn_fail(c, rc, why);
-    if (id != c->id) {
-        snprintf(why, sizeof why, "reply has request id %u, expected %u", id,
-                 c->id);
+    if (r->id != c->id) {
+        snprintf(why, sizeof why, "reply has request id %u, expected %u",
+                 r->id, c->id);
         return conn_fail(c, -EBADMSG, why);
     }
-    if (echo_len != c->payload_len ||
-        memcmp(echo, c->payload, echo_len) != 0) {
+    if (r->payload_len != c->payload_len ||
+        memcmp(r->payload, c->payload, r->payload_len) != 0) {
         snprintf(why, sizeof why,
                  "echo differs from what was sent (sent %zu bytes, got %zu)",
-                 c->payload_len, echo_len);
+                 c->payload_len, r->payload_len);
         return conn_fail(c, -EBADMSG, why);
     }
+    if (c->rx.len > r->bytes)
+        return conn_fail(c, -EBADMSG, "unexpected bytes after the reply");
     return 0;
 }
 
-/* The message at rx + at (total bytes) is complete. Join it to a
- * fragmented reply or finish: 1 reply complete and checked, 0 more
- * fragments to come, -errno. */
-static int message_done(struct conn *c, size_t at, size_t total,
-                        int64_t *latency_ns)
+static int timed_out(struct conn *c)
 {
-    const struct wire_ops *w = c->wire;
-    int64_t t = now_ns();
-    bool more = false;
-    if (at > 0) {
-        /* A continuation: drop its header, close the gap (and move any
-         * bytes read past it along), fix the joined message's header. */
-        size_t header = 0;
-        int rc = w->fragment_info(c->rx, at, c->rx + at, total, &header,
-                                  &more);
-        if (rc) {
-            char what[128];
-            snprintf(what, sizeof what, "bad reply fragment (%s)",
-                     strerror(-rc));
-            return conn_fail(c, -EBADMSG, what);
-        }
-        memmove(c->rx + at, c->rx + at + header, c->rx_len - at - header);
-        c->rx_len -= header;
-        total -= header;
-        w->set_size(c->rx, at + total, more);
-    } else if (w->more_fragments && w->more_fragments(c->rx, total)) {
-        if (!w->fragment_info)
-            return conn_fail(c, -EBADMSG, "fragmented reply not supported");
-        more = true;
-    }
-    c->rx_joined = at + total;
-    if (more)
-        return 0;
-    if (c->rx_len > c->rx_joined)
-        return conn_fail(c, -EBADMSG, "unexpected bytes after the reply");
-    int rc = check_reply(c, c->rx_joined);
-    if (rc)
-        return rc;
-    *latency_ns = t - c->sent_ns;
-    return 1;
+    char what[96];
+    snprintf(what, sizeof what, "no reply within %lld ms",
+             (long long)c->timeout_ms);
+    return conn_fail(c, -ETIMEDOUT, what);
 }
 
 int conn_read_some(struct conn *c, int64_t *latency_ns)
 {
-    for (;;) {
-        /* The message being read starts after what is joined so far. */
-        size_t at = c->rx_joined, total = 0;
-        int rc = c->wire->frame_bytes(c->rx + at, c->rx_len - at, &total);
-        if (rc && rc != -EAGAIN) {
-            char what[128];
-            snprintf(what, sizeof what, "malformed reply header (%s)",
-                     strerror(-rc));
-            return conn_fail(c, -EBADMSG, what);
-        }
-        if (rc == 0 && c->rx_len - at >= total) {
-            rc = message_done(c, at, total, latency_ns);
+    for (bool first = true;; first = false) {
+        size_t want = 0;
+        struct wire_reply r;
+        char why[CONN_WHY_BYTES];
+        int rc = c->wire->feed(&c->rx, &want, &r, why, sizeof why);
+        if (rc == WIRE_REPLY) {
+            int64_t t = now_ns();
+            rc = check_reply(c, &r);
             if (rc)
                 return rc;
-            continue; /* a fragment: its continuation may be in already */
+            *latency_ns = t - c->sent_ns;
+            return 1;
         }
-        size_t want = at + (rc == 0 ? total : c->rx_len - at + 64);
-        if (want > c->rx_cap) {
-            uint8_t *p = realloc(c->rx, want);
+        if (rc == WIRE_CLOSED)
+            return conn_fail(c, -ECONNRESET, "the server closed the "
+                             "connection (GIOP CloseConnection) before "
+                             "replying");
+        if (rc < 0)
+            return conn_fail(c, rc, why);
+        /* Bytes that keep coming must not hold a call past its deadline
+         * (the wire's size limit bounds them too). */
+        if (!first && now_ns() >= c->deadline_ns)
+            return timed_out(c);
+        if (want < c->rx.len + 64)
+            want = c->rx.len + 64; /* read what is there, not byte by byte */
+        if (want > c->rx.cap) {
+            uint8_t *p = realloc(c->rx.buf, want);
             if (!p)
                 return conn_fail(c, -ENOMEM, "out of memory");
-            c->rx = p;
-            c->rx_cap = want;
+            c->rx.buf = p;
+            c->rx.cap = want;
         }
-        ssize_t n = c->tp->recv(&c->fds, c->rx + c->rx_len,
-                                c->rx_cap - c->rx_len);
+        ssize_t n = c->tp->recv(&c->fds, c->rx.buf + c->rx.len,
+                                c->rx.cap - c->rx.len);
         if (n == -EAGAIN)
             return 0;
         if (n < 0) {
@@ -208,23 +230,18 @@ int conn_read_some(struct conn *c, int64_t *latency_ns)
         if (n == 0)
             return conn_fail(c, -ECONNRESET,
                              "connection closed by the server");
-        c->rx_len += (size_t)n;
+        c->rx.len += (size_t)n;
     }
 }
 
-/* Wait until the fd is ready for `events` or the deadline passes. */
-static int wait_fd(struct conn *c, int fd, short events, int64_t deadline,
-                   int64_t timeout_ms)
+/* Wait until the fd is ready for `events` or the call's deadline passes. */
+static int wait_fd(struct conn *c, int fd, short events)
 {
     struct pollfd p = {.fd = fd, .events = events};
     for (;;) {
-        int ms = ms_until(deadline);
-        if (ms == 0) {
-            char what[96];
-            snprintf(what, sizeof what, "no reply within %lld ms",
-                     (long long)timeout_ms);
-            return conn_fail(c, -ETIMEDOUT, what);
-        }
+        int ms = ms_until(c->deadline_ns);
+        if (ms == 0)
+            return timed_out(c);
         int rc = poll(&p, 1, ms);
         if (rc > 0)
             return 0;
@@ -235,23 +252,24 @@ static int wait_fd(struct conn *c, int fd, short events, int64_t deadline,
     }
 }
 
-int conn_call(struct conn *c, int64_t timeout_ms, int64_t *latency_ns)
+int conn_call(struct conn *c, int64_t *latency_ns)
 {
     int rc = conn_begin(c);
-    int64_t deadline = c->sent_ns + timeout_ms * 1000000;
     while (rc == 0) {
         rc = conn_write_some(c);
         if (rc == 0)
-            rc = wait_fd(c, c->fds.wfd, POLLOUT, deadline, timeout_ms);
+            rc = wait_fd(c, c->fds.wfd, POLLOUT);
         else if (rc == 1)
             break;
     }
+    /* The reply cannot be there yet: wait for it first, so a call costs
+     * send, poll and recv, not a recv that finds nothing before them. */
     while (rc >= 0) {
-        rc = conn_read_some(c, latency_ns);
+        rc = wait_fd(c, c->fds.rfd, POLLIN);
+        if (rc == 0)
+            rc = conn_read_some(c, latency_ns);
         if (rc == 1)
             return 0;
-        if (rc == 0)
-            rc = wait_fd(c, c->fds.rfd, POLLIN, deadline, timeout_ms);
     }
     return rc;
 }

@@ -60,7 +60,7 @@ static void serve_round(struct worker *w)
         int64_t lat;
         unsigned f = atomic_fetch_add(&m->in_flight, 1) + 1;
         callmode_raise_peak(&m->max_in_flight, f);
-        int rc = conn_call(&m->conns[i], m->cfg.timeout_ms, &lat);
+        int rc = conn_call(&m->conns[i], &lat);
         atomic_fetch_sub(&m->in_flight, 1);
         if (rc == 0 && m->record)
             rc = callmode_keep(&w->kept, m->t0_ns, m->conns[i].sent_ns, lat);

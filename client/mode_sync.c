@@ -29,7 +29,7 @@ static int sync_round(struct callmode *m, struct conn *conns, size_t n,
     int64_t t0 = now_ns();
     for (size_t i = 0; i < n; i++) {
         int64_t lat;
-        int rc = conn_call(&conns[i], m->cfg.timeout_ms, &lat);
+        int rc = conn_call(&conns[i], &lat);
         if (rc == 0 && record)
             rc = callmode_keep(&m->kept, t0, conns[i].sent_ns, lat);
         if (rc) {

@@ -41,7 +41,7 @@ static void *tpc_thread(void *arg)
     } else {
         unsigned f = atomic_fetch_add(t->in_flight, 1) + 1;
         callmode_raise_peak(t->max_in_flight, f);
-        t->rc = conn_call(t->conn, t->m->cfg.timeout_ms, &t->latency_ns);
+        t->rc = conn_call(t->conn, &t->latency_ns);
         atomic_fetch_sub(t->in_flight, 1);
     }
     atomic_fetch_sub(t->alive, 1);

@@ -31,6 +31,7 @@ struct client_costs {
     unsigned threads_peak;
     double cpu_user_s;
     double cpu_sys_s;
+    uint64_t reconnects; /* servers that had closed their connection */
 };
 
 /* One measurement (a step or a probe), kept for pooling rounds taken at
@@ -243,7 +244,8 @@ static bool grow(struct run *r, size_t target)
             continue;
         }
         int crc = conn_open(c, r->s->tp, r->s->kind->wire, &t, sr->index,
-                            sr->pid, (size_t)sc->call.payload_bytes);
+                            sr->pid, (size_t)sc->call.payload_bytes,
+                            sc->call.timeout_ms);
         if (crc) {
             if (ok) {
                 char note[160];
@@ -389,6 +391,25 @@ static void companion_round(struct run *r)
         r->companion = false; /* it stopped answering: leave it be */
 }
 
+/* Before a measurement, outside its rounds: a server may have closed an
+ * idle connection while the sweep started more servers (omniORB closes
+ * one idle for its scan period, 180 s by default, with a GIOP
+ * CloseConnection). Connect again, as an ORB's client would, and count
+ * it. False when the side stopped. */
+static bool refresh(struct run *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        int rc = conn_refresh(&r->conns[i]);
+        if (rc == 1)
+            r->client.reconnects++;
+        if (rc < 0) {
+            call_failure(r, i, rc, r->conns[i].why);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Measure the sides in `who` (sweep.warmup_rounds untimed rounds, then
  * each side's r->timed), one round of each in turn, so that what the
  * host does to one round it does to the others' neighbouring rounds;
@@ -400,9 +421,13 @@ static void measure(struct run **who, size_t k, struct run **pals,
     int64_t warmup = who[0]->s->sc->sweep.warmup_rounds, most = 0;
     for (size_t i = 0; i < k; i++) {
         measure_begin(who[i]);
+        refresh(who[i]);
         if (who[i]->timed > most)
             most = who[i]->timed;
     }
+    for (size_t i = 0; i < npals; i++)
+        if (pals[i]->companion && !refresh(pals[i]))
+            pals[i]->companion = false;
     for (int64_t j = 0; j < warmup + most; j++) {
         for (size_t i = 0; i < k; i++) {
             struct run *r = who[i];
@@ -564,13 +589,14 @@ static json_t *measurement_json(struct run *r, const char *phase,
     json_object_set_new(m, "max_in_flight", json_integer(cc->max_in_flight));
     json_object_set_new(
         m, "client",
-        json_pack("{s:I, s:f, s:I, s:f, s:f}", "threads_started",
+        json_pack("{s:I, s:f, s:I, s:f, s:f, s:I}", "threads_started",
                   (json_int_t)cc->threads_started, "threads_started_per_round",
                   r->rounds.len ? (double)cc->threads_started /
                                       (double)r->rounds.len
                                 : 0.0,
                   "threads_peak", (json_int_t)cc->threads_peak, "cpu_user_s",
-                  cc->cpu_user_s, "cpu_sys_s", cc->cpu_sys_s));
+                  cc->cpu_user_s, "cpu_sys_s", cc->cpu_sys_s, "reconnects",
+                  (json_int_t)cc->reconnects));
     if (cc->server_cpu && r->calls.len)
         server_cpu_json(m, cc, (double)r->calls.len);
     if (keep_point(r, round_ms.median, strcmp(phase, "sweep") != 0) != 0)

@@ -28,10 +28,12 @@ struct conn_fds {
 
 struct transport_ops {
     const char *name;
-    /* Connect (blocking) and return non-blocking, close-on-exec fds.
-     * 0 or -errno; `why` gets a one-line reason on failure. */
-    int (*connect)(const struct target *t, struct conn_fds *fds, char *why,
-                   size_t why_len);
+    /* Connect, waiting at most timeout_ms, and return non-blocking,
+     * close-on-exec fds. 0 or -errno (-ETIMEDOUT; -EINTR when a signal
+     * came: the user pressed Ctrl-C); `why` gets a one-line reason on
+     * failure. */
+    int (*connect)(const struct target *t, struct conn_fds *fds,
+                   int64_t timeout_ms, char *why, size_t why_len);
     /* As write(2)/read(2): bytes moved, or -errno (-EAGAIN when it would
      * block). recv returns 0 at end of stream. */
     ssize_t (*send)(const struct conn_fds *fds, const void *buf, size_t len);
@@ -46,6 +48,12 @@ extern const struct transport_ops transport_unix;
 const struct transport_ops *transport_lookup(const char *name);
 
 /* Shared by fd-based transports. */
+struct sockaddr;
+/* Connect the non-blocking socket fd to sa within timeout_ms: 0 or -errno
+ * (-ETIMEDOUT, -EINTR on a signal; a full unix listen queue is retried
+ * until the deadline). */
+int transport_fd_connect(int fd, const struct sockaddr *sa,
+                         unsigned sa_len, int64_t timeout_ms);
 ssize_t transport_fd_send(const struct conn_fds *fds, const void *buf,
                           size_t len);
 ssize_t transport_fd_recv(const struct conn_fds *fds, void *buf, size_t len);

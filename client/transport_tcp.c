@@ -14,7 +14,7 @@
 #include "transport.h"
 
 static int tcp_connect(const struct target *t, struct conn_fds *fds,
-                       char *why, size_t why_len)
+                       int64_t timeout_ms, char *why, size_t why_len)
 {
     struct sockaddr_storage ss;
     socklen_t ss_len;
@@ -37,27 +37,25 @@ static int tcp_connect(const struct target *t, struct conn_fds *fds,
         goto not_loopback;
     }
 
-    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         int e = errno;
         snprintf(why, why_len, "socket: %s", strerror(e));
         return -e;
     }
-    int rc;
-    do
-        rc = connect(fd, (struct sockaddr *)&ss, ss_len);
-    while (rc < 0 && errno == EINTR);
+    int rc = transport_fd_connect(fd, (struct sockaddr *)&ss, ss_len,
+                                  timeout_ms);
     if (rc < 0) {
-        int e = errno;
         snprintf(why, why_len, "connect tcp:%s:%u: %s", t->host, t->port,
-                 strerror(e));
+                 rc == -ETIMEDOUT ? "no answer in time"
+                 : rc == -EINTR   ? "interrupted"
+                                  : strerror(-rc));
         close(fd);
-        return -e;
+        return rc;
     }
     /* Small requests: send each at once, as an ORB does. */
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     fds->rfd = fds->wfd = fd;
     return 0;
 

@@ -10,7 +10,7 @@
 #include "transport.h"
 
 static int unix_connect(const struct target *t, struct conn_fds *fds,
-                        char *why, size_t why_len)
+                        int64_t timeout_ms, char *why, size_t why_len)
 {
     struct sockaddr_un sa;
     memset(&sa, 0, sizeof sa);
@@ -20,24 +20,22 @@ static int unix_connect(const struct target *t, struct conn_fds *fds,
         return -EINVAL;
     }
     strcpy(sa.sun_path, t->unix_path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         int e = errno;
         snprintf(why, why_len, "socket: %s", strerror(e));
         return -e;
     }
-    int rc;
-    do
-        rc = connect(fd, (struct sockaddr *)&sa, sizeof sa);
-    while (rc < 0 && errno == EINTR);
+    int rc = transport_fd_connect(fd, (struct sockaddr *)&sa, sizeof sa,
+                                  timeout_ms);
     if (rc < 0) {
-        int e = errno;
         snprintf(why, why_len, "connect unix:%s: %s", t->unix_path,
-                 strerror(e));
+                 rc == -ETIMEDOUT ? "no answer in time"
+                 : rc == -EINTR   ? "interrupted"
+                                  : strerror(-rc));
         close(fd);
-        return -e;
+        return rc;
     }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     fds->rfd = fds->wfd = fd;
     return 0;
 }

@@ -10,6 +10,27 @@
 #include "cdr.h"
 #include "transport.h"
 
+/* What a connection has received: the conn reads into buf (growing it to
+ * what feed asks for), the wire frames it. Reset (len = 0, parsed = 0)
+ * before each call. */
+struct wire_rx {
+    uint8_t *buf;
+    size_t len;    /* bytes received */
+    size_t cap;    /* bytes buf can hold */
+    size_t parsed; /* the wire's: bytes of a reply already joined */
+};
+
+/* One decoded reply. */
+struct wire_reply {
+    uint32_t id;         /* the request it answers */
+    const char *payload; /* the echoed bytes, in rx->buf */
+    size_t payload_len;
+    size_t bytes; /* the reply's length at the start of rx->buf; bytes
+                   * after it were sent after the reply */
+};
+
+enum wire_feed_status { WIRE_MORE = 0, WIRE_REPLY = 1, WIRE_CLOSED = 2 };
+
 struct wire_ops {
     const char *name;
     /* Turn a server's ready line (an IOR for GIOP) into a target.
@@ -20,23 +41,20 @@ struct wire_ops {
      * caller). 0 or -ENOMEM. */
     int (*encode_call)(struct cdr_out *out, const struct target *t,
                        uint32_t id, const char *payload, size_t len);
-    /* Size of the whole message starting at buf once enough bytes are in:
-     * 0 with *total set, -EAGAIN for more bytes, or -errno if malformed. */
-    int (*frame_bytes)(const uint8_t *buf, size_t have, size_t *total);
-    /* Decode one whole reply: its id and echoed payload (borrowed from
-     * msg). 0, or -errno with a one-line reason in `why`. */
-    int (*decode_reply)(const uint8_t *msg, size_t len, uint32_t *id,
-                        const char **payload, size_t *payload_len, char *why,
-                        size_t why_len);
-    /* Fragmented replies (NULL for wires without them): does this whole
-     * message have continuations; is `frag` the next one (how many header
-     * bytes to drop, and are more coming); rewrite the joined message's
-     * header for its new length. */
-    bool (*more_fragments)(const uint8_t *msg, size_t len);
-    int (*fragment_info)(const uint8_t *msg, size_t msg_len,
-                         const uint8_t *frag, size_t frag_len,
-                         size_t *header_bytes, bool *more);
-    void (*set_size)(uint8_t *msg, size_t len, bool more);
+    /* Frame what a connection has received so far (see struct wire_rx):
+     *   WIRE_MORE   more bytes are needed; *want_bytes is how many rx
+     *               should be able to hold before the next read
+     *   WIRE_REPLY  one whole reply, checked against the wire's own rules
+     *               (its parts joined in place when it came in pieces),
+     *               in *reply, borrowed from rx->buf
+     *   WIRE_CLOSED the server announced an orderly close of the
+     *               connection (no request of ours is being processed)
+     *   -errno      with a one-line reason in `why`: -EBADMSG malformed,
+     *               -EMSGSIZE over the wire's size limit, -EREMOTEIO an
+     *               exception or other non-reply answer.
+     * It never asks for more than its size limit. */
+    int (*feed)(struct wire_rx *rx, size_t *want_bytes,
+                struct wire_reply *reply, char *why, size_t why_len);
 };
 
 extern const struct wire_ops wire_giop;

@@ -1,5 +1,6 @@
 /* The GIOP 1.2 wire: IORs as ready lines, echoString as the call. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,16 +39,6 @@ static int giop_encode_call(struct cdr_out *out, const struct target *t,
                                payload, len);
 }
 
-static int giop_frame_bytes(const uint8_t *buf, size_t have, size_t *total)
-{
-    struct giop_header h;
-    int rc = giop_header_parse(buf, have, &h);
-    if (rc)
-        return rc;
-    *total = GIOP_HEADER_BYTES + (size_t)h.body_bytes;
-    return 0;
-}
-
 static int giop_decode(const uint8_t *msg, size_t len, uint32_t *id,
                        const char **payload, size_t *payload_len, char *why,
                        size_t why_len)
@@ -58,7 +49,7 @@ static int giop_decode(const uint8_t *msg, size_t len, uint32_t *id,
     if (rc == -ENOMSG) {
         snprintf(why, why_len, "expected a GIOP Reply, got %s (type %u)",
                  giop_msg_type_name(type), type);
-        return rc;
+        return -EBADMSG;
     }
     if (rc) {
         snprintf(why, why_len, "malformed GIOP reply (%s)", strerror(-rc));
@@ -89,13 +80,83 @@ static int giop_decode(const uint8_t *msg, size_t len, uint32_t *id,
     }
 }
 
+/* A Reply may come as a Reply with the more-fragments flag and then
+ * Fragments (GIOP 1.2): each continuation's header is dropped and the
+ * bytes joined in place, so the decoder sees one message. rx->parsed is
+ * the length of the message joined so far (0 before the first is whole). */
+static int giop_feed(struct wire_rx *rx, size_t *want_bytes,
+                     struct wire_reply *reply, char *why, size_t why_len)
+{
+    for (;;) {
+        size_t at = rx->parsed; /* the message being read starts here */
+        struct giop_header h;
+        int rc = giop_header_parse(rx->buf + at, rx->len - at, &h);
+        if (rc == -EAGAIN) {
+            *want_bytes = at + GIOP_HEADER_BYTES;
+            return WIRE_MORE;
+        }
+        if (rc == -EMSGSIZE) {
+            snprintf(why, why_len, "reply body of %lu bytes is over the "
+                     "%u-byte limit", (unsigned long)h.body_bytes,
+                     GIOP_MAX_MESSAGE_BYTES);
+            return rc;
+        }
+        if (rc) {
+            snprintf(why, why_len, "malformed reply header (%s)",
+                     rc == -EBADMSG ? "bad magic, not GIOP"
+                                    : "not GIOP 1.0-1.2");
+            return -EBADMSG;
+        }
+        size_t total = GIOP_HEADER_BYTES + (size_t)h.body_bytes;
+        /* The limit holds for the joined reply, not only each piece. */
+        if (at + total > GIOP_HEADER_BYTES + GIOP_MAX_MESSAGE_BYTES) {
+            snprintf(why, why_len, "fragmented reply grows over the %u-byte "
+                     "limit", GIOP_MAX_MESSAGE_BYTES);
+            return -EMSGSIZE;
+        }
+        if (rx->len - at < total) {
+            *want_bytes = at + total;
+            return WIRE_MORE;
+        }
+        bool more = false;
+        if (at == 0) {
+            if (h.type == GIOP_CLOSE_CONNECTION)
+                return WIRE_CLOSED;
+            more = giop_more_fragments(rx->buf, total);
+        } else {
+            size_t header = 0;
+            rc = giop_fragment_info(rx->buf, at, rx->buf + at, total, &header,
+                                    &more);
+            if (rc) {
+                snprintf(why, why_len, "bad reply fragment (%s)",
+                         rc == -ENOMSG   ? "not a Fragment message"
+                         : rc == -EPROTO ? "not GIOP 1.2"
+                                         : "another request's, or truncated");
+                return -EBADMSG;
+            }
+            memmove(rx->buf + at, rx->buf + at + header,
+                    rx->len - at - header);
+            rx->len -= header;
+            total -= header;
+            giop_set_size(rx->buf, at + total, more);
+        }
+        rx->parsed = at + total;
+        if (more)
+            continue; /* the next fragment may be in already */
+        size_t bytes = rx->parsed;
+        rx->parsed = 0;
+        rc = giop_decode(rx->buf, bytes, &reply->id, &reply->payload,
+                         &reply->payload_len, why, why_len);
+        if (rc)
+            return rc;
+        reply->bytes = bytes;
+        return WIRE_REPLY;
+    }
+}
+
 const struct wire_ops wire_giop = {
     .name = "giop",
     .parse_ready = giop_parse_ready,
     .encode_call = giop_encode_call,
-    .frame_bytes = giop_frame_bytes,
-    .decode_reply = giop_decode,
-    .more_fragments = giop_more_fragments,
-    .fragment_info = giop_fragment_info,
-    .set_size = giop_set_size,
+    .feed = giop_feed,
 };

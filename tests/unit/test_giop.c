@@ -11,6 +11,7 @@
 
 #include "cdr.h"
 #include "giop.h"
+#include "wire.h"
 
 /* --- A small decoder of our own, so the encoder is not checked against
  * --- the code it shares with cdr.c. */
@@ -832,54 +833,94 @@ static void build_fragment(struct cdr_out *o, bool little, uint32_t id,
     end_message(o);
 }
 
-/* Split a whole reply after `first_body` body bytes (a multiple of 8, as
- * GIOP 1.2 requires of every fragment but the last) into a Reply with the
- * more-fragments flag and one Fragment, join them as conn.c does, and
- * decode the result. */
+/* Feed `len` bytes of `wire` to wire_giop's feed `chunk` bytes at a time,
+ * as a connection would read them, until it answers something other than
+ * "more": that answer, with the reply in *r and rx holding the buffer
+ * (the caller frees rx->buf). Every "more" must ask for bytes beyond
+ * those it has, and never past the size limit. */
+static int feed_in_chunks(const uint8_t *wire, size_t len, size_t chunk,
+                          struct wire_rx *rx, struct wire_reply *r)
+{
+    char why[160];
+    rx->cap = len + 64;
+    rx->buf = malloc(rx->cap);
+    assert_non_null(rx->buf);
+    rx->len = rx->parsed = 0;
+    for (size_t off = 0;;) {
+        size_t want = 0;
+        int rc = wire_giop.feed(rx, &want, r, why, sizeof why);
+        if (rc != WIRE_MORE)
+            return rc;
+        assert_true(want > rx->len);
+        assert_true(want <= GIOP_HEADER_BYTES + GIOP_MAX_MESSAGE_BYTES);
+        if (off == len)
+            return -EAGAIN; /* it wants more than there is */
+        size_t n = len - off < chunk ? len - off : chunk;
+        assert_true(rx->len + n <= rx->cap);
+        memcpy(rx->buf + rx->len, wire + off, n);
+        rx->len += n;
+        off += n;
+    }
+}
+
+/* Split a whole reply into a Reply with the more-fragments flag and two
+ * Fragments (every piece but the last a multiple of 8 bytes long, as GIOP
+ * 1.2 requires), send them back to back, and let the wire's feed join
+ * them, whatever the sizes of the reads: the joined message is the whole
+ * reply, byte for byte, and decodes to the text. */
 static void split_and_join(bool little)
 {
     char text[200];
     for (size_t i = 0; i < sizeof text - 1; i++)
         text[i] = (char)('a' + i % 26);
     text[sizeof text - 1] = 0;
-    struct cdr_out whole, first, frag;
+    struct cdr_out whole, f1, f2;
     build_no_exception(&whole, little, 1, text);
-    size_t cut = 64; /* 12 header + 52 body bytes: 8-aligned stream */
-    first = whole;
-    first.data = dup_exact(whole.data, cut);
-    first.len = first.cap = cut;
-    giop_set_size(first.data, cut, true);
-    assert_true(giop_more_fragments(first.data, cut));
-    assert_int_equal(rd32(first.data + 8, little), cut - 12);
-    build_fragment(&frag, little, 0x01020304u, whole.data + cut,
-                   whole.len - cut, false, 2);
-    assert_false(giop_more_fragments(frag.data, frag.len));
+    size_t cut1 = 64, cut2 = 64 + 48; /* 12 header + 52 body; then 48 */
+    uint8_t *first = dup_exact(whole.data, cut1);
+    giop_set_size(first, cut1, true);
+    assert_true(giop_more_fragments(first, cut1));
+    assert_int_equal(rd32(first + 8, little), cut1 - 12);
+    build_fragment(&f1, little, 0x01020304u, whole.data + cut1, cut2 - cut1,
+                   true, 2);
+    build_fragment(&f2, little, 0x01020304u, whole.data + cut2,
+                   whole.len - cut2, false, 2);
+    size_t len = cut1 + f1.len + f2.len;
+    uint8_t *wire = malloc(len + 1);
+    assert_non_null(wire);
+    memcpy(wire, first, cut1);
+    memcpy(wire + cut1, f1.data, f1.len);
+    memcpy(wire + cut1 + f1.len, f2.data, f2.len);
 
-    size_t header = 0;
-    bool more = true;
-    assert_int_equal(giop_fragment_info(first.data, cut, frag.data, frag.len,
-                                        &header, &more),
-                     0);
-    assert_int_equal(header, 16);
-    assert_false(more);
-    /* Join: the first message, then the fragment's data. */
-    uint8_t *joined = malloc(cut + frag.len - header);
-    assert_non_null(joined);
-    memcpy(joined, first.data, cut);
-    memcpy(joined + cut, frag.data + header, frag.len - header);
-    giop_set_size(joined, cut + frag.len - header, false);
-    assert_int_equal(cut + frag.len - header, whole.len);
-    assert_memory_equal(joined, whole.data, whole.len);
-
-    struct giop_reply r;
-    uint8_t type;
-    assert_int_equal(giop_decode_reply(joined, whole.len, &r, &type), 0);
-    assert_int_equal(r.result_len, strlen(text));
-    assert_memory_equal(r.result, text, r.result_len);
-    free(joined);
-    free(first.data);
+    static const size_t chunks[] = {1, 5, 13, 64, 4096};
+    for (size_t k = 0; k < sizeof chunks / sizeof chunks[0]; k++) {
+        struct wire_rx rx;
+        struct wire_reply r;
+        assert_int_equal(feed_in_chunks(wire, len, chunks[k], &rx, &r),
+                         WIRE_REPLY);
+        assert_int_equal(r.id, 0x01020304u);
+        assert_int_equal(r.bytes, whole.len);
+        assert_int_equal(rx.len, whole.len); /* nothing after it */
+        assert_memory_equal(rx.buf, whole.data, whole.len);
+        assert_int_equal(r.payload_len, strlen(text));
+        assert_memory_equal(r.payload, text, r.payload_len);
+        assert_int_equal(rx.parsed, 0); /* ready for the next call */
+        free(rx.buf);
+    }
+    /* A stray byte after the last fragment is left for the caller. */
+    wire[len] = 'x';
+    struct wire_rx rx;
+    struct wire_reply r;
+    assert_int_equal(feed_in_chunks(wire, len + 1, 4096, &rx, &r),
+                     WIRE_REPLY);
+    assert_int_equal(r.bytes, whole.len);
+    assert_int_equal(rx.len, whole.len + 1);
+    free(rx.buf);
+    free(wire);
+    free(first);
+    cdr_out_free(&f1);
+    cdr_out_free(&f2);
     cdr_out_free(&whole);
-    cdr_out_free(&frag);
 }
 
 static void test_fragments_join(void **state)
@@ -887,6 +928,56 @@ static void test_fragments_join(void **state)
     (void)state;
     split_and_join(true);
     split_and_join(false);
+}
+
+/* What feed answers besides a reply: an orderly close, a bad header, and
+ * the size limit, which holds for the joined reply too. */
+static void test_feed_close_bad_and_too_big(void **state)
+{
+    (void)state;
+    struct wire_rx rx;
+    struct wire_reply r;
+    char why[160];
+    size_t want;
+    /* GIOP 1.2 CloseConnection: a header alone */
+    static const uint8_t close_msg[12] = {'G', 'I', 'O', 'P', 1, 2, 1, 5,
+                                          0, 0, 0, 0};
+    assert_int_equal(feed_in_chunks(close_msg, 12, 5, &rx, &r), WIRE_CLOSED);
+    free(rx.buf);
+    /* bad magic */
+    static const uint8_t junk[12] = {'H', 'T', 'T', 'P', '/', '1', '.', '1',
+                                     ' ', '2', '0', '0'};
+    assert_int_equal(feed_in_chunks(junk, 12, 12, &rx, &r), -EBADMSG);
+    uint8_t *b = rx.buf;
+    rx.len = 12;
+    rx.parsed = 0;
+    assert_int_equal(wire_giop.feed(&rx, &want, &r, why, sizeof why),
+                     -EBADMSG);
+    assert_non_null(strstr(why, "bad magic"));
+    free(b);
+    /* one message over the limit: refused at its header */
+    uint8_t big[12] = {'G', 'I', 'O', 'P', 1, 2, 1, GIOP_REPLY};
+    uint32_t over = GIOP_MAX_MESSAGE_BYTES + 1;
+    memcpy(big + 8, &over, 4); /* little-endian host, flag bit 0 set */
+    assert_int_equal(feed_in_chunks(big, 12, 12, &rx, &r), -EMSGSIZE);
+    free(rx.buf);
+    /* fragments that each fit but join to more than the limit: refused
+     * at the header of the one that would cross it, before its body is
+     * asked for (only its header is sent) */
+    size_t body = GIOP_MAX_MESSAGE_BYTES - 16;
+    size_t len = 12 + body + 16;
+    uint8_t *wire = calloc(1, len);
+    assert_non_null(wire);
+    memcpy(wire, "GIOP\x01\x02\x03\x01", 8); /* little, more fragments */
+    uint32_t b32 = (uint32_t)body;
+    memcpy(wire + 8, &b32, 4);
+    uint8_t *frag = wire + 12 + body;
+    memcpy(frag, "GIOP\x01\x02\x01\x07", 8);
+    uint32_t fb = 4 + 64;
+    memcpy(frag + 8, &fb, 4);
+    assert_int_equal(feed_in_chunks(wire, len, 1 << 20, &rx, &r), -EMSGSIZE);
+    free(rx.buf);
+    free(wire);
 }
 
 static void test_fragment_rejections(void **state)
@@ -980,6 +1071,7 @@ int main(void)
         cmocka_unit_test(test_reply_forward_truncated),
         cmocka_unit_test(test_fragments_join),
         cmocka_unit_test(test_fragment_rejections),
+        cmocka_unit_test(test_feed_close_bad_and_too_big),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
