@@ -38,7 +38,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
 .PHONY: FORCE all deps build test test-unit test-e2e check-sanitizers run report bench \
-	compare-orbs resolution clean help
+	compare-orbs resolution clean help fuzz fuzz-smoke fuzz-build fuzz-deps
 .DEFAULT_GOAL := all
 
 all: build
@@ -52,6 +52,8 @@ help:
 	@echo "make compare-orbs  omniORB 4.3.3 against the system's, 3 paired repeats"
 	@echo "make resolution    A/A and A/B (server.work_us) paired suites: can compare tell?"
 	@echo "make SANITIZE=address,undefined test   sanitized build in build/"
+	@echo "make fuzz       libFuzzer on the decoders, FUZZ_SECONDS (60) per target"
+	@echo "make fuzz-smoke the same for 5 s per target (CI)"
 
 deps:
 	@scripts/install-deps
@@ -138,6 +140,51 @@ check-sanitizers: deps
 	ORBBENCH_BIN=$(abspath build/san-thread/bin) $(PYTHON) -m pytest -q \
 		tests/e2e/test_modes.py tests/e2e/test_crossing.py tests/e2e/test_paired.py
 
+# ---- fuzzing ---------------------------------------------------------------
+# libFuzzer on the decoders (IORs, GIOP replies and their fragments,
+# scenarios) under ASan+UBSan: the client's modules they need are built
+# again with clang into build/fuzz/ (the gcc objects carry no coverage
+# instrumentation). Each target runs FUZZ_SECONDS from a scratch copy of
+# its seeds in fuzz/corpus/TARGET (the committed corpus does not grow);
+# the run fails if any target crashes, naming the input. clang is only
+# needed here, so `make test` does not install it.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD := build/fuzz
+FUZZ_CC := clang
+FUZZ_TARGETS := fuzz_ior fuzz_giop_reply fuzz_scenario
+FUZZ_MODULES := cdr ior giop wire_giop util scenario
+# clang has no -Wformat-truncation to turn off.
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g \
+	$(filter-out -Wno-format-truncation,$(WARN)) \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+FUZZ_OBJS := $(FUZZ_MODULES:%=$(FUZZ_BUILD)/client/%.o)
+FUZZ_LIB := $(FUZZ_BUILD)/libclient.a
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%)
+
+fuzz-deps:
+	@scripts/install-deps fuzz
+
+$(FUZZ_OBJS): $(FUZZ_BUILD)/client/%.o: client/%.c | fuzz-deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_OBJS)
+	ar rcs $@ $^
+
+$(FUZZ_BINS): $(FUZZ_BUILD)/%: fuzz/%.c $(FUZZ_LIB) | fuzz-deps
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Iclient -MMD -MP \
+		$< $(FUZZ_LIB) -o $@ -ljansson -lm
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	$(PYTHON) scripts/run-fuzz --seconds $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+# What CI runs: every target briefly, the seeds and regressions included.
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
+
 # ---- running -------------------------------------------------------------
 # The Grisby suite: 8 scenarios, about 4 minutes on 2 cores.
 run: build
@@ -176,4 +223,5 @@ report: build
 clean:
 	rm -rf build bin
 
--include $(CLIENT_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BUILD)/server/echo_server.d
+-include $(CLIENT_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BUILD)/server/echo_server.d \
+	$(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)

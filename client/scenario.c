@@ -477,10 +477,43 @@ static void default_name(const char *path, char *out, size_t cap)
         *dot = 0;
 }
 
+/* Validate a parsed document (NULL when it did not parse: jerr says why)
+ * from `source` into *sc, as scenario_load describes. Frees root. */
+static int load_root(const char *source, json_t *root,
+                     const json_error_t *jerr, char *const *sets,
+                     size_t nsets, struct scenario *sc, char *err,
+                     size_t err_len)
+{
+    struct ctx c = {source, sets, nsets, err, err_len};
+    if (!root) {
+        snprintf(err, err_len, "%s:%d:%d: %s", source, jerr->line,
+                 jerr->column, jerr->text);
+        return -EINVAL;
+    }
+    int rc = 0;
+    if (!json_is_object(root))
+        rc = fail(&c, NULL, "expected a JSON object at the top");
+    if (!rc)
+        rc = check_known(&c, root, "");
+    for (size_t i = 0; !rc && i < nsets; i++)
+        rc = parse_set(&c, sets[i], root);
+    for (size_t i = 0; !rc && i < ARRAY_LEN(keys); i++)
+        rc = load_key(&c, &keys[i], get_path(root, keys[i].key), sc);
+    if (!rc && !sc->name[0])
+        default_name(source, sc->name, sizeof sc->name);
+    if (!rc)
+        rc = check_cross(&c, sc);
+    json_decref(root);
+    if (!rc)
+        sc->resolved = resolve(sc);
+    if (rc)
+        scenario_free(sc);
+    return rc;
+}
+
 int scenario_load(const char *path, char *const *sets, size_t nsets,
                   struct scenario *sc, char *err, size_t err_len)
 {
-    struct ctx c = {path, sets, nsets, err, err_len};
     json_error_t jerr;
     memset(sc, 0, sizeof *sc);
     str_copy(sc->source, sizeof sc->source, path);
@@ -500,30 +533,18 @@ int scenario_load(const char *path, char *const *sets, size_t nsets,
     }
     json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
     fclose(f);
-    if (!root) {
-        snprintf(err, err_len, "%s:%d:%d: %s", path, jerr.line, jerr.column,
-                 jerr.text);
-        return -EINVAL;
-    }
-    int rc = 0;
-    if (!json_is_object(root))
-        rc = fail(&c, NULL, "expected a JSON object at the top");
-    if (!rc)
-        rc = check_known(&c, root, "");
-    for (size_t i = 0; !rc && i < nsets; i++)
-        rc = parse_set(&c, sets[i], root);
-    for (size_t i = 0; !rc && i < ARRAY_LEN(keys); i++)
-        rc = load_key(&c, &keys[i], get_path(root, keys[i].key), sc);
-    if (!rc && !sc->name[0])
-        default_name(path, sc->name, sizeof sc->name);
-    if (!rc)
-        rc = check_cross(&c, sc);
-    json_decref(root);
-    if (!rc)
-        sc->resolved = resolve(sc);
-    if (rc)
-        scenario_free(sc);
-    return rc;
+    return load_root(path, root, &jerr, sets, nsets, sc, err, err_len);
+}
+
+int scenario_load_text(const char *source, const char *text, size_t len,
+                       char *const *sets, size_t nsets, struct scenario *sc,
+                       char *err, size_t err_len)
+{
+    json_error_t jerr;
+    memset(sc, 0, sizeof *sc);
+    str_copy(sc->source, sizeof sc->source, source);
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    return load_root(source, root, &jerr, sets, nsets, sc, err, err_len);
 }
 
 void scenario_free(struct scenario *sc)

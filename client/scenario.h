@@ -70,6 +70,11 @@ struct scenario {
  * caller owns *sc and frees it with scenario_free. */
 int scenario_load(const char *path, char *const *sets, size_t nsets,
                   struct scenario *sc, char *err, size_t err_len);
+/* The same from `len` bytes of JSON text (no NUL needed); `source` stands
+ * for the file name in messages and gives the default name. */
+int scenario_load_text(const char *source, const char *text, size_t len,
+                       char *const *sets, size_t nsets, struct scenario *sc,
+                       char *err, size_t err_len);
 void scenario_free(struct scenario *sc);
 
 /* The next N of the sweep after `n` servers (the caller clamps to max_n). */

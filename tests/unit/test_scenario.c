@@ -1,0 +1,112 @@
+/* Unit tests for scenario.c's loading from text (scenario_load_text, the
+ * fuzz target's way in): the same validation as from a file. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "scenario.h"
+
+static const char text[] =
+    "{\"transport\": \"unix\", \"sweep\": {\"max_n\": 50, \"step\": 5}}";
+
+static void test_text_values_and_defaults(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    char err[512] = "";
+    assert_int_equal(scenario_load_text("dir/mine.json", text, strlen(text),
+                                        NULL, 0, &sc, err, sizeof err),
+                     0);
+    assert_string_equal(sc.source, "dir/mine.json");
+    assert_string_equal(sc.name, "mine"); /* the source's base name */
+    assert_string_equal(sc.transport, "unix");
+    assert_int_equal(sc.sweep.max_n, 50);
+    assert_int_equal(sc.sweep.step, 5);
+    assert_string_equal(sc.mode, "sync");
+    assert_int_equal(sc.call.timeout_ms, 5000);
+    assert_non_null(sc.resolved);
+    scenario_free(&sc);
+}
+
+/* Only `len` bytes are read: no NUL is needed after them. */
+static void test_text_length_bounds_the_input(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    char err[512] = "";
+    char buf[sizeof text + 8];
+    memcpy(buf, text, strlen(text));
+    memcpy(buf + strlen(text), "garbage", 8);
+    assert_int_equal(scenario_load_text("x.json", buf, strlen(text), NULL, 0,
+                                        &sc, err, sizeof err),
+                     0);
+    scenario_free(&sc);
+}
+
+static void test_text_and_file_agree(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/orbbench-test-scenario-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    char *sets[] = {"sweep.max_n=2k", "mode=event"};
+    struct scenario a, b;
+    char err[512] = "";
+    assert_int_equal(scenario_load(path, sets, 2, &a, err, sizeof err), 0);
+    assert_int_equal(scenario_load_text(path, text, strlen(text), sets, 2,
+                                        &b, err, sizeof err),
+                     0);
+    unlink(path);
+    assert_int_equal(b.sweep.max_n, 2000);
+    assert_string_equal(b.mode, "event");
+    assert_true(json_equal(a.resolved, b.resolved));
+    scenario_free(&a);
+    scenario_free(&b);
+}
+
+static void test_text_errors(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    char err[512] = "";
+    static const char bad_json[] = "{\"name\": }";
+    assert_int_equal(scenario_load_text("s.json", bad_json, strlen(bad_json),
+                                        NULL, 0, &sc, err, sizeof err),
+                     -EINVAL);
+    assert_memory_equal(err, "s.json:1:", 9);
+    static const char unknown[] = "{\"sweep\": {\"thred\": 1}}";
+    assert_int_equal(scenario_load_text("s.json", unknown, strlen(unknown),
+                                        NULL, 0, &sc, err, sizeof err),
+                     -EINVAL);
+    assert_string_equal(err, "s.json: unknown key \"sweep.thred\"");
+    static const char range[] = "{\"sweep\": {\"max_n\": 0}}";
+    assert_int_equal(scenario_load_text("s.json", range, strlen(range), NULL,
+                                        0, &sc, err, sizeof err),
+                     -EINVAL);
+    assert_string_equal(err, "s.json: key \"sweep.max_n\": 0 is out of range "
+                             "[1, 1000000]");
+    assert_int_equal(scenario_load_text("s.json", "", 0, NULL, 0, &sc, err,
+                                        sizeof err),
+                     -EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_text_values_and_defaults),
+        cmocka_unit_test(test_text_length_bounds_the_input),
+        cmocka_unit_test(test_text_and_file_agree),
+        cmocka_unit_test(test_text_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
