@@ -14,7 +14,7 @@
  * what feed asks for), the wire frames it. Reset (len = 0, parsed = 0)
  * before each call. */
 struct wire_rx {
-    uint8_t *buf;
+    uint8_t *buf;  /* never NULL, even before the first byte */
     size_t len;    /* bytes received */
     size_t cap;    /* bytes buf can hold */
     size_t parsed; /* the wire's: bytes of a reply already joined */
