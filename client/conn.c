@@ -57,53 +57,85 @@ void conn_close(struct conn *c)
     c->rx.buf = NULL;
 }
 
-int conn_refresh(struct conn *c)
+/* Connect again after the server closed the connection. */
+static int reconnect(struct conn *c)
 {
-    if (c->fds.rfd < 0)
-        return 0;
-    struct pollfd p = {.fd = c->fds.rfd, .events = POLLIN};
-    if (poll(&p, 1, 0) <= 0)
-        return 0;
-    uint8_t buf[64];
-    ssize_t n = c->tp->recv(&c->fds, buf, sizeof buf);
-    if (n == -EAGAIN)
-        return 0;
-    bool closed = n == 0 || n == -ECONNRESET;
-    if (n > 0) {
-        /* Only a whole CloseConnection may come between calls; the GIOP
-         * one is 12 bytes, and a partial one is completed by its peer
-         * at once, so one read sees it. */
-        struct wire_rx rx = {.buf = buf, .len = (size_t)n, .cap = sizeof buf};
-        struct wire_reply r;
-        size_t want;
-        char why[CONN_WHY_BYTES];
-        int rc = c->wire->feed(&rx, &want, &r, why, sizeof why);
-        if (rc != WIRE_CLOSED) {
-            char what[CONN_WHY_BYTES];
-            snprintf(what, sizeof what, "%zd unexpected bytes between calls%s"
-                     "%s", n, rc < 0 ? ": " : "", rc < 0 ? why : "");
-            return conn_fail(c, -EBADMSG, what);
-        }
-        closed = true;
-    }
-    if (n < 0 && !closed) {
-        char what[128];
-        snprintf(what, sizeof what, "recv: %s", strerror((int)-n));
-        return conn_fail(c, (int)n, what);
-    }
-    c->tp->close(&c->fds);
+    if (c->fds.rfd >= 0)
+        c->tp->close(&c->fds);
     c->fds.rfd = c->fds.wfd = -1;
     char why[CONN_WHY_BYTES];
     int rc = c->tp->connect(&c->target, &c->fds, c->timeout_ms, why,
                             sizeof why);
     if (rc) {
         char what[CONN_WHY_BYTES];
-        snprintf(what, sizeof what, "reconnecting after the server closed "
-                 "the connection: %s", why);
+        snprintf(what, sizeof what, "connecting again after the server "
+                 "closed the connection: %s", why);
         return conn_fail(c, rc, what);
     }
     c->reconnects++;
-    return 1;
+    c->closed_by_peer = false;
+    c->fd_changed = true;
+    return 0;
+}
+
+/* Are `len` bytes at `bytes` exactly a CloseConnection? */
+static bool is_close(const struct conn *c, uint8_t *bytes, size_t len)
+{
+    struct wire_rx rx = {.buf = bytes, .len = len, .cap = len};
+    struct wire_reply r;
+    size_t want;
+    char why[CONN_WHY_BYTES];
+    return c->wire->feed(&rx, &want, &r, why, sizeof why) == WIRE_CLOSED;
+}
+
+int conn_refresh(struct conn *c)
+{
+    if (c->fds.rfd < 0)
+        return 0;
+    if (c->closed_by_peer)
+        return reconnect(c) ? -1 : 1;
+    struct pollfd p = {.fd = c->fds.rfd, .events = POLLIN};
+    if (poll(&p, 1, 0) <= 0)
+        return 0;
+    /* A CloseConnection is one 12-byte write: one read sees all of it. */
+    uint8_t buf[64];
+    ssize_t n = c->tp->recv(&c->fds, buf, sizeof buf);
+    if (n == -EAGAIN)
+        return 0;
+    if (n > 0 && is_close(c, buf, (size_t)n))
+        return reconnect(c) ? -1 : 1;
+    char what[CONN_WHY_BYTES];
+    if (n > 0)
+        snprintf(what, sizeof what, "%zd bytes between calls that are not "
+                 "a CloseConnection", n);
+    else if (n == 0)
+        snprintf(what, sizeof what, "the server closed the connection "
+                 "between calls without a CloseConnection");
+    else
+        snprintf(what, sizeof what, "recv between calls: %s",
+                 strerror((int)-n));
+    return conn_fail(c, n > 0 ? -EBADMSG : n == 0 ? -ECONNRESET : (int)n,
+                     what);
+}
+
+int conn_resend(struct conn *c)
+{
+    if (++c->resends > CONN_MAX_RESENDS) {
+        char what[96];
+        snprintf(what, sizeof what, "the server closed the connection %d "
+                 "times before replying", CONN_MAX_RESENDS + 1);
+        return conn_fail(c, -ECONNRESET, what);
+    }
+    int rc = reconnect(c);
+    if (rc)
+        return rc;
+    c->tx_done = 0;
+    c->rx.len = 0;
+    c->rx.parsed = 0;
+    /* The request is sent again: it has call.timeout_ms from now (its
+     * time is still counted from the first send). */
+    c->deadline_ns = now_ns() + c->timeout_ms * 1000000;
+    return 0;
 }
 
 /* A payload unique to this server and call, so a reply meant for another
@@ -123,6 +155,12 @@ static void make_payload(struct conn *c)
 
 int conn_begin(struct conn *c)
 {
+    if (c->closed_by_peer) {
+        int rc = reconnect(c);
+        if (rc)
+            return rc;
+    }
+    c->resends = 0;
     c->id = c->next_id++;
     make_payload(c);
     cdr_out_reset(&c->tx, cdr_host_little());
@@ -138,6 +176,14 @@ int conn_begin(struct conn *c)
     return 0;
 }
 
+/* Is a CloseConnection waiting to be read? */
+static bool close_waiting(struct conn *c)
+{
+    uint8_t buf[64];
+    ssize_t n = c->tp->recv(&c->fds, buf, sizeof buf);
+    return n > 0 && is_close(c, buf, (size_t)n);
+}
+
 int conn_write_some(struct conn *c)
 {
     while (c->tx_done < c->tx.len) {
@@ -146,6 +192,10 @@ int conn_write_some(struct conn *c)
         if (n == -EAGAIN)
             return 0;
         if (n < 0) {
+            /* A server that closed the connection with a CloseConnection
+             * (which we have not read yet) did not take the request. */
+            if ((n == -EPIPE || n == -ECONNRESET) && close_waiting(c))
+                return CONN_RESEND;
             char what[128];
             snprintf(what, sizeof what, "send: %s", strerror((int)-n));
             return conn_fail(c, (int)n, what);
@@ -171,8 +221,13 @@ static int check_reply(struct conn *c, const struct wire_reply *r)
                  c->payload_len, r->payload_len);
         return conn_fail(c, -EBADMSG, why);
     }
-    if (c->rx.len > r->bytes)
-        return conn_fail(c, -EBADMSG, "unexpected bytes after the reply");
+    /* After its reply a server may close the connection (GIOP lets it):
+     * the next call connects again. Anything else is an error. */
+    if (c->rx.len > r->bytes) {
+        if (!is_close(c, c->rx.buf + r->bytes, c->rx.len - r->bytes))
+            return conn_fail(c, -EBADMSG, "unexpected bytes after the reply");
+        c->closed_by_peer = true;
+    }
     return 0;
 }
 
@@ -200,9 +255,7 @@ int conn_read_some(struct conn *c, int64_t *latency_ns)
             return 1;
         }
         if (rc == WIRE_CLOSED)
-            return conn_fail(c, -ECONNRESET, "the server closed the "
-                             "connection (GIOP CloseConnection) before "
-                             "replying");
+            return CONN_RESEND;
         if (rc < 0)
             return conn_fail(c, rc, why);
         /* Bytes that keep coming must not hold a call past its deadline
@@ -257,19 +310,26 @@ int conn_call(struct conn *c, int64_t *latency_ns)
     int rc = conn_begin(c);
     while (rc == 0) {
         rc = conn_write_some(c);
-        if (rc == 0)
+        while (rc == 0) {
             rc = wait_fd(c, c->fds.wfd, POLLOUT);
-        else if (rc == 1)
-            break;
-    }
-    /* The reply cannot be there yet: wait for it first, so a call costs
-     * send, poll and recv, not a recv that finds nothing before them. */
-    while (rc >= 0) {
-        rc = wait_fd(c, c->fds.rfd, POLLIN);
-        if (rc == 0)
-            rc = conn_read_some(c, latency_ns);
-        if (rc == 1)
-            return 0;
+            if (rc == 0)
+                rc = conn_write_some(c);
+        }
+        if (rc == 1) {
+            /* The reply cannot be there yet: wait for it first, so a call
+             * costs send, poll and recv, not a recv that finds nothing. */
+            rc = 0;
+            while (rc == 0) {
+                rc = wait_fd(c, c->fds.rfd, POLLIN);
+                if (rc == 0)
+                    rc = conn_read_some(c, latency_ns);
+            }
+            if (rc == 1)
+                return 0;
+        }
+        if (rc != CONN_RESEND)
+            return rc;
+        rc = conn_resend(c);
     }
     return rc;
 }

@@ -15,6 +15,12 @@
 #include "wire.h"
 
 #define CONN_WHY_BYTES 320
+/* conn_write_some, conn_read_some: the server closed the connection
+ * (GIOP CloseConnection) without processing the request; GIOP lets the
+ * client send it again: conn_resend, then write again. */
+#define CONN_RESEND 2
+/* A call is sent again at most this often. */
+#define CONN_MAX_RESENDS 3
 
 struct conn {
     const struct transport_ops *tp;
@@ -36,6 +42,10 @@ struct conn {
     int64_t deadline_ns; /* sent_ns + timeout_ms */
     int64_t timeout_ms;  /* per call, and per connect */
     unsigned reconnects; /* after the server closed the connection */
+    unsigned resends;    /* of the call in flight */
+    bool closed_by_peer; /* a CloseConnection came after the last reply */
+    bool fd_changed;     /* reconnected: event loops must watch the new fd;
+                          * they clear it */
     char why[CONN_WHY_BYTES]; /* the last failure, one line */
 };
 
@@ -49,28 +59,38 @@ int conn_open(struct conn *c, const struct transport_ops *tp,
               int64_t timeout_ms);
 void conn_close(struct conn *c);
 
-/* Between calls: has the server closed the connection (a GIOP
- * CloseConnection, or end of stream)? Then connect again, as an ORB's
- * client does. 0 nothing to do, 1 reconnected (c->reconnects counts),
- * -errno (see c->why), e.g. -EBADMSG for bytes no call asked for. Costs
- * one poll(2) when nothing happened. */
+/* Between calls: has the server closed the connection with a GIOP
+ * CloseConnection? Then connect again, as an ORB's client does. 0 nothing
+ * to do, 1 reconnected (c->reconnects counts, c->fd_changed), -errno (see
+ * c->why): -EBADMSG for bytes no call asked for, -ECONNRESET for a close
+ * without CloseConnection (not an orderly one). Costs one poll(2) when
+ * nothing happened. */
 int conn_refresh(struct conn *c);
 
-/* Encode the next call; stamps sent_ns and the call's deadline. 0 or
- * -ENOMEM. */
+/* Encode the next call; stamps sent_ns and the call's deadline. When the
+ * server closed the connection after the last reply, connect again first
+ * (c->fd_changed). 0 or -errno (see c->why). */
 int conn_begin(struct conn *c);
 /* Write what the transport takes: 1 when the request is all out, 0 when it
- * would block, -errno on failure (see c->why). */
+ * would block, CONN_RESEND, -errno on failure (see c->why). */
 int conn_write_some(struct conn *c);
 /* Read what is there: 1 when the reply is complete and checked (right id,
- * right echo) with *latency_ns = reply time - sent_ns; 0 when more is
- * needed; -errno on failure (see c->why): -ECONNRESET for end of stream
+ * right echo) with *latency_ns = reply time - sent_ns (the first send:
+ * a resent call's time includes the resend); 0 when more is needed;
+ * CONN_RESEND; -errno on failure (see c->why): -ECONNRESET for end of stream
  * or a CloseConnection, -EREMOTEIO for an exception reply, -EBADMSG for
  * a wrong reply, -EMSGSIZE for one over the wire's limit, -ETIMEDOUT
  * when bytes keep coming past the call's deadline. */
 int conn_read_some(struct conn *c, int64_t *latency_ns);
 
-/* One blocking call: send, wait for the reply, check it. Fails with
+/* After CONN_RESEND: connect again (c->fd_changed) and rewind the call
+ * in flight (its id, payload and sent_ns stay; its deadline is
+ * timeout_ms from now). 0 or -errno
+ * (see c->why), -ECONNRESET after CONN_MAX_RESENDS. */
+int conn_resend(struct conn *c);
+
+/* One blocking call: send, wait for the reply, check it; a call the
+ * server closed the connection on is sent again. Fails with
  * -ETIMEDOUT after the conn's timeout_ms. 0 or -errno (see c->why). */
 int conn_call(struct conn *c, int64_t *latency_ns);
 

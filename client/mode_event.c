@@ -75,12 +75,53 @@ static int watch(struct callmode *m, struct conn *conns, size_t n,
     return 0;
 }
 
+/* Conn i connected again (a CloseConnection): its old descriptor left
+ * the set when it was closed; watch the new one. 0 or -errno. */
+static int rewatch(struct callmode *m, size_t i)
+{
+    struct conn *c = &m->conns[i];
+    c->fd_changed = false;
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLET, .data.u64 = i};
+    if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, c->fds.rfd, &ev) != 0)
+        return -errno;
+    return 0;
+}
+
 /* Ask for (or stop asking for) writability of conn i. */
 static void want_write(struct callmode *m, size_t i, bool on)
 {
     struct epoll_event ev = {
         .events = EPOLLIN | EPOLLET | (on ? EPOLLOUT : 0), .data.u64 = i};
     epoll_ctl(m->epfd, EPOLL_CTL_MOD, m->conns[i].fds.rfd, &ev);
+}
+
+/* Send conn i's request (again, after a resend): its new state, 0 still
+ * writing or 1 awaiting the reply, or -errno. */
+static int send_call(struct callmode *m, size_t i, bool resend)
+{
+    struct conn *c = &m->conns[i];
+    int rc = resend ? conn_resend(c) : conn_begin(c);
+    if (rc == 0 && c->fd_changed) {
+        rc = rewatch(m, i);
+        if (rc)
+            snprintf(c->why, sizeof c->why, "server %u (pid %d): epoll_ctl: "
+                     "%s", c->index, (int)c->pid, strerror(-rc));
+    }
+    for (int k = 0; rc == 0; k++) {
+        rc = conn_write_some(c);
+        if (rc == CONN_RESEND && k < CONN_MAX_RESENDS + 1) {
+            rc = conn_resend(c);
+            if (rc == 0 && c->fd_changed)
+                rc = rewatch(m, i);
+            continue;
+        }
+        break;
+    }
+    if (rc == CONN_RESEND)
+        rc = -ECONNRESET;
+    if (rc == 0)
+        want_write(m, i, true);
+    return rc < 0 ? rc : (rc == 1 ? 1 : 0);
 }
 
 static int event_round(struct callmode *m, struct conn *conns, size_t n,
@@ -93,6 +134,7 @@ static int event_round(struct callmode *m, struct conn *conns, size_t n,
     int64_t t0 = now_ns();
     size_t pending = 0;
     size_t oldest = 0; /* the first call still awaited: the earliest sent */
+    unsigned resent = 0; /* calls sent again: their deadlines moved on */
     unsigned in_flight = 0;
     char *state = calloc(n, 1); /* 0 writing, 1 awaiting reply, 2 done */
     if (!state)
@@ -100,18 +142,14 @@ static int event_round(struct callmode *m, struct conn *conns, size_t n,
 
     /* Every request goes out before any reply is awaited. */
     for (size_t i = 0; i < n; i++) {
-        int rc = conn_begin(&conns[i]);
-        if (rc == 0)
-            rc = conn_write_some(&conns[i]);
+        int rc = send_call(m, i, false);
         if (rc < 0) {
             callmode_note_failure(info, rc, i, &conns[i]);
             goto out;
         }
         in_flight++;
         pending++;
-        state[i] = rc == 1 ? 1 : 0;
-        if (rc == 0)
-            want_write(m, i, true);
+        state[i] = (char)rc;
     }
     info->max_in_flight = in_flight;
 
@@ -123,28 +161,32 @@ static int event_round(struct callmode *m, struct conn *conns, size_t n,
         }
         /* Each call has its own deadline (call.timeout_ms after it was
          * sent); calls went out in index order, so the oldest one still
-         * awaited has the nearest. */
+         * awaited has the nearest, unless some were sent again. */
         while (state[oldest] == 2)
             oldest++;
-        int ms = ms_until(conns[oldest].deadline_ns);
+        size_t due = oldest;
+        for (size_t i = oldest; resent && i < n; i++)
+            if (state[i] != 2 && conns[i].deadline_ns < conns[due].deadline_ns)
+                due = i;
+        int ms = ms_until(conns[due].deadline_ns);
         int got = ms ? epoll_wait(m->epfd, m->events, (int)n, ms) : 0;
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
             info->err = -errno;
-            info->failed = oldest;
+            info->failed = due;
             snprintf(info->why, sizeof info->why, "epoll_wait: %s",
                      strerror(errno));
             goto out;
         }
         if (got == 0) {
-            if (ms_until(conns[oldest].deadline_ns) > 0)
+            if (ms_until(conns[due].deadline_ns) > 0)
                 continue;
-            struct conn *c = &conns[oldest];
+            struct conn *c = &conns[due];
             snprintf(c->why, sizeof c->why,
                      "server %u (pid %d): no reply within %lld ms", c->index,
                      (int)c->pid, (long long)m->cfg.timeout_ms);
-            callmode_note_failure(info, -ETIMEDOUT, oldest, c);
+            callmode_note_failure(info, -ETIMEDOUT, due, c);
             goto out;
         }
         for (int e = 0; e < got; e++) {
@@ -158,7 +200,7 @@ static int event_round(struct callmode *m, struct conn *conns, size_t n,
                     want_write(m, i, false);
                 }
             }
-            if (rc >= 0 && state[i] == 1 &&
+            if (rc >= 0 && rc != CONN_RESEND && state[i] == 1 &&
                 (m->events[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
                 int64_t lat;
                 rc = conn_read_some(c, &lat);
@@ -170,6 +212,14 @@ static int event_round(struct callmode *m, struct conn *conns, size_t n,
                         callmode_keep(&m->kept, t0, c->sent_ns, lat))
                         rc = -ENOMEM;
                 }
+            }
+            /* The server closed the connection without taking the
+             * request: send it again on a new one. */
+            if (rc == CONN_RESEND) {
+                rc = send_call(m, i, true);
+                if (rc >= 0)
+                    state[i] = (char)rc;
+                resent++;
             }
             /* Anything on a finished conn (state 2) waits for the next
              * round, where it is read (and rejected) as the start of a
