@@ -118,3 +118,13 @@ def kill_quietly(pid, sig=signal.SIGKILL):
         os.kill(pid, sig)
     except ProcessLookupError:
         pass
+
+
+def run_suite(*args, timeout=240, bin_dir=None, **kw):
+    """scripts/run-suite with ORBBENCH_BIN set to the client under test
+    (bin_dir, default the tests' BIN), so that a sanitized client runs the
+    suite too."""
+    env = dict(os.environ, ORBBENCH_BIN=str(bin_dir or BIN))
+    return subprocess.run([str(ROOT / "scripts" / "run-suite"),
+                           *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=env, **kw)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SCENARIOS, ORBBENCH, write_scenario
+from conftest import ROOT, SCENARIOS, ORBBENCH, run_suite, write_scenario
 
 MODES = ["sync", "thread-per-call", "pool", "event"]
 
@@ -88,11 +88,6 @@ def test_bad_mode_and_stack(tmp_path):
         assert r.returncode == 2 and needle in r.stderr
 
 
-def run_suite(*args):
-    return subprocess.run([str(ROOT / "scripts" / "run-suite"), *map(str, args)],
-                          capture_output=True, text=True, timeout=240)
-
-
 def test_run_suite_two_scenarios_and_a_broken_one(tmp_path):
     src = tmp_path / "suite"
     src.mkdir()
@@ -120,6 +115,23 @@ def test_run_suite_two_scenarios_and_a_broken_one(tmp_path):
     # the same table on stdout
     assert "c-broken" in r.stdout and "failed" in r.stdout
     assert "a-sync" in r.stdout
+
+
+def test_run_suite_runs_the_client_in_orbbench_bin(tmp_path):
+    """ORBBENCH_BIN names the client under test (make check-sanitizers sets
+    it to a sanitized build): run-suite must run that one, not bin/'s."""
+    other = tmp_path / "other-bin"
+    other.mkdir()
+    (other / "orbbench").symlink_to(ORBBENCH)
+    src = tmp_path / "suite"
+    src.mkdir()
+    write_scenario(src / "a.json", name="a", transport="unix",
+                   sweep={"start": 2, "max_n": 2, "rounds": 2})
+    out = tmp_path / "out"
+    r = run_suite(src, "--out", out, bin_dir=other)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "a.json").read_text())
+    assert doc["command"][0] == str(other / "orbbench")
 
 
 def test_run_suite_usage_errors(tmp_path):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ORBBENCH, ROOT, SCENARIOS
+from conftest import ROOT, SCENARIOS, run_suite
 
 SCRIPTS = ROOT / "scripts"
 FIX = ROOT / "tests" / "fixtures"
@@ -830,12 +830,6 @@ def test_compare_server_cpu_per_call(tmp_path):
 
 
 # ---- run-suite --variant --------------------------------------------------
-
-def run_suite(*args, timeout=240):
-    return subprocess.run([str(SCRIPTS / "run-suite"), *map(str, args),
-                           "--orbbench", str(ORBBENCH)],
-                          capture_output=True, text=True, timeout=timeout)
-
 
 @pytest.mark.parametrize("args,needle", [
     (["--variant", "a/b"], "--variant a/b: bad name 'a/b'"),
