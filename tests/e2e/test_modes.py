@@ -2,12 +2,15 @@
 servers; the pool's bound on calls in flight; threads per round; and
 scripts/run-suite on a small folder."""
 import json
+import os
+import pty
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SCENARIOS, ORBBENCH, run_suite, write_scenario
+from conftest import (BIN, ROOT, SCENARIOS, ORBBENCH, run_suite,
+                      write_scenario)
 
 MODES = ["sync", "thread-per-call", "pool", "event"]
 
@@ -132,6 +135,44 @@ def test_run_suite_runs_the_client_in_orbbench_bin(tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads((out / "a.json").read_text())
     assert doc["command"][0] == str(other / "orbbench")
+
+
+def test_run_suite_summary_has_no_terminal_escapes(tmp_path):
+    """Run from a terminal, run-suite used to ask orbbench for its live
+    line while capturing its stderr: the failure reason in summary.md and
+    summary.json kept the line's carriage return and escape (ESC [K)."""
+    src = tmp_path / "suite"
+    src.mkdir()
+    write_scenario(src / "dies.json", name="dies", transport="unix",
+                   server={"path": "/bin/false"},
+                   sweep={"start": 2, "max_n": 2, "rounds": 2})
+    out = tmp_path / "out"
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [str(ROOT / "scripts" / "run-suite"), str(src), "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
+        env=dict(os.environ, ORBBENCH_BIN=str(BIN)))
+    os.close(slave)
+    seen = b""
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: every writer of the terminal is gone
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+        proc.stdout.read()
+        proc.wait(timeout=120)
+    assert proc.returncode == 1, seen
+    for name in ("summary.md", "summary.json"):
+        data = (out / name).read_bytes()
+        assert b"\x1b" not in data and b"\r" not in data, (name, data)
+    row = json.loads((out / "summary.json").read_text())["rows"][0]
+    assert row["failed"].startswith("orbbench: server_died: "), row
 
 
 def test_run_suite_usage_errors(tmp_path):
