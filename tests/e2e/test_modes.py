@@ -213,3 +213,29 @@ def test_large_payload_fragmented_replies(orbbench, mode, transport):
                  "call.payload_bytes=100000")
     assert r.rc == 0, r.stderr
     assert r.doc["steps"][0]["calls"] == 9
+
+
+def test_run_suite_refuses_a_folder_with_results_in_it(tmp_path):
+    """Results left in --out by an earlier run would be read as repeats of
+    this one (by the summary, compare and report): refused, exit 2, one
+    line, before anything runs."""
+    src = tmp_path / "suite"
+    src.mkdir()
+    write_scenario(src / "a.json", name="a", transport="unix",
+                   sweep={"start": 2, "max_n": 2, "rounds": 2})
+    out = tmp_path / "out"
+    out.mkdir()
+    stale = out / "a.r9.json"
+    stale.write_text("{}")
+    r = run_suite(src, "--out", out)
+    assert r.returncode == 2
+    assert r.stderr.strip() == (f"run-suite: {out}: not empty: its files "
+                                "would be taken for this run's results; "
+                                "give a new folder with --out")
+    assert sorted(p.name for p in out.iterdir()) == ["a.r9.json"]
+    # an empty folder is a new folder
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    r = run_suite(src, "--out", fresh)
+    assert r.returncode == 0, r.stderr
+    assert (fresh / "a.json").exists()
