@@ -885,3 +885,27 @@ def test_run_suite_two_variants_interleaved_and_compared(tmp_path):
     assert "== b against a" in r.stdout
     assert "- variants: a, b (sweep.rounds=6, sweep.warmup_rounds=2)" in \
         (out / "summary.md").read_text()
+
+
+def test_run_suite_fails_when_its_comparison_fails(tmp_path):
+    """Every run of the suite succeeds, but compare refuses the sides (two
+    files of one scenario name with different settings, which it will not
+    take for repeats): run-suite must say so in one line and exit 1, not
+    0 as if the comparison had been made."""
+    src = tmp_path / "suite"
+    src.mkdir()
+    for f, rounds in (("x1", 2), ("x2", 3)):
+        (src / f"{f}.json").write_text(json.dumps(
+            {"name": "same-name", "transport": "unix",
+             "sweep": {"start": 2, "max_n": 2, "rounds": rounds}}))
+    out = tmp_path / "out"
+    r = run_suite(src, "--variant", "a", "--variant", "b", "--out", out)
+    assert r.returncode == 1, r.stderr
+    summary = load(out / "summary.json")
+    assert len(summary["rows"]) == 4
+    assert not any("failed" in row for row in summary["rows"])
+    failed = [l for l in r.stderr.splitlines() if "compare a b failed" in l]
+    assert failed == ["run-suite: compare a b failed (exit 2): compare: A: "
+                      "same-name: runs differ in scenario key sweep.rounds "
+                      "(2, 3): give one folder per setting"], r.stderr
+    assert not (out / "compare-a-vs-b.md").exists()
