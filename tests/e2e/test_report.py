@@ -632,6 +632,29 @@ def test_compare_run_that_never_crossed_gives_max_servers(tmp_path):
     assert any("never crossed" in n and "max_n" in n for n in c["notes"])
 
 
+def test_compare_at_an_n_no_run_measured_is_exit_2(tmp_path):
+    """--at N where no run has a step or probe: the values would be a fit
+    far from any measurement (or "—" for memory), so compare refuses,
+    naming N and the N there are. Steps at 10-40, probes at 44, 46 and
+    48 (run_of)."""
+    a = write_side(tmp_path / "A", [run_of("sync-unix", 100, 1, 10, 1, 48)
+                                    for _ in range(2)])
+    b = write_side(tmp_path / "B", [run_of("sync-unix", 110, 1, 10, 1, 48)
+                                    for _ in range(2)])
+    for at in ("45", "4000", "0"):
+        r = script("compare", a, b, "--at", at)
+        assert r.returncode == 2, (at, r.stdout)
+        near = {"45": "44, 46", "4000": "48", "0": "10"}[at]
+        assert r.stderr.splitlines() == [
+            f"compare: --at {at}: no run measured N={at}; the runs measured "
+            f"N = 10, 20, 30, 40, 44, 46, 48 (nearest {near})"]
+        assert r.stdout == ""
+    for at in ("46", "20"):  # a probe's N, a step's N
+        r = script("compare", a, b, "--at", at, "--format", "json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["scenarios"][0]["at_n"] == int(at)
+
+
 def test_compare_refuses_two_orbs_on_one_side(tmp_path):
     a = write_side(tmp_path / "A", [
         run_of("sync-unix", 100, 1, 10, 1, 48),
