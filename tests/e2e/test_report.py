@@ -655,6 +655,28 @@ def test_compare_at_an_n_no_run_measured_is_exit_2(tmp_path):
         assert json.loads(r.stdout)["scenarios"][0]["at_n"] == int(at)
 
 
+def test_compare_run_that_stopped_at_max_n_is_not_an_old_result(tmp_path):
+    """The client leaves result.crossing_n out when the sweep stopped
+    before crossing max_ms (at max_n here). That run is not an old
+    result: the others keep their crossing_n, and it gives its
+    max_servers. (compare took it for an old result and fell back to
+    max_servers on both sides, 'no crossing_n in these results'.)"""
+    a = write_side(tmp_path / "A", [run_of("sync-unix", x, 1, 10, 1, 48)
+                                    for x in (100.5, 101.5)])
+    stopped = run_of("sync-unix", None, 1, 10, 1, 48)
+    stopped["result"] = {"max_servers": 120, "stop_reason": "max_n",
+                         "detail": "reached max_n=120"}
+    b = write_side(tmp_path / "B", [run_of("sync-unix", 99.5, 1, 10, 1, 48),
+                                    stopped])
+    r = script("compare", a, b, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    c = json.loads(r.stdout)["scenarios"][0]["metrics"]["crossing_n"]
+    assert c["source"] == "crossing_n"
+    assert (c["a_values"], c["b_values"]) == ([100.5, 101.5], [99.5, 120])
+    assert c["notes"][0] == ("1 run(s) never crossed max_ms (stop: max_n): "
+                             "their max_servers used")
+
+
 def test_compare_refuses_two_orbs_on_one_side(tmp_path):
     a = write_side(tmp_path / "A", [
         run_of("sync-unix", 100, 1, 10, 1, 48),
