@@ -9,7 +9,10 @@ comma := ,
 ifdef SANITIZE
 BUILD := build/san-$(subst $(comma),-,$(SANITIZE))
 BIN := $(BUILD)/bin
-SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+# -fno-sanitize-recover=all: a UBSan report aborts the process (by
+# default UBSan prints and carries on, so a test run with reports passed).
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
 else
 BUILD := build/release
 BIN := bin
@@ -126,8 +129,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclient.a | deps
 test-unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do echo "== $$t"; $$t || exit 1; done
 
+# -rs: every skipped test is listed with its reason, never silent.
 test-e2e: build
-	ORBBENCH_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q tests/e2e
+	ORBBENCH_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -rs tests/e2e
 
 test: deps
 	@$(MAKE) --no-print-directory test-unit test-e2e
@@ -137,7 +141,7 @@ test: deps
 check-sanitizers: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test
 	@$(MAKE) --no-print-directory SANITIZE=thread build
-	ORBBENCH_BIN=$(abspath build/san-thread/bin) $(PYTHON) -m pytest -q \
+	ORBBENCH_BIN=$(abspath build/san-thread/bin) $(PYTHON) -m pytest -q -rs \
 		tests/e2e/test_modes.py tests/e2e/test_crossing.py tests/e2e/test_paired.py
 
 # ---- fuzzing ---------------------------------------------------------------

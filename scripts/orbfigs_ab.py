@@ -99,13 +99,14 @@ def pair_order(docs_a, docs_b):
 
 def scenario_crossings(docs_a, docs_b):
     """(A points, B points, why) of one scenario as scripts/compare takes
-    them: crossing_n when every run of both sides has the field, else
-    max_servers for every run (like with like); a run whose crossing_n is
-    null (it never crossed max_ms) gives its max_servers. why is None, or
-    "no crossing_n" / "never crossed" for the fallbacks. B's points are in
+    them: crossing_n, unless some run is older than the crossing search
+    (no "probes"): then max_servers for every run (like with like); a run
+    without a crossing_n (it never crossed max_ms: the client leaves the
+    field out, or null) gives its max_servers. why is None, or "no
+    crossing_n" / "never crossed" for the fallbacks. B's points are in
     the order of docs_b: pass pair_order(docs_a, docs_b)."""
     docs = docs_a + docs_b
-    use = all("crossing_n" in d["result"] for d in docs)
+    use = all("probes" in d for d in docs)
     pa = [crossing_point(d, use) for d in docs_a]
     pb = [crossing_point(d, use) for d in docs_b]
     why = None

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+E2E = Path(__file__).resolve().parent
+ROOT = E2E.parents[1]
 BIN = Path(os.environ.get("ORBBENCH_BIN", ROOT / "bin"))
 ORBBENCH = BIN / "orbbench"
 SCENARIOS = ROOT / "scenarios"
@@ -85,6 +86,51 @@ def orbbench(tmp_path):
     return run
 
 
+@pytest.fixture
+def live_sweep(tmp_path):
+    """Start a long sweep (sync over Unix, towards 2000 servers) in the
+    background: start(*sets) returns (proc, result path, first
+    checkpoint). Whatever the test does, a client still running at the
+    end is killed and its servers are waited for, so a failed assertion
+    leaves no 2000-server run behind."""
+    started = []
+
+    def start(*sets):
+        out = tmp_path / f"live-{len(started)}.json"
+        args = [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"),
+                "--out", str(out), "--set", "sweep.start=10",
+                "--set", "sweep.step=10", "--set", "sweep.max_n=2000",
+                "--set", "sweep.rounds=20"]
+        for s in sets:
+            args += ["--set", s]
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        started.append((proc, out))
+        # the first checkpoint: a step is done and servers exist
+        doc = wait_for(lambda: out.exists() and json.loads(out.read_text()))
+        assert doc, "no checkpoint written"
+        return proc, out, doc
+
+    yield start
+    for proc, out in started:
+        if proc.poll() is None:
+            proc.kill()  # its spawner then stops every server
+        proc.communicate(timeout=60)
+        try:
+            doc = json.loads(out.read_text())
+        except (OSError, ValueError):
+            continue
+        try:
+            assert_nothing_left(doc, timeout=10)
+        except AssertionError:
+            # the spawner did not clean up: do it here, then fail loudly
+            if doc.get("process_group"):
+                kill_quietly(-doc["process_group"])
+            for s in doc.get("servers", []):
+                kill_quietly(s["pid"])
+            raise
+
+
 def write_scenario(path, **top):
     """Write a scenario file from keyword groups, e.g.
     write_scenario(p, transport="unix", sweep={"max_n": 5})."""
@@ -118,3 +164,13 @@ def kill_quietly(pid, sig=signal.SIGKILL):
         os.kill(pid, sig)
     except ProcessLookupError:
         pass
+
+
+def run_suite(*args, timeout=240, bin_dir=None, **kw):
+    """scripts/run-suite with ORBBENCH_BIN set to the client under test
+    (bin_dir, default the tests' BIN), so that a sanitized client runs the
+    suite too."""
+    env = dict(os.environ, ORBBENCH_BIN=str(bin_dir or BIN))
+    return subprocess.run([str(ROOT / "scripts" / "run-suite"),
+                           *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=env, **kw)

@@ -6,11 +6,12 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
 
-from conftest import (ORBBENCH, SCENARIOS, alive, assert_nothing_left,
+from conftest import (E2E, ORBBENCH, SCENARIOS, alive, assert_nothing_left,
                       fake_server, kill_quietly, wait_for, write_scenario)
 
 
@@ -133,30 +134,11 @@ def test_non_loopback_ior_is_refused(orbbench, tmp_path):
     assert "10.1.2.3" in r.doc["result"]["detail"]
 
 
-def start_sweep(tmp_path, *sets):
-    out = tmp_path / "live.json"
-    args = [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"),
-            "--out", str(out), "--set", "sweep.start=10",
-            "--set", "sweep.step=10", "--set", "sweep.max_n=2000",
-            "--set", "sweep.rounds=20"]
-    for s in sets:
-        args += ["--set", s]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    # wait for the first checkpoint: a step is done and servers exist
-    doc = wait_for(lambda: out.exists() and json.loads(out.read_text()))
-    assert doc, "no checkpoint written"
-    return proc, out, doc
-
-
-def test_server_killed_mid_run(tmp_path):
-    proc, out, doc = start_sweep(tmp_path)
+def test_server_killed_mid_run(live_sweep):
+    proc, out, doc = live_sweep()
     victim = doc["servers"][0]["pid"]
     os.kill(victim, signal.SIGKILL)
-    try:
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        kill_quietly(proc.pid)
+    stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 1
     final = json.loads(out.read_text())
     res = final["result"]
@@ -168,8 +150,8 @@ def test_server_killed_mid_run(tmp_path):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_interrupt_writes_results_and_stops_servers(tmp_path, sig):
-    proc, out, _ = start_sweep(tmp_path)
+def test_interrupt_writes_results_and_stops_servers(live_sweep, sig):
+    proc, out, _ = live_sweep()
     proc.send_signal(sig)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130
@@ -180,8 +162,43 @@ def test_interrupt_writes_results_and_stops_servers(tmp_path, sig):
     assert_nothing_left(final)
 
 
-def test_killed_client_takes_its_servers(tmp_path):
-    proc, out, doc = start_sweep(tmp_path)
+FAILING_TEST = """
+import json, sys
+sys.path.insert(0, {e2e!r})
+from conftest import live_sweep  # noqa: F401 (the fixture under test)
+
+def test_fails_mid_sweep(live_sweep):
+    proc, out, doc = live_sweep()
+    with open({record!r}, "w") as f:
+        json.dump({{"pid": proc.pid, "out": str(out)}}, f)
+    assert False, "deliberate failure while a sweep runs"
+"""
+
+
+def test_failed_assertion_leaves_no_sweep_running(tmp_path):
+    """A test that fails while its sweep towards 2000 servers runs must not
+    leave the client and its servers running: run such a test in a pytest
+    of its own, then look for them."""
+    record = tmp_path / "started.json"
+    test = tmp_path / "test_deliberate.py"
+    test.write_text(FAILING_TEST.format(e2e=str(E2E), record=str(record)))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p",
+                        "no:cacheprovider", "--rootdir", str(tmp_path),
+                        str(test)], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "deliberate failure while a sweep runs" in r.stdout
+    started = json.loads(record.read_text())
+    doc = json.loads(open(started["out"]).read())
+    try:
+        assert not alive(started["pid"]), "the client is still running"
+        assert_nothing_left(doc)
+    finally:
+        kill_quietly(started["pid"])  # if not, stop it now
+
+
+def test_killed_client_takes_its_servers(live_sweep):
+    proc, out, doc = live_sweep()
     pids = [s["pid"] for s in doc["servers"]]
     assert all(alive(p) for p in pids)
     proc.kill()

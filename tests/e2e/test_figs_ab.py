@@ -275,7 +275,9 @@ def test_capacity_one_old_side_takes_max_servers_on_both():
     """Like with like, as compare does: one result without crossing_n
     puts every run of the scenario on max_servers."""
     old = curve_run("sync-unix", 500)
+    # a client older than the crossing search: no crossing, no probes
     del old["result"]["crossing_n"], old["result"]["crossing_interval"]
+    del old["probes"]
     new = curve_run("sync-unix", 600)
     row = F.capacity_data({"sync-unix": [old]},
                           {"sync-unix": [new]})["rows"][0]
@@ -296,6 +298,23 @@ def test_capacity_puts_paired_runs_in_the_same_place():
     del gb["sync-unix"][0]["paired"]
     row = F.capacity_data(ga, gb)["rows"][0]
     assert [p["x"] for p in row["b"]["runs"]] == [690, 490, 590]
+
+
+def test_capacity_run_without_crossing_n_is_not_an_old_result():
+    """The client leaves crossing_n out of a sweep that stopped before
+    crossing max_ms: that run gives its max_servers, the others keep
+    their crossing_n (they used to fall back to max_servers too)."""
+    stopped = curve_run("sync-unix", 500)
+    del stopped["result"]["crossing_n"], stopped["result"]["crossing_interval"]
+    stopped["result"].update(max_servers=4000, stop_reason="max_n")
+    row = F.capacity_data({"sync-unix": [stopped]},
+                          {"sync-unix": [curve_run("sync-unix", 600)]}
+                          )["rows"][0]
+    assert row["fallback"] == "never crossed"
+    assert row["a"]["runs"][0] == {"x": 4000.0, "interval": None,
+                                   "source": "max_servers"}
+    assert row["b"]["runs"][0]["x"] == 600
+    assert row["b"]["runs"][0]["source"] == "crossing_n"
 
 
 def test_capacity_run_that_never_crossed():

@@ -79,7 +79,8 @@ def test_probe_budget_samples_a_stride(orbbench):
     assert fp["pss_kb"]["sum"] == pytest.approx(fp["pss_kb"]["mean"] * 60)
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="memory cgroups need root")
+@pytest.mark.skipif(os.geteuid() != 0,
+                    reason="needs root: makes a memory cgroup")
 def test_small_memory_limit_stops_cleanly(orbbench):
     r = orbbench(SCENARIOS / "sync-unix.json", "sweep.start=5",
                  "sweep.step=5", "sweep.max_n=200", "sweep.rounds=2",
@@ -155,17 +156,66 @@ def test_bad_machine_value_in_file(tmp_path):
     assert r.stderr.startswith(f"orbbench: {p}: key \"machine.cpus\"")
 
 
-PIDS_V1 = "/sys/fs/cgroup/pids"
+CGROUP = "/sys/fs/cgroup"
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not os.path.isdir(PIDS_V1),
-                    reason="needs root and the v1 pids controller")
+def v2_controllers(path):
+    try:
+        with open(os.path.join(path, "cgroup.controllers")) as f:
+            return f.read().split()
+    except OSError:
+        return []
+
+
+def own_v2_cgroup():
+    """This process's cgroup in the v2 hierarchy ("0::/path"), or "/"."""
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            if line.startswith("0::"):
+                return line[3:].strip()
+    return "/"
+
+
+def make_pids_cgroup(name):
+    """A new pids cgroup `name`: cgroup v1's pids controller, else a v2
+    cgroup below ours (or below the root, as the client does for memory:
+    v2 enables no controller below a cgroup that holds processes) whose
+    parent enables pids. Returns its folder; pytest.skip when the kernel
+    has no pids controller at all; fails when it has one and no pids
+    cgroup can be made."""
+    v1 = os.path.join(CGROUP, "pids")
+    if os.path.isfile(os.path.join(v1, "cgroup.procs")):
+        cg = os.path.join(v1, name)
+        os.mkdir(cg)
+        return cg
+    if "pids" not in v2_controllers(CGROUP):
+        pytest.skip(f"no pids controller: neither {v1} (cgroup v1) nor "
+                    f"pids in {CGROUP}/cgroup.controllers (v2)")
+    tried = []
+    for parent in dict.fromkeys([CGROUP + own_v2_cgroup().rstrip("/"),
+                                 CGROUP]):
+        try:
+            with open(os.path.join(parent, "cgroup.subtree_control"),
+                      "w") as f:
+                f.write("+pids")
+        except OSError as e:
+            tried.append(f"{parent}: +pids: {e.strerror}")
+        cg = os.path.join(parent, name)
+        os.mkdir(cg)
+        if os.path.exists(os.path.join(cg, "pids.max")):
+            return cg
+        os.rmdir(cg)
+    pytest.fail("cannot make a cgroup v2 pids cgroup: " + "; ".join(tried))
+
+
+@pytest.mark.skipif(os.geteuid() != 0,
+                    reason="needs root: makes a pids cgroup")
 def test_task_limit_is_named_as_a_resource_stop(tmp_path):
     """Under a pids cgroup of 40 tasks (each server needs 2-4), a server
     cannot start the thread for its connection: the sweep stops with
-    `resource` and names the limit, not a failed call."""
-    cg = os.path.join(PIDS_V1, f"orbbench-test-{os.getpid()}")
-    os.mkdir(cg)
+    `resource` and names the limit, not a failed call. cgroup v1 or v2:
+    the client reads pids.max from whichever it is in."""
+    cg = make_pids_cgroup(f"orbbench-test-{os.getpid()}")
     try:
         with open(os.path.join(cg, "pids.max"), "w") as f:
             f.write("40")

@@ -2,12 +2,15 @@
 servers; the pool's bound on calls in flight; threads per round; and
 scripts/run-suite on a small folder."""
 import json
+import os
+import pty
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SCENARIOS, ORBBENCH, write_scenario
+from conftest import (BIN, ROOT, SCENARIOS, ORBBENCH, run_suite,
+                      write_scenario)
 
 MODES = ["sync", "thread-per-call", "pool", "event"]
 
@@ -88,11 +91,6 @@ def test_bad_mode_and_stack(tmp_path):
         assert r.returncode == 2 and needle in r.stderr
 
 
-def run_suite(*args):
-    return subprocess.run([str(ROOT / "scripts" / "run-suite"), *map(str, args)],
-                          capture_output=True, text=True, timeout=240)
-
-
 def test_run_suite_two_scenarios_and_a_broken_one(tmp_path):
     src = tmp_path / "suite"
     src.mkdir()
@@ -122,6 +120,61 @@ def test_run_suite_two_scenarios_and_a_broken_one(tmp_path):
     assert "a-sync" in r.stdout
 
 
+def test_run_suite_runs_the_client_in_orbbench_bin(tmp_path):
+    """ORBBENCH_BIN names the client under test (make check-sanitizers sets
+    it to a sanitized build): run-suite must run that one, not bin/'s."""
+    other = tmp_path / "other-bin"
+    other.mkdir()
+    (other / "orbbench").symlink_to(ORBBENCH)
+    src = tmp_path / "suite"
+    src.mkdir()
+    write_scenario(src / "a.json", name="a", transport="unix",
+                   sweep={"start": 2, "max_n": 2, "rounds": 2})
+    out = tmp_path / "out"
+    r = run_suite(src, "--out", out, bin_dir=other)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "a.json").read_text())
+    assert doc["command"][0] == str(other / "orbbench")
+
+
+def test_run_suite_summary_has_no_terminal_escapes(tmp_path):
+    """Run from a terminal, run-suite used to ask orbbench for its live
+    line while capturing its stderr: the failure reason in summary.md and
+    summary.json kept the line's carriage return and escape (ESC [K)."""
+    src = tmp_path / "suite"
+    src.mkdir()
+    write_scenario(src / "dies.json", name="dies", transport="unix",
+                   server={"path": "/bin/false"},
+                   sweep={"start": 2, "max_n": 2, "rounds": 2})
+    out = tmp_path / "out"
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [str(ROOT / "scripts" / "run-suite"), str(src), "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
+        env=dict(os.environ, ORBBENCH_BIN=str(BIN)))
+    os.close(slave)
+    seen = b""
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: every writer of the terminal is gone
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+        proc.stdout.read()
+        proc.wait(timeout=120)
+    assert proc.returncode == 1, seen
+    for name in ("summary.md", "summary.json"):
+        data = (out / name).read_bytes()
+        assert b"\x1b" not in data and b"\r" not in data, (name, data)
+    row = json.loads((out / "summary.json").read_text())["rows"][0]
+    assert row["failed"].startswith("orbbench: server_died: "), row
+
+
 def test_run_suite_usage_errors(tmp_path):
     assert run_suite(tmp_path / "nope").returncode == 2
     empty = tmp_path / "empty"
@@ -135,8 +188,11 @@ def test_cpu_per_call_both_sides(orbbench):
                  "sweep.max_n=10", "sweep.rounds=20")
     assert r.rc == 0, r.stderr
     acct = r.doc["machine"].get("cpu_accounting")
-    if not acct:
-        pytest.skip(r.doc["machine"]["cpu_accounting_unavailable"])
+    if not acct and os.geteuid() != 0:
+        pytest.skip("needs root for a CPU-accounting cgroup: "
+                    + r.doc["machine"]["cpu_accounting_unavailable"])
+    # As root the client makes one on cgroup v1 (cpuacct) and v2 alike.
+    assert acct, r.doc["machine"].get("cpu_accounting_unavailable")
     step = r.doc["steps"][0]
     cpu, per = step["server_cpu"], step["cpu_per_call_us"]
     # 200 calls cannot cost the servers nothing
@@ -160,3 +216,29 @@ def test_large_payload_fragmented_replies(orbbench, mode, transport):
                  "call.payload_bytes=100000")
     assert r.rc == 0, r.stderr
     assert r.doc["steps"][0]["calls"] == 9
+
+
+def test_run_suite_refuses_a_folder_with_results_in_it(tmp_path):
+    """Results left in --out by an earlier run would be read as repeats of
+    this one (by the summary, compare and report): refused, exit 2, one
+    line, before anything runs."""
+    src = tmp_path / "suite"
+    src.mkdir()
+    write_scenario(src / "a.json", name="a", transport="unix",
+                   sweep={"start": 2, "max_n": 2, "rounds": 2})
+    out = tmp_path / "out"
+    out.mkdir()
+    stale = out / "a.r9.json"
+    stale.write_text("{}")
+    r = run_suite(src, "--out", out)
+    assert r.returncode == 2
+    assert r.stderr.strip() == (f"run-suite: {out}: not empty: its files "
+                                "would be taken for this run's results; "
+                                "give a new folder with --out")
+    assert sorted(p.name for p in out.iterdir()) == ["a.r9.json"]
+    # an empty folder is a new folder
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    r = run_suite(src, "--out", fresh)
+    assert r.returncode == 0, r.stderr
+    assert (fresh / "a.json").exists()

@@ -6,7 +6,8 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, SCENARIOS, ORBBENCH, assert_nothing_left
+from conftest import (ROOT, SCENARIOS, ORBBENCH, assert_nothing_left,
+                      run_suite)
 from test_crossing import check_search, cpus
 
 SMALL = ("server.work_us=1000", "sweep.start=3", "sweep.step=8",
@@ -117,15 +118,14 @@ def test_check_prints_both_sides():
 
 def test_run_suite_paired(tmp_path):
     out = tmp_path / "suite"
-    proc = subprocess.run(
-        [str(ROOT / "scripts" / "run-suite"),
-         str(ROOT / "tests" / "fixtures" / "repeat-scenarios"), "--paired",
-         "--repeat", "2", "--variant", "a", "--variant",
-         "b:server.work_us=400", "--out", str(out),
-         "--set", "sweep.max_n=12", "--set", "sweep.start=2",
-         "--set", "sweep.step=5", "--set", "sweep.max_ms=3",
-         "--set", "sweep.rounds=2", "--set", "sweep.near_rounds=3"],
-        capture_output=True, text=True, timeout=300)
+    proc = run_suite(
+        ROOT / "tests" / "fixtures" / "repeat-scenarios", "--paired",
+        "--repeat", "2", "--variant", "a", "--variant",
+        "b:server.work_us=400", "--out", out,
+        "--set", "sweep.max_n=12", "--set", "sweep.start=2",
+        "--set", "sweep.step=5", "--set", "sweep.max_ms=3",
+        "--set", "sweep.rounds=2", "--set", "sweep.near_rounds=3",
+        timeout=300)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["paired"] is True
@@ -149,10 +149,8 @@ def test_run_suite_paired(tmp_path):
      "must set server.work_us too"),
 ])
 def test_run_suite_paired_errors(tmp_path, variants, message):
-    proc = subprocess.run(
-        [str(ROOT / "scripts" / "run-suite"),
-         str(ROOT / "tests" / "fixtures" / "repeat-scenarios"), "--paired",
-         *variants, "--out", str(tmp_path / "x")],
-        capture_output=True, text=True, timeout=60)
+    proc = run_suite(
+        ROOT / "tests" / "fixtures" / "repeat-scenarios", "--paired",
+        *variants, "--out", tmp_path / "x", timeout=60)
     assert proc.returncode == 2
     assert message in proc.stderr

@@ -4,7 +4,9 @@ one real small run fed through plot."""
 import csv
 import io
 import json
+import math
 import re
+import shutil
 import statistics
 import struct
 import subprocess
@@ -12,16 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ORBBENCH, ROOT, SCENARIOS
+from conftest import ROOT, SCENARIOS, run_suite
 
 SCRIPTS = ROOT / "scripts"
 FIX = ROOT / "tests" / "fixtures"
 A, B = FIX / "A", FIX / "B"
+# A result of a client older than the crossing search and the footprint
+# (no crossing_n, probes, rounds_ms or footprint): still read.
+OLD = FIX / "old-format" / "thread-per-call-tcp.json"
 SCENARIO_NAMES = ["thread-per-call-tcp", "thread-per-call-unix",
                   "pool100-tcp", "pool100-unix", "pool5-unix", "sync-unix",
                   "event-tcp", "event-unix"]
-WITH_FOOTPRINT = {"pool100-tcp", "pool5-unix", "sync-unix", "event-tcp",
-                  "event-unix"}
 PAIRED = ROOT / "results" / "examples" / "resolution-2026-11-30" / \
     "paired-base-vs-work6"
 
@@ -52,6 +55,50 @@ def load(path):
     return json.loads(Path(path).read_text())
 
 
+def num(x):
+    """A number as compare and report print it (README): '—' for none,
+    integers as such, else three significant digits."""
+    if x is None:
+        return "—"
+    if float(x).is_integer() and abs(x) >= 1:
+        return str(int(x))
+    return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
+
+
+def crossing_value(doc):
+    """A run's crossing N as the README defines it: result.crossing_n, or
+    max_servers for a run that never crossed max_ms."""
+    c = doc["result"].get("crossing_n")
+    return c if c is not None else doc["result"]["max_servers"]
+
+
+def measured_ns(doc):
+    """Every N a run measured (steps and probes)."""
+    return {s["n"] for s in doc["steps"] + doc.get("probes", [])}
+
+
+def step_mem(doc, n, kind="pss"):
+    """A run's memory per server of kind at its step of n servers."""
+    step = next(s for s in doc["steps"] if s["n"] == n)
+    return step["mem_per_server_kb"][kind]
+
+
+def md_rows(md, first_head):
+    """{first cell: {header: cell}} of the markdown table whose header
+    starts with first_head."""
+    lines = md.splitlines()
+    at = next(i for i, l in enumerate(lines)
+              if l.startswith(f"| {first_head} |"))
+    head = [c.strip() for c in lines[at].strip("|").split("|")]
+    rows = {}
+    for line in lines[at + 2:]:
+        if not line.startswith("| "):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = dict(zip(head, cells))
+    return rows
+
+
 def docs_of(folder):
     """{scenario name: [doc, …]} straight from the fixture files."""
     out = {}
@@ -73,18 +120,16 @@ def plotted(tmp_path_factory):
 
 
 def test_plot_writes_a_figure_per_question(plotted):
-    # The fixtures are older results: no crossing_n (capacity falls back
-    # to max servers), no per-round times (no every-round figure), a
-    # footprint in five scenarios (the cost figure has those).
+    # Results of the current client: crossing N, every round kept
+    # (rounds_ms), a footprint in every step; sweeps only (no fixed-N).
     out, r = plotted
-    for stem in ("capacity", "latency-panels", "cost"):
+    want = ["capacity", "cost", "latency-panels"] + [
+        f"rounds-{name}" for name in SCENARIO_NAMES]
+    assert sorted(p.stem for p in out.glob("*.png")) == sorted(want)
+    for stem in want:
         check_png(out / f"{stem}.png")
-    assert sorted(p.stem for p in out.glob("*.png")) == \
-        ["capacity", "cost", "latency-panels"]
     assert "fixed-n: skipped" in r.stderr
-    # said once for all of them: every scenario lacks rounds_ms
-    assert re.search(r"^plot: rounds: skipped, these results keep no "
-                     r"per-round times \(rounds_ms", r.stderr, re.M), r.stderr
+    assert "rounds: skipped" not in r.stderr and "left out" not in r.stderr
 
 
 def test_plot_labels_units_and_footer(plotted):
@@ -102,20 +147,29 @@ def test_plot_labels_units_and_footer(plotted):
             assert text in svg, (stem, text)
 
 
-def test_plot_names_results_left_out_of_cost(plotted):
-    _, r = plotted
+def test_plot_names_results_left_out_of_cost(tmp_path):
+    """A result without a footprint (the old-format one) is left out of
+    the cost figure by name, beside one that has it."""
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for f in (A / "sync-unix.json", OLD):
+        shutil.copy(f, mixed)
+    out = tmp_path / "out"
+    r = script("plot", mixed, "--out", out)
+    assert r.returncode == 0, r.stderr
     lines = [l for l in r.stderr.splitlines() if l.startswith("plot: cost")]
-    text = "\n".join(lines)
-    for name in set(SCENARIO_NAMES) - WITH_FOOTPRINT:
-        assert f"left out {name} " in text, (name, text)
-    for name in WITH_FOOTPRINT:
-        assert f"left out {name} " not in text, (name, text)
+    assert lines == ["plot: cost: left out thread-per-call-tcp (no step "
+                     "with a footprint (PSS, USS))"]
+    check_png(out / "cost.png")
+    assert "sync-unix" in (out / "cost.svg").read_text()
 
 
 def test_plot_skips_figure_whose_fields_are_missing(tmp_path):
-    r = script("plot", A / "thread-per-call-tcp.json", "--out", tmp_path)
+    r = script("plot", OLD, "--out", tmp_path)
     assert r.returncode == 0, r.stderr
     assert re.search(r"^plot: cost: skipped", r.stderr, re.M), r.stderr
+    assert re.search(r"^plot: rounds: skipped, these results keep no "
+                     r"per-round times \(rounds_ms", r.stderr, re.M), r.stderr
     assert not (tmp_path / "cost.png").exists()
     check_png(tmp_path / "latency-panels.png")
     check_png(tmp_path / "capacity.png")
@@ -170,8 +224,12 @@ def test_shared_ordering_and_grouping():
         ["thread-per-call-tcp", "sync-unix", "event-tcp", "zz"]
     res = R.load_results([A / "sync-unix.json", B / "sync-unix.json"])
     assert list(R.group_by_scenario(res)) == ["sync-unix"]
-    assert list(R.group_by_scenario(res, split_orbs=True)) == \
-        ["sync-unix [omniORB 4.2.5]", "sync-unix [omniORB 4.3.3]"]
+    # one ORB on both sides: not split by ORB; split by the setting
+    assert list(R.group_by_scenario(res, split_orbs=True)) == ["sync-unix"]
+    work = [r.doc["scenario"]["server"]["work_us"] for r in res]
+    assert work[0] != work[1]
+    assert list(R.group_by_scenario(res, split_settings=True)) == [
+        f"sync-unix [server.work_us={w}]" for w in work]
 
 
 def test_grouping_splits_runs_by_the_settings_that_differ():
@@ -202,91 +260,155 @@ def test_grouping_splits_runs_by_the_settings_that_differ():
 
 # ---- compare on the fixtures -----------------------------------------------
 
-def expected_row(da, db):
-    """What compare must show of one single-run scenario of the fixtures:
-    their steps share one grid, 4 apart, so the round time at the largest
-    N both reached is that step's (no other measurement within ±15%)."""
-    a, b = da[0], db[0]
-    ma, mb = a["result"]["max_servers"], b["result"]["max_servers"]
-    n = min(a["steps"][-1]["n"], b["steps"][-1]["n"])
-    sa = next(s for s in a["steps"] if s["n"] == n)
-    sb = next(s for s in b["steps"] if s["n"] == n)
-    pa = sa.get("mem_per_server_kb", {}).get("pss")
-    pb = sb.get("mem_per_server_kb", {}).get("pss")
-    return {"max_a": ma, "max_b": mb, "ratio": mb / ma if ma else None,
-            "n": n, "round_ratio": sb["round_ms"]["median"] /
-            sa["round_ms"]["median"],
-            "mem_ratio": pb / pa if pa and pb else None}
-
-
 def two(x):
     return "—" if x is None else f"{x:.2f}"
 
 
-def test_compare_ratios_and_environment(tmp_path):
+def ratio_of(b, a):
+    return b / a if a and b and a > 0 and b > 0 else None
+
+
+def fixture_pairs():
+    """[(name, A's run, B's run)] of the single-run fixtures, in the seed
+    order; B's servers burn server.work_us more per call than A's."""
+    da, db = docs_of(A), docs_of(B)
+    return [(n, da[n][0], db[n][0]) for n in SCENARIO_NAMES]
+
+
+def test_fixture_sides_differ():
+    """What the tests of A against B rely on: B differs from A by
+    server.work_us alone, and in every scenario the two crossing values
+    differ, so that A's and B's columns swapped cannot pass."""
+    for name, a, b in fixture_pairs():
+        assert a["scenario"]["server"]["work_us"] == 0
+        assert b["scenario"]["server"]["work_us"] > 0
+        assert crossing_value(a) != crossing_value(b), name
+
+
+def test_compare_text_table_holds_each_sides_values():
     r = script("compare", A, B)
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    # the environment comes before the table, naming what differs
+    # the environment comes before the table: only the knob differs
     table_at = out.index("scenario  ")
     env = out[:table_at]
-    assert "ORB: omniORB 4.2.5 → omniORB 4.3.3" in env
-    assert "cflags: -O2 → -O3" in env
-    assert "revision 45eb733-dirty) → orbbench 0.1.0 (revision 7f46e50" \
-        in env
-    assert "servers on CPUs 0, client on CPUs 1" in env
-    da, db = docs_of(A), docs_of(B)
-    rows = {l.split()[0]: l for l in out[table_at:].splitlines()[1:9]}
+    work_b = docs_of(B)["sync-unix"][0]["scenario"]["server"]["work_us"]
+    assert ("Environment differences (A → B):\n  scenario server.work_us "
+            f"(all scenarios): 0 → {work_b}\n") in env
+    assert sum(l.startswith("  ") for l in env.splitlines()) == 1
+    lines = out[table_at:].splitlines()
+    head = re.split(r"\s{2,}", lines[0].strip())
+    rows = {l.split()[0]: dict(zip(head, l.split())) for l in lines[1:9]}
     assert list(rows) == SCENARIO_NAMES  # the seed's order
-    for name in SCENARIO_NAMES:
-        e = expected_row(da[name], db[name])
-        # scenario, crossing N A, B, B/A, at N, round ms B/A, PSS at N,
-        # PSS B/A, verdict: one run a side, so plain ratios, no verdict
-        cells = rows[name].split()
-        assert cells[1:3] == [str(e["max_a"]), str(e["max_b"])]
-        assert cells[3] == two(e["ratio"])
-        assert cells[4] == str(e["n"]) and cells[5] == two(e["round_ratio"])
-        assert cells[7] == two(e["mem_ratio"])
-        assert cells[8] == "—"
+    for name, a, b in fixture_pairs():
+        row = rows[name]
+        ca, cb = crossing_value(a), crossing_value(b)
+        # one run a side: each side's own value, a plain ratio, no verdict
+        assert row["crossing N A"] == num(ca), name
+        assert row["crossing N B"] == num(cb), name
+        assert row["B/A [95% CI]"] == two(ratio_of(cb, ca)), name
+        n = int(row["at N"])
+        assert n in measured_ns(a) and n in measured_ns(b), name
+        nm = int(row["PSS at N"])
+        assert row["PSS B/A"] == two(step_mem(b, nm) / step_mem(a, nm))
+        assert row["verdict"] == "—"
     assert "No verdicts: one run on a side; repeats are needed " \
         "(run-suite --repeat 3)." in out
-    assert "crossing N (all scenarios): max_servers (no crossing_n in " \
-        "these results)" in out
 
 
-def test_compare_json_md_csv():
+def test_compare_json_holds_each_sides_values():
     r = script("compare", A, B, "--format", "json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    da, db = docs_of(A), docs_of(B)
     assert [s["scenario"] for s in doc["scenarios"]] == SCENARIO_NAMES
-    for s in doc["scenarios"]:
-        e = expected_row(da[s["scenario"]], db[s["scenario"]])
+    for s, (name, a, b) in zip(doc["scenarios"], fixture_pairs()):
         ms = s["metrics"]
-        assert s["at_n"] == ms["round_ms"]["at_n"] == e["n"]
-        assert ms["crossing_n"]["source"] == "max_servers"
-        for key, want in (("crossing_n", e["ratio"]),
-                          ("round_ms", e["round_ratio"]),
-                          ("pss_kb", e["mem_ratio"])):
-            got = ms[key]["ratio"]
-            assert got == pytest.approx(want) if want else got is None
-            assert ms[key]["verdict"] == "n/a"
-            assert ms[key]["p_value"] is None
+        c = ms["crossing_n"]
+        assert c["source"] == "crossing_n"
+        assert (c["a_values"], c["b_values"]) == \
+            ([crossing_value(a)], [crossing_value(b)])
+        n = s["at_n"]
+        assert ms["round_ms"]["at_n"] == ms["server_cpu_us"]["at_n"] == n
+        assert n in measured_ns(a) and n in measured_ns(b)
+        m = ms["pss_kb"]
+        nm = m["at_n"]
+        assert (m["a_values"], m["b_values"]) == \
+            ([step_mem(a, nm)], [step_mem(b, nm)])
+        assert m["ratio"] == pytest.approx(step_mem(b, nm) /
+                                           step_mem(a, nm))
+        for m in ms.values():
+            assert m["verdict"] == "n/a" and m["p_value"] is None
         assert s["verdict"] == "n/a"
     assert doc["method"]["tests"] == 0
-    fields = {d["field"] for d in doc["environment_differences"]}
-    assert {"ORB", "ORB id", "tool", "cflags", "CPU placement"} <= fields
+    work_b = docs_of(B)["sync-unix"][0]["scenario"]["server"]["work_us"]
+    assert doc["environment_differences"] == [
+        {"field": "scenario server.work_us (all scenarios)", "a": "0",
+         "b": str(work_b)}]
+
+
+def test_compare_md_holds_each_sides_values():
     md = script("compare", A, B, "--format", "md").stdout
-    assert "| scenario | crossing N A | crossing N B | B/A [95% CI] |" in md
-    assert md.index("ORB: omniORB 4.2.5") < md.index("| scenario |")
-    c = script("compare", A, B, "--format", "csv", "--at", "2")
+    assert md.index("scenario server.work_us") < md.index("| scenario |")
+    rows = md_rows(md, "scenario")
+    assert list(rows) == SCENARIO_NAMES
+    for name, a, b in fixture_pairs():
+        row = rows[name]
+        assert row["crossing N A"] == num(crossing_value(a)), name
+        assert row["crossing N B"] == num(crossing_value(b)), name
+        nm = int(row["PSS at N"])
+        assert row["PSS B/A"] == two(step_mem(b, nm) / step_mem(a, nm))
+
+
+def test_compare_csv_holds_each_sides_values():
+    """--at 4, the first step of every fixture run: each side's median
+    (one run: its value) in its own column; numeric columns hold numbers
+    or nothing, text goes to the verdict columns."""
+    for _, a, b in fixture_pairs():
+        assert 4 in {s["n"] for s in a["steps"]} & {s["n"] for s in b["steps"]}
+    c = script("compare", A, B, "--format", "csv", "--at", "4")
+    assert c.returncode == 0, c.stderr
     rows = list(csv.DictReader(io.StringIO(c.stdout)))
     assert list(rows[0])[:3] == ["scenario", "metric", "at_n"]
     assert [r["scenario"] for r in rows[::4]] == SCENARIO_NAMES
     assert [r["metric"] for r in rows[:4]] == \
         ["crossing_n", "round_ms", "server_cpu_us", "pss_kb"]
-    assert {r["at_n"] for r in rows if r["metric"] != "crossing_n"} == {"2"}
-    assert "ORB: omniORB 4.2.5" in c.stderr  # environment kept off the CSV
+    text = {"scenario", "metric", "verdict", "scenario_verdict"}
+    for r in rows:
+        for k, v in r.items():
+            if k not in text and v != "":
+                float(v)  # a number, or the cell is empty
+        assert r["verdict"] == r["scenario_verdict"] == "n/a"
+        assert r["at_n"] == ("" if r["metric"] == "crossing_n" else "4")
+    by = {(r["scenario"], r["metric"]): r for r in rows}
+    for name, a, b in fixture_pairs():
+        cr = by[(name, "crossing_n")]
+        assert (float(cr["a_median"]), float(cr["b_median"])) == \
+            (crossing_value(a), crossing_value(b))
+        pss = by[(name, "pss_kb")]
+        assert (float(pss["a_median"]), float(pss["b_median"])) == \
+            (step_mem(a, 4), step_mem(b, 4))
+    assert "scenario server.work_us" in c.stderr  # environment off the CSV
+
+
+@pytest.mark.parametrize("kind,label", [("pss", "PSS"), ("uss", "USS"),
+                                        ("mem_available",
+                                         "MemAvailable drop / N")])
+def test_compare_mem_kinds_read_each_runs_own_figure(kind, label):
+    """--mem: the memory per server of that kind, at a step every run
+    has, each side's own figure from its own file."""
+    r = script("compare", A, B, "--mem", kind, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["mem_kind"] == kind
+    for s, (name, a, b) in zip(doc["scenarios"], fixture_pairs()):
+        m = s["metrics"][f"{kind}_kb"]
+        nm = m["at_n"]
+        va, vb = step_mem(a, nm, kind), step_mem(b, nm, kind)
+        assert (m["a_values"], m["b_values"]) == ([va], [vb]), name
+        assert m["ratio"] == (pytest.approx(vb / va) if va > 0 and vb > 0
+                              else None)
+    text = script("compare", A, B, "--mem", kind).stdout
+    assert f"{label} at N" in text and f"{label} B/A" in text
 
 
 def test_compare_makes_no_crossing_test_of_fixed_n_runs():
@@ -313,27 +435,33 @@ def test_compare_repeats_runs_and_tests():
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     da, db = docs_of(FIX / "repeat-A"), docs_of(FIX / "repeat-B")
-    tested = 0
+    assert [s["scenario"] for s in doc["scenarios"]] == \
+        ["pool5-unix", "sync-unix"]
+    text = script("compare", FIX / "repeat-A", FIX / "repeat-B").stdout
     for s in doc["scenarios"]:
-        ma = [d["result"]["max_servers"] for d in da[s["scenario"]]]
-        mb = [d["result"]["max_servers"] for d in db[s["scenario"]]]
-        assert len(ma) == len(mb) == 3
+        fa, fb = da[s["scenario"]], db[s["scenario"]]
+        va = [crossing_value(d) for d in fa]
+        vb = [crossing_value(d) for d in fb]
+        assert len(va) == len(vb) == 3
         c = s["metrics"]["crossing_n"]
-        assert (c["a_values"], c["b_values"]) == (ma, mb)  # file order
+        assert (c["a_values"], c["b_values"]) == (va, vb)  # file order
         assert (c["n_a"], c["n_b"]) == (3, 3)
+        ma = [d["result"]["max_servers"] for d in fa]
         assert (s["a"]["max_servers_min"], s["a"]["max_servers_max"]) == \
             (min(ma), max(ma))
-        assert [x["max_servers"] for x in s["crossing"]["b"]] == mb
-        for m in s["metrics"].values():
-            if m["p_value"] is not None:
-                tested += 1
-                assert m["q_value"] >= m["p_value"]
-                assert m["ci_low"] <= m["ratio"] <= m["ci_high"]
-    assert doc["method"]["tests"] == tested > 0
-    text = script("compare", FIX / "repeat-A", FIX / "repeat-B").stdout
-    assert f"BH-adjusted over {tested} tests, q < 0.05" in text
+        assert [x["max_servers"] for x in s["crossing"]["b"]] == \
+            [d["result"]["max_servers"] for d in fb]
+        # B's servers burn 100 µs more per call: every B run held far fewer
+        # servers than every A run, and the test says so.
+        assert max(vb) < min(va) / 2
+        assert c["verdict"] == "slower" and s["verdict"] == "slower"
+        # the text table: median (min–max) of each side's own runs
+        row = next(l for l in text.splitlines()
+                   if l.startswith(s["scenario"] + " "))
+        for v in (va, vb):
+            assert (f"{num(statistics.median(v))} "
+                    f"({num(min(v))}–{num(max(v))})") in row, (row, v)
     assert "Smallest difference detectable" in text
-    assert "6 (4–6)" in text  # pool5-unix in A: median (min–max)
 
 
 def test_compare_figures(tmp_path):
@@ -582,6 +710,84 @@ def test_compare_text_on_constructed_results(synth_sides):
     assert "repeats are needed" not in r.stdout
 
 
+def crossing_only(name, logs, side):
+    """Runs of name whose crossing N is 100 e^x for x in logs, and nothing
+    else measured (no steps): crossing N is the scenario's only test."""
+    return [result_doc(name, 100 * math.exp(x), orb=ORB_433 if side == "b"
+                       else ORB_425) for x in logs]
+
+
+def test_compare_verdicts_worked_by_hand(tmp_path):
+    """Verdicts through compare, each p and q worked out by hand.
+
+    Logs of crossing N / 100, three runs a side, each side spread ±0.1
+    (sample variance 0.01, pooled 0.01, se = 0.1 sqrt(2/3) = 0.0816497,
+    df 4; for 4 df, two-sided p = 1 - x(3 - x^2)/2 with x = t/sqrt(t^2 +
+    4)):
+      sync-unix   A 0, .1, .2  B .3, .4, .5    t = 3.674235, x^2 = 13.5/
+                  17.5, p = 0.021312; B/A = e^0.3 = 1.349859
+      pool5-unix  A 0, .1, .2  B .05, .15, .25 t = 0.612372, x^2 =
+                  0.375/4.375, p = 0.573392
+      event-tcp   A = B                        t = 0, p = 1
+    Benjamini-Hochberg over the first two (m = 2): q = min(2p/1, 0.573392)
+    = 0.042624 < 0.05 for sync-unix: B holds more servers, "faster".
+    With event-tcp too (m = 3): q = min(3 p, 3/2 0.573392 = 0.860088,
+    1) = 0.063936: no longer below 0.05, "same" although p < 0.05."""
+    runs = {"sync-unix": ((0, .1, .2), (.3, .4, .5)),
+            "pool5-unix": ((0, .1, .2), (.05, .15, .25)),
+            "event-tcp": ((0, .1, .2), (0, .1, .2))}
+
+    def sides(names, where):
+        a = write_side(where / "A", [d for n in names
+                                     for d in crossing_only(n, runs[n][0],
+                                                            "a")])
+        b = write_side(where / "B", [d for n in names
+                                     for d in crossing_only(n, runs[n][1],
+                                                            "b")])
+        r = script("compare", a, b, "--format", "json")
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(r.stdout)
+        return doc, {s["scenario"]: s for s in doc["scenarios"]}
+
+    doc, rows = sides(["sync-unix", "pool5-unix"], tmp_path / "two")
+    assert doc["method"]["tests"] == 2  # nothing but crossing N measured
+    c = rows["sync-unix"]["metrics"]["crossing_n"]
+    assert c["ratio"] == pytest.approx(1.349859, rel=1e-6)
+    assert c["p_value"] == pytest.approx(0.021312, abs=1e-6)
+    assert c["q_value"] == pytest.approx(0.042624, abs=2e-6)
+    assert c["verdict"] == "faster" and rows["sync-unix"]["verdict"] == \
+        "faster"
+    c = rows["pool5-unix"]["metrics"]["crossing_n"]
+    assert c["p_value"] == pytest.approx(0.573392, abs=1e-6)
+    assert c["q_value"] == pytest.approx(0.573392, abs=1e-6)
+    assert c["verdict"] == "same" and rows["pool5-unix"]["verdict"] == "same"
+    for s in rows.values():
+        for key in ("round_ms", "server_cpu_us", "pss_kb"):
+            assert s["metrics"][key]["verdict"] == "n/a"
+
+    doc, rows = sides(["sync-unix", "pool5-unix", "event-tcp"],
+                      tmp_path / "three")
+    assert doc["method"]["tests"] == 3
+    c = rows["sync-unix"]["metrics"]["crossing_n"]
+    assert c["p_value"] == pytest.approx(0.021312, abs=1e-6)
+    assert c["q_value"] == pytest.approx(0.063936, abs=3e-6)
+    assert c["verdict"] == "same"
+    assert rows["pool5-unix"]["metrics"]["crossing_n"]["q_value"] == \
+        pytest.approx(0.860088, abs=2e-6)
+    assert rows["event-tcp"]["metrics"]["crossing_n"]["p_value"] == \
+        pytest.approx(1.0)
+    assert {s["verdict"] for s in rows.values()} == {"same"}
+    # B below A by the same logs: the mirror verdict
+    a = write_side(tmp_path / "mA", crossing_only("sync-unix", (.3, .4, .5),
+                                                  "a"))
+    b = write_side(tmp_path / "mB", crossing_only("sync-unix", (0, .1, .2),
+                                                  "b"))
+    r = script("compare", a, b, "--format", "json")
+    s = json.loads(r.stdout)["scenarios"][0]
+    assert s["metrics"]["crossing_n"]["verdict"] == "slower"
+    assert s["verdict"] == "slower"
+
+
 def test_compare_one_run_a_side_gives_no_verdict(tmp_path):
     a = write_side(tmp_path / "A", [run_of("sync-unix", 100, 1, 10, 1, 48)])
     b = write_side(tmp_path / "B", [run_of("sync-unix", 120, 1, 10, 1, 48),
@@ -630,6 +836,51 @@ def test_compare_run_that_never_crossed_gives_max_servers(tmp_path):
     assert c["source"] == "crossing_n"
     assert c["b_values"] == [99.5, 90]
     assert any("never crossed" in n and "max_n" in n for n in c["notes"])
+
+
+def test_compare_at_an_n_no_run_measured_is_exit_2(tmp_path):
+    """--at N where no run has a step or probe: the values would be a fit
+    far from any measurement (or "—" for memory), so compare refuses,
+    naming N and the N there are. Steps at 10-40, probes at 44, 46 and
+    48 (run_of)."""
+    a = write_side(tmp_path / "A", [run_of("sync-unix", 100, 1, 10, 1, 48)
+                                    for _ in range(2)])
+    b = write_side(tmp_path / "B", [run_of("sync-unix", 110, 1, 10, 1, 48)
+                                    for _ in range(2)])
+    for at in ("45", "4000", "0"):
+        r = script("compare", a, b, "--at", at)
+        assert r.returncode == 2, (at, r.stdout)
+        near = {"45": "44, 46", "4000": "48", "0": "10"}[at]
+        assert r.stderr.splitlines() == [
+            f"compare: --at {at}: no run measured N={at}; the runs measured "
+            f"N = 10, 20, 30, 40, 44, 46, 48 (nearest {near})"]
+        assert r.stdout == ""
+    for at in ("46", "20"):  # a probe's N, a step's N
+        r = script("compare", a, b, "--at", at, "--format", "json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["scenarios"][0]["at_n"] == int(at)
+
+
+def test_compare_run_that_stopped_at_max_n_is_not_an_old_result(tmp_path):
+    """The client leaves result.crossing_n out when the sweep stopped
+    before crossing max_ms (at max_n here). That run is not an old
+    result: the others keep their crossing_n, and it gives its
+    max_servers. (compare took it for an old result and fell back to
+    max_servers on both sides, 'no crossing_n in these results'.)"""
+    a = write_side(tmp_path / "A", [run_of("sync-unix", x, 1, 10, 1, 48)
+                                    for x in (100.5, 101.5)])
+    stopped = run_of("sync-unix", None, 1, 10, 1, 48)
+    stopped["result"] = {"max_servers": 120, "stop_reason": "max_n",
+                         "detail": "reached max_n=120"}
+    b = write_side(tmp_path / "B", [run_of("sync-unix", 99.5, 1, 10, 1, 48),
+                                    stopped])
+    r = script("compare", a, b, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    c = json.loads(r.stdout)["scenarios"][0]["metrics"]["crossing_n"]
+    assert c["source"] == "crossing_n"
+    assert (c["a_values"], c["b_values"]) == ([100.5, 101.5], [99.5, 120])
+    assert c["notes"][0] == ("1 run(s) never crossed max_ms (stop: max_n): "
+                             "their max_servers used")
 
 
 def test_compare_refuses_two_orbs_on_one_side(tmp_path):
@@ -691,7 +942,9 @@ def test_report_on_fixture_folder(tmp_path):
     assert r.returncode == 0, r.stderr
     html = (tmp_path / "report.html").read_text()
     pngs = sorted(tmp_path.glob("*.png"))
-    assert [p.stem for p in pngs] == ["capacity", "cost", "latency-panels"]
+    assert [p.stem for p in pngs] == sorted(
+        ["capacity", "cost", "latency-panels"] +
+        [f"rounds-{name}" for name in SCENARIO_NAMES])
     imgs = re.findall(r'<img [^>]*src="data:image/png;base64,'
                       r'([A-Za-z0-9+/=]+)"', html)
     assert len(imgs) == len(pngs)
@@ -704,6 +957,14 @@ def test_report_on_fixture_folder(tmp_path):
     for p in pngs:
         assert f"]({p.name})" in md
     check_links(md, tmp_path)
+    # the summary: each scenario's own crossing N and max servers
+    rows = md_rows(md, "scenario")
+    assert list(rows) == SCENARIO_NAMES
+    for name, docs in docs_of(A).items():
+        res = docs[0]["result"]
+        assert rows[name]["crossing N"] == num(res.get("crossing_n")), name
+        assert rows[name]["max servers"] == str(res["max_servers"]), name
+        assert rows[name]["stop"] == res["stop_reason"]
     assert "## How to reproduce" in md
     for d in docs_of(A).values():
         assert " ".join(d[0]["command"][1:]) in md
@@ -758,7 +1019,62 @@ def test_report_names_suite_command(tmp_path):
     md = (tmp_path / "report.md").read_text()
     assert "scripts/run-suite tests/fixtures/repeat-scenarios --repeat 3" \
         in md
-    assert "6 (4–6, 3 runs)" in md or "(3 runs)" in md
+    # max servers: median (min–max, runs) of each scenario's own runs
+    rows = md_rows(md, "scenario")
+    for name, docs in docs_of(FIX / "repeat-A").items():
+        ms = [d["result"]["max_servers"] for d in docs]
+        assert len(ms) == 3 and min(ms) < max(ms)  # a spread to show
+        assert rows[name]["max servers"] == \
+            f"{num(statistics.median(ms))} ({min(ms)}–{max(ms)}, 3 runs)"
+
+
+def test_report_reads_the_suite_command_from_summary_json(tmp_path):
+    """The suite's command comes from run-suite's summary.json, else from
+    the '- command:' line of its summary.md."""
+    folder = tmp_path / "suite"
+    shutil.copytree(FIX / "repeat-A", folder)
+    doc = load(folder / "summary.json")
+    doc["command"] = "scripts/run-suite from-summary-json"
+    (folder / "summary.json").write_text(json.dumps(doc))
+    r = script("report", "--results", folder, "--out", tmp_path / "r1")
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "r1" / "report.md").read_text()
+    assert "\nscripts/run-suite from-summary-json\n" in md
+    (folder / "summary.json").unlink()
+    r = script("report", "--results", folder, "--out", tmp_path / "r2")
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "r2" / "report.md").read_text()
+    assert "from-summary-json" not in md
+    assert "\nscripts/run-suite tests/fixtures/repeat-scenarios --repeat 3 " \
+        "--out tests/fixtures/repeat-A\n" in md
+
+
+def test_old_format_result_is_still_read(tmp_path):
+    """A result of a client older than the crossing search and the
+    footprint fields: plot, compare and report read it. compare sets it
+    against a current result of the same scenario on max_servers, both
+    sides, and says so."""
+    old = load(OLD)
+    assert "probes" not in old and "crossing_n" not in old["result"]
+    assert not any("footprint" in s or "rounds_ms" in s
+                   for s in old["steps"])
+    r = script("plot", OLD, "--out", tmp_path / "plot")
+    assert r.returncode == 0, r.stderr
+    check_png(tmp_path / "plot" / "capacity.png")
+    new = A / "thread-per-call-tcp.json"
+    r = script("compare", OLD, new, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    c = json.loads(r.stdout)["scenarios"][0]["metrics"]["crossing_n"]
+    assert c["source"] == "max_servers"
+    assert (c["a_values"], c["b_values"]) == (
+        [old["result"]["max_servers"]], [load(new)["result"]["max_servers"]])
+    assert "max_servers (no crossing_n in these results)" in c["notes"]
+    r = script("report", "--results", OLD.parent, "--out", tmp_path / "rep")
+    assert r.returncode == 0, r.stderr
+    row = md_rows((tmp_path / "rep" / "report.md").read_text(),
+                  "scenario")["thread-per-call-tcp"]
+    assert row["crossing N"] == "—"
+    assert row["max servers"] == str(old["result"]["max_servers"])
 
 
 # ---- bad input ------------------------------------------------------------
@@ -803,19 +1119,24 @@ def test_bad_input_one_line_naming_the_file(tmp_path):
 
 def test_compare_server_cpu_per_call(tmp_path):
     """With cpu_per_call_us in the steps, compare adds the servers' CPU per
-    call at the common N, A, B and B/A; without it, no such column."""
-    plain = script("compare", FIX / "A", FIX / "B").stdout
-    assert "server CPU B/A" not in plain
-    sides = {}
-    for name, cpu in (("A", 20.0), ("B", 25.0)):
-        d = tmp_path / name
+    call at the common N, A, B and B/A; without it, no such column. The
+    fixtures' own figures are replaced by a law known by hand (k n / 10
+    µs, which the local fit follows exactly), then removed."""
+    def rewrite(name, cpu):
+        d = tmp_path / f"{name}-{cpu}"
         d.mkdir()
         for f in sorted((FIX / name).glob("*.json")):
             doc = json.loads(f.read_text())
-            for step in doc["steps"]:
-                step["cpu_per_call_us"] = {"server": cpu * step["n"] / 10}
+            for m in doc["steps"] + doc["probes"]:
+                m.pop("cpu_per_call_us", None)
+                if cpu is not None:
+                    m["cpu_per_call_us"] = {"server": cpu * m["n"] / 10}
             (d / f.name).write_text(json.dumps(doc))
-        sides[name] = d
+        return d
+    plain = script("compare", rewrite("A", None), rewrite("B", None))
+    assert plain.returncode == 0, plain.stderr
+    assert "server CPU B/A" not in plain.stdout
+    sides = {"A": rewrite("A", 20.0), "B": rewrite("B", 25.0)}
     r = script("compare", sides["A"], sides["B"], "--format", "json")
     assert r.returncode == 0, r.stderr
     for row in json.loads(r.stdout)["scenarios"]:
@@ -830,12 +1151,6 @@ def test_compare_server_cpu_per_call(tmp_path):
 
 
 # ---- run-suite --variant --------------------------------------------------
-
-def run_suite(*args, timeout=240):
-    return subprocess.run([str(SCRIPTS / "run-suite"), *map(str, args),
-                           "--orbbench", str(ORBBENCH)],
-                          capture_output=True, text=True, timeout=timeout)
-
 
 @pytest.mark.parametrize("args,needle", [
     (["--variant", "a/b"], "--variant a/b: bad name 'a/b'"),
@@ -891,3 +1206,27 @@ def test_run_suite_two_variants_interleaved_and_compared(tmp_path):
     assert "== b against a" in r.stdout
     assert "- variants: a, b (sweep.rounds=6, sweep.warmup_rounds=2)" in \
         (out / "summary.md").read_text()
+
+
+def test_run_suite_fails_when_its_comparison_fails(tmp_path):
+    """Every run of the suite succeeds, but compare refuses the sides (two
+    files of one scenario name with different settings, which it will not
+    take for repeats): run-suite must say so in one line and exit 1, not
+    0 as if the comparison had been made."""
+    src = tmp_path / "suite"
+    src.mkdir()
+    for f, rounds in (("x1", 2), ("x2", 3)):
+        (src / f"{f}.json").write_text(json.dumps(
+            {"name": "same-name", "transport": "unix",
+             "sweep": {"start": 2, "max_n": 2, "rounds": rounds}}))
+    out = tmp_path / "out"
+    r = run_suite(src, "--variant", "a", "--variant", "b", "--out", out)
+    assert r.returncode == 1, r.stderr
+    summary = load(out / "summary.json")
+    assert len(summary["rows"]) == 4
+    assert not any("failed" in row for row in summary["rows"])
+    failed = [l for l in r.stderr.splitlines() if "compare a b failed" in l]
+    assert failed == ["run-suite: compare a b failed (exit 2): compare: A: "
+                      "same-name: runs differ in scenario key sweep.rounds "
+                      "(2, 3): give one folder per setting"], r.stderr
+    assert not (out / "compare-a-vs-b.md").exists()

@@ -22,7 +22,8 @@ def server_cpu_per_call(orbbench, work_us):
     return step["cpu_per_call_us"]["server"]
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="CPU accounting needs root")
+@pytest.mark.skipif(os.geteuid() != 0,
+                    reason="needs root: servers' CPU from a cgroup")
 def test_work_us_is_a_lower_bound_on_server_cpu(orbbench):
     # The burn is measured on the serving thread's CPU clock, so each call
     # costs the server at least 2000 us of CPU: a correctness bound, not a
