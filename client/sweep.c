@@ -31,7 +31,7 @@ struct client_costs {
     unsigned threads_peak;
     double cpu_user_s;
     double cpu_sys_s;
-    uint64_t reconnects; /* servers that had closed their connection */
+    uint64_t reconnects0; /* the conns' reconnects before the measurement */
 };
 
 /* One measurement (a step or a probe), kept for pooling rounds taken at
@@ -319,6 +319,15 @@ static bool set_n(struct run *r, size_t target)
 }
 
 /* Get ready for a measurement: clear what the last one kept. */
+/* Connections made again so far, every server's (conn.reconnects). */
+static uint64_t reconnects(const struct run *r)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < r->n; i++)
+        sum += r->conns[i].reconnects;
+    return sum;
+}
+
 static void measure_begin(struct run *r)
 {
     samples_clear(&r->rounds);
@@ -400,8 +409,6 @@ static bool refresh(struct run *r)
 {
     for (size_t i = 0; i < r->n; i++) {
         int rc = conn_refresh(&r->conns[i]);
-        if (rc == 1)
-            r->client.reconnects++;
         if (rc < 0) {
             call_failure(r, i, rc, r->conns[i].why);
             return false;
@@ -421,6 +428,7 @@ static void measure(struct run **who, size_t k, struct run **pals,
     int64_t warmup = who[0]->s->sc->sweep.warmup_rounds, most = 0;
     for (size_t i = 0; i < k; i++) {
         measure_begin(who[i]);
+        who[i]->client.reconnects0 = reconnects(who[i]);
         refresh(who[i]);
         if (who[i]->timed > most)
             most = who[i]->timed;
@@ -596,7 +604,7 @@ static json_t *measurement_json(struct run *r, const char *phase,
                                 : 0.0,
                   "threads_peak", (json_int_t)cc->threads_peak, "cpu_user_s",
                   cc->cpu_user_s, "cpu_sys_s", cc->cpu_sys_s, "reconnects",
-                  (json_int_t)cc->reconnects));
+                  (json_int_t)(reconnects(r) - cc->reconnects0)));
     if (cc->server_cpu && r->calls.len)
         server_cpu_json(m, cc, (double)r->calls.len);
     if (keep_point(r, round_ms.median, strcmp(phase, "sweep") != 0) != 0)

@@ -170,10 +170,16 @@ def assert_passed(r, rounds=ROUNDS):
 
 
 def assert_reconnected(r, server=0):
-    """The server sent CloseConnection and the client connected again."""
+    """The server sent CloseConnection and the client connected again, and
+    the result counts every connection made again: the connections the
+    servers accepted beyond their first."""
     log = log_of(r, server)
     assert "conn 0: sent CloseConnection" in log, log
     assert "conn 1: accepted" in log, log
+    again = sum(1 for line in r.log.splitlines()
+                if line.endswith(": accepted") and " conn 0:" not in line)
+    counted = sum(s["client"]["reconnects"] for s in r.doc["steps"])
+    assert counted == again, (counted, r.log)
 
 
 # ---- every behaviour, every mode, both transports ---------------------
