@@ -24,6 +24,9 @@ static int copy_str(char *dst, size_t cap, const char *s, size_t len)
 {
     if (len >= cap)
         return -ENAMETOOLONG;
+    /* A NUL inside would cut the host or path short without a word. */
+    if (memchr(s, 0, len))
+        return -EBADMSG;
     memcpy(dst, s, len);
     dst[len] = 0;
     return 0;

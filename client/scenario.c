@@ -283,9 +283,15 @@ static int parse_set(const struct ctx *c, const char *set, json_t *root)
             val = json_array();
             char buf[1024];
             str_copy(buf, sizeof buf, text);
-            for (char *save, *w = strtok_r(buf, " ", &save); w;
-                 w = strtok_r(NULL, " ", &save))
-                json_array_append_new(val, json_string(w));
+            for (char *save, *w = strtok_r(buf, " ", &save); w && val;
+                 w = strtok_r(NULL, " ", &save)) {
+                /* json_string refuses a word that is not UTF-8: say so
+                 * rather than run the server without it. */
+                if (json_array_append_new(val, json_string(w)) != 0) {
+                    json_decref(val);
+                    val = NULL;
+                }
+            }
         }
         break;
     }
@@ -293,7 +299,8 @@ static int parse_set(const struct ctx *c, const char *set, json_t *root)
         snprintf(c->err, c->err_len, "--set %s: \"%s\" is not %s", key, text,
                  ks->type == K_INT    ? "an integer"
                  : ks->type == K_BOOL ? "true or false"
-                                      : "a number");
+                 : ks->type == K_NUM  ? "a number"
+                                      : "valid UTF-8 text");
         return -EINVAL;
     }
     return set_path(root, key, val);

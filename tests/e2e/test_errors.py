@@ -83,6 +83,20 @@ def test_usage_errors():
     assert v.returncode == 0 and v.stdout.startswith("orbbench ")
 
 
+def test_set_text_that_is_not_utf8_is_refused():
+    """json_string refuses invalid UTF-8: the message says so (it said
+    "is not a number"), and a server argument is not silently dropped."""
+    for key, value in (("server.orb", b"\xff"), ("server.args", b"a \xff")):
+        r = subprocess.run([str(ORBBENCH), "check",
+                            str(SCENARIOS / "sync-tcp.json"), "--set",
+                            key.encode() + b"=" + value],
+                           capture_output=True, timeout=60)
+        assert r.returncode == 2, r.stdout
+        line = r.stderr.decode(errors="replace").strip()
+        assert line.count("\n") == 0
+        assert f"--set {key}:" in line and "is not valid UTF-8 text" in line
+
+
 def test_suffixed_numbers_in_set(tmp_path):
     r = run_cli("check", SCENARIOS / "sync-tcp.json", "--set",
                 "sweep.max_n=2k")

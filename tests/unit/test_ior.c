@@ -712,6 +712,26 @@ static void test_bad_unix_component(void **state)
     bad[sizeof bad - 1] = '!';
     assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
                      -EBADMSG);
+    /* A NUL inside the path: refused, not cut short to "/tmp". */
+    memcpy(bad, comp, sizeof comp);
+    bad[16 + 4] = 0;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
+                     -EBADMSG);
+}
+
+/* A NUL inside the host: refused, not cut short. */
+static void test_nul_inside_host(void **state)
+{
+    (void)state;
+    struct profile_spec p = default_spec(true);
+    struct ior r;
+    p.host = "127.0.0.1\0.evil";
+    p.host_len = 15;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
+                     -EBADMSG);
+    p.host_len = 9; /* the same bytes up to the NUL: fine */
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r), 0);
+    assert_string_equal(r.host, "127.0.0.1");
 }
 
 static void test_bad_outer(void **state)
@@ -797,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_iiop_version),
         cmocka_unit_test(test_too_long),
         cmocka_unit_test(test_bad_unix_component),
+        cmocka_unit_test(test_nul_inside_host),
         cmocka_unit_test(test_bad_outer),
         cmocka_unit_test(test_iiop_major_2_short_body),
         cmocka_unit_test(test_strerror),
