@@ -176,20 +176,32 @@ def scenario_settings(doc):
             if k not in ("name", "description")}
 
 
+TAG_KEYS = 3  # a series label names at most this many differing keys
+
+
 def _setting_tags(group):
     """[(Result, "key=value, …")] for runs of one name that differ in
-    settings: each run tagged with the keys that differ among them."""
+    settings: each run tagged with the keys that differ among them (at
+    most TAG_KEYS, then "+N more"). A key some run lacks is not a
+    difference: an older client's result did not record it."""
     flats = [scenario_settings(r.doc) for r in group]
     keys = sorted(k for k in set().union(*flats)
-                  if len({f.get(k) for f in flats}) > 1)
+                  if all(k in f for f in flats) and
+                  len({f[k] for f in flats}) > 1)
     def text(f, k):
-        v = f.get(k)
-        if v is None:
-            return "absent"
-        value = json.loads(v)
-        return value if isinstance(value, str) else v
-    return [(r, ", ".join(f"{k}={text(f, k)}" for k in keys))
-            for r, f in zip(group, flats)]
+        value = json.loads(f[k])
+        return value if isinstance(value, str) else f[k]
+    # The fewest leading keys that still tell every distinct setting
+    # apart (the label is the group's key: it must not merge two).
+    full = [tuple(f[k] for k in keys) for f in flats]
+    m = next((m for m in range(min(TAG_KEYS, len(keys)), len(keys) + 1)
+              if len({v[:m] for v in full}) == len(set(full))), len(keys))
+    def tag(f):
+        shown = [f"{k}={text(f, k)}" for k in keys[:m]]
+        if len(keys) > m:
+            shown.append(f"+{len(keys) - m} more")
+        return ", ".join(shown)
+    return [(r, tag(f)) for r, f in zip(group, flats)]
 
 
 def group_by_scenario(results, split_orbs=False, split_settings=False):

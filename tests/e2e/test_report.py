@@ -203,6 +203,24 @@ def test_plot_splits_runs_whose_settings_differ(tmp_path):
     assert "client.connect=false" in svg and "client.connect=true" in svg
 
 
+def test_plot_labels_a_few_differences_not_every_key(tmp_path):
+    """A new run beside an old-format one of the same scenario: keys the
+    old client did not record are no difference; of the rest, the label
+    names the fewest that tell the series apart, then "+N more" (it named
+    every key, and the figure's margins did not fit: plot exited 2)."""
+    import sys
+    sys.path.insert(0, str(SCRIPTS))
+    import orbresults as R
+    res = R.load_results([FIX / "A", FIX / "old-format"])
+    groups = R.group_by_scenario(res, split_settings=True)
+    tpc = [k for k in groups if k.startswith("thread-per-call-tcp")]
+    assert len(tpc) == 2, list(groups)
+    for k in tpc:
+        assert "absent" not in k and k.count("=") <= R.TAG_KEYS, k
+    r = script("plot", FIX / "A", FIX / "old-format", "--out", tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
 def test_real_small_run_through_plot(orbbench, tmp_path):
     r = orbbench(SCENARIOS / "sync-unix.json", "sweep.start=2",
                  "sweep.step=4", "sweep.max_n=10", "sweep.rounds=3")
