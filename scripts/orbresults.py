@@ -259,10 +259,13 @@ def crossing_step(doc):
 
 
 def held_step(doc):
-    """The step at max_servers (the largest N within max_ms), else the last
-    step, else None."""
-    return step_at(doc, doc["result"]["max_servers"]) or (
-        doc["steps"][-1] if doc["steps"] else None)
+    """The step at max_servers (the largest N within max_ms), else the
+    largest step below it (max_servers may be a probe's N, between the
+    sweep's steps: the last step is then above the crossing), else None."""
+    held = doc["result"]["max_servers"]
+    below = [s for s in doc["steps"] if s["n"] <= held]
+    return step_at(doc, held) or (max(below, key=lambda s: s["n"])
+                                  if below else None)
 
 
 def mem_per_server_kb(step, kind):

@@ -221,6 +221,22 @@ def test_plot_labels_a_few_differences_not_every_key(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
+def test_held_step_is_never_above_max_servers():
+    """max_servers may be a crossing probe's N, between the sweep's steps:
+    the memory and threads of a scenario come from the largest step at or
+    below it, not from the last step (which is over max_ms)."""
+    import sys
+    sys.path.insert(0, str(SCRIPTS))
+    import orbresults as R
+    doc = {"result": {"max_servers": 30},
+           "steps": [{"n": 10}, {"n": 20}, {"n": 40}]}
+    assert R.held_step(doc)["n"] == 20
+    doc["result"]["max_servers"] = 40
+    assert R.held_step(doc)["n"] == 40
+    doc["result"]["max_servers"] = 5
+    assert R.held_step(doc) is None
+
+
 def test_real_small_run_through_plot(orbbench, tmp_path):
     r = orbbench(SCENARIOS / "sync-unix.json", "sweep.start=2",
                  "sweep.step=4", "sweep.max_n=10", "sweep.rounds=3")
