@@ -24,9 +24,16 @@ static int copy_str(char *dst, size_t cap, const char *s, size_t len)
 {
     if (len >= cap)
         return -ENAMETOOLONG;
-    /* A NUL inside would cut the host or path short without a word. */
-    if (memchr(s, 0, len))
-        return -EBADMSG;
+    /* A NUL inside would cut the host or path short without a word; NULs
+     * at the end only (padding some encoders count in the length) are
+     * harmless. */
+    const char *nul = memchr(s, 0, len);
+    if (nul) {
+        for (const char *p = nul; p < s + len; p++)
+            if (*p)
+                return -EBADMSG;
+        len = (size_t)(nul - s);
+    }
     memcpy(dst, s, len);
     dst[len] = 0;
     return 0;

@@ -732,6 +732,11 @@ static void test_nul_inside_host(void **state)
     p.host_len = 9; /* the same bytes up to the NUL: fine */
     assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r), 0);
     assert_string_equal(r.host, "127.0.0.1");
+    /* NULs at the end only (padding counted in the length): fine */
+    p.host = "127.0.0.1\0\0";
+    p.host_len = 11;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r), 0);
+    assert_string_equal(r.host, "127.0.0.1");
 }
 
 static void test_bad_outer(void **state)
