@@ -32,6 +32,16 @@ int giop_encode_request(struct cdr_out *out, uint32_t request_id,
                         const uint8_t *key, size_t key_len, const char *op,
                         const char *arg, size_t arg_len)
 {
+    return giop_encode_request_flags(out, request_id,
+                                     GIOP_RESPONSE_SYNC_WITH_TARGET, key,
+                                     key_len, op, arg, arg_len);
+}
+
+int giop_encode_request_flags(struct cdr_out *out, uint32_t request_id,
+                              uint8_t response_flags, const uint8_t *key,
+                              size_t key_len, const char *op,
+                              const char *arg, size_t arg_len)
+{
     if (arg_len > GIOP_MAX_MESSAGE_BYTES || key_len > GIOP_MAX_MESSAGE_BYTES)
         return -EMSGSIZE;
     out->origin = out->len;
@@ -43,15 +53,18 @@ int giop_encode_request(struct cdr_out *out, uint32_t request_id,
     size_t size_at = out->len;
     cdr_put_long(out, 0); /* patched below */
     cdr_put_long(out, request_id);
-    cdr_put_octet(out, 3); /* response_flags: SYNC_WITH_TARGET */
+    cdr_put_octet(out, response_flags);
     cdr_put_bytes(out, "\0\0\0", 3);
     cdr_put_short(out, 0); /* TargetAddress: KeyAddr */
     cdr_put_octet_seq(out, key, key_len);
     cdr_put_string(out, op, strlen(op));
     cdr_put_long(out, 0); /* no service contexts */
-    /* GIOP 1.2: the request body starts on an 8-octet boundary. */
-    cdr_align(out, 8);
-    cdr_put_string(out, arg, arg_len);
+    /* GIOP 1.2: the request body starts on an 8-octet boundary; an
+     * operation without arguments has no body, and no padding. */
+    if (arg) {
+        cdr_align(out, 8);
+        cdr_put_string(out, arg, arg_len);
+    }
     cdr_patch_long(out, size_at,
                    (uint32_t)(out->len - out->origin - GIOP_HEADER_BYTES));
     return out->err;

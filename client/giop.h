@@ -49,7 +49,8 @@ struct giop_header {
  *   -EMSGSIZE the body is over GIOP_MAX_MESSAGE_BYTES */
 int giop_header_parse(const uint8_t *buf, size_t len, struct giop_header *h);
 
-/* Append a complete GIOP 1.2 Request (response expected, KeyAddr target,
+/* Append a complete GIOP 1.2 Request (response expected: flags
+ * SYNC_WITH_TARGET, KeyAddr target,
  * no service contexts) for operation `op` with one string argument `arg`
  * of `arg_len` bytes to `out`; alignment counts from where the message
  * starts (out->origin is set there). Returns 0, -ENOMEM, or -EMSGSIZE when
@@ -57,6 +58,19 @@ int giop_header_parse(const uint8_t *buf, size_t len, struct giop_header *h);
 int giop_encode_request(struct cdr_out *out, uint32_t request_id,
                         const uint8_t *key, size_t key_len, const char *op,
                         const char *arg, size_t arg_len);
+
+/* response_flags of a Request (GIOP 1.2): none wanted (a oneway
+ * operation), or a reply after the target's processing. */
+#define GIOP_RESPONSE_NONE 0
+#define GIOP_RESPONSE_SYNC_WITH_TARGET 3
+
+/* giop_encode_request with the Request's response_flags given:
+ * GIOP_RESPONSE_NONE encodes a oneway request, which gets no reply. An
+ * `arg` of NULL encodes an operation without arguments (no body). */
+int giop_encode_request_flags(struct cdr_out *out, uint32_t request_id,
+                              uint8_t response_flags, const uint8_t *key,
+                              size_t key_len, const char *op,
+                              const char *arg, size_t arg_len);
 
 /* A decoded reply. Strings point into the message buffer. */
 struct giop_reply {

@@ -1,5 +1,6 @@
 /* orbbench: the command line. Loads a scenario, starts the spawner before
- * any thread exists, runs the sweep, writes the result, prints a summary.
+ * any thread exists, runs the scenario's kind of measurement (the sweep,
+ * or the upcall rate), writes the result, prints a summary.
  * Exit codes: 0 ran to a stop, 1 the run failed, 2 usage or scenario
  * error, 130 interrupted (SIGINT/SIGTERM). */
 #include <errno.h>
@@ -19,6 +20,7 @@
 
 #include "callmode.h"
 #include "machine.h"
+#include "rate.h"
 #include "result.h"
 #include "scenario.h"
 #include "server_kind.h"
@@ -168,6 +170,67 @@ static void summary(const struct scenario *sc, json_t *doc,
     printf(" %zu steps; result: %s\n", json_array_size(steps), out);
 }
 
+/* One paragraph for a rate run: the rate, the CPU per upcall. */
+static void summary_rate(const struct scenario *sc, json_t *doc,
+                         const struct sweep_outcome *o, const char *out)
+{
+    json_t *orb = json_object_get(doc, "orb");
+    json_t *sum = json_object_get(doc, "rate");
+    json_t *ups = json_object_get(sum, "upcalls_per_s");
+    json_t *cpu = json_object_get(sum, "cpu_per_upcall_us");
+    printf("%s: %s %s over %s, %lld server(s), %s: ", sc->name,
+           json_string_value(json_object_get(orb, "name")),
+           json_string_value(json_object_get(orb, "version"))
+               ? json_string_value(json_object_get(orb, "version"))
+               : "(version unknown)",
+           sc->transport, (long long)sc->rate.servers,
+           sc->rate.oneway ? "oneway requests"
+           : sc->rate.window > 1 ? "pipelined calls"
+                                 : "ping-pong calls");
+    if (json_integer_value(json_object_get(sum, "repeats")) > 0)
+        printf("%.1f kHz upcalls (median of %lld repeats, %.1f-%.1f); CPU "
+               "per upcall client %.2f+%.2f us, servers %.2f+%.2f us "
+               "(user+kernel).",
+               json_number_value(json_object_get(ups, "median")) / 1e3,
+               (long long)json_integer_value(json_object_get(sum, "repeats")),
+               json_number_value(json_object_get(ups, "min")) / 1e3,
+               json_number_value(json_object_get(ups, "max")) / 1e3,
+               json_number_value(json_object_get(cpu, "client_user")),
+               json_number_value(json_object_get(cpu, "client_sys")),
+               json_number_value(json_object_get(cpu, "server_user")),
+               json_number_value(json_object_get(cpu, "server_sys")));
+    else
+        printf("no repeat was measured.");
+    printf(" Stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
+}
+
+/* The kinds of measurement a scenario's "kind" names. */
+struct measurement {
+    const char *name;
+    void (*run)(struct sweep *sides, struct sweep_outcome *o, size_t n);
+    void (*summary)(const struct scenario *sc, json_t *doc,
+                    const struct sweep_outcome *o, const char *out);
+    /* Why this kind of server cannot run it (and the key to blame), or
+     * NULL. Optional. */
+    const char *(*unsupported)(const struct scenario *sc,
+                               const struct server_kind *kind,
+                               const char **key);
+    bool pairs; /* can run paired (--paired, --versus) */
+};
+
+static const struct measurement measurements[] = {
+    {"sweep", sweep_run, summary, NULL, true},
+    {"rate", rate_run, summary_rate, rate_unsupported, false},
+};
+
+static const struct measurement *measurement_lookup(const char *name)
+{
+    for (size_t i = 0; i < ARRAY_LEN(measurements); i++)
+        if (strcmp(measurements[i].name, name) == 0)
+            return &measurements[i];
+    return NULL;
+}
+
 /* What one side of a run needs: its scenario, server, result. */
 struct side {
     struct scenario sc;
@@ -201,6 +264,13 @@ static void resolve_side(struct side *s, const char *path)
     if (sc->server.work_us > 0 && !s->kind->work_option)
         die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
                         "has no work option", path, s->kind->name);
+    const struct measurement *m = measurement_lookup(sc->kind);
+    const char *key = NULL, *no = m && m->unsupported
+                                          ? m->unsupported(sc, s->kind, &key)
+                                          : NULL;
+    if (no)
+        die(EXIT_USAGE, "%s: key \"%s\": server kind \"%s\" %s", path, key,
+            s->kind->name, no);
     if (sc->server.path[0]) {
         str_copy(s->server_path, sizeof s->server_path, sc->server.path);
     } else {
@@ -337,6 +407,13 @@ int main(int argc, char **argv)
     char err[1024], why[1024];
     if (scenario_load(path, sets, nsets, &sides[0].sc, err, sizeof err) != 0)
         die(EXIT_USAGE, "%s", err);
+    const struct measurement *what = measurement_lookup(sides[0].sc.kind);
+    if (!what)
+        die(EXIT_USAGE, "%s: key \"kind\": \"%s\" has no implementation",
+            path, sides[0].sc.kind);
+    if (paired && !what->pairs)
+        die(EXIT_USAGE, "%s: key \"kind\": a %s scenario cannot run paired "
+                        "(--paired, --versus)", path, what->name);
     if (paired) {
         check_versus(versus, nversus, &sides[0]);
         memcpy(sets + nsets, versus, nversus * sizeof *versus);
@@ -484,7 +561,7 @@ int main(int argc, char **argv)
                                show_progress != 0,
                                paired ? (i ? "B" : "A") : NULL};
     }
-    sweep_run(sw, o, nsides);
+    what->run(sw, o, nsides);
     machine_leave_client(&sides[0].machine);
     spawner_stop(sp, 2000); /* also removes run_dir and the cgroups */
 
@@ -494,7 +571,7 @@ int main(int argc, char **argv)
         int w = result_write(s->doc, s->out);
         if (paired)
             printf("[%s] ", i ? "B" : "A");
-        summary(&s->sc, s->doc, &o[i], s->out);
+        what->summary(&s->sc, s->doc, &o[i], s->out);
         if (w) {
             fprintf(stderr, "orbbench: cannot write %s: %s\n", s->out,
                     strerror(-w));

@@ -31,6 +31,7 @@ static const char *const transports[] = {"tcp", "unix", NULL};
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
 static const char *const kinds[] = {"omniorb", NULL};
+static const char *const measurements[] = {"sweep", "rate", NULL};
 
 #define OFF(f) offsetof(struct scenario, f)
 #define SZ(f) sizeof(((struct scenario *)0)->f)
@@ -40,6 +41,9 @@ static const struct key_spec keys[] = {
      "short name, used in file names (default: the file's base name)"},
     {"description", K_STRING, OFF(description), SZ(description), 0, 0, NULL,
      "", 0, "one sentence on what the scenario measures"},
+    {"kind", K_ENUM, OFF(kind), SZ(kind), 0, 0, measurements, "sweep", 0,
+     "what is measured: sweep (servers held, footprint) or rate (upcalls "
+     "per second of k servers)"},
     {"transport", K_ENUM, OFF(transport), SZ(transport), 0, 0, transports,
      "tcp", 0, "how the client reaches the servers (loopback only)"},
     {"mode", K_ENUM, OFF(mode), SZ(mode), 0, 0, modes, "sync", 0,
@@ -99,6 +103,20 @@ static const struct key_spec keys[] = {
      "step; past it a stride sample is probed"},
     {"probe.per_server_max", K_INT, OFF(probe.per_server_max), 0, 0, 100000,
      NULL, NULL, 32, "list every server's footprint when N <= this"},
+    {"rate.window", K_INT, OFF(rate.window), 0, 1, 1024, NULL, NULL, 1,
+     "kind rate: requests in flight per connection (1 = ping-pong); "
+     "oneway: requests per write"},
+    {"rate.duration_s", K_NUM, OFF(rate.duration_s), 0, 0.01, 3600, NULL,
+     NULL, 1, "kind rate: length of one repeat's measuring window (s)"},
+    {"rate.warmup_s", K_NUM, OFF(rate.warmup_s), 0, 0, 3600, NULL, NULL, 0.5,
+     "kind rate: untimed calls before the first repeat (s)"},
+    {"rate.repeats", K_INT, OFF(rate.repeats), 0, 1, 1000, NULL, NULL, 5,
+     "kind rate: measuring windows, back to back"},
+    {"rate.servers", K_INT, OFF(rate.servers), 0, 1, 256, NULL, NULL, 1,
+     "kind rate: servers, each called on its own connection"},
+    {"rate.oneway", K_BOOL, OFF(rate.oneway), 0, 0, 0, NULL, NULL, 0,
+     "kind rate: GIOP oneway requests, counted by the server and read "
+     "back after each window"},
     {"machine.mem_limit_mb", K_INT, OFF(machine.mem_limit_mb), 0, 1, 1048576,
      NULL, NULL, 0, "run the servers in a memory cgroup of this size "
      "(absent: no limit)"},
@@ -110,6 +128,34 @@ static const struct key_spec keys[] = {
      SZ(machine.client_cpus), 0, 0, NULL, "", 0,
      "CPU list for every client thread"},
 };
+
+/* Keys that only one kind of measurement uses: whole groups, or single
+ * keys. */
+static const struct {
+    const char *key; /* a group ("sweep") or a key ("mode") */
+    const char *kind;
+} kind_keys[] = {
+    {"sweep", "sweep"},  {"probe", "sweep"}, {"client", "sweep"},
+    {"mode", "sweep"},   {"rate", "rate"},
+};
+
+const char *scenario_key_kind(const char *key)
+{
+    for (size_t i = 0; i < ARRAY_LEN(kind_keys); i++) {
+        size_t n = strlen(kind_keys[i].key);
+        if (strncmp(key, kind_keys[i].key, n) == 0 &&
+            (key[n] == 0 || key[n] == '.'))
+            return kind_keys[i].kind;
+    }
+    return NULL;
+}
+
+/* Is `key` one of scenario kind `kind`'s (or of every kind)? */
+static bool of_kind(const char *key, const char *kind)
+{
+    const char *k = scenario_key_kind(key);
+    return !k || strcmp(k, kind) == 0;
+}
 
 static const struct key_spec *find_key(const char *key)
 {
@@ -419,6 +465,8 @@ static json_t *resolve(const struct scenario *sc)
         const struct key_spec *ks = &keys[i];
         const char *field = (const char *)sc + ks->off;
         json_t *v = NULL;
+        if (!of_kind(ks->key, sc->kind))
+            continue; /* the other kind's keys: unused, not recorded */
         switch (ks->type) {
         case K_STRING:
         case K_ENUM:
@@ -506,6 +554,12 @@ static int load_root(const char *source, json_t *root,
         rc = parse_set(&c, sets[i], root);
     for (size_t i = 0; !rc && i < ARRAY_LEN(keys); i++)
         rc = load_key(&c, &keys[i], get_path(root, keys[i].key), sc);
+    /* A key of the other kind would be silently unused: refuse it. */
+    for (size_t i = 0; !rc && i < ARRAY_LEN(keys); i++)
+        if (!of_kind(keys[i].key, sc->kind) && get_path(root, keys[i].key))
+            rc = fail(&c, keys[i].key, "only for \"kind\": \"%s\" "
+                      "scenarios (this one is \"%s\")",
+                      scenario_key_kind(keys[i].key), sc->kind);
     if (!rc && !sc->name[0])
         default_name(source, sc->name, sizeof sc->name);
     if (!rc)

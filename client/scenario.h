@@ -14,6 +14,7 @@ struct scenario {
     char source[512]; /* the file it came from */
     char name[128];
     char description[512];
+    char kind[16];      /* "sweep" (default) | "rate" */
     char transport[16]; /* "tcp" | "unix" */
     char mode[32];      /* a call mode's name */
     struct {
@@ -60,6 +61,17 @@ struct scenario {
         char cpus[64];         /* "" = anywhere */
         char client_cpus[64];
     } machine;
+    /* kind "rate": the upcall rate of k servers, w requests in flight on
+     * each one's connection, for repeats windows of duration_s. */
+    struct {
+        int64_t window;    /* requests in flight per connection; oneway:
+                            * requests per write */
+        double duration_s; /* one repeat's measuring window */
+        double warmup_s;   /* untimed, before the first repeat */
+        int64_t repeats;
+        int64_t servers;   /* k, each with its own connection */
+        bool oneway;       /* GIOP oneway requests, counted by the server */
+    } rate;
     /* The fully resolved scenario (defaults filled in) for the result. */
     json_t *resolved;
 };
@@ -76,6 +88,10 @@ int scenario_load_text(const char *source, const char *text, size_t len,
                        char *const *sets, size_t nsets, struct scenario *sc,
                        char *err, size_t err_len);
 void scenario_free(struct scenario *sc);
+
+/* The kind of measurement a key belongs to ("sweep", "rate"), or NULL
+ * for keys every kind uses. A key of the other kind is refused. */
+const char *scenario_key_kind(const char *key);
 
 /* The next N of the sweep after `n` servers (the caller clamps to max_n). */
 int64_t scenario_next_n(const struct scenario *sc, int64_t n);

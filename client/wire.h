@@ -41,6 +41,14 @@ struct wire_ops {
      * caller). 0 or -ENOMEM. */
     int (*encode_call)(struct cdr_out *out, const struct target *t,
                        uint32_t id, const char *payload, size_t len);
+    /* Optional (NULL when the kind's server has no such operations):
+     * a oneway request that the server counts and never answers, and a
+     * request whose reply's payload is the number of oneway requests the
+     * server has counted so far, in decimal. 0 or -ENOMEM. */
+    int (*encode_oneway)(struct cdr_out *out, const struct target *t,
+                         uint32_t id, const char *payload, size_t len);
+    int (*encode_count)(struct cdr_out *out, const struct target *t,
+                        uint32_t id);
     /* Frame what a connection has received so far (see struct wire_rx):
      *   WIRE_MORE   more bytes are needed; *want_bytes is how many rx
      *               should be able to hold before the next read

@@ -39,6 +39,24 @@ static int giop_encode_call(struct cdr_out *out, const struct target *t,
                                payload, len);
 }
 
+/* Bench::Echo's oneway sendOneway(in string) and string onewayCount(). */
+static int giop_encode_oneway(struct cdr_out *out, const struct target *t,
+                              uint32_t id, const char *payload, size_t len)
+{
+    return giop_encode_request_flags(out, id, GIOP_RESPONSE_NONE, t->key,
+                                     t->key_len, "sendOneway", payload, len);
+}
+
+/* onewayCount takes no argument: the Request ends after its header (a
+ * 1.2 body is aligned only when there is one). */
+static int giop_encode_count(struct cdr_out *out, const struct target *t,
+                             uint32_t id)
+{
+    return giop_encode_request_flags(out, id,
+                                     GIOP_RESPONSE_SYNC_WITH_TARGET, t->key,
+                                     t->key_len, "onewayCount", NULL, 0);
+}
+
 static int giop_decode(const uint8_t *msg, size_t len, uint32_t *id,
                        const char **payload, size_t *payload_len, char *why,
                        size_t why_len)
@@ -158,5 +176,7 @@ const struct wire_ops wire_giop = {
     .name = "giop",
     .parse_ready = giop_parse_ready,
     .encode_call = giop_encode_call,
+    .encode_oneway = giop_encode_oneway,
+    .encode_count = giop_encode_count,
     .feed = giop_feed,
 };

@@ -2,8 +2,8 @@
 drawing pieces, and which figures a set of results (plot_all) or a
 comparison of two (compare_all) gets. The figures themselves live in
 orbfigs_ab (capacity, B/A against N, round-time panels) and orbfigs_run
-(what a server costs, fixed-N dots, every round); each is written as PNG
-and SVG."""
+(what a server costs, fixed-N dots, every round) and orbfigs_rate (the
+upcall rate); each is written as PNG and SVG."""
 from collections import namedtuple
 from pathlib import Path
 
@@ -118,15 +118,24 @@ def plot_all(results, outdir, run, rounds=None, log=None):
     per series across the figures. Figures the results cannot make are
     skipped and log(message) says why."""
     import orbfigs_ab
+    import orbfigs_rate
     import orbfigs_run
     log = log or (lambda m: None)
-    series = series_of(results)
-    colors = palette([lb for lb, _ in series])
-    figures = orbfigs_ab.single_figures(results, outdir, colors=colors,
-                                        log=log, run=run)
-    return figures + orbfigs_run.run_figures(
-        series, outdir, colors=colors, log=log,
-        strip_series=rounds_choice(series, rounds))
+    results, rates = R.split_kinds(results)
+    figures = []
+    if results:
+        series = series_of(results)
+        colors = palette([lb for lb, _ in series])
+        figures = orbfigs_ab.single_figures(results, outdir, colors=colors,
+                                            log=log, run=run)
+        figures += orbfigs_run.run_figures(
+            series, outdir, colors=colors, log=log,
+            strip_series=rounds_choice(series, rounds))
+    if rates:
+        # Upcall-rate runs (kind rate): their own figure.
+        figures += orbfigs_rate.rate_figures(series_of(rates), outdir,
+                                             log=log)
+    return figures
 
 
 def side_copy(doc, side):
@@ -149,6 +158,7 @@ def compare_all(res_a, res_b, outdir, labels, verdicts=None, log=None):
     import orbfigs_ab
     import orbfigs_run
     log = log or (lambda m: None)
+    R.refuse_rate(list(res_a) + list(res_b), "a comparison")
     labels = tuple(labels)
     # Their titles name both sides already ("B against A").
     figures = orbfigs_ab.ab_figures(

@@ -37,10 +37,35 @@ def load_result(path):
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         got = doc.get("schema") if isinstance(doc, dict) else None
         raise ValueError(f"{path}: schema {got!r}, expected {SCHEMA!r}")
-    for key in ("scenario", "steps", "result", "orb", "host"):
+    # A rate run (scenario kind "rate") has repeats where a sweep has
+    # steps.
+    body = "repeats" if is_rate(doc) else "steps"
+    for key in ("scenario", body, "result", "orb", "host"):
         if key not in doc:
             raise ValueError(f"{path}: no {key!r} field")
     return doc
+
+
+def is_rate(doc):
+    """True for the result of an upcall-rate run (scenario kind rate)."""
+    return isinstance(doc, dict) and (
+        doc.get("kind") == "rate" or
+        get(doc, "scenario.kind") == "rate")
+
+
+def split_kinds(results):
+    """(sweep results, rate results), each in the given order."""
+    return ([r for r in results if not is_rate(r.doc)],
+            [r for r in results if is_rate(r.doc)])
+
+
+def refuse_rate(results, what):
+    """ValueError naming the first rate result: `what` (compare) handles
+    sweeps only."""
+    for r in results:
+        if is_rate(r.doc):
+            raise ValueError(f"{r.path}: an upcall-rate result (kind rate); "
+                             f"{what} compares sweep results only")
 
 
 def crossing_ms(doc):
@@ -70,9 +95,26 @@ def _is_num(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
+def _check_rate_shape(doc, path):
+    """check_shape for a rate run: name, stop reason, every repeat's
+    rate."""
+    for key, kind in (("scenario.name", str), ("result.stop_reason", str)):
+        if not isinstance(get(doc, key), kind):
+            raise ValueError(f"{path}: field {key!r} missing or wrong type")
+    if not isinstance(doc["repeats"], list):
+        raise ValueError(f"{path}: field 'repeats' is not a list")
+    for i, rep in enumerate(doc["repeats"]):
+        if not (_is_num(get(rep, "upcalls_per_s")) and
+                _is_num(get(rep, "calls"))):
+            raise ValueError(f"{path}: repeats[{i}] has no upcalls_per_s "
+                             "or calls")
+
+
 def check_shape(doc, path):
     """The fields every figure and table relies on; ValueError names the
     file and the field. Optional fields (footprint, …) are not checked."""
+    if is_rate(doc):
+        return _check_rate_shape(doc, path)
     need = {"scenario.name": str, "scenario.sweep.max_ms": _is_num,
             "result.max_servers": _is_num, "result.stop_reason": str}
     for key, kind in need.items():

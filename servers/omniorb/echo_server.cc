@@ -1,7 +1,9 @@
 // omniORB echo server for orbbench: activates one Bench::Echo object, prints
 // its stringified IOR as one line on stdout, and serves until killed.
 // `--version` prints "omniORB <version>" and exits. `--work-us N` makes each
-// call burn N µs of CPU before replying (a known cost per call).
+// call burn N µs of CPU before replying (a known cost per call). Oneway
+// sendOneway calls are counted; onewayCount returns the count.
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <csignal>
@@ -50,9 +52,23 @@ class EchoImpl : public POA_Bench::Echo {
             burn_cpu(work_us_);
         return CORBA::string_dup(mesg);
     }
+    void sendOneway(const char *) override
+    {
+        if (work_us_ > 0)
+            burn_cpu(work_us_);
+        oneways_.fetch_add(1, std::memory_order_relaxed);
+    }
+    char *onewayCount() override
+    {
+        char buf[24];
+        std::snprintf(buf, sizeof buf, "%llu",
+                      oneways_.load(std::memory_order_relaxed));
+        return CORBA::string_dup(buf);
+    }
 
   private:
     long work_us_;
+    std::atomic<unsigned long long> oneways_{0};
 };
 
 // Take every `--work-us N` / `--work-us=N` out of argv (the ORB must never

@@ -205,6 +205,54 @@ static void test_request_exact_bytes(void **state)
     cdr_out_free(&o);
 }
 
+/* A oneway request (response_flags 0) is the synchronous one with only
+ * that octet changed; the wire's sendOneway and onewayCount (no argument:
+ * no body, no padding after the service contexts) byte by byte. */
+static void test_request_oneway(void **state)
+{
+    (void)state;
+    static const uint8_t key[] = {0xaa, 0xbb, 0xcc};
+    for (int little = 0; little < 2; little++) {
+        struct cdr_out a, b;
+        cdr_out_init(&a, little);
+        cdr_out_init(&b, little);
+        assert_int_equal(giop_encode_request(&a, 9, key, sizeof key,
+                                             "sendOneway", "0123456789", 10),
+                         0);
+        assert_int_equal(giop_encode_request_flags(
+                             &b, 9, GIOP_RESPONSE_NONE, key, sizeof key,
+                             "sendOneway", "0123456789", 10),
+                         0);
+        assert_int_equal(a.len, b.len);
+        assert_int_equal(a.data[16], 3);
+        assert_int_equal(b.data[16], 0);
+        b.data[16] = 3;
+        assert_memory_equal(a.data, b.data, a.len);
+        cdr_out_free(&a);
+        cdr_out_free(&b);
+    }
+    static const uint8_t want[] = {
+        'G', 'I', 'O', 'P', 1, 2, 0, 0, /* GIOP 1.2, big endian, Request */
+        0, 0, 0, 40,                    /* 52 - 12 */
+        0, 0, 0, 7,                     /* request id */
+        3, 0, 0, 0,                     /* response flags, reserved */
+        0, 0, 0, 0,                     /* KeyAddr, pad */
+        0, 0, 0, 3, 0xaa, 0xbb, 0xcc, 0, /* key, pad */
+        0, 0, 0, 12, 'o', 'n', 'e', 'w', 'a', 'y', 'C', 'o', 'u', 'n', 't',
+        0,                              /* ends at 48 */
+        0, 0, 0, 0,                     /* no service contexts, no body */
+    };
+    struct cdr_out o;
+    cdr_out_init(&o, false);
+    assert_int_equal(giop_encode_request_flags(
+                         &o, 7, GIOP_RESPONSE_SYNC_WITH_TARGET, key,
+                         sizeof key, "onewayCount", NULL, 0),
+                     0);
+    assert_int_equal(o.len, sizeof want);
+    assert_memory_equal(o.data, want, sizeof want);
+    cdr_out_free(&o);
+}
+
 /* A request encoded into a reused buffer is the same as into a new one. */
 static void test_request_reuse(void **state)
 {
@@ -1050,6 +1098,7 @@ int main(void)
         cmocka_unit_test(test_request_large_arg),
         cmocka_unit_test(test_request_exact_bytes),
         cmocka_unit_test(test_request_reuse),
+        cmocka_unit_test(test_request_oneway),
         cmocka_unit_test(test_reply_handwritten),
         cmocka_unit_test(test_reply_no_exception),
         cmocka_unit_test(test_reply_empty_result),

@@ -100,6 +100,53 @@ static void test_text_errors(void **state)
                      -EINVAL);
 }
 
+/* kind rate: its keys and defaults, the other kind's keys refused and
+ * left out of the resolved scenario. */
+static void test_kind_rate(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    char err[512] = "";
+    static const char rate[] = "{\"kind\": \"rate\", \"rate\": {\"window\": 8}}";
+    assert_int_equal(scenario_load_text("r.json", rate, strlen(rate), NULL, 0,
+                                        &sc, err, sizeof err),
+                     0);
+    assert_string_equal(sc.kind, "rate");
+    assert_int_equal(sc.rate.window, 8);
+    assert_int_equal(sc.rate.repeats, 5);
+    assert_true(sc.rate.duration_s == 1.0);
+    assert_false(sc.rate.oneway);
+    assert_null(json_object_get(sc.resolved, "sweep"));
+    assert_null(json_object_get(sc.resolved, "mode"));
+    assert_non_null(json_object_get(sc.resolved, "rate"));
+    scenario_free(&sc);
+    assert_int_equal(scenario_load_text("s.json", text, strlen(text), NULL, 0,
+                                        &sc, err, sizeof err),
+                     0);
+    assert_string_equal(sc.kind, "sweep");
+    assert_null(json_object_get(sc.resolved, "rate"));
+    scenario_free(&sc);
+    char *sets[] = {"rate.window=4"};
+    assert_int_equal(scenario_load_text("s.json", text, strlen(text), sets, 1,
+                                        &sc, err, sizeof err),
+                     -EINVAL);
+    assert_string_equal(err, "--set rate.window: only for \"kind\": \"rate\" "
+                             "scenarios (this one is \"sweep\")");
+    static const char mixed[] =
+        "{\"kind\": \"rate\", \"sweep\": {\"max_n\": 5}}";
+    assert_int_equal(scenario_load_text("m.json", mixed, strlen(mixed), NULL,
+                                        0, &sc, err, sizeof err),
+                     -EINVAL);
+    assert_string_equal(err, "m.json: key \"sweep.max_n\": only for \"kind\": "
+                             "\"sweep\" scenarios (this one is \"rate\")");
+    static const char bad[] = "{\"kind\": \"rat\"}";
+    assert_int_equal(scenario_load_text("b.json", bad, strlen(bad), NULL, 0,
+                                        &sc, err, sizeof err),
+                     -EINVAL);
+    assert_string_equal(err, "b.json: key \"kind\": \"rat\" is not one of: "
+                             "sweep, rate");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -107,6 +154,7 @@ int main(void)
         cmocka_unit_test(test_text_length_bounds_the_input),
         cmocka_unit_test(test_text_and_file_agree),
         cmocka_unit_test(test_text_errors),
+        cmocka_unit_test(test_kind_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,779 @@
+/* The upcall rate: see rate.h. One thread drives every connection with
+ * ppoll: it keeps each one's window full (a batch of requests in one
+ * write), matches replies to requests by id in any order, checks each
+ * echo, and fails a request without a reply within call.timeout_ms. */
+#include "rate.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "result.h"
+#include "util.h"
+
+#define RATE_MAX_SERVERS 256
+
+/* A request awaiting its reply. */
+struct slot {
+    uint32_t id;
+    int64_t sent_ns;
+    bool used;
+};
+
+/* One server's connection and what is in flight on it. */
+struct rconn {
+    struct conn c;       /* descriptors, transport, wire, target, buffers */
+    struct slot *slots;  /* rate.window of them */
+    size_t in_flight;
+    uint64_t sent;       /* requests encoded (oneway or not), in total */
+    uint64_t done;       /* replies checked, in total */
+    char *expect;        /* scratch: the payload a reply must echo */
+    /* oneway: the count request in flight, and what it must reach */
+    bool count_pending;
+    bool count_ok;       /* the last count equalled `sent` */
+    uint32_t count_id;
+    int64_t count_deadline_ns;
+};
+
+/* Readings at a window's edge. */
+struct snap {
+    int64_t t_ns;
+    struct rusage ru;
+    struct cpu_usage srv;
+    bool srv_ok;
+    int64_t srv_ctx; /* servers' context switches, -1 unknown */
+    uint64_t sent, done;
+};
+
+struct rate {
+    struct sweep *s;
+    struct sweep_outcome *o;
+    struct rconn *rc;
+    struct pollfd *pfd;
+    size_t n;        /* connected servers */
+    int64_t t0_ns;
+    size_t failed;   /* the conn of the last failure */
+    char why[CONN_WHY_BYTES + 64];
+};
+
+static void stop(struct rate *r, const char *reason, int exit_code,
+                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void stop(struct rate *r, const char *reason, int exit_code,
+                 const char *fmt, ...)
+{
+    va_list ap;
+    r->o->stop_reason = reason;
+    r->o->exit_code = exit_code;
+    va_start(ap, fmt);
+    vsnprintf(r->o->detail, sizeof r->o->detail, fmt, ap);
+    va_end(ap);
+}
+
+/* A failure on connection i: -1 after noting why. */
+static int fail(struct rate *r, size_t i, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(struct rate *r, size_t i, int err, const char *fmt, ...)
+{
+    char what[CONN_WHY_BYTES];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(r->why, sizeof r->why, "server %u (pid %d): %s",
+             r->rc[i].c.index, (int)r->rc[i].c.pid, what);
+    r->failed = i;
+    return err;
+}
+
+const char *rate_unsupported(const struct scenario *sc,
+                             const struct server_kind *kind,
+                             const char **key)
+{
+    if (sc->rate.oneway &&
+        (!kind->wire->encode_oneway || !kind->wire->encode_count)) {
+        *key = "rate.oneway";
+        return "has no oneway operation";
+    }
+    return NULL;
+}
+
+/* The payload of request `id` to server `index`: unique to both while
+ * the id fits, so that a reply to another request fails the check. */
+static void payload_for(char *buf, size_t len, unsigned index, uint32_t id)
+{
+    char head[32];
+    int n = snprintf(head, sizeof head, "s%u#%u:", index, id);
+    size_t h = n < 0 ? 0 : (size_t)n;
+    for (size_t i = 0; i < len; i++)
+        buf[i] = i < h ? head[i] : (char)('a' + (id + i) % 26);
+    buf[len] = 0;
+}
+
+/* Encode as many requests as the window has room for into the conn's
+ * transmit buffer (empty when called): one write sends them all. */
+static int fill(struct rate *r, size_t i)
+{
+    const struct scenario *sc = r->s->sc;
+    struct rconn *rc = &r->rc[i];
+    struct conn *c = &rc->c;
+    size_t w = (size_t)sc->rate.window;
+    cdr_out_reset(&c->tx, cdr_host_little());
+    c->tx_done = 0;
+    int64_t t = now_ns();
+    for (size_t k = 0; k < w; k++) {
+        if (!sc->rate.oneway && rc->slots[k].used)
+            continue;
+        uint32_t id = c->next_id++;
+        payload_for(c->payload, c->payload_bytes, c->index, id);
+        int e;
+        if (sc->rate.oneway) {
+            e = c->wire->encode_oneway(&c->tx, &c->target, id, c->payload,
+                                       c->payload_bytes);
+        } else {
+            e = c->wire->encode_call(&c->tx, &c->target, id, c->payload,
+                                     c->payload_bytes);
+            rc->slots[k] = (struct slot){id, t, true};
+            rc->in_flight++;
+        }
+        if (e)
+            return fail(r, i, e, "cannot encode a request: %s",
+                        strerror(-e));
+        rc->sent++;
+    }
+    return 0;
+}
+
+/* The oneway count request, after every oneway so far is written. */
+static int ask_count(struct rate *r, size_t i)
+{
+    struct rconn *rc = &r->rc[i];
+    struct conn *c = &rc->c;
+    cdr_out_reset(&c->tx, cdr_host_little());
+    c->tx_done = 0;
+    rc->count_id = c->next_id++;
+    int e = c->wire->encode_count(&c->tx, &c->target, rc->count_id);
+    if (e)
+        return fail(r, i, e, "cannot encode a request: %s", strerror(-e));
+    rc->count_pending = true;
+    return 0;
+}
+
+/* Write what the transport takes. 1 when something was written. */
+static int write_some(struct rate *r, size_t i)
+{
+    struct conn *c = &r->rc[i].c;
+    int moved = 0;
+    while (c->tx_done < c->tx.len) {
+        ssize_t n = c->tp->send(&c->fds, c->tx.data + c->tx_done,
+                                c->tx.len - c->tx_done);
+        if (n == -EAGAIN)
+            return moved;
+        if (n < 0)
+            return fail(r, i, (int)n, "send: %s", strerror((int)-n));
+        c->tx_done += (size_t)n;
+        moved = 1;
+    }
+    return moved;
+}
+
+/* One reply: the count's, or a request's in the window. */
+static int take_reply(struct rate *r, size_t i, const struct wire_reply *rp)
+{
+    struct rconn *rc = &r->rc[i];
+    struct conn *c = &rc->c;
+    if (rc->count_pending && rp->id == rc->count_id) {
+        char digits[32];
+        int64_t count;
+        size_t len = rp->payload_len < sizeof digits ? rp->payload_len
+                                                     : sizeof digits - 1;
+        memcpy(digits, rp->payload, len);
+        digits[len] = 0;
+        if (parse_i64(digits, &count) != 0 || count < 0)
+            return fail(r, i, -EBADMSG, "onewayCount replied \"%s\", not "
+                        "a count", digits);
+        if ((uint64_t)count > rc->sent)
+            return fail(r, i, -EBADMSG, "the server counted %lld oneway "
+                        "requests, more than the %llu sent", (long long)count,
+                        (unsigned long long)rc->sent);
+        rc->count_pending = false;
+        rc->count_ok = (uint64_t)count == rc->sent;
+        return 0;
+    }
+    size_t w = (size_t)r->s->sc->rate.window;
+    struct slot *sl = NULL;
+    for (size_t k = 0; k < w && !sl && !r->s->sc->rate.oneway; k++)
+        if (rc->slots[k].used && rc->slots[k].id == rp->id)
+            sl = &rc->slots[k];
+    if (!sl)
+        return fail(r, i, -EBADMSG, "reply has request id %u, which no "
+                    "request in flight has", rp->id);
+    payload_for(rc->expect, c->payload_bytes, c->index, rp->id);
+    if (rp->payload_len != c->payload_bytes ||
+        memcmp(rp->payload, rc->expect, rp->payload_len) != 0)
+        return fail(r, i, -EBADMSG, "echo of request %u differs from what "
+                    "was sent (sent %zu bytes, got %zu)", rp->id,
+                    c->payload_bytes, rp->payload_len);
+    sl->used = false;
+    rc->in_flight--;
+    rc->done++;
+    return 0;
+}
+
+/* Read what is there and take every whole reply. 1 when a reply came. */
+static int read_some(struct rate *r, size_t i)
+{
+    struct conn *c = &r->rc[i].c;
+    int got = 0;
+    /* Bounded: each pass reads bytes or returns; the wire's size limit
+     * bounds a reply, and the socket buffer what one read returns. */
+    for (int pass = 0; pass < 64; pass++) {
+        size_t want = 0;
+        struct wire_reply rp;
+        char why[CONN_WHY_BYTES];
+        int rc = c->wire->feed(&c->rx, &want, &rp, why, sizeof why);
+        if (rc == WIRE_REPLY) {
+            int e = take_reply(r, i, &rp);
+            if (e)
+                return e;
+            /* Replies follow each other in the buffer: drop this one. */
+            memmove(c->rx.buf, c->rx.buf + rp.bytes, c->rx.len - rp.bytes);
+            c->rx.len -= rp.bytes;
+            c->rx.parsed = 0;
+            got = 1;
+            pass = 0;
+            continue;
+        }
+        if (rc == WIRE_CLOSED)
+            return fail(r, i, -ECONNRESET, "the server closed the "
+                        "connection (CloseConnection) during the run");
+        if (rc < 0)
+            return fail(r, i, rc, "%s", why);
+        if (want < c->rx.len + 4096)
+            want = c->rx.len + 4096;
+        if (want > c->rx.cap) {
+            uint8_t *p = realloc(c->rx.buf, want);
+            if (!p)
+                return fail(r, i, -ENOMEM, "out of memory");
+            c->rx.buf = p;
+            c->rx.cap = want;
+        }
+        ssize_t n = c->tp->recv(&c->fds, c->rx.buf + c->rx.len,
+                                c->rx.cap - c->rx.len);
+        if (n == -EAGAIN)
+            return got;
+        if (n < 0)
+            return fail(r, i, (int)n, "recv: %s", strerror((int)-n));
+        if (n == 0)
+            return fail(r, i, -ECONNRESET, "connection closed by the "
+                        "server");
+        c->rx.len += (size_t)n;
+    }
+    return got;
+}
+
+/* What a pump runs until. */
+enum pump_goal {
+    UNTIL_TIME,    /* send and take replies until `until_ns` */
+    UNTIL_DRAINED, /* send nothing new; every reply in */
+    UNTIL_COUNTED, /* oneway: every server counted every request sent */
+};
+
+static bool idle(const struct rconn *rc, enum pump_goal goal)
+{
+    if (rc->c.tx_done < rc->c.tx.len)
+        return false;
+    if (goal == UNTIL_COUNTED)
+        return rc->count_ok && !rc->count_pending;
+    return rc->in_flight == 0;
+}
+
+/* Has connection i a request to encode now (its last batch all out)? */
+static bool can_send(const struct rate *r, size_t i, enum pump_goal goal)
+{
+    const struct rconn *rc = &r->rc[i];
+    if (rc->c.tx_done < rc->c.tx.len)
+        return false;
+    if (goal == UNTIL_TIME)
+        return r->s->sc->rate.oneway ||
+               rc->in_flight < (size_t)r->s->sc->rate.window;
+    return goal == UNTIL_COUNTED && !rc->count_pending && !rc->count_ok;
+}
+
+/* Serve connection i once: write, read, refill. -errno on failure. */
+static int serve(struct rate *r, size_t i, enum pump_goal goal)
+{
+    /* Bounded: a few rounds of refill-write-read, then the next conn. */
+    for (int k = 0; k < 4; k++) {
+        int progress;
+        if (can_send(r, i, goal)) {
+            int e = goal == UNTIL_TIME ? fill(r, i) : ask_count(r, i);
+            if (e)
+                return e;
+        }
+        int w = write_some(r, i);
+        if (w < 0)
+            return w;
+        int rd = read_some(r, i);
+        if (rd < 0)
+            return rd;
+        progress = w + rd;
+        if (!progress)
+            break;
+    }
+    return 0;
+}
+
+/* The earliest time a reply is due on any connection. */
+static int64_t next_deadline(const struct rate *r)
+{
+    int64_t t = INT64_MAX, ms = r->s->sc->call.timeout_ms * 1000000;
+    size_t w = (size_t)r->s->sc->rate.window;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct rconn *rc = &r->rc[i];
+        if (rc->count_pending && rc->count_deadline_ns < t)
+            t = rc->count_deadline_ns;
+        for (size_t k = 0; k < w && rc->in_flight && !r->s->sc->rate.oneway;
+             k++)
+            if (rc->slots[k].used && rc->slots[k].sent_ns + ms < t)
+                t = rc->slots[k].sent_ns + ms;
+    }
+    return t;
+}
+
+/* Run every connection until the goal (time, drained or counted), each
+ * request bounded by call.timeout_ms, the count by it too. 0, -EINTR, or
+ * -errno with r->why and r->failed. */
+static int pump(struct rate *r, enum pump_goal goal, int64_t until_ns)
+{
+    const struct scenario *sc = r->s->sc;
+    int64_t ms = sc->call.timeout_ms * 1000000;
+    if (goal == UNTIL_COUNTED)
+        for (size_t i = 0; i < r->n; i++) {
+            r->rc[i].count_ok = false;
+            r->rc[i].count_deadline_ns = now_ns() + ms;
+        }
+    /* Bounded by time: every pass either ends the pump or waits in ppoll
+     * for at most the window's end or a request's deadline. */
+    for (;;) {
+        if (*r->s->interrupted)
+            return -EINTR;
+        int64_t now = now_ns();
+        if (goal == UNTIL_TIME && now >= until_ns)
+            return 0;
+        bool all_idle = goal != UNTIL_TIME, ready = false;
+        for (size_t i = 0; i < r->n; i++) {
+            int e = serve(r, i, goal);
+            if (e)
+                return e;
+            all_idle = all_idle && idle(&r->rc[i], goal);
+            ready = ready || can_send(r, i, goal);
+        }
+        if (all_idle)
+            return 0;
+        if (ready)
+            continue; /* serve's bound ended its turn, not the work */
+        now = now_ns();
+        int64_t due = next_deadline(r);
+        if (due <= now) {
+            for (size_t i = 0; i < r->n; i++) {
+                int64_t one = r->rc[i].count_deadline_ns;
+                if (r->rc[i].count_pending && one <= now)
+                    return fail(r, i, -ETIMEDOUT, "onewayCount: no reply "
+                                "within %lld ms", (long long)sc->call.timeout_ms);
+                if (goal == UNTIL_COUNTED && !r->rc[i].count_ok &&
+                    one <= now)
+                    return fail(r, i, -ETIMEDOUT, "the server had not "
+                                "counted all %llu oneway requests within "
+                                "%lld ms", (unsigned long long)r->rc[i].sent,
+                                (long long)sc->call.timeout_ms);
+            }
+            for (size_t i = 0; i < r->n; i++)
+                if (r->rc[i].in_flight)
+                    return fail(r, i, -ETIMEDOUT, "no reply within %lld ms "
+                                "(%zu requests in flight)",
+                                (long long)sc->call.timeout_ms,
+                                r->rc[i].in_flight);
+        }
+        int64_t wake = goal == UNTIL_TIME && until_ns < due ? until_ns : due;
+        if (goal == UNTIL_COUNTED)
+            for (size_t i = 0; i < r->n; i++)
+                if (!r->rc[i].count_ok &&
+                    r->rc[i].count_deadline_ns < wake)
+                    wake = r->rc[i].count_deadline_ns;
+        /* Two entries a conn: reads always (replies must be taken while
+         * requests are written, or both sides could block), writes while
+         * some are pending; one descriptor for both on a socket. */
+        for (size_t i = 0; i < r->n; i++) {
+            struct conn *c = &r->rc[i].c;
+            bool tx = c->tx_done < c->tx.len;
+            bool one = c->fds.wfd == c->fds.rfd;
+            r->pfd[2 * i] = (struct pollfd){
+                .fd = c->fds.rfd,
+                .events = (short)(POLLIN | (tx && one ? POLLOUT : 0))};
+            r->pfd[2 * i + 1] = (struct pollfd){
+                .fd = tx && !one ? c->fds.wfd : -1, .events = POLLOUT};
+        }
+        int64_t left = wake - now_ns();
+        if (left < 0)
+            left = 0;
+        if (left > 1000000000LL)
+            left = 1000000000LL; /* look at the clock at least each second */
+        struct timespec ts = {left / 1000000000LL, left % 1000000000LL};
+        if (ppoll(r->pfd, 2 * r->n, &ts, NULL) < 0 && errno != EINTR)
+            return fail(r, 0, -errno, "ppoll: %s", strerror(errno));
+    }
+}
+
+/* Context switches of every thread of `pid` so far, or -1. */
+static int64_t task_ctx(pid_t pid)
+{
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    int64_t sum = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char file[128];
+        snprintf(file, sizeof file, "/proc/%d/task/%.20s/status", (int)pid,
+                 e->d_name);
+        FILE *f = fopen(file, "re");
+        if (!f)
+            continue; /* a thread that just ended */
+        long long v;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1 ||
+                sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1)
+                sum += v;
+        fclose(f);
+    }
+    closedir(d);
+    return sum;
+}
+
+static void take_snap(struct rate *r, struct snap *sn)
+{
+    sn->srv_ctx = 0;
+    for (size_t i = 0; i < r->n && sn->srv_ctx >= 0; i++) {
+        int64_t v = task_ctx(r->rc[i].c.pid);
+        sn->srv_ctx = v < 0 ? -1 : sn->srv_ctx + v;
+    }
+    sn->sent = sn->done = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        sn->sent += r->rc[i].sent;
+        sn->done += r->rc[i].done;
+    }
+    sn->t_ns = now_ns();
+    getrusage(RUSAGE_SELF, &sn->ru);
+    sn->srv_ok = r->s->machine &&
+                 machine_server_cpu(r->s->machine, &sn->srv) == 0;
+}
+
+static double tv_s(struct timeval tv)
+{
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* One repeat's figures from the readings at its edges. */
+static json_t *repeat_json(struct rate *r, int k, const struct snap *a,
+                           const struct snap *b, double *rate_out)
+{
+    bool oneway = r->s->sc->rate.oneway;
+    double elapsed = (double)(b->t_ns - a->t_ns) / 1e9;
+    /* oneway: every request sent was counted by its server before b */
+    uint64_t calls = oneway ? b->sent - a->sent : b->done - a->done;
+    double rate = elapsed > 0 ? (double)calls / elapsed : 0;
+    double per = calls ? 1e6 / (double)calls : 0;
+    double cu = tv_s(b->ru.ru_utime) - tv_s(a->ru.ru_utime);
+    double cs = tv_s(b->ru.ru_stime) - tv_s(a->ru.ru_stime);
+    long cctx = (b->ru.ru_nvcsw - a->ru.ru_nvcsw) +
+                (b->ru.ru_nivcsw - a->ru.ru_nivcsw);
+    *rate_out = rate;
+    json_t *j = json_pack(
+        "{s:i, s:f, s:I, s:I, s:f, s:{s:f, s:f, s:I}}", "repeat", k,
+        "elapsed_s", elapsed, "calls", (json_int_t)calls, "sent",
+        (json_int_t)(b->sent - a->sent), "upcalls_per_s", rate, "client",
+        "cpu_user_s", cu, "cpu_sys_s", cs, "ctx_switches", (json_int_t)cctx);
+    json_t *cpu = json_pack("{s:f, s:f}", "client_user", cu * per,
+                            "client_sys", cs * per);
+    double each = calls ? 1.0 / (double)calls : 0;
+    json_t *ctx = json_pack("{s:f}", "client", (double)cctx * each);
+    if (a->srv_ok && b->srv_ok) {
+        double total = (double)(b->srv.total_ns - a->srv.total_ns) / 1e9;
+        double u = (double)(b->srv.user_ns - a->srv.user_ns);
+        double s = (double)(b->srv.sys_ns - a->srv.sys_ns);
+        double share = u + s > 0 ? u / (u + s) : 0;
+        json_object_set_new(
+            j, "server_cpu",
+            json_pack("{s:f, s:f, s:f, s:f, s:f}", "total_s", total,
+                      "user_s", total * share, "sys_s", total * (1 - share),
+                      "sampled_user_s", u / 1e9, "sampled_sys_s", s / 1e9));
+        json_object_set_new(cpu, "server", json_real(total * per));
+        json_object_set_new(cpu, "server_user",
+                            json_real(total * share * per));
+        json_object_set_new(cpu, "server_sys",
+                            json_real(total * (1 - share) * per));
+    }
+    if (a->srv_ctx >= 0 && b->srv_ctx >= 0) {
+        json_object_set_new(j, "server_ctx_switches",
+                            json_integer(b->srv_ctx - a->srv_ctx));
+        json_object_set_new(ctx, "server",
+                            json_real((double)(b->srv_ctx - a->srv_ctx) *
+                                      each));
+    }
+    json_object_set_new(j, "cpu_per_upcall_us", cpu);
+    json_object_set_new(j, "ctx_switches_per_upcall", ctx);
+    return j;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of repeats[*].group.key (group NULL: top level), or -1
+ * when no repeat has it. */
+static double median_of(json_t *repeats, const char *group, const char *key,
+                        double *min, double *max)
+{
+    size_t n = json_array_size(repeats), k = 0, i;
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    json_t *rep;
+    if (!v)
+        return -1;
+    json_array_foreach(repeats, i, rep) {
+        json_t *g = group ? json_object_get(rep, group) : rep;
+        json_t *x = json_object_get(g, key);
+        if (json_is_number(x))
+            v[k++] = json_number_value(x);
+    }
+    double med = -1;
+    if (k) {
+        qsort(v, k, sizeof *v, cmp_double);
+        med = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+        if (min)
+            *min = v[0];
+        if (max)
+            *max = v[k - 1];
+    }
+    free(v);
+    return med;
+}
+
+/* The summary over the repeats so far: doc.rate. */
+static void summarize(struct rate *r)
+{
+    json_t *reps = json_object_get(r->s->doc, "repeats");
+    double lo = 0, hi = 0;
+    double med = median_of(reps, NULL, "upcalls_per_s", &lo, &hi);
+    json_t *sum = json_pack("{s:I, s:{s:f, s:f, s:f}}", "repeats",
+                            (json_int_t)json_array_size(reps),
+                            "upcalls_per_s", "median", med < 0 ? 0 : med,
+                            "min", lo, "max", hi);
+    static const char *const cpu[] = {"client_user", "client_sys",
+                                      "server_user", "server_sys", "server"};
+    json_t *c = json_object();
+    for (size_t i = 0; i < ARRAY_LEN(cpu); i++) {
+        double m = median_of(reps, "cpu_per_upcall_us", cpu[i], NULL, NULL);
+        if (m >= 0)
+            json_object_set_new(c, cpu[i], json_real(m));
+    }
+    json_object_set_new(sum, "cpu_per_upcall_us", c);
+    json_t *x = json_object();
+    static const char *const sides[] = {"client", "server"};
+    for (size_t i = 0; i < ARRAY_LEN(sides); i++) {
+        double m = median_of(reps, "ctx_switches_per_upcall", sides[i], NULL,
+                             NULL);
+        if (m >= 0)
+            json_object_set_new(x, sides[i], json_real(m));
+    }
+    json_object_set_new(sum, "ctx_switches_per_upcall", x);
+    json_object_set_new(r->s->doc, "rate", sum);
+}
+
+static void outcome(struct rate *r, const char *reason, const char *detail)
+{
+    summarize(r);
+    result_set_outcome(r->s->doc, 0, reason, detail,
+                       (double)(now_ns() - r->t0_ns) / 1e9);
+    /* max_servers is the sweep's figure: a rate run has none. */
+    json_object_del(json_object_get(r->s->doc, "result"), "max_servers");
+}
+
+static void checkpoint(struct rate *r)
+{
+    outcome(r, "running", "the run had not finished when this was written");
+    if (r->s->out_path)
+        result_write(r->s->doc, r->s->out_path);
+}
+
+/* A failed pump: interrupted, a server that died, or a failed call. */
+static void pump_failed(struct rate *r, int err, const char *when)
+{
+    int st;
+    char status[96];
+    if (err == -EINTR && *r->s->interrupted) {
+        stop(r, STOP_INTERRUPTED, 130, "interrupted %s", when);
+        return;
+    }
+    const struct conn *c = &r->rc[r->failed].c;
+    if (spawner_check(r->s->sp, c->pid, 200, &st) == 1) {
+        spawn_describe_status(st, status, sizeof status);
+        stop(r, STOP_SERVER_DIED, 1, "server %u (pid %d) %s %s: %s",
+             c->index, (int)c->pid, status, when, r->why);
+        return;
+    }
+    stop(r, STOP_CALL_FAILED, 1, "%s %s", r->why, when);
+}
+
+/* Start the k servers and connect to each. True when all are up. */
+static bool start(struct rate *r)
+{
+    const struct scenario *sc = r->s->sc;
+    size_t k = (size_t)sc->rate.servers;
+    struct spawn_result res[RATE_MAX_SERVERS];
+    int rc = spawner_spawn(r->s->sp, r->s->group, 0, (unsigned)k, res);
+    for (size_t i = 0; i < k; i++)
+        if (res[i].pid > 0 && res[i].err == 0)
+            result_add_server(r->s->doc, res[i].index, res[i].pid,
+                              (double)res[i].start_ns / 1e6);
+    if (rc == -EINTR && *r->s->interrupted) {
+        stop(r, STOP_INTERRUPTED, 130, "interrupted starting the servers");
+        return false;
+    }
+    if (rc) {
+        const char *why = "a server failed to start";
+        for (size_t i = 0; i < k; i++)
+            if (res[i].err == rc) {
+                why = res[i].why;
+                break;
+            }
+        if (rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE)
+            stop(r, STOP_RESOURCE, 0, "%s", why);
+        else
+            stop(r, STOP_SERVER_DIED, 1, "%s", why);
+        return false;
+    }
+    for (size_t i = 0; i < k; i++) {
+        struct target t;
+        char why[CONN_WHY_BYTES];
+        struct rconn *rcn = &r->rc[i];
+        if (r->s->kind->wire->parse_ready(res[i].line, &t, why, sizeof why)) {
+            stop(r, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
+                 res[i].index, (int)res[i].pid, why);
+            return false;
+        }
+        int e = conn_open(&rcn->c, r->s->tp, r->s->kind->wire, &t,
+                          res[i].index, res[i].pid,
+                          (size_t)sc->call.payload_bytes, sc->call.timeout_ms);
+        rcn->slots = calloc((size_t)sc->rate.window, sizeof *rcn->slots);
+        rcn->expect = malloc((size_t)sc->call.payload_bytes + 1);
+        r->n++;
+        if (!e && (!rcn->slots || !rcn->expect)) {
+            e = -ENOMEM;
+            snprintf(rcn->c.why, sizeof rcn->c.why, "out of memory");
+        }
+        if (e) {
+            str_copy(r->why, sizeof r->why, rcn->c.why);
+            r->failed = i;
+            pump_failed(r, e, "connecting");
+            return false;
+        }
+    }
+    char lib[512];
+    json_t *orb = json_object_get(r->s->doc, "orb");
+    if (orb && probe_mapped_library(r->rc[0].c.pid, r->s->kind->library,
+                                    lib, sizeof lib) == 0)
+        json_object_set_new(orb, "library_path", json_string(lib));
+    return true;
+}
+
+static void progress(struct rate *r, int k, double rate)
+{
+    if (!r->s->progress)
+        return;
+    fprintf(stderr, "\r\033[K%s: repeat %d/%lld  %.1f kHz  %.0f s",
+            r->s->sc->name, k + 1, (long long)r->s->sc->rate.repeats,
+            rate / 1e3, (double)(now_ns() - r->t0_ns) / 1e9);
+    fflush(stderr);
+}
+
+/* Warm-up, the repeats, the drain. */
+static void measure(struct rate *r)
+{
+    const struct scenario *sc = r->s->sc;
+    enum pump_goal settle = sc->rate.oneway ? UNTIL_COUNTED : UNTIL_DRAINED;
+    int64_t dur = (int64_t)(sc->rate.duration_s * 1e9);
+    int e = pump(r, UNTIL_TIME, now_ns() + (int64_t)(sc->rate.warmup_s * 1e9));
+    if (!e && sc->rate.oneway)
+        e = pump(r, UNTIL_COUNTED, 0);
+    if (e)
+        return pump_failed(r, e, "during the warm-up");
+    struct snap a, b;
+    take_snap(r, &a);
+    for (int k = 0; k < sc->rate.repeats; k++) {
+        e = pump(r, UNTIL_TIME, a.t_ns + dur);
+        /* oneway: the window ends when every server has counted every
+         * request sent to it. */
+        if (!e && sc->rate.oneway)
+            e = pump(r, UNTIL_COUNTED, 0);
+        if (e) {
+            char when[64];
+            snprintf(when, sizeof when, "in repeat %d of %lld", k + 1,
+                     (long long)sc->rate.repeats);
+            return pump_failed(r, e, when);
+        }
+        take_snap(r, &b);
+        double rate;
+        json_array_append_new(json_object_get(r->s->doc, "repeats"),
+                              repeat_json(r, k, &a, &b, &rate));
+        progress(r, k, rate);
+        checkpoint(r);
+        a = b;
+    }
+    /* Replies still in flight: not counted, but every one checked. */
+    e = pump(r, settle, 0);
+    if (e)
+        return pump_failed(r, e, "draining after the last repeat");
+    stop(r, STOP_DONE, 0, "%lld repeats of %g s", (long long)sc->rate.repeats,
+         sc->rate.duration_s);
+}
+
+void rate_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
+{
+    struct rate r = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
+    const struct scenario *sc = r.s->sc;
+    memset(o, 0, nsides * sizeof *o);
+    json_object_set_new(r.s->doc, "kind", json_string("rate"));
+    json_object_set_new(r.s->doc, "repeats", json_array());
+    size_t k = (size_t)sc->rate.servers;
+    r.rc = calloc(k, sizeof *r.rc);
+    r.pfd = calloc(2 * k, sizeof *r.pfd);
+    if (!r.rc || !r.pfd || k > RATE_MAX_SERVERS)
+        stop(&r, STOP_RESOURCE, 0, "out of memory in the client");
+    else if (start(&r))
+        measure(&r);
+    if (r.s->progress)
+        fprintf(stderr, "\r\033[K");
+    outcome(&r, o->stop_reason, o->detail);
+    for (size_t i = 0; i < r.n; i++) {
+        conn_close(&r.rc[i].c);
+        free(r.rc[i].slots);
+        free(r.rc[i].expect);
+    }
+    free(r.rc);
+    free(r.pfd);
+}

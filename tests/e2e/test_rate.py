@@ -1,0 +1,177 @@
+"""End-to-end: the upcall rate (scenario kind "rate") against real omniORB
+servers: ping-pong, pipelined and oneway calls, the scenario's kind rules,
+and the rate figure's numbers against the result files."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ORBBENCH, ROOT, SCENARIOS, write_scenario
+
+sys.path.insert(0, str(ROOT / "scripts"))
+
+FIFO = SCENARIOS / "fifo"
+SHORT = ("rate.duration_s=0.3", "rate.warmup_s=0.1", "rate.repeats=3")
+CPU_KEYS = ("client_user", "client_sys", "server_user", "server_sys",
+            "server")
+
+
+def check_rate_doc(doc, window, servers=1):
+    """What every rate result must hold, as correctness bounds."""
+    assert doc["kind"] == "rate"
+    assert doc["scenario"]["kind"] == "rate"
+    assert "sweep" not in doc["scenario"]
+    assert doc["result"]["stop_reason"] == "done"
+    sc = doc["scenario"]["rate"]
+    reps = doc["repeats"]
+    assert len(reps) == sc["repeats"]
+    for rep in reps:
+        # The window is timed from its start to the reading at its end: it
+        # cannot be shorter than asked. (The bound above it is loose on
+        # purpose: the loop ends a window at the first wake-up after its
+        # end, and its waits never run past that end; a second more would
+        # mean it did not stop, not that the host was slow.)
+        assert rep["elapsed_s"] >= sc["duration_s"]
+        assert rep["elapsed_s"] < sc["duration_s"] + 1.0
+        # rate × elapsed is the calls counted, to rounding
+        assert rep["calls"] > 0
+        assert abs(rep["upcalls_per_s"] * rep["elapsed_s"] - rep["calls"]) \
+            < 1e-6 * rep["calls"] + 1e-3
+        if not sc["oneway"]:
+            # requests written in a window and replies taken in it differ
+            # by at most what can be in flight at its two edges
+            assert abs(rep["sent"] - rep["calls"]) <= window * servers
+        else:
+            # every oneway sent was counted by its server in the window
+            assert rep["sent"] == rep["calls"]
+        cpu = rep["cpu_per_upcall_us"]
+        for k in CPU_KEYS:
+            assert cpu[k] >= 0, k
+        assert cpu["server"] > 0 and cpu["client_user"] + cpu["client_sys"] > 0
+        assert abs(cpu["server_user"] + cpu["server_sys"] - cpu["server"]) \
+            < 1e-6 * cpu["server"] + 1e-9
+        assert rep["server_cpu"]["total_s"] >= 0
+        ctx = rep["ctx_switches_per_upcall"]
+        assert ctx["client"] >= 0 and ctx["server"] >= 0
+    rates = sorted(r["upcalls_per_s"] for r in reps)
+    s = doc["rate"]["upcalls_per_s"]
+    assert s["min"] == rates[0] and s["max"] == rates[-1]
+    assert s["median"] == pytest.approx(rates[len(rates) // 2])
+    for k in CPU_KEYS:
+        vals = sorted(r["cpu_per_upcall_us"][k] for r in reps)
+        assert doc["rate"]["cpu_per_upcall_us"][k] == \
+            pytest.approx(vals[len(vals) // 2])
+    assert len(doc["servers"]) == servers
+
+
+def test_sync_ping_pong(orbbench):
+    r = orbbench(FIFO / "01-tpc-unix-sync.json", *SHORT)
+    assert r.rc == 0, r.stderr
+    assert r.doc["scenario"]["call"]["payload_bytes"] == 10
+    check_rate_doc(r.doc, window=1)
+    assert "kHz upcalls" in r.stdout
+
+
+def test_pipelined_thread_pool(orbbench):
+    # omniORB's thread pool may answer out of order: every reply is still
+    # matched by id and its echo checked (a wrong one fails the run).
+    r = orbbench(FIFO / "08-pool-unix-pipe16.json", *SHORT,
+                 "rate.window=8")
+    assert r.rc == 0, r.stderr
+    check_rate_doc(r.doc, window=8)
+
+
+def test_oneway_tcp(orbbench):
+    r = orbbench(FIFO / "06-tpc-tcp-oneway.json", *SHORT)
+    assert r.rc == 0, r.stderr
+    check_rate_doc(r.doc, window=1)
+
+
+def test_two_servers_pipelined(orbbench):
+    r = orbbench(FIFO / "05-tpc-tcp-pipe16.json", *SHORT, "rate.servers=2",
+                 "rate.window=4")
+    assert r.rc == 0, r.stderr
+    check_rate_doc(r.doc, window=4, servers=2)
+
+
+def check(tmp_path, *sets, **scenario):
+    p = write_scenario(tmp_path / "s.json", **scenario)
+    args = [str(ORBBENCH), "check", str(p)]
+    for s in sets:
+        args += ["--set", s]
+    return subprocess.run(args, capture_output=True, text=True, timeout=30)
+
+
+def test_bad_kind_is_exit_2(tmp_path):
+    r = check(tmp_path, kind="ratee")
+    assert r.returncode == 2
+    assert r.stderr.strip().endswith('key "kind": "ratee" is not one of: '
+                                     'sweep, rate')
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_rate_key_in_sweep_refused(tmp_path):
+    # documented: a key of the other kind would go unused, so it is refused
+    r = check(tmp_path, transport="unix", rate={"window": 4})
+    assert r.returncode == 2
+    assert 'key "rate.window": only for "kind": "rate" scenarios (this ' \
+           'one is "sweep")' in r.stderr
+    r = check(tmp_path, "sweep.max_n=5", kind="rate")
+    assert r.returncode == 2
+    assert r.stderr.strip() == ('orbbench: --set sweep.max_n: only for '
+                                '"kind": "sweep" scenarios (this one is '
+                                '"rate")')
+    r = check(tmp_path, kind="rate", rate={"window": 0})
+    assert r.returncode == 2
+    assert 'key "rate.window": 0 is out of range [1, 1024]' in r.stderr
+
+
+def test_sweep_resolved_has_kind_not_rate(tmp_path):
+    r = check(tmp_path, transport="unix")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["kind"] == "sweep" and "rate" not in doc
+    assert "sweep" in doc
+
+
+def test_rate_cannot_run_paired(tmp_path):
+    r = subprocess.run([str(ORBBENCH), "run", str(FIFO / "01-tpc-unix-sync"
+                                                  ".json"), "--paired",
+                        "--out", str(tmp_path / "x.json")],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2
+    assert "cannot run paired" in r.stderr
+
+
+def test_figure_data_equals_results(orbbench, tmp_path):
+    import orbfigs_rate
+    import orbplot
+    import orbresults as R
+    a = orbbench(FIFO / "01-tpc-unix-sync.json", *SHORT)
+    b = orbbench(FIFO / "03-tpc-unix-oneway.json", *SHORT)
+    assert a.rc == 0 and b.rc == 0, a.stderr + b.stderr
+    results = R.load_results([tmp_path])
+    data = orbfigs_rate.rate_data(orbplot.series_of(results))
+    by = {row["label"]: row for row in data["rows"]}
+    for run in (a, b):
+        doc = run.doc
+        row = by[doc["scenario"]["name"]]
+        s = doc["rate"]
+        assert row["rate_median"] == pytest.approx(
+            s["upcalls_per_s"]["median"])
+        assert row["rate_min"] == s["upcalls_per_s"]["min"]
+        assert row["rate_max"] == s["upcalls_per_s"]["max"]
+        for k, _, _ in orbfigs_rate.CPU_PARTS:
+            assert row["cpu"][k] == pytest.approx(s["cpu_per_upcall_us"][k])
+        assert row["repeats"] == len(doc["repeats"])
+    figs = orbplot.plot_all(results, tmp_path / "plots", "t")
+    assert [f.stem for f in figs] == ["rate"]
+    assert "kHz" in figs[0].caption
+    # compare refuses rate results with one line rather than crashing
+    cmp = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare"),
+                          str(tmp_path), str(tmp_path)], capture_output=True,
+                         text=True, timeout=60)
+    assert cmp.returncode == 2
+    assert "compares sweep results only" in cmp.stderr
+    assert len(cmp.stderr.strip().splitlines()) == 1
