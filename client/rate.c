@@ -389,7 +389,8 @@ static int pump(struct rate *r, enum pump_goal goal, int64_t until_ns)
                 int64_t one = r->rc[i].count_deadline_ns;
                 if (r->rc[i].count_pending && one <= now)
                     return fail(r, i, -ETIMEDOUT, "onewayCount: no reply "
-                                "within %lld ms", (long long)sc->call.timeout_ms);
+                                "within %lld ms",
+                                (long long)sc->call.timeout_ms);
                 if (goal == UNTIL_COUNTED && !r->rc[i].count_ok &&
                     one <= now)
                     return fail(r, i, -ETIMEDOUT, "the server had not "

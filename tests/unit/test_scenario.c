@@ -107,7 +107,8 @@ static void test_kind_rate(void **state)
     (void)state;
     struct scenario sc;
     char err[512] = "";
-    static const char rate[] = "{\"kind\": \"rate\", \"rate\": {\"window\": 8}}";
+    static const char rate[] =
+        "{\"kind\": \"rate\", \"rate\": {\"window\": 8}}";
     assert_int_equal(scenario_load_text("r.json", rate, strlen(rate), NULL, 0,
                                         &sc, err, sizeof err),
                      0);
