@@ -175,3 +175,81 @@ def test_figure_data_equals_results(orbbench, tmp_path):
     assert cmp.returncode == 2
     assert "compares sweep results only" in cmp.stderr
     assert len(cmp.stderr.strip().splitlines()) == 1
+
+
+def start_rate(tmp_path, *sets):
+    """A long rate run in the background: (process, result path). It
+    writes its result after every repeat; wait for the first."""
+    import time
+    out = tmp_path / "rate.json"
+    args = [str(ORBBENCH), "run", str(FIFO / "01-tpc-unix-sync.json"),
+            "--out", str(out), "--set", "rate.duration_s=0.3",
+            "--set", "rate.warmup_s=0.1", "--set", "rate.repeats=200"]
+    for s in sets:
+        args += ["--set", s]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    doc = None
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            doc = json.loads(out.read_text())
+            if doc.get("repeats"):
+                break
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    assert doc and doc.get("repeats"), "no repeat written"
+    return proc, out, doc
+
+
+def finish(proc, timeout=30):
+    try:
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_server_dying_mid_rate_run(tmp_path):
+    """The server killed between repeats: server_died naming it, exit 1,
+    the repeats measured so far kept in the result."""
+    import os
+    import signal
+    proc, out, doc = start_rate(tmp_path)
+    victim = doc["servers"][0]["pid"]
+    os.kill(victim, signal.SIGKILL)
+    _, err = finish(proc)
+    assert proc.returncode == 1, err
+    doc = json.loads(out.read_text())
+    assert doc["result"]["stop_reason"] == "server_died"
+    assert f"(pid {victim})" in doc["result"]["detail"]
+    assert len(doc["repeats"]) >= 1
+    assert err.strip().splitlines()[-1].startswith("orbbench: server_died:")
+
+
+def test_ctrl_c_mid_rate_run(tmp_path):
+    """SIGINT during a rate run: exit 130, interrupted, repeats kept, and
+    the server gone."""
+    import signal
+    import time
+    proc, out, doc = start_rate(tmp_path)
+    pid = doc["servers"][0]["pid"]
+    proc.send_signal(signal.SIGINT)
+    _, err = finish(proc)
+    assert proc.returncode == 130, err
+    doc = json.loads(out.read_text())
+    assert doc["result"]["stop_reason"] == "interrupted"
+    assert len(doc["repeats"]) >= 1
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"server {pid} still running")
