@@ -18,6 +18,11 @@ struct target {
     char unix_path[TARGET_MAX_PATH];
     uint8_t key[TARGET_MAX_KEY]; /* the wire's object address */
     size_t key_len;
+    /* Descriptors the spawner handed over with the spawn result (the
+     * pipe transport's pair), or -1. conn_open takes them: a target's
+     * descriptors are used once. */
+    int rfd;
+    int wfd;
 };
 
 /* A connection's descriptors: equal for sockets, two for a pipe pair. */

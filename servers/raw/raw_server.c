@@ -24,13 +24,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "wire.h"
+
 #ifndef ORBBENCH_VERSION
 #define ORBBENCH_VERSION "0.0.0"
 #endif
 
-/* The client's limit (wire_raw.c): a larger length is a broken peer. */
-#define RAW_MAX_MESSAGE_BYTES (16u * 1024 * 1024)
-#define RAW_HEADER_BYTES 8
+/* The client's limit (wire.h): a larger length is a broken peer. */
+#define RAW_MAX_MESSAGE_BYTES WIRE_RAW_MAX_MESSAGE_BYTES
 
 struct rconn {
     int rfd, wfd;
