@@ -198,6 +198,11 @@ static void resolve_side(struct side *s, const char *path)
     if (!s->kind || !s->tp || !s->mode)
         die(EXIT_USAGE, "%s: server.kind, transport or mode has no "
                         "implementation", path);
+    char served[128];
+    if (!server_kind_serves(s->kind, sc->transport, served, sizeof served))
+        die(EXIT_USAGE, "%s: key \"transport\": server kind \"%s\" does not "
+                        "serve \"%s\" (it serves %s)", path, s->kind->name,
+            sc->transport, served);
     if (sc->server.work_us > 0 && !s->kind->work_option)
         die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
                         "has no work option", path, s->kind->name);
@@ -456,7 +461,9 @@ int main(int argc, char **argv)
         json_object_set_new(
             s->doc, "orb",
             json_pack("{s:s, s:s, s:s*, s:s, s:s*}", "id",
-                      s->sc.server.path[0] ? "custom" : s->sc.server.orb,
+                      s->sc.server.path[0] ? "custom"
+                      : s->kind->library   ? s->sc.server.orb
+                                           : s->kind->name,
                       "name", s->orb_name, "version",
                       s->vrc ? NULL : s->orb_version, "server_path",
                       s->server_path, "version_error",

@@ -30,7 +30,7 @@ struct key_spec {
 static const char *const transports[] = {"tcp", "unix", NULL};
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
-static const char *const kinds[] = {"omniorb", NULL};
+static const char *const kinds[] = {"omniorb", "raw", NULL};
 
 #define OFF(f) offsetof(struct scenario, f)
 #define SZ(f) sizeof(((struct scenario *)0)->f)
@@ -45,10 +45,12 @@ static const struct key_spec keys[] = {
     {"mode", K_ENUM, OFF(mode), SZ(mode), 0, 0, modes, "sync", 0,
      "how a round issues its calls"},
     {"server.kind", K_ENUM, OFF(server.kind), SZ(server.kind), 0, 0, kinds,
-     "omniorb", 0, "which echo server to fork"},
+     "omniorb", 0, "which echo server to fork: omniorb, or the ORB-less raw "
+     "(length-prefixed echo)"},
     {"server.orb", K_STRING, OFF(server.orb), SZ(server.orb), 1, 0, NULL,
      "omniorb-system", 0, "ORB installation: omniorb-system (Debian's), or an "
-     "id built by scripts/build-orb (bin/orbs/ID/echo-server)"},
+     "id built by scripts/build-orb (bin/orbs/ID/echo-server); not used by "
+     "ORB-less kinds"},
     {"server.path", K_STRING, OFF(server.path), SZ(server.path), 0, 0, NULL,
      "", 0, "server executable (default: the kind's binary beside orbbench)"},
     {"server.args", K_STRLIST, OFF(server.args), 0, 0, SCENARIO_MAX_ARGS,

@@ -26,6 +26,11 @@ typedef void (*spawn_argv_fn)(const void *arg, unsigned index, char **argv,
 
 #define SPAWN_MAX_GROUPS 2
 
+/* With spawn_group.pipe_pair, each server reads the client's bytes on
+ * this descriptor and writes its replies on that one. */
+#define SPAWN_PIPE_SERVER_RFD 3
+#define SPAWN_PIPE_SERVER_WFD 4
+
 /* One kind of server the spawner starts: a paired run has two, the
  * servers of side A and of side B. */
 struct spawn_group {

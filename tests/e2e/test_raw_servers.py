@@ -1,0 +1,86 @@
+"""End-to-end: the ORB-less servers (servers/raw, servers/giop_min) as
+server kinds: every call mode over every transport each serves, a raw
+server killed mid-run, and the scenario errors that name their key."""
+import json
+import os
+import signal
+import subprocess
+
+import pytest
+
+from conftest import ORBBENCH, SCENARIOS, assert_nothing_left, write_scenario
+
+MODES = ["sync", "thread-per-call", "pool", "event"]
+KIND_TRANSPORTS = [("raw", "tcp"), ("raw", "unix")]
+
+
+def small(tmp_path, kind, transport, mode):
+    return write_scenario(tmp_path / f"{kind}-{transport}-{mode}.json",
+                          name=f"{kind}-{transport}", transport=transport,
+                          mode=mode, server={"kind": kind},
+                          client={"pool_size": 3},
+                          sweep={"start": 4, "step": 4, "max_n": 8,
+                                 "rounds": 3})
+
+
+@pytest.mark.parametrize("kind,transport", KIND_TRANSPORTS)
+@pytest.mark.parametrize("mode", MODES)
+def test_kind_mode_transport(orbbench, tmp_path, kind, transport, mode):
+    r = orbbench(small(tmp_path, kind, transport, mode))
+    assert r.rc == 0, r.stderr
+    doc = r.doc
+    assert doc["result"]["stop_reason"] == "max_n"
+    assert [s["n"] for s in doc["steps"]] == [4, 8]
+    # every call of every round was answered with its own id and echo (a
+    # wrong one fails the run), and counted
+    for s in doc["steps"]:
+        assert s["calls"] == 3 * s["n"] and s["call_us"]["count"] == 3 * s["n"]
+    # what ran: the kind's own binary, no ORB, its version from --version
+    orb = doc["orb"]
+    assert orb["id"] == kind and orb["name"] == kind
+    assert orb["version"] and "library_path" not in orb
+    assert orb["server_path"].endswith(f"/{kind}-server")
+    # ORB-less servers are one thread each
+    assert doc["steps"][-1]["footprint"]["threads"]["max"] == 1
+
+
+def test_raw_ignores_server_orb(orbbench, tmp_path):
+    p = small(tmp_path, "raw", "unix", "sync")
+    r = orbbench(p, "server.orb=omniorb-4.9.9")
+    assert r.rc == 0, r.stderr
+    assert r.doc["orb"]["id"] == "raw"
+
+
+def test_raw_server_killed_mid_run(live_sweep):
+    proc, out, doc = live_sweep("server.kind=raw")
+    victim = doc["servers"][0]["pid"]
+    os.kill(victim, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    final = json.loads(out.read_text())
+    res = final["result"]
+    assert res["stop_reason"] == "server_died"
+    assert f"pid {victim}" in res["detail"]
+    assert "killed by signal 9" in res["detail"]
+    assert_nothing_left(final)
+
+
+def run_cli(*args):
+    return subprocess.run([str(ORBBENCH), *map(str, args)],
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("how", ["file", "set"])
+def test_unknown_kind_exits_2_naming_the_key(tmp_path, how):
+    if how == "file":
+        p = write_scenario(tmp_path / "k.json", server={"kind": "corba-lite"})
+        r = run_cli("run", p)
+        needle = 'key "server.kind"'
+    else:
+        r = run_cli("run", SCENARIOS / "sync-unix.json", "--set",
+                    "server.kind=corba-lite")
+        needle = "--set server.kind"
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], r.stderr
+    assert '"corba-lite" is not one of' in lines[0] and "raw" in lines[0]
