@@ -418,7 +418,8 @@ int main(int argc, char **argv)
             s->kind,        s->server_path, s->sc.server.args,
             s->sc.server.nargs, s->sc.transport, run_dir,
             s->sc.server.work_us};
-        scfg.groups[i] = (struct spawn_group){&s->launch, &s->machine};
+        scfg.groups[i] = (struct spawn_group){&s->launch, &s->machine,
+                                              s->tp->spawner_pipes};
     }
     struct spawner *sp;
     /* Before any thread exists: the spawner is forked from a plain,

@@ -27,7 +27,7 @@ struct key_spec {
     const char *help;
 };
 
-static const char *const transports[] = {"tcp", "unix", NULL};
+static const char *const transports[] = {"tcp", "unix", "pipe", NULL};
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
 static const char *const kinds[] = {"omniorb", "raw", NULL};
@@ -41,7 +41,8 @@ static const struct key_spec keys[] = {
     {"description", K_STRING, OFF(description), SZ(description), 0, 0, NULL,
      "", 0, "one sentence on what the scenario measures"},
     {"transport", K_ENUM, OFF(transport), SZ(transport), 0, 0, transports,
-     "tcp", 0, "how the client reaches the servers (loopback only)"},
+     "tcp", 0, "how the client reaches the servers (loopback only; pipe: a "
+     "pipe pair per server, raw servers only)"},
     {"mode", K_ENUM, OFF(mode), SZ(mode), 0, 0, modes, "sync", 0,
      "how a round issues its calls"},
     {"server.kind", K_ENUM, OFF(server.kind), SZ(server.kind), 0, 0, kinds,

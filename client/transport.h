@@ -1,8 +1,10 @@
 /* Transports: how the client's bytes reach a server. One ops table per
- * transport (transport_tcp.c, transport_unix.c), looked up by name. */
+ * transport (transport_tcp.c, transport_unix.c, transport_pipe.c), looked
+ * up by name. */
 #ifndef ORBBENCH_TRANSPORT_H
 #define ORBBENCH_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,6 +35,9 @@ struct conn_fds {
 
 struct transport_ops {
     const char *name;
+    /* The spawner makes each server's descriptors (a pipe pair) and hands
+     * the client's ends over in the target (t->rfd, t->wfd). */
+    bool spawner_pipes;
     /* Connect, waiting at most timeout_ms, and return non-blocking,
      * close-on-exec fds. 0 or -errno (-ETIMEDOUT; -EINTR when a signal
      * came: the user pressed Ctrl-C); `why` gets a one-line reason on
@@ -48,6 +53,7 @@ struct transport_ops {
 
 extern const struct transport_ops transport_tcp;
 extern const struct transport_ops transport_unix;
+extern const struct transport_ops transport_pipe;
 
 /* The transport called `name`, or NULL. */
 const struct transport_ops *transport_lookup(const char *name);

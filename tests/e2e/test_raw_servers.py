@@ -11,7 +11,7 @@ import pytest
 from conftest import ORBBENCH, SCENARIOS, assert_nothing_left, write_scenario
 
 MODES = ["sync", "thread-per-call", "pool", "event"]
-KIND_TRANSPORTS = [("raw", "tcp"), ("raw", "unix")]
+KIND_TRANSPORTS = [("raw", "tcp"), ("raw", "unix"), ("raw", "pipe")]
 
 
 def small(tmp_path, kind, transport, mode):
@@ -42,6 +42,21 @@ def test_kind_mode_transport(orbbench, tmp_path, kind, transport, mode):
     assert orb["server_path"].endswith(f"/{kind}-server")
     # ORB-less servers are one thread each
     assert doc["steps"][-1]["footprint"]["threads"]["max"] == 1
+    # the client holds one descriptor per server for a socket, two for a
+    # pipe pair, and none more (the spawner keeps no copy)
+    per = 2 if transport == "pipe" else 1
+    a, b = doc["steps"]
+    assert b["client"]["fds"] - a["client"]["fds"] == 4 * per
+
+
+@pytest.mark.parametrize("mode", ["sync", "event"])
+def test_raw_pipe_large_payload(orbbench, tmp_path, mode):
+    """300 KB does not fit a pipe's buffer: both sides' writes block and
+    wait for the other to read (the event loop watches the write end)."""
+    r = orbbench(small(tmp_path, "raw", "pipe", mode),
+                 "call.payload_bytes=300000")
+    assert r.rc == 0, r.stderr
+    assert r.doc["steps"][-1]["calls"] == 24
 
 
 def test_raw_ignores_server_orb(orbbench, tmp_path):
@@ -63,6 +78,17 @@ def test_raw_server_killed_mid_run(live_sweep):
     assert f"pid {victim}" in res["detail"]
     assert "killed by signal 9" in res["detail"]
     assert_nothing_left(final)
+
+
+@pytest.mark.parametrize("kind", ["omniorb"])
+def test_pipe_needs_a_kind_that_serves_it(tmp_path, kind):
+    p = write_scenario(tmp_path / "p.json", transport="pipe",
+                       server={"kind": kind})
+    r = run_cli("run", p)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert lines == [f'orbbench: {p}: key "transport": server kind '
+                     f'"{kind}" does not serve "pipe" (it serves tcp, unix)']
 
 
 def run_cli(*args):
