@@ -69,7 +69,7 @@ ORB_IDS := $(patsubst $(ORBS_DIR)/%/bin/omniidl,%,\
 ORB_SERVERS := $(ORB_IDS:%=$(BIN)/orbs/%/echo-server)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) \
-	$(BIN)/raw-server
+	$(BIN)/raw-server $(BIN)/giop-min-server
 
 # ---- the client ----------------------------------------------------------
 # The git revision goes into a header rewritten only when it changes, so
@@ -99,6 +99,12 @@ $(BUILD)/servers/%.o: servers/%.c | deps
 	$(CC) $(CFLAGS) $(DEFS) -Iclient -MMD -MP -c $< -o $@
 
 $(BIN)/raw-server: $(BUILD)/servers/raw/raw_server.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+# GIOP on the client's own codec: its objects, not the whole library.
+$(BIN)/giop-min-server: $(BUILD)/servers/giop_min/giop_min_server.o \
+		$(BUILD)/client/cdr.o $(BUILD)/client/giop.o $(BUILD)/client/ior.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 

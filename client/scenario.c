@@ -30,7 +30,8 @@ struct key_spec {
 static const char *const transports[] = {"tcp", "unix", "pipe", NULL};
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
-static const char *const kinds[] = {"omniorb", "raw", NULL};
+static const char *const kinds[] = {"omniorb", "raw", "giop-min",
+                                    NULL};
 
 #define OFF(f) offsetof(struct scenario, f)
 #define SZ(f) sizeof(((struct scenario *)0)->f)
@@ -47,7 +48,7 @@ static const struct key_spec keys[] = {
      "how a round issues its calls"},
     {"server.kind", K_ENUM, OFF(server.kind), SZ(server.kind), 0, 0, kinds,
      "omniorb", 0, "which echo server to fork: omniorb, or the ORB-less raw "
-     "(length-prefixed echo)"},
+     "(length-prefixed echo) and giop-min (GIOP 1.2, no ORB)"},
     {"server.orb", K_STRING, OFF(server.orb), SZ(server.orb), 1, 0, NULL,
      "omniorb-system", 0, "ORB installation: omniorb-system (Debian's), or an "
      "id built by scripts/build-orb (bin/orbs/ID/echo-server); not used by "

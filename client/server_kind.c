@@ -48,6 +48,8 @@ static const struct server_kind kinds[] = {
      "-ORBendPoint", omniorb_endpoint, "--work-us", sockets},
     {"raw", &wire_raw, "raw-server", NULL, "--endpoint", c_endpoint, NULL,
      sockets_and_pipe},
+    {"giop-min", &wire_giop, "giop-min-server", NULL, "--endpoint",
+     c_endpoint, NULL, sockets},
 };
 
 const struct server_kind *server_kind_lookup(const char *name)
