@@ -38,6 +38,8 @@ struct transport_ops {
     /* The spawner makes each server's descriptors (a pipe pair) and hands
      * the client's ends over in the target (t->rfd, t->wfd). */
     bool spawner_pipes;
+    /* Descriptors one connection holds (the client's RLIMIT_NOFILE need) */
+    unsigned fds_per_conn;
     /* Connect, waiting at most timeout_ms, and return non-blocking,
      * close-on-exec fds. 0 or -errno (-ETIMEDOUT; -EINTR when a signal
      * came: the user pressed Ctrl-C); `why` gets a one-line reason on

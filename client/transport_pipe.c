@@ -38,6 +38,7 @@ static int pipe_connect(const struct target *t, struct conn_fds *fds,
 const struct transport_ops transport_pipe = {
     .name = "pipe",
     .spawner_pipes = true,
+    .fds_per_conn = 2,
     .connect = pipe_connect,
     .send = transport_fd_send,
     .recv = transport_fd_recv,

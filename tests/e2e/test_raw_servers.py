@@ -51,6 +51,11 @@ def test_kind_mode_transport(orbbench, tmp_path, kind, transport, mode):
     per = 2 if transport == "pipe" else 1
     a, b = doc["steps"]
     assert b["client"]["fds"] - a["client"]["fds"] == 4 * per
+    # the descriptor limit the client needed, and what it raised it to
+    nr = doc["limits"]["nofile_raised"]
+    assert nr["needed"] == 256 + 8 * per
+    assert nr["soft"] == nr["hard"] == doc["limits"]["nofile"]
+    assert nr["soft"] >= nr["soft_at_start"]
 
 
 @pytest.mark.parametrize("mode", ["sync", "event"])
