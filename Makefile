@@ -68,7 +68,8 @@ ORB_IDS := $(patsubst $(ORBS_DIR)/%/bin/omniidl,%,\
 	$(wildcard $(ORBS_DIR)/*/bin/omniidl))
 ORB_SERVERS := $(ORB_IDS:%=$(BIN)/orbs/%/echo-server)
 
-build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS)
+build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) \
+	$(BIN)/raw-server $(BIN)/giop-min-server
 
 # ---- the client ----------------------------------------------------------
 # The git revision goes into a header rewritten only when it changes, so
@@ -91,6 +92,21 @@ $(BUILD)/libclient.a: $(LIB_OBJS)
 $(BIN)/orbbench: $(BUILD)/client/main.o $(BUILD)/libclient.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson -lm
+
+# ---- ORB-less servers in C (servers/raw, servers/giop_min) ---------------
+$(BUILD)/servers/%.o: servers/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEFS) -Iclient -MMD -MP -c $< -o $@
+
+$(BIN)/raw-server: $(BUILD)/servers/raw/raw_server.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+# GIOP on the client's own codec: its objects, not the whole library.
+$(BIN)/giop-min-server: $(BUILD)/servers/giop_min/giop_min_server.o \
+		$(BUILD)/client/cdr.o $(BUILD)/client/giop.o $(BUILD)/client/ior.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^
 
 # ---- the omniORB echo server (generated stubs: no -Werror) ---------------
 $(GEN)/echo.hh $(GEN)/echoSK.cc: idl/echo.idl | deps
@@ -228,4 +244,5 @@ clean:
 	rm -rf build bin
 
 -include $(CLIENT_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BUILD)/server/echo_server.d \
+	$(wildcard $(BUILD)/servers/*/*.d) \
 	$(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)

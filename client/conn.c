@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -36,10 +37,23 @@ int conn_open(struct conn *c, const struct transport_ops *tp,
     c->payload = malloc(payload_bytes + 1);
     c->rx.cap = 512; /* grows to the first reply that needs more */
     c->rx.buf = malloc(c->rx.cap);
-    if (!c->payload || !c->rx.buf)
-        return conn_fail(c, -ENOMEM, "out of memory");
     char why[CONN_WHY_BYTES];
-    int rc = tp->connect(t, &c->fds, timeout_ms, why, sizeof why);
+    int rc = c->payload && c->rx.buf
+                 ? tp->connect(t, &c->fds, timeout_ms, why, sizeof why)
+                 : -ENOMEM;
+    if (rc) {
+        /* Handed-over descriptors are the conn's from here on, taken or
+         * not: never leave them open. */
+        if (t->rfd >= 0 && c->fds.rfd != t->rfd)
+            close(t->rfd);
+        if (t->wfd >= 0 && c->fds.wfd != t->wfd)
+            close(t->wfd);
+    }
+    /* Used once: a reconnect must not take descriptor numbers that may
+     * since belong to another connection. */
+    c->target.rfd = c->target.wfd = -1;
+    if (rc == -ENOMEM)
+        return conn_fail(c, rc, "out of memory");
     if (rc)
         return conn_fail(c, rc, why);
     return 0;

@@ -50,7 +50,8 @@ struct conn {
 };
 
 /* Connect to `t`, waiting at most timeout_ms (which also bounds each
- * call). Returns 0 or -errno (see c->why): -ETIMEDOUT, -EINTR when a
+ * call). Descriptors handed over in t (t->rfd, t->wfd >= 0) belong to the
+ * conn from here on, also when it fails. Returns 0 or -errno (see c->why): -ETIMEDOUT, -EINTR when a
  * signal came. On failure the conn holds no descriptor; conn_close is
  * still safe. */
 int conn_open(struct conn *c, const struct transport_ops *tp,

@@ -180,6 +180,104 @@ void giop_set_size(uint8_t *msg, size_t len, bool more)
     msg[6] = (uint8_t)((msg[6] & ~2u) | (more ? 2u : 0u));
 }
 
+int giop_decode_request(const uint8_t *msg, size_t len,
+                        struct giop_request *rq, uint8_t *type)
+{
+    struct giop_header h;
+    int rc = giop_header_parse(msg, len, &h);
+    memset(rq, 0, sizeof *rq);
+    *type = 0xff;
+    if (rc)
+        return rc;
+    *type = h.type;
+    if (len != GIOP_HEADER_BYTES + (size_t)h.body_bytes)
+        return -EBADMSG;
+    if (h.type != GIOP_REQUEST)
+        return -ENOMSG;
+    if (h.minor != 2 || h.more_fragments)
+        return -EPROTO; /* 1.0/1.1 Requests have another layout */
+    struct cdr_in in;
+    cdr_in_init(&in, msg, len, h.little);
+    in.pos = GIOP_HEADER_BYTES;
+    rq->little = h.little;
+    rq->request_id = cdr_get_long(&in);
+    rq->response_expected = cdr_get_octet(&in) & 1;
+    for (int i = 0; i < 3; i++)
+        cdr_get_octet(&in); /* reserved */
+    uint16_t disposition = cdr_get_short(&in);
+    if (in.err)
+        return in.err;
+    if (disposition != 0)
+        return -EPROTO; /* ProfileAddr, ReferenceAddr: not for us */
+    if ((rc = cdr_get_octet_seq(&in, &rq->key, &rq->key_len)))
+        return rc;
+    if ((rc = cdr_get_string(&in, &rq->operation, &rq->operation_len)))
+        return rc;
+    uint32_t contexts = cdr_get_long(&in);
+    for (uint32_t i = 0; i < contexts && !in.err; i++) {
+        const uint8_t *data;
+        size_t n;
+        cdr_get_long(&in); /* context id */
+        cdr_get_octet_seq(&in, &data, &n);
+    }
+    if (in.err)
+        return in.err;
+    /* The 1.2 body is 8-aligned, but only when there is a body. */
+    if (cdr_in_left(&in) > 0)
+        cdr_in_align(&in, 8);
+    if (in.err)
+        return in.err;
+    rq->body_at = in.pos;
+    return 0;
+}
+
+/* A Reply's header and fixed fields; returns where the size goes. */
+static size_t reply_start(struct cdr_out *out, uint32_t request_id,
+                          uint32_t status)
+{
+    out->origin = out->len;
+    cdr_put_bytes(out, "GIOP", 4);
+    cdr_put_octet(out, 1);
+    cdr_put_octet(out, 2);
+    cdr_put_octet(out, out->little ? 1 : 0);
+    cdr_put_octet(out, GIOP_REPLY);
+    size_t size_at = out->len;
+    cdr_put_long(out, 0); /* patched by reply_end */
+    cdr_put_long(out, request_id);
+    cdr_put_long(out, status);
+    cdr_put_long(out, 0); /* no service contexts */
+    cdr_align(out, 8);    /* GIOP 1.2: the body starts 8-aligned */
+    return size_at;
+}
+
+static int reply_end(struct cdr_out *out, size_t size_at)
+{
+    cdr_patch_long(out, size_at,
+                   (uint32_t)(out->len - out->origin - GIOP_HEADER_BYTES));
+    return out->err;
+}
+
+int giop_encode_reply(struct cdr_out *out, uint32_t request_id,
+                      const char *result, size_t len)
+{
+    if (len > GIOP_MAX_MESSAGE_BYTES)
+        return -EMSGSIZE;
+    size_t size_at = reply_start(out, request_id, GIOP_NO_EXCEPTION);
+    cdr_put_string(out, result, len);
+    return reply_end(out, size_at);
+}
+
+int giop_encode_system_exception(struct cdr_out *out, uint32_t request_id,
+                                 const char *repo_id, uint32_t minor,
+                                 uint32_t completed)
+{
+    size_t size_at = reply_start(out, request_id, GIOP_SYSTEM_EXCEPTION);
+    cdr_put_string(out, repo_id, strlen(repo_id));
+    cdr_put_long(out, minor);
+    cdr_put_long(out, completed);
+    return reply_end(out, size_at);
+}
+
 const char *giop_reply_status_name(uint32_t status)
 {
     static const char *const names[] = {

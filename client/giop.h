@@ -118,6 +118,41 @@ int giop_fragment_info(const uint8_t *msg, size_t msg_len,
  * more-fragments flag as given. */
 void giop_set_size(uint8_t *msg, size_t len, bool more);
 
+/* ---- the server side (servers/giop_min): a Request in, a Reply out ---- */
+
+/* A decoded GIOP 1.2 Request. Key and operation point into the message. */
+struct giop_request {
+    uint32_t request_id;
+    bool response_expected; /* response_flags bit 0: false for oneway */
+    bool little;            /* the message's byte order */
+    const uint8_t *key;     /* KeyAddr target */
+    size_t key_len;
+    const char *operation;  /* NUL-terminated */
+    size_t operation_len;
+    size_t body_at; /* the arguments start here (8-aligned from msg);
+                     * == len when there are none */
+};
+
+/* Decode a whole Request message (header included). 0, or
+ *   -EAGAIN/-EBADMSG/-EPROTO/-EMSGSIZE as giop_header_parse
+ *   -EPROTO   not GIOP 1.2, fragmented, or a target other than KeyAddr
+ *   -EBADMSG  truncated, or `len` differs from the header's size
+ *   -ENOMSG   a well-formed message that is not a Request (see *type) */
+int giop_decode_request(const uint8_t *msg, size_t len,
+                        struct giop_request *rq, uint8_t *type);
+
+/* Append a GIOP 1.2 Reply, NO_EXCEPTION, whose result is the string
+ * `result` (len bytes), in out's byte order. 0, -ENOMEM or -EMSGSIZE. */
+int giop_encode_reply(struct cdr_out *out, uint32_t request_id,
+                      const char *result, size_t len);
+
+/* Append a GIOP 1.2 Reply, SYSTEM_EXCEPTION `repo_id` (e.g.
+ * "IDL:omg.org/CORBA/BAD_OPERATION:1.0") with minor code and completion
+ * status (0 YES, 1 NO, 2 MAYBE). 0 or -ENOMEM. */
+int giop_encode_system_exception(struct cdr_out *out, uint32_t request_id,
+                                 const char *repo_id, uint32_t minor,
+                                 uint32_t completed);
+
 /* Static names for enum values, "unknown" otherwise. */
 const char *giop_reply_status_name(uint32_t status);
 const char *giop_msg_type_name(uint8_t type);

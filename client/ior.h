@@ -39,6 +39,12 @@ struct ior {
  * After a failure *out may be partly filled. */
 int ior_parse(const char *str, struct ior *out);
 
+/* The stringified form of *ior ("IOR:" and lowercase hex, NUL-terminated,
+ * malloc'd into *out): type_id, one IIOP 1.2 profile (host, port, key)
+ * and, when has_unix, omniORB's Unix-socket component (unix_host,
+ * unix_path) in it. Little-endian. 0, -ENOMEM or -EMSGSIZE. */
+int ior_format(const struct ior *ior, char **out);
+
 /* A static English phrase for a return value of ior_parse. */
 const char *ior_strerror(int err);
 

@@ -107,14 +107,6 @@ static void exe_dir(char *buf, size_t len)
     str_copy(buf, len, dirname(path));
 }
 
-static void raise_nofile(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
-}
 
 static void default_out(const struct scenario *sc, char *buf, size_t len)
 {
@@ -261,6 +253,11 @@ static void resolve_side(struct side *s, const char *path)
     if (!s->kind || !s->tp || !s->mode)
         die(EXIT_USAGE, "%s: server.kind, transport or mode has no "
                         "implementation", path);
+    char served[128];
+    if (!server_kind_serves(s->kind, sc->transport, served, sizeof served))
+        die(EXIT_USAGE, "%s: key \"transport\": server kind \"%s\" does not "
+                        "serve \"%s\" (it serves %s)", path, s->kind->name,
+            sc->transport, served);
     if (sc->server.work_us > 0 && !s->kind->work_option)
         die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
                         "has no work option", path, s->kind->name);
@@ -292,6 +289,66 @@ static void resolve_side(struct side *s, const char *path)
                                   sizeof s->vwhy);
     if (s->vrc)
         fprintf(stderr, "orbbench: warning: %s\n", s->vwhy);
+}
+
+/* The client's descriptor limit before and after raise_nofile. */
+struct nofile {
+    struct rlimit start, now;
+    long long needed;
+    int err; /* raising the hard limit to `needed` failed: errno */
+};
+
+static long long rlim_json(rlim_t v)
+{
+    return v == RLIM_INFINITY ? -1 : (long long)v;
+}
+
+/* N is bounded by the machine, not a soft limit: the soft limit goes to
+ * the hard one, and when the sweep needs more than that (max_n servers'
+ * connections, each side, plus a margin for the client's own files), the
+ * hard limit too where this process may (CAP_SYS_RESOURCE, up to
+ * fs.nr_open). The spawner and servers inherit it. */
+static void raise_nofile(const struct side *sides, size_t nsides,
+                         struct nofile *nf)
+{
+    memset(nf, 0, sizeof *nf);
+    if (getrlimit(RLIMIT_NOFILE, &nf->start) != 0)
+        return;
+    nf->now = nf->start;
+    nf->needed = 256;
+    for (size_t i = 0; i < nsides; i++)
+        nf->needed += sides[i].sc.sweep.max_n *
+                      (long long)sides[i].tp->fds_per_conn;
+    struct rlimit rl = nf->start;
+    if (rl.rlim_max != RLIM_INFINITY && (long long)rl.rlim_max < nf->needed) {
+        struct rlimit more = {(rlim_t)nf->needed, (rlim_t)nf->needed};
+        if (setrlimit(RLIMIT_NOFILE, &more) == 0)
+            rl = more;
+        else
+            nf->err = errno;
+    }
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    getrlimit(RLIMIT_NOFILE, &nf->now);
+}
+
+/* Into the result's limits: what the client started with and what it
+ * raised it to (limits.nofile is the limit after). */
+static void record_nofile(json_t *doc, const struct nofile *nf)
+{
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I}", "soft_at_start",
+                          (json_int_t)rlim_json(nf->start.rlim_cur),
+                          "hard_at_start",
+                          (json_int_t)rlim_json(nf->start.rlim_max), "soft",
+                          (json_int_t)rlim_json(nf->now.rlim_cur), "hard",
+                          (json_int_t)rlim_json(nf->now.rlim_max), "needed",
+                          (json_int_t)nf->needed);
+    if (nf->err)
+        json_object_set_new(o, "raise_hard_error",
+                            json_string(strerror(nf->err)));
+    json_object_set_new(json_object_get(doc, "limits"), "nofile_raised", o);
 }
 
 /* A paired run's side B differs from A only in server.* keys: the client
@@ -475,7 +532,8 @@ int main(int argc, char **argv)
         }
         die(EXIT_RUN_FAILED, "mkdtemp %s: %s", run_dir, strerror(errno));
     }
-    raise_nofile();
+    struct nofile nofile;
+    raise_nofile(sides, nsides, &nofile);
 
     struct spawn_config scfg = {
         .make_argv = server_make_argv,
@@ -490,7 +548,8 @@ int main(int argc, char **argv)
             s->kind,        s->server_path, s->sc.server.args,
             s->sc.server.nargs, s->sc.transport, run_dir,
             s->sc.server.work_us};
-        scfg.groups[i] = (struct spawn_group){&s->launch, &s->machine};
+        scfg.groups[i] = (struct spawn_group){&s->launch, &s->machine,
+                                              s->tp->spawner_pipes};
     }
     struct spawner *sp;
     /* Before any thread exists: the spawner is forked from a plain,
@@ -533,11 +592,14 @@ int main(int argc, char **argv)
         json_object_set_new(
             s->doc, "orb",
             json_pack("{s:s, s:s, s:s*, s:s, s:s*}", "id",
-                      s->sc.server.path[0] ? "custom" : s->sc.server.orb,
+                      s->sc.server.path[0] ? "custom"
+                      : s->kind->library   ? s->sc.server.orb
+                                           : s->kind->name,
                       "name", s->orb_name, "version",
                       s->vrc ? NULL : s->orb_version, "server_path",
                       s->server_path, "version_error",
                       s->vrc ? s->vwhy : NULL));
+        record_nofile(s->doc, &nofile);
         json_object_set(s->doc, "scenario", s->sc.resolved);
         json_object_set_new(s->doc, "scenario_file", json_string(path));
         json_object_set_new(s->doc, "process_group",

@@ -87,12 +87,21 @@ static int rewatch(struct callmode *m, size_t i)
     return 0;
 }
 
-/* Ask for (or stop asking for) writability of conn i. */
+/* Ask for (or stop asking for) writability of conn i. A pipe pair's
+ * write end is another descriptor (a read end is never writable): it
+ * joins the set only while a request is blocked on it. */
 static void want_write(struct callmode *m, size_t i, bool on)
 {
+    const struct conn_fds *f = &m->conns[i].fds;
+    if (f->wfd != f->rfd) {
+        struct epoll_event ev = {.events = EPOLLOUT | EPOLLET,
+                                 .data.u64 = i};
+        epoll_ctl(m->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, f->wfd, &ev);
+        return;
+    }
     struct epoll_event ev = {
         .events = EPOLLIN | EPOLLET | (on ? EPOLLOUT : 0), .data.u64 = i};
-    epoll_ctl(m->epfd, EPOLL_CTL_MOD, m->conns[i].fds.rfd, &ev);
+    epoll_ctl(m->epfd, EPOLL_CTL_MOD, f->rfd, &ev);
 }
 
 /* Send conn i's request (again, after a resend): its new state, 0 still
@@ -243,8 +252,11 @@ static void event_forget(struct callmode *m, struct conn *conns, size_t from)
         return;
     /* Still open: take them out of the set before they close, so a new
      * connection that reuses a descriptor number is added afresh. */
-    for (size_t i = from; i < m->registered; i++)
+    for (size_t i = from; i < m->registered; i++) {
         epoll_ctl(m->epfd, EPOLL_CTL_DEL, conns[i].fds.rfd, NULL);
+        if (conns[i].fds.wfd != conns[i].fds.rfd)
+            epoll_ctl(m->epfd, EPOLL_CTL_DEL, conns[i].fds.wfd, NULL);
+    }
     if (from < m->registered)
         m->registered = from;
 }

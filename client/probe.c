@@ -264,6 +264,8 @@ int probe_mapped_library(pid_t pid, const char *prefix, char *path,
                          size_t len)
 {
     char maps[64], line[1024];
+    if (!prefix)
+        return -ENOENT; /* an ORB-less server: no library to find */
     snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
     FILE *f = fopen(maps, "re");
     if (!f)

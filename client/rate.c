@@ -640,6 +640,17 @@ static void pump_failed(struct rate *r, int err, const char *when)
     stop(r, STOP_CALL_FAILED, 1, "%s %s", r->why, when);
 }
 
+/* Close the pipe ends the spawner handed over for servers not connected. */
+static void close_handed_over(struct spawn_result *res, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        for (int j = 0; j < 2; j++)
+            if (res[i].fds[j] >= 0) {
+                close(res[i].fds[j]);
+                res[i].fds[j] = -1;
+            }
+}
+
 /* Start the k servers and connect to each. True when all are up. */
 static bool start(struct rate *r)
 {
@@ -656,6 +667,7 @@ static bool start(struct rate *r)
         return false;
     }
     if (rc) {
+        close_handed_over(res, k);
         const char *why = "a server failed to start";
         for (size_t i = 0; i < k; i++)
             if (res[i].err == rc) {
@@ -675,8 +687,14 @@ static bool start(struct rate *r)
         if (r->s->kind->wire->parse_ready(res[i].line, &t, why, sizeof why)) {
             stop(r, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
                  res[i].index, (int)res[i].pid, why);
+            close_handed_over(res + i, k - i);
             return false;
         }
+        /* Descriptors the spawner handed over (a pipe pair) are part of
+         * the target; conn_open takes them. */
+        t.rfd = res[i].fds[0];
+        t.wfd = res[i].fds[1];
+        res[i].fds[0] = res[i].fds[1] = -1;
         int e = conn_open(&rcn->c, r->s->tp, r->s->kind->wire, &t,
                           res[i].index, res[i].pid,
                           (size_t)sc->call.payload_bytes, sc->call.timeout_ms);
@@ -691,6 +709,7 @@ static bool start(struct rate *r)
             str_copy(r->why, sizeof r->why, rcn->c.why);
             r->failed = i;
             pump_failed(r, e, "connecting");
+            close_handed_over(res + i + 1, k - i - 1);
             return false;
         }
     }

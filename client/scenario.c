@@ -27,10 +27,11 @@ struct key_spec {
     const char *help;
 };
 
-static const char *const transports[] = {"tcp", "unix", NULL};
+static const char *const transports[] = {"tcp", "unix", "pipe", NULL};
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
-static const char *const kinds[] = {"omniorb", NULL};
+static const char *const kinds[] = {"omniorb", "raw", "giop-min",
+                                    NULL};
 static const char *const measurements[] = {"sweep", "rate", NULL};
 
 #define OFF(f) offsetof(struct scenario, f)
@@ -45,14 +46,17 @@ static const struct key_spec keys[] = {
      "what is measured: sweep (servers held, footprint) or rate (upcalls "
      "per second of k servers)"},
     {"transport", K_ENUM, OFF(transport), SZ(transport), 0, 0, transports,
-     "tcp", 0, "how the client reaches the servers (loopback only)"},
+     "tcp", 0, "how the client reaches the servers (loopback only; pipe: a "
+     "pipe pair per server, raw servers only)"},
     {"mode", K_ENUM, OFF(mode), SZ(mode), 0, 0, modes, "sync", 0,
      "how a round issues its calls"},
     {"server.kind", K_ENUM, OFF(server.kind), SZ(server.kind), 0, 0, kinds,
-     "omniorb", 0, "which echo server to fork"},
+     "omniorb", 0, "which echo server to fork: omniorb, or the ORB-less raw "
+     "(length-prefixed echo) and giop-min (GIOP 1.2, no ORB)"},
     {"server.orb", K_STRING, OFF(server.orb), SZ(server.orb), 1, 0, NULL,
      "omniorb-system", 0, "ORB installation: omniorb-system (Debian's), or an "
-     "id built by scripts/build-orb (bin/orbs/ID/echo-server)"},
+     "id built by scripts/build-orb (bin/orbs/ID/echo-server); not used by "
+     "ORB-less kinds"},
     {"server.path", K_STRING, OFF(server.path), SZ(server.path), 0, 0, NULL,
      "", 0, "server executable (default: the kind's binary beside orbbench)"},
     {"server.args", K_STRLIST, OFF(server.args), 0, 0, SCENARIO_MAX_ARGS,

@@ -25,9 +25,31 @@ static void omniorb_endpoint(const char *transport, const char *run_dir,
         snprintf(buf, len, "giop:tcp:127.0.0.1:");
 }
 
+/* ORB-less servers (servers/raw, servers/giop_min) take
+ * "--endpoint tcp:127.0.0.1:0", "unix:PATH" or, for a pipe pair the
+ * spawner gives them, "pipe:RFD,WFD". */
+static void c_endpoint(const char *transport, const char *run_dir,
+                       unsigned index, char *buf, size_t len)
+{
+    if (strcmp(transport, "unix") == 0)
+        snprintf(buf, len, "unix:%s/s%u.sock", run_dir, index);
+    else if (strcmp(transport, "pipe") == 0)
+        snprintf(buf, len, "pipe:%d,%d", SPAWN_PIPE_SERVER_RFD,
+                 SPAWN_PIPE_SERVER_WFD);
+    else
+        snprintf(buf, len, "tcp:127.0.0.1:0");
+}
+
+static const char *const sockets[] = {"tcp", "unix", NULL};
+static const char *const sockets_and_pipe[] = {"tcp", "unix", "pipe", NULL};
+
 static const struct server_kind kinds[] = {
     {"omniorb", &wire_giop, "omniorb-echo-server", "libomniORB4",
-     "-ORBendPoint", omniorb_endpoint, "--work-us"},
+     "-ORBendPoint", omniorb_endpoint, "--work-us", sockets},
+    {"raw", &wire_raw, "raw-server", NULL, "--endpoint", c_endpoint, NULL,
+     sockets_and_pipe},
+    {"giop-min", &wire_giop, "giop-min-server", NULL, "--endpoint",
+     c_endpoint, NULL, sockets},
 };
 
 const struct server_kind *server_kind_lookup(const char *name)
@@ -38,10 +60,33 @@ const struct server_kind *server_kind_lookup(const char *name)
     return NULL;
 }
 
+bool server_kind_serves(const struct server_kind *kind,
+                        const char *transport, char *list, size_t list_len)
+{
+    bool found = false;
+    size_t used = 0;
+    list[0] = 0;
+    for (size_t i = 0; kind->transports[i]; i++) {
+        found = found || strcmp(kind->transports[i], transport) == 0;
+        if (used < list_len)
+            used += (size_t)snprintf(list + used, list_len - used, "%s%s",
+                                     i ? ", " : "", kind->transports[i]);
+    }
+    return found;
+}
+
 int server_resolve(const struct server_kind *kind, const char *orb,
                    const char *bin_dir, char *path, size_t path_len,
                    char *why, size_t why_len)
 {
+    if (!kind->library) {
+        snprintf(path, path_len, "%s/%s", bin_dir, kind->binary);
+        if (access(path, X_OK) == 0)
+            return 0;
+        snprintf(why, why_len, "server kind \"%s\" has no %s (run make "
+                 "first?)", kind->name, path);
+        return -ENOENT;
+    }
     char system_id[64];
     snprintf(system_id, sizeof system_id, "%s-system", kind->name);
     if (strcmp(orb, system_id) == 0 || strcmp(orb, "system") == 0)

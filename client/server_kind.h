@@ -3,6 +3,7 @@
 #ifndef ORBBENCH_SERVER_KIND_H
 #define ORBBENCH_SERVER_KIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,7 +13,10 @@ struct server_kind {
     const char *name;
     const struct wire_ops *wire;
     const char *binary; /* file name beside the orbbench executable */
-    const char *library; /* the ORB library's file name prefix */
+    /* The ORB library's file name prefix; NULL for an ORB-less kind,
+     * which has no ORB installations: server.orb does not apply and its
+     * one binary is always the one beside orbbench. */
+    const char *library;
     /* The option that names the server's endpoint ("-ORBendPoint"), and
      * the endpoint itself for a transport, run directory and server. */
     const char *endpoint_option;
@@ -21,6 +25,8 @@ struct server_kind {
     /* The option that makes each call burn N µs of CPU ("--work-us"), or
      * NULL when the kind's server has none. */
     const char *work_option;
+    /* The transports its server serves, NULL-terminated. */
+    const char *const *transports;
 };
 
 /* What the spawner needs to build each server's argv. */
@@ -37,6 +43,11 @@ struct server_launch {
 /* The kind called `name`, or NULL. */
 const struct server_kind *server_kind_lookup(const char *name);
 
+/* True when the kind's server serves `transport`; `list` gets the ones it
+ * does serve, comma-separated, for the message when it does not. */
+bool server_kind_serves(const struct server_kind *kind,
+                        const char *transport, char *list, size_t list_len);
+
 /* spawn_argv_fn for a struct server_launch: path, endpoint args, the work
  * option and its value when work_us > 0, then the scenario's server.args. */
 void server_make_argv(const void *launch, unsigned index, char **argv,
@@ -44,7 +55,8 @@ void server_make_argv(const void *launch, unsigned index, char **argv,
 
 /* The server executable for ORB installation `orb` of this kind, beside
  * the orbbench executable in `bin_dir`: the system one, or
- * bin_dir/orbs/ORB/echo-server. 0, or -ENOENT with the installations that
+ * bin_dir/orbs/ORB/echo-server; for an ORB-less kind always
+ * bin_dir/BINARY (orb is not looked at). 0, or -ENOENT with the installations that
  * do exist listed in `why`. */
 int server_resolve(const struct server_kind *kind, const char *orb,
                    const char *bin_dir, char *path, size_t path_len,

@@ -1,6 +1,9 @@
-/* The spawner process: see spawn.h. The client and the spawner talk over
- * two pipes with fixed-size records; the spawner answers each command and
- * ends (killing every server) when the client says stop or goes away. */
+/* The spawner process: see spawn.h. The client sends fixed-size command
+ * records over a pipe; the spawner answers over a SOCK_SEQPACKET
+ * socketpair, one record per message, so that a spawn result can carry
+ * the client's ends of a server's pipe pair (SCM_RIGHTS: descriptors
+ * cannot cross a pipe). It ends (killing every server) when the client
+ * says stop or goes away. */
 #include "spawn.h"
 
 #include <dirent.h>
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +75,7 @@ struct pending {
     unsigned index;
     pid_t pid;
     int fd;
+    int pipe_fds[2]; /* the client's ends of its pipe pair, or -1 */
     int64_t t0;
     size_t len;
     char line[SPAWN_MAX_LINE];
@@ -151,18 +156,68 @@ static int reap(pid_t pid, long wait_ms, int *wstatus)
     }
 }
 
-static void send_result(int rep_fd, const struct spawn_result *r, bool *gone)
+/* One record, with the descriptors `fds` (nfds of them) attached. */
+static int send_record(int rep_fd, const void *rec, size_t len,
+                       const int *fds, size_t nfds)
 {
-    if (!*gone && write_full(rep_fd, r, sizeof *r) != 0)
+    struct iovec iov = {.iov_base = (void *)rec, .iov_len = len};
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (nfds) {
+        msg.msg_control = u.buf;
+        msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+        memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+    }
+    for (;;) {
+        /* SEQPACKET: the record goes whole or not at all. */
+        ssize_t n = sendmsg(rep_fd, &msg, MSG_NOSIGNAL);
+        if (n == (ssize_t)len)
+            return 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        return n < 0 ? -errno : -EIO;
+    }
+}
+
+/* Send a result; `fds` (2, or NULL) go with it and are closed here:
+ * the client owns them now, the spawner keeps no copy. */
+static void send_result(int rep_fd, const struct spawn_result *r, int *fds,
+                        bool *gone)
+{
+    if (!*gone && send_record(rep_fd, r, sizeof *r, fds, fds ? 2 : 0) != 0)
         *gone = true; /* the client closed its end: it is stopping */
+    for (int i = 0; fds && i < 2; i++) {
+        close(fds[i]);
+        fds[i] = -1;
+    }
 }
 
 static void child_exec(const struct spawn_group *g, char **argv,
-                       int out_fd, int log_fd, int null_fd, pid_t spawner)
+                       int out_fd, int log_fd, int null_fd, pid_t spawner,
+                       const int *srv_fds)
 {
     dup2(null_fd, 0);
     dup2(out_fd, 1);
     dup2(log_fd, 2);
+    if (srv_fds) {
+        /* After 0..2 (null_fd and the others may sit on 3 or 4), and out
+         * of the way of 3 and 4 first, so that neither dup2 overwrites
+         * the other end; dup2 clears close-on-exec on 3 and 4. */
+        int r = fcntl(srv_fds[0], F_DUPFD, 10);
+        int w = fcntl(srv_fds[1], F_DUPFD, 10);
+        if (r < 0 || w < 0 || dup2(r, SPAWN_PIPE_SERVER_RFD) < 0 ||
+            dup2(w, SPAWN_PIPE_SERVER_WFD) < 0)
+            _exit(124);
+        close(r);
+        close(w);
+    }
     /* exec keeps ignored signals and the mask: give the server defaults. */
     signal(SIGPIPE, SIG_DFL);
     signal(SIGINT, SIG_DFL);
@@ -185,6 +240,16 @@ static void child_exec(const struct spawn_group *g, char **argv,
     _exit(127);
 }
 
+/* Close the descriptors of fds[0..n-1] that are open; mark them -1. */
+static void close_fds(int *fds, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (fds[i] >= 0)
+            close(fds[i]);
+        fds[i] = -1;
+    }
+}
+
 /* Fork server `index`; fill *p, or return -errno with r->why set. */
 static int launch(const struct spawn_config *cfg, int group, unsigned index,
                   int null_fd, struct pending *p, struct spawn_result *r)
@@ -192,12 +257,24 @@ static int launch(const struct spawn_config *cfg, int group, unsigned index,
     char *argv[SPAWN_MAX_ARGS + 1];
     char buf[4096], path[600];
     int pfd[2];
+    /* A pipe pair: to_srv carries requests, from_srv replies. */
+    int to_srv[2] = {-1, -1}, from_srv[2] = {-1, -1};
     const struct spawn_group *g = &cfg->groups[group];
     cfg->make_argv(g->make_argv_arg, index, argv, buf, sizeof buf);
+    if (g->pipe_pair && (pipe2(to_srv, O_CLOEXEC) != 0 ||
+                         pipe2(from_srv, O_CLOEXEC) != 0)) {
+        int e = errno;
+        snprintf(r->why, sizeof r->why, "pipe pair for server %u: %s",
+                 index, strerror(e));
+        close_fds(to_srv, 2);
+        return -e;
+    }
     if (pipe2(pfd, O_CLOEXEC) != 0) {
         int e = errno;
         snprintf(r->why, sizeof r->why, "pipe for server %u: %s", index,
                  strerror(e));
+        close_fds(to_srv, 2);
+        close_fds(from_srv, 2);
         return -e;
     }
     snprintf(path, sizeof path, "%s/s%u.log", cfg->log_dir, index);
@@ -207,20 +284,28 @@ static int launch(const struct spawn_config *cfg, int group, unsigned index,
         snprintf(r->why, sizeof r->why, "open %s: %s", path, strerror(e));
         close(pfd[0]);
         close(pfd[1]);
+        close_fds(to_srv, 2);
+        close_fds(from_srv, 2);
         return -e;
     }
     pid_t self = getpid();
+    int srv_fds[2] = {to_srv[0], from_srv[1]};
     p->t0 = now_ns();
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(g, argv, pfd[1], log_fd, null_fd, self);
+        child_exec(g, argv, pfd[1], log_fd, null_fd, self,
+                   g->pipe_pair ? srv_fds : NULL);
     int e = errno;
     close(pfd[1]);
     close(log_fd);
+    close_fds(srv_fds, 2); /* the server's ends: only the server keeps them */
+    p->pipe_fds[0] = from_srv[0];
+    p->pipe_fds[1] = to_srv[1];
     if (pid < 0) {
         snprintf(r->why, sizeof r->why, "fork for server %u: %s", index,
                  strerror(e));
         close(pfd[0]);
+        close_fds(p->pipe_fds, 2);
         return -e;
     }
     fcntl(pfd[0], F_SETFL, O_NONBLOCK);
@@ -259,6 +344,7 @@ static void fail_pending(const struct spawn_config *cfg, struct pending *p,
                  "server %u (pid %d) %s before printing its ready line%s%s",
                  p->index, (int)p->pid, status, tail[0] ? ": " : "", tail);
     close(p->fd);
+    close_fds(p->pipe_fds, 2);
 }
 
 /* Read what server p printed. 1 when its line is complete, 0 for more,
@@ -307,7 +393,7 @@ static int do_spawn(const struct spawn_config *cfg, int cmd_fd, int rep_fd,
             if (rc) {
                 r->index = next;
                 r->err = rc;
-                send_result(rep_fd, r, &gone);
+                send_result(rep_fd, r, NULL, &gone);
                 stop = true;
             } else {
                 npend++;
@@ -338,6 +424,7 @@ static int do_spawn(const struct spawn_config *cfg, int cmd_fd, int rep_fd,
             if (rc == 0)
                 continue;
             memset(r, 0, sizeof *r);
+            int *fds = NULL;
             if (rc == 1) {
                 r->index = p->index;
                 r->pid = p->pid;
@@ -346,11 +433,13 @@ static int do_spawn(const struct spawn_config *cfg, int cmd_fd, int rep_fd,
                 close(p->fd);
                 if (live_add(live, p->pid) != 0)
                     _exit(3);
+                if (p->pipe_fds[0] >= 0)
+                    fds = p->pipe_fds;
             } else {
                 fail_pending(cfg, p, rc, r);
                 stop = true;
             }
-            send_result(rep_fd, r, &gone);
+            send_result(rep_fd, r, fds, &gone);
             pend[i] = pend[--npend];
         }
     }
@@ -360,13 +449,14 @@ static int do_spawn(const struct spawn_config *cfg, int cmd_fd, int rep_fd,
         r->index = next;
         r->err = -ECANCELED;
         snprintf(r->why, sizeof r->why, "not started after an earlier failure");
-        send_result(rep_fd, r, &gone);
+        send_result(rep_fd, r, NULL, &gone);
     }
     /* The client left mid-batch: these never became live; end them. */
     for (size_t i = 0; i < npend; i++) {
         kill(pend[i].pid, SIGKILL);
         reap(pend[i].pid, 5000, &r->wstatus);
         close(pend[i].fd);
+        close_fds(pend[i].pipe_fds, 2);
     }
     free(pend);
     free(r);
@@ -501,7 +591,8 @@ int spawner_start(struct spawner **out, const struct spawn_config *cfg)
         free(sp);
         return -errno;
     }
-    if (pipe2(from_sp, O_CLOEXEC) != 0) {
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, from_sp) !=
+        0) {
         int e = errno;
         close(to_sp[0]);
         close(to_sp[1]);
@@ -558,17 +649,65 @@ static int read_reply(struct spawner *sp, void *buf, size_t len,
     return read_full(sp->rep_fd, buf, len);
 }
 
+/* Read one spawn result and the descriptors that came with it (into
+ * r->fds, close-on-exec), waiting at most timeout_ms. */
+static int read_result(struct spawner *sp, struct spawn_result *r,
+                       int64_t timeout_ms)
+{
+    struct pollfd p = {.fd = sp->rep_fd, .events = POLLIN};
+    int rc = poll(&p, 1, (int)timeout_ms);
+    if (rc < 0)
+        return -errno;
+    if (rc == 0)
+        return -ETIMEDOUT;
+    struct iovec iov = {.iov_base = r, .iov_len = sizeof *r};
+    union {
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1,
+                         .msg_control = u.buf,
+                         .msg_controllen = sizeof u.buf};
+    ssize_t n;
+    do
+        n = recvmsg(sp->rep_fd, &msg, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return -errno;
+    if (n != (ssize_t)sizeof *r)
+        return n == 0 ? -EPIPE : -EPROTO;
+    r->fds[0] = r->fds[1] = -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+        c->cmsg_len == CMSG_LEN(2 * sizeof(int)))
+        memcpy(r->fds, CMSG_DATA(c), 2 * sizeof(int));
+    if ((msg.msg_flags & MSG_CTRUNC) && r->err == 0) {
+        /* The kernel dropped the descriptors: this process is at its
+         * RLIMIT_NOFILE. The server runs on; the spawner ends it. */
+        for (int i = 0; i < 2; i++)
+            if (r->fds[i] >= 0)
+                close(r->fds[i]);
+        r->fds[0] = r->fds[1] = -1;
+        r->err = -EMFILE;
+        snprintf(r->why, sizeof r->why, "server %u (pid %d): the client "
+                 "could not take its pipe pair", r->index, (int)r->pid);
+    }
+    return 0;
+}
+
 int spawner_spawn(struct spawner *sp, int group, unsigned first,
                   unsigned count, struct spawn_result *res)
 {
     struct cmd c = {CMD_SPAWN, first, count, 0, 0, group};
     struct spawn_result *r = malloc(sizeof *r);
+    for (unsigned i = 0; i < count; i++)
+        res[i].fds[0] = res[i].fds[1] = -1; /* results never received */
     int rc = r ? write_full(sp->cmd_fd, &c, sizeof c) : -ENOMEM;
     int first_err = 0;
     for (unsigned got = 0; rc == 0 && got < count; got++) {
         /* The spawner bounds every start; this only guards against it
          * hanging itself. */
-        rc = read_reply(sp, r, sizeof *r, sp->start_timeout_ms + 15000);
+        rc = read_result(sp, r, sp->start_timeout_ms + 15000);
         if (rc == 0 && (r->index < first || r->index >= first + count))
             rc = -EPROTO;
         if (rc)

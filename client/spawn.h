@@ -8,6 +8,7 @@
 #ifndef ORBBENCH_SPAWN_H
 #define ORBBENCH_SPAWN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -26,6 +27,11 @@ typedef void (*spawn_argv_fn)(const void *arg, unsigned index, char **argv,
 
 #define SPAWN_MAX_GROUPS 2
 
+/* With spawn_group.pipe_pair, each server reads the client's bytes on
+ * this descriptor and writes its replies on that one. */
+#define SPAWN_PIPE_SERVER_RFD 3
+#define SPAWN_PIPE_SERVER_WFD 4
+
 /* One kind of server the spawner starts: a paired run has two, the
  * servers of side A and of side B. */
 struct spawn_group {
@@ -33,6 +39,9 @@ struct spawn_group {
     /* Servers join its cgroups and take its CPUs before exec; its cgroups
      * are removed when the spawner ends. NULL: none. */
     const struct machine *machine;
+    /* Give each server a pipe pair (its ends as SPAWN_PIPE_SERVER_RFD and
+     * _WFD) and hand the client's ends back with its spawn result. */
+    bool pipe_pair;
 };
 
 struct spawn_config {
@@ -54,6 +63,10 @@ struct spawn_result {
     int err;          /* 0 ready; -errno: see why */
     int wstatus;      /* when it died: its wait status */
     int64_t start_ns; /* fork to ready line */
+    /* With pipe_pair, once ready: the client's ends, [0] to read the
+     * server's replies, [1] to write requests; close-on-exec, blocking,
+     * owned by the caller. Else -1. */
+    int fds[2];
     char line[SPAWN_MAX_LINE];  /* its ready line, without the newline */
     char why[SPAWN_WHY_BYTES];  /* one line, when err != 0 */
 };
@@ -69,7 +82,8 @@ int spawner_start(struct spawner **out, const struct spawn_config *cfg);
  * Returns 0 when all are ready, else the first failure's err: -EAGAIN /
  * -ENOMEM / -EMFILE... (fork or pipe: a resource ran out), -ETIMEDOUT (no
  * ready line in time; the server was killed), -ECHILD (it died: wstatus),
- * -EPIPE (the spawner itself is gone). */
+ * -EPIPE (the spawner itself is gone). A result whose pipe pair the
+ * client could not take (RLIMIT_NOFILE) fails with -EMFILE. */
 int spawner_spawn(struct spawner *sp, int group, unsigned first,
                   unsigned count, struct spawn_result *res);
 

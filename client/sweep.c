@@ -220,13 +220,19 @@ static bool grow(struct run *r, size_t target)
     }
     /* Connect to those that are up, in order, so conns stay dense. */
     for (size_t k = 0; k < count; k++) {
-        const struct spawn_result *sr = &res[k];
+        struct spawn_result *sr = &res[k];
         if (sr->err || sr->pid <= 0)
             break;
         struct target t;
         char why[CONN_WHY_BYTES];
         struct conn *c = &r->conns[r->n];
         int prc = r->s->kind->wire->parse_ready(sr->line, &t, why, sizeof why);
+        /* Descriptors the spawner handed over (a pipe pair) are part of
+         * the target; conn_open takes them. */
+        t.rfd = sr->fds[0];
+        t.wfd = sr->fds[1];
+        if (!prc)
+            sr->fds[0] = sr->fds[1] = -1;
         if (prc) {
             if (ok)
                 stop(r, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
@@ -235,9 +241,13 @@ static bool grow(struct run *r, size_t target)
             break;
         }
         if (!sc->client.connect) {
-            /* Idle servers: known by pid, never connected or called. */
+            /* Idle servers: known by pid, never connected or called;
+             * handed-over descriptors stay open (closing a pipe pair
+             * would end its server) and close with the conn. */
             memset(c, 0, sizeof *c);
-            c->fds.rfd = c->fds.wfd = -1;
+            c->tp = r->s->tp;
+            c->fds.rfd = t.rfd;
+            c->fds.wfd = t.wfd;
             c->index = sr->index;
             c->pid = sr->pid;
             r->n++;
@@ -262,6 +272,11 @@ static bool grow(struct run *r, size_t target)
         }
         r->n++;
     }
+    /* Descriptors of servers not connected (a failure came first). */
+    for (size_t k = 0; k < count; k++)
+        for (int i = 0; i < 2; i++)
+            if (res[k].fds[i] >= 0)
+                close(res[k].fds[i]);
     free(res);
     return ok;
 }

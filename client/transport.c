@@ -9,8 +9,8 @@
 
 #include "util.h"
 
-static const struct transport_ops *const all[] = {&transport_tcp,
-                                                  &transport_unix};
+static const struct transport_ops *const all[] = {
+    &transport_tcp, &transport_unix, &transport_pipe};
 
 const struct transport_ops *transport_lookup(const char *name)
 {

@@ -1,8 +1,10 @@
 /* Transports: how the client's bytes reach a server. One ops table per
- * transport (transport_tcp.c, transport_unix.c), looked up by name. */
+ * transport (transport_tcp.c, transport_unix.c, transport_pipe.c), looked
+ * up by name. */
 #ifndef ORBBENCH_TRANSPORT_H
 #define ORBBENCH_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -18,6 +20,11 @@ struct target {
     char unix_path[TARGET_MAX_PATH];
     uint8_t key[TARGET_MAX_KEY]; /* the wire's object address */
     size_t key_len;
+    /* Descriptors the spawner handed over with the spawn result (the
+     * pipe transport's pair), or -1. conn_open takes them: a target's
+     * descriptors are used once. */
+    int rfd;
+    int wfd;
 };
 
 /* A connection's descriptors: equal for sockets, two for a pipe pair. */
@@ -28,6 +35,11 @@ struct conn_fds {
 
 struct transport_ops {
     const char *name;
+    /* The spawner makes each server's descriptors (a pipe pair) and hands
+     * the client's ends over in the target (t->rfd, t->wfd). */
+    bool spawner_pipes;
+    /* Descriptors one connection holds (the client's RLIMIT_NOFILE need) */
+    unsigned fds_per_conn;
     /* Connect, waiting at most timeout_ms, and return non-blocking,
      * close-on-exec fds. 0 or -errno (-ETIMEDOUT; -EINTR when a signal
      * came: the user pressed Ctrl-C); `why` gets a one-line reason on
@@ -43,6 +55,7 @@ struct transport_ops {
 
 extern const struct transport_ops transport_tcp;
 extern const struct transport_ops transport_unix;
+extern const struct transport_ops transport_pipe;
 
 /* The transport called `name`, or NULL. */
 const struct transport_ops *transport_lookup(const char *name);

@@ -69,6 +69,7 @@ not_loopback:
 
 const struct transport_ops transport_tcp = {
     .name = "tcp",
+    .fds_per_conn = 1,
     .connect = tcp_connect,
     .send = transport_fd_send,
     .recv = transport_fd_recv,

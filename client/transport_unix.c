@@ -42,6 +42,7 @@ static int unix_connect(const struct target *t, struct conn_fds *fds,
 
 const struct transport_ops transport_unix = {
     .name = "unix",
+    .fds_per_conn = 1,
     .connect = unix_connect,
     .send = transport_fd_send,
     .recv = transport_fd_recv,

@@ -66,5 +66,11 @@ struct wire_ops {
 };
 
 extern const struct wire_ops wire_giop;
+extern const struct wire_ops wire_raw;
+
+/* The raw wire (wire_raw.c): length, id, payload; the raw server shares
+ * these. A length field over the limit is refused, never buffered. */
+#define WIRE_RAW_HEADER_BYTES 8
+#define WIRE_RAW_MAX_MESSAGE_BYTES (16u * 1024 * 1024)
 
 #endif

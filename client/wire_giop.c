@@ -23,6 +23,7 @@ static int giop_parse_ready(const char *line, struct target *t, char *why,
         return -ENAMETOOLONG;
     }
     memset(t, 0, sizeof *t);
+    t->rfd = t->wfd = -1; /* none handed over */
     str_copy(t->host, sizeof t->host, ior.host);
     t->port = ior.port;
     if (ior.has_unix)

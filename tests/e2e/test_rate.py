@@ -95,6 +95,38 @@ def test_two_servers_pipelined(orbbench):
     check_rate_doc(r.doc, window=4, servers=2)
 
 
+@pytest.mark.parametrize("kind,transport,window", [
+    ("raw", "pipe", 1), ("raw", "pipe", 8), ("raw", "unix", 1),
+    ("giop-min", "tcp", 8)])
+def test_orb_less_servers(orbbench, kind, transport, window):
+    """The rate of the floor under the ORBs: the same client and checks on
+    a raw echo server (over a pipe pair, too) and on giop-min."""
+    r = orbbench(FIFO / "01-tpc-unix-sync.json", *SHORT,
+                 f"server.kind={kind}", f"transport={transport}",
+                 f"rate.window={window}")
+    assert r.rc == 0, r.stderr
+    check_rate_doc(r.doc, window=window)
+    assert r.doc["orb"]["name"] == kind
+
+
+def test_oneway_on_giop_min(orbbench):
+    r = orbbench(FIFO / "03-tpc-unix-oneway.json", *SHORT,
+                 "server.kind=giop-min")
+    assert r.rc == 0, r.stderr
+    check_rate_doc(r.doc, window=1)
+
+
+def test_oneway_needs_a_wire_that_has_it(tmp_path):
+    """The raw wire has no oneway: exit 2 naming the key, before any
+    server starts."""
+    r = subprocess.run([str(ORBBENCH), "run",
+                        str(FIFO / "03-tpc-unix-oneway.json"), "--out",
+                        str(tmp_path / "r.json"), "--set", "server.kind=raw"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert "rate.oneway" in r.stderr and r.stderr.count("\n") == 1
+
+
 def check(tmp_path, *sets, **scenario):
     p = write_scenario(tmp_path / "s.json", **scenario)
     args = [str(ORBBENCH), "check", str(p)]

@@ -801,9 +801,48 @@ static void test_strerror(void **state)
     assert_string_equal(ior_strerror(12345), "invalid IOR");
 }
 
+/* ior_format, read back by the client's own parser and its wire. */
+static void test_format_round_trip(void **state)
+{
+    (void)state;
+    struct ior in, out;
+    memset(&in, 0, sizeof in);
+    strcpy(in.type_id, "IDL:Bench/Echo:1.0");
+    strcpy(in.host, "127.0.0.1");
+    in.port = 40123;
+    memcpy(in.key, "orbbench\0echo", 13);
+    in.key_len = 13;
+    for (int with_unix = 0; with_unix < 2; with_unix++) {
+        in.has_unix = with_unix;
+        if (with_unix) {
+            strcpy(in.unix_host, "localhost");
+            strcpy(in.unix_path, "/tmp/orbbench-x/s3.sock");
+        }
+        char *s = NULL;
+        assert_int_equal(ior_format(&in, &s), 0);
+        assert_int_equal(strncmp(s, "IOR:", 4), 0);
+        assert_int_equal(ior_parse(s, &out), 0);
+        assert_string_equal(out.type_id, in.type_id);
+        assert_int_equal(out.iiop_major, 1);
+        assert_int_equal(out.iiop_minor, 2);
+        assert_string_equal(out.host, "127.0.0.1");
+        assert_int_equal(out.port, 40123);
+        assert_int_equal(out.key_len, 13);
+        assert_memory_equal(out.key, in.key, 13);
+        assert_int_equal(out.has_unix, with_unix);
+        if (with_unix) {
+            assert_string_equal(out.unix_host, "localhost");
+            assert_string_equal(out.unix_path, in.unix_path);
+        }
+        free(s);
+    }
+}
+
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_format_round_trip),
         cmocka_unit_test(test_real_tcp),
         cmocka_unit_test(test_real_unix),
         cmocka_unit_test(test_whitespace),

@@ -1,0 +1,355 @@
+/* giop-min: GIOP 1.2 with no ORB behind it (the "small object invocation
+ * scheme"), on the client's own codec (cdr, giop, ior). One thread, one
+ * epoll loop, any number of connections: each Request is read whole,
+ * dispatched on object key and operation name in this thread, and
+ * answered (oneway Requests are not). One object, Bench::Echo, whose
+ * echoString returns its argument; sendOneway (oneway) is counted and
+ * onewayCount returns the count as decimal text, as the omniORB server's.
+ *   --endpoint tcp:127.0.0.1:PORT | unix:PATH
+ * prints the object's IOR on stdout when ready; `--version` prints
+ * "giop-min VERSION". */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cdr.h"
+#include "giop.h"
+#include "ior.h"
+
+#ifndef ORBBENCH_VERSION
+#define ORBBENCH_VERSION "0.0.0"
+#endif
+
+/* The one object's key: any other key is OBJECT_NOT_EXIST. */
+static const uint8_t echo_key[] = "orbbench-giop-min-echo";
+#define ECHO_KEY_LEN (sizeof echo_key - 1)
+#define OMG_MINOR(n) (0x4f4d0000u | (n)) /* the OMG's minor code space */
+
+struct gconn {
+    int fd;
+    uint8_t *buf; /* received, not yet handled */
+    size_t len, cap;
+    struct cdr_out out; /* replies not yet written */
+    size_t out_done;
+    bool closing; /* after a MessageError: close once it is out */
+};
+
+static int epfd;
+
+static void die(const char *what)
+{
+    fprintf(stderr, "giop-min-server: %s: %s\n", what, strerror(errno));
+    exit(1);
+}
+
+static void conn_end(struct gconn *c)
+{
+    close(c->fd); /* also leaves the epoll set */
+    free(c->buf);
+    cdr_out_free(&c->out);
+    free(c);
+}
+
+static void send_message_error(struct gconn *c)
+{
+    static const uint8_t msg[12] = {'G', 'I', 'O', 'P', 1, 2, 1,
+                                    GIOP_MESSAGE_ERROR, 0, 0, 0, 0};
+    cdr_put_bytes(&c->out, msg, sizeof msg);
+    c->closing = true;
+}
+
+static void system_exception(struct gconn *c, uint32_t id, const char *name,
+                             uint32_t minor)
+{
+    char repo[96];
+    snprintf(repo, sizeof repo, "IDL:omg.org/CORBA/%s:1.0", name);
+    giop_encode_system_exception(&c->out, id, repo, minor, 1 /* NO */);
+}
+
+/* sendOneway calls received, on every connection. */
+static unsigned long long oneways;
+
+static bool op_is(const struct giop_request *rq, const char *name)
+{
+    size_t n = strlen(name);
+    return rq->operation_len == n && memcmp(rq->operation, name, n) == 0;
+}
+
+/* One whole message at msg: dispatch it, append what answers it. */
+static void handle(struct gconn *c, const uint8_t *msg, size_t len)
+{
+    struct giop_request rq;
+    uint8_t type;
+    int rc = giop_decode_request(msg, len, &rq, &type);
+    if (rc == -ENOMSG && type == GIOP_CLOSE_CONNECTION) {
+        c->closing = true;
+        return;
+    }
+    if (rc) {
+        send_message_error(c);
+        return;
+    }
+    const char *arg = NULL;
+    size_t arg_len = 0;
+    bool ours = rq.key_len == ECHO_KEY_LEN &&
+                memcmp(rq.key, echo_key, ECHO_KEY_LEN) == 0;
+    bool is_echo = op_is(&rq, "echoString");
+    bool is_oneway = op_is(&rq, "sendOneway");
+    bool is_count = op_is(&rq, "onewayCount");
+    if (is_echo || is_oneway) {
+        struct cdr_in in;
+        cdr_in_init(&in, msg, len, rq.little);
+        in.pos = rq.body_at;
+        rc = cdr_get_string(&in, &arg, &arg_len);
+    }
+    /* Bench::Echo's oneway sendOneway is counted (the upcall rate reads
+     * the count back with onewayCount); a oneway Request gets no answer. */
+    if (ours && is_oneway && rc == 0)
+        oneways++;
+    if (!rq.response_expected)
+        return;
+    if (!ours) {
+        system_exception(c, rq.request_id, "OBJECT_NOT_EXIST", OMG_MINOR(2));
+    } else if (is_count) {
+        char buf[24];
+        int n = snprintf(buf, sizeof buf, "%llu", oneways);
+        giop_encode_reply(&c->out, rq.request_id, buf, (size_t)n);
+    } else if (!is_echo) {
+        system_exception(c, rq.request_id, "BAD_OPERATION", OMG_MINOR(2));
+    } else if (rc) {
+        system_exception(c, rq.request_id, "MARSHAL", 0);
+    } else {
+        giop_encode_reply(&c->out, rq.request_id, arg, arg_len);
+    }
+}
+
+/* Write pending replies: 1 all out, 0 would block, -1 broken. */
+static int flush(struct gconn *c)
+{
+    while (c->out_done < c->out.len) {
+        ssize_t n = write(c->fd, c->out.data + c->out_done,
+                          c->out.len - c->out_done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno == EAGAIN ? 0 : -1;
+        c->out_done += (size_t)n;
+    }
+    cdr_out_reset(&c->out, true);
+    c->out_done = 0;
+    return c->out.err ? -1 : 1;
+}
+
+static void watch(struct gconn *c, bool out)
+{
+    struct epoll_event ev = {.events = out ? EPOLLOUT : EPOLLIN,
+                             .data.ptr = c};
+    epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/* Handle every whole message in buf; keep the rest. -1: close. */
+static int handle_all(struct gconn *c)
+{
+    size_t at = 0;
+    while (!c->closing && c->len - at >= GIOP_HEADER_BYTES) {
+        struct giop_header h;
+        if (giop_header_parse(c->buf + at, c->len - at, &h) != 0) {
+            send_message_error(c); /* not GIOP 1.x, or over the limit */
+            break;
+        }
+        size_t total = GIOP_HEADER_BYTES + (size_t)h.body_bytes;
+        if (c->len - at < total)
+            break;
+        handle(c, c->buf + at, total);
+        at += total;
+    }
+    memmove(c->buf, c->buf + at, c->len - at);
+    c->len -= at;
+    return 0;
+}
+
+static void serve(struct gconn *c)
+{
+    if (c->out_done < c->out.len) {
+        int rc = flush(c);
+        if (rc < 0 || (rc == 1 && c->closing))
+            return conn_end(c);
+        if (rc == 0)
+            return;
+        watch(c, false);
+    }
+    /* Bounded: the rest waits for the next epoll round. */
+    for (int spins = 0; spins < 64; spins++) {
+        if (c->cap - c->len < 4096) {
+            size_t cap = c->cap * 2;
+            uint8_t *p = cap > 2 * ((size_t)GIOP_MAX_MESSAGE_BYTES + 64)
+                             ? NULL
+                             : realloc(c->buf, cap);
+            if (!p)
+                return conn_end(c);
+            c->buf = p;
+            c->cap = cap;
+        }
+        ssize_t n = read(c->fd, c->buf + c->len, c->cap - c->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        if (n <= 0)
+            return conn_end(c);
+        c->len += (size_t)n;
+        handle_all(c);
+        if (c->out.len == 0 && !c->closing)
+            continue;
+        int rc = flush(c);
+        if (rc < 0 || (rc == 1 && c->closing))
+            return conn_end(c);
+        if (rc == 0)
+            return watch(c, true);
+    }
+}
+
+static void conn_new(int fd)
+{
+    struct gconn *c = calloc(1, sizeof *c);
+    if (!c || !(c->buf = malloc(8192)))
+        die("out of memory");
+    c->cap = 8192;
+    c->fd = fd;
+    cdr_out_init(&c->out, true);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+        die("epoll_ctl");
+}
+
+/* Listen on "tcp:HOST:PORT" or "unix:PATH"; fill the IOR's address. */
+static int open_endpoint(const char *ep, struct ior *ior)
+{
+    int fd;
+    if (strncmp(ep, "unix:", 5) == 0) {
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        if (!ep[5] || strlen(ep + 5) >= sizeof sa.sun_path) {
+            fprintf(stderr, "giop-min-server: --endpoint %s: bad path\n", ep);
+            exit(2);
+        }
+        strcpy(sa.sun_path, ep + 5);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+            die(ep);
+        /* As omniORB does: an IIOP profile (unused here) and the Unix
+         * component the client's unix transport connects to. */
+        strcpy(ior->host, "127.0.0.1");
+        ior->has_unix = true;
+        strcpy(ior->unix_host, "localhost");
+        strcpy(ior->unix_path, sa.sun_path);
+    } else if (strncmp(ep, "tcp:", 4) == 0) {
+        char host[64];
+        unsigned port;
+        struct sockaddr_in sa = {.sin_family = AF_INET};
+        const char *colon = strrchr(ep + 4, ':');
+        size_t hl = colon ? (size_t)(colon - ep - 4) : 0;
+        if (!colon || hl >= sizeof host ||
+            sscanf(colon + 1, "%u", &port) != 1 || port > 65535) {
+            fprintf(stderr, "giop-min-server: --endpoint %s: want "
+                    "tcp:HOST:PORT\n", ep);
+            exit(2);
+        }
+        memcpy(host, ep + 4, hl);
+        host[hl] = 0;
+        /* Loopback only: a benchmark's traffic never leaves the host. */
+        if (inet_pton(AF_INET, host, &sa.sin_addr) != 1 ||
+            (ntohl(sa.sin_addr.s_addr) >> 24) != 127) {
+            fprintf(stderr, "giop-min-server: --endpoint %s: not a "
+                    "loopback IPv4 address\n", ep);
+            exit(2);
+        }
+        sa.sin_port = htons((uint16_t)port);
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        socklen_t sl = sizeof sa;
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+            getsockname(fd, (struct sockaddr *)&sa, &sl) != 0)
+            die(ep);
+        strcpy(ior->host, host);
+        ior->port = ntohs(sa.sin_port);
+    } else {
+        fprintf(stderr, "giop-min-server: --endpoint %s: want tcp: or "
+                "unix:\n", ep);
+        exit(2);
+    }
+    if (listen(fd, 1024) != 0)
+        die("listen");
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+        die("epoll_ctl");
+    return fd;
+}
+
+static void accept_all(int lfd)
+{
+    for (int i = 0; i < 64; i++) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return; /* EAGAIN, or a transient error: epoll says again */
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        conn_new(fd);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("giop-min %s\n", ORBBENCH_VERSION);
+        return 0;
+    }
+    if (argc != 3 || strcmp(argv[1], "--endpoint") != 0) {
+        fprintf(stderr, "usage: giop-min-server --endpoint "
+                "tcp:127.0.0.1:PORT|unix:PATH | --version\n");
+        return 2;
+    }
+    /* Die with the spawner: nothing may outlive the benchmark. */
+    pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        return 3;
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_IGN); /* a closed peer is an EPIPE, not a death */
+    epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd < 0)
+        die("epoll_create1");
+    static struct ior ior; /* 2 KiB: not on the stack */
+    strcpy(ior.type_id, "IDL:Bench/Echo:1.0");
+    memcpy(ior.key, echo_key, ECHO_KEY_LEN);
+    ior.key_len = ECHO_KEY_LEN;
+    int lfd = open_endpoint(argv[2], &ior);
+    char *s;
+    if (ior_format(&ior, &s) != 0)
+        die("ior_format");
+    printf("%s\n", s);
+    fflush(stdout);
+    free(s);
+    for (;;) {
+        struct epoll_event evs[64];
+        int n = epoll_wait(epfd, evs, 64, -1);
+        if (n < 0 && errno != EINTR)
+            die("epoll_wait");
+        for (int i = 0; i < n; i++) {
+            if (!evs[i].data.ptr)
+                accept_all(lfd);
+            else
+                serve(evs[i].data.ptr);
+        }
+    }
+}

@@ -1,0 +1,295 @@
+/* The raw echo server: the floor under every ORB. One thread, one epoll
+ * loop, no ORB: each message (4-byte little-endian length L, a 4-byte
+ * request id, L-4 payload bytes) is sent back as it came, which is the
+ * reply in the same framing. Serves the endpoint it is given:
+ *   --endpoint tcp:127.0.0.1:PORT   listen (PORT 0: any), any connections
+ *   --endpoint unix:PATH            listen on a Unix socket
+ *   --endpoint pipe:RFD,WFD         the one pipe pair the spawner gave it
+ * prints "RAW tcp HOST PORT", "RAW unix PATH" or "RAW pipe" on stdout when
+ * ready, and `--version` prints "raw VERSION". */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "wire.h"
+
+#ifndef ORBBENCH_VERSION
+#define ORBBENCH_VERSION "0.0.0"
+#endif
+
+/* The client's limit (wire.h): a larger length is a broken peer. */
+#define RAW_MAX_MESSAGE_BYTES WIRE_RAW_MAX_MESSAGE_BYTES
+
+struct rconn {
+    int rfd, wfd;
+    uint8_t *buf;
+    size_t len, cap;
+    size_t out_off, out_len; /* frames at buf's start being echoed */
+};
+
+static int epfd;
+static bool is_pipe;
+
+static void die(const char *what)
+{
+    fprintf(stderr, "raw-server: %s: %s\n", what, strerror(errno));
+    exit(1);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static void conn_end(struct rconn *c)
+{
+    /* The pipe pair is the server's only reason to live. */
+    if (is_pipe)
+        exit(0);
+    close(c->rfd); /* also leaves the epoll set */
+    free(c->buf);
+    free(c);
+}
+
+/* Write what is pending; 1 all out, 0 would block, -1 broken. */
+static int flush(struct rconn *c)
+{
+    while (c->out_off < c->out_len) {
+        ssize_t n = write(c->wfd, c->buf + c->out_off,
+                          c->out_len - c->out_off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno == EAGAIN ? 0 : -1;
+        c->out_off += (size_t)n;
+    }
+    memmove(c->buf, c->buf + c->out_len, c->len - c->out_len);
+    c->len -= c->out_len;
+    c->out_off = c->out_len = 0;
+    return 1;
+}
+
+/* The whole frames at the start of buf: -1 for a bad length. */
+static long whole_frames(const struct rconn *c)
+{
+    size_t at = 0;
+    while (c->len - at >= 4) {
+        uint32_t l = le32(c->buf + at);
+        if (l < 4 || l > RAW_MAX_MESSAGE_BYTES)
+            return -1;
+        if (c->len - at < 4 + (size_t)l)
+            break;
+        at += 4 + (size_t)l;
+    }
+    return (long)at;
+}
+
+/* Watch the write side (an echo is blocked) or the read side. */
+static void watch(struct rconn *c, bool out)
+{
+    struct epoll_event ev = {.events = out ? EPOLLOUT : EPOLLIN,
+                             .data.ptr = c};
+    if (c->wfd == c->rfd) {
+        epoll_ctl(epfd, EPOLL_CTL_MOD, c->rfd, &ev);
+        return;
+    }
+    epoll_ctl(epfd, EPOLL_CTL_DEL, out ? c->rfd : c->wfd, NULL);
+    epoll_ctl(epfd, EPOLL_CTL_ADD, out ? c->wfd : c->rfd, &ev);
+}
+
+/* Read, echo whole frames; stop reading while an echo is blocked (the
+ * client reads its reply before it sends again). */
+static void serve(struct rconn *c)
+{
+    if (c->out_len) {
+        int rc = flush(c);
+        if (rc < 0)
+            return conn_end(c);
+        if (rc == 0)
+            return;
+        watch(c, false);
+    }
+    /* Bounded: the rest waits for the next epoll round. */
+    for (int spins = 0; spins < 64; spins++) {
+        if (c->cap - c->len < 4096) {
+            size_t cap = c->cap * 2;
+            uint8_t *p = cap > 2 * (RAW_MAX_MESSAGE_BYTES + 4)
+                             ? NULL
+                             : realloc(c->buf, cap);
+            if (!p)
+                return conn_end(c);
+            c->buf = p;
+            c->cap = cap;
+        }
+        ssize_t n = read(c->rfd, c->buf + c->len, c->cap - c->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        if (n <= 0)
+            return conn_end(c);
+        c->len += (size_t)n;
+        long whole = whole_frames(c);
+        if (whole < 0) {
+            fprintf(stderr, "raw-server: bad frame length, closing\n");
+            return conn_end(c);
+        }
+        if (whole == 0)
+            continue;
+        c->out_len = (size_t)whole;
+        int rc = flush(c);
+        if (rc < 0)
+            return conn_end(c);
+        if (rc == 0)
+            return watch(c, true);
+    }
+}
+
+static struct rconn *conn_new(int rfd, int wfd)
+{
+    struct rconn *c = calloc(1, sizeof *c);
+    if (!c || !(c->buf = malloc(8192)))
+        die("out of memory");
+    c->cap = 8192;
+    c->rfd = rfd;
+    c->wfd = wfd;
+    fcntl(rfd, F_SETFL, O_NONBLOCK);
+    fcntl(wfd, F_SETFL, O_NONBLOCK);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, rfd, &ev) != 0)
+        die("epoll_ctl");
+    return c;
+}
+
+/* Parse "tcp:HOST:PORT", "unix:PATH" or "pipe:R,W"; return the listening
+ * socket (-1 for a pipe) and print the ready line. */
+static int open_endpoint(const char *ep)
+{
+    if (strncmp(ep, "pipe:", 5) == 0) {
+        int r, w;
+        char end;
+        if (sscanf(ep + 5, "%d,%d%c", &r, &w, &end) != 2 || r < 3 || w < 3 ||
+            fcntl(r, F_GETFD) < 0 || fcntl(w, F_GETFD) < 0) {
+            fprintf(stderr, "raw-server: --endpoint %s: not two inherited "
+                    "descriptors\n", ep);
+            exit(2);
+        }
+        is_pipe = true;
+        conn_new(r, w);
+        printf("RAW pipe\n");
+        return -1;
+    }
+    int fd;
+    if (strncmp(ep, "unix:", 5) == 0) {
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        if (strlen(ep + 5) >= sizeof sa.sun_path || !ep[5]) {
+            fprintf(stderr, "raw-server: --endpoint %s: bad path\n", ep);
+            exit(2);
+        }
+        strcpy(sa.sun_path, ep + 5);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+            die(ep);
+        printf("RAW unix %s\n", sa.sun_path);
+    } else if (strncmp(ep, "tcp:", 4) == 0) {
+        char host[64];
+        unsigned port;
+        struct sockaddr_in sa = {.sin_family = AF_INET};
+        const char *colon = strrchr(ep + 4, ':');
+        size_t hl = colon ? (size_t)(colon - ep - 4) : 0;
+        if (!colon || hl >= sizeof host ||
+            sscanf(colon + 1, "%u", &port) != 1 || port > 65535) {
+            fprintf(stderr, "raw-server: --endpoint %s: want tcp:HOST:PORT\n",
+                    ep);
+            exit(2);
+        }
+        memcpy(host, ep + 4, hl);
+        host[hl] = 0;
+        /* Loopback only: a benchmark's traffic never leaves the host. */
+        if (inet_pton(AF_INET, host, &sa.sin_addr) != 1 ||
+            (ntohl(sa.sin_addr.s_addr) >> 24) != 127) {
+            fprintf(stderr, "raw-server: --endpoint %s: not a loopback "
+                    "IPv4 address\n", ep);
+            exit(2);
+        }
+        sa.sin_port = htons((uint16_t)port);
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        socklen_t sl = sizeof sa;
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+            getsockname(fd, (struct sockaddr *)&sa, &sl) != 0)
+            die(ep);
+        printf("RAW tcp %s %u\n", host, (unsigned)ntohs(sa.sin_port));
+    } else {
+        fprintf(stderr, "raw-server: --endpoint %s: want tcp:, unix: or "
+                "pipe:\n", ep);
+        exit(2);
+    }
+    if (listen(fd, 1024) != 0)
+        die("listen");
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+        die("epoll_ctl");
+    return fd;
+}
+
+static void accept_all(int lfd)
+{
+    for (int i = 0; i < 64; i++) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return; /* EAGAIN, or a transient error: epoll says again */
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        conn_new(fd, fd);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("raw %s\n", ORBBENCH_VERSION);
+        return 0;
+    }
+    if (argc != 3 || strcmp(argv[1], "--endpoint") != 0) {
+        fprintf(stderr, "usage: raw-server --endpoint tcp:127.0.0.1:PORT|"
+                "unix:PATH|pipe:RFD,WFD | --version\n");
+        return 2;
+    }
+    /* Die with the spawner: nothing may outlive the benchmark. */
+    pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        return 3;
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_IGN); /* a closed peer is an EPIPE, not a death */
+    epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd < 0)
+        die("epoll_create1");
+    int lfd = open_endpoint(argv[2]);
+    fflush(stdout);
+    for (;;) {
+        struct epoll_event evs[64];
+        int n = epoll_wait(epfd, evs, 64, -1);
+        if (n < 0 && errno != EINTR)
+            die("epoll_wait");
+        for (int i = 0; i < n; i++) {
+            if (!evs[i].data.ptr)
+                accept_all(lfd);
+            else
+                serve(evs[i].data.ptr);
+        }
+    }
+}
