@@ -2,6 +2,7 @@
 #include "probe.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -163,8 +164,18 @@ int64_t probe_own_fds(void)
 {
     DIR *d = opendir("/proc/self/fd");
     int64_t n = 0;
-    if (!d)
-        return -1;
+    if (!d) {
+        /* At the descriptor limit the folder cannot be opened: ask each
+         * descriptor number instead (only then: one call each). */
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+            return -1;
+        rlim_t top = rl.rlim_cur < 1048576 ? rl.rlim_cur : 1048576;
+        for (rlim_t fd = 0; fd < top; fd++)
+            if (fcntl((int)fd, F_GETFD) != -1)
+                n++;
+        return n;
+    }
     while (readdir(d))
         n++;
     closedir(d);

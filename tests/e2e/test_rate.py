@@ -285,3 +285,21 @@ def test_ctrl_c_mid_rate_run(tmp_path):
         time.sleep(0.05)
     else:
         raise AssertionError(f"server {pid} still running")
+
+
+def test_run_suite_summary_names_the_rate(tmp_path):
+    """run-suite over rate scenarios: the summary's column is upcalls/s
+    (it said "max servers" over a rate), and the progress line too."""
+    import shutil
+    from conftest import run_suite
+    src = tmp_path / "suite"
+    src.mkdir()
+    shutil.copy(FIFO / "13-raw-pipe-sync.json", src)
+    out = tmp_path / "out"
+    r = run_suite(src, "--out", out, "--set", "rate.duration_s=0.2",
+                  "--set", "rate.warmup_s=0.1", "--set", "rate.repeats=2")
+    assert r.returncode == 0, r.stderr
+    md = (out / "summary.md").read_text()
+    assert "| scenario | upcalls/s |" in md and "max servers" not in md
+    assert "kHz" in md
+    assert ": rate " in r.stderr and "max servers" not in r.stderr

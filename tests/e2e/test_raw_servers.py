@@ -209,3 +209,27 @@ def test_giop_min_dispatch_and_oneway(giop_min):
     head, body, o = read_message(s)
     assert head[:4] == b"GIOP" and head[7] == 6
     assert s.recv(1) == b""
+
+
+def test_descriptor_limit_is_named_with_the_count(tmp_path):
+    """A hard RLIMIT_NOFILE the client cannot raise: the sweep stops as a
+    resource stop naming the limit and how many descriptors the client
+    held (it said -1: /proc/self/fd cannot be opened at the limit)."""
+    import re
+    out = tmp_path / "r.json"
+    r = subprocess.run(
+        ["prlimit", "--nofile=120:120", str(ORBBENCH), "run",
+         str(SCENARIOS / "sync-unix.json"), "--out", str(out),
+         "--set", "server.kind=raw", "--set", "transport=pipe",
+         "--set", "mode=event", "--set", "sweep.start=10",
+         "--set", "sweep.step=20", "--set", "sweep.max_n=200",
+         "--set", "sweep.max_ms=100000", "--set", "sweep.resolution=0",
+         "--set", "sweep.rounds=2"],
+        capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["result"]["stop_reason"] == "resource"
+    m = re.search(r"client descriptors (-?\d+) of RLIMIT_NOFILE 120",
+                  doc["result"]["detail"])
+    assert m, doc["result"]["detail"]
+    assert 100 <= int(m.group(1)) <= 120
