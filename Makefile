@@ -98,13 +98,14 @@ $(BUILD)/servers/%.o: servers/%.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEFS) -Iclient -MMD -MP -c $< -o $@
 
-$(BIN)/raw-server: $(BUILD)/servers/raw/raw_server.o
+$(BIN)/raw-server: $(BUILD)/servers/raw/raw_server.o \
+		$(BUILD)/servers/common/listen.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # GIOP on the client's own codec: its objects, not the whole library.
 $(BIN)/giop-min-server: $(BUILD)/servers/giop_min/giop_min_server.o \
-		$(BUILD)/client/cdr.o $(BUILD)/client/giop.o $(BUILD)/client/ior.o
+		$(BUILD)/servers/common/listen.o $(BUILD)/client/cdr.o $(BUILD)/client/giop.o $(BUILD)/client/ior.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 

@@ -25,6 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../common/listen.h"
 #include "cdr.h"
 #include "giop.h"
 #include "ior.h"
@@ -235,78 +236,23 @@ static void conn_new(int fd)
         die("epoll_ctl");
 }
 
-/* Listen on "tcp:HOST:PORT" or "unix:PATH"; fill the IOR's address. */
+/* Listen on the endpoint; fill the IOR's address. */
 static int open_endpoint(const char *ep, struct ior *ior)
 {
-    int fd;
-    if (strncmp(ep, "unix:", 5) == 0) {
-        struct sockaddr_un sa = {.sun_family = AF_UNIX};
-        if (!ep[5] || strlen(ep + 5) >= sizeof sa.sun_path) {
-            fprintf(stderr, "giop-min-server: --endpoint %s: bad path\n", ep);
-            exit(2);
-        }
-        strcpy(sa.sun_path, ep + 5);
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
-            die(ep);
+    struct listen_addr a;
+    int fd = server_listen("giop-min-server", ep, epfd, &a);
+    if (a.is_unix) {
         /* As omniORB does: an IIOP profile (unused here) and the Unix
          * component the client's unix transport connects to. */
         strcpy(ior->host, "127.0.0.1");
         ior->has_unix = true;
         strcpy(ior->unix_host, "localhost");
-        strcpy(ior->unix_path, sa.sun_path);
-    } else if (strncmp(ep, "tcp:", 4) == 0) {
-        char host[64];
-        unsigned port;
-        struct sockaddr_in sa = {.sin_family = AF_INET};
-        const char *colon = strrchr(ep + 4, ':');
-        size_t hl = colon ? (size_t)(colon - ep - 4) : 0;
-        if (!colon || hl >= sizeof host ||
-            sscanf(colon + 1, "%u", &port) != 1 || port > 65535) {
-            fprintf(stderr, "giop-min-server: --endpoint %s: want "
-                    "tcp:HOST:PORT\n", ep);
-            exit(2);
-        }
-        memcpy(host, ep + 4, hl);
-        host[hl] = 0;
-        /* Loopback only: a benchmark's traffic never leaves the host. */
-        if (inet_pton(AF_INET, host, &sa.sin_addr) != 1 ||
-            (ntohl(sa.sin_addr.s_addr) >> 24) != 127) {
-            fprintf(stderr, "giop-min-server: --endpoint %s: not a "
-                    "loopback IPv4 address\n", ep);
-            exit(2);
-        }
-        sa.sin_port = htons((uint16_t)port);
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        socklen_t sl = sizeof sa;
-        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-            getsockname(fd, (struct sockaddr *)&sa, &sl) != 0)
-            die(ep);
-        strcpy(ior->host, host);
-        ior->port = ntohs(sa.sin_port);
+        strcpy(ior->unix_path, a.path);
     } else {
-        fprintf(stderr, "giop-min-server: --endpoint %s: want tcp: or "
-                "unix:\n", ep);
-        exit(2);
+        strcpy(ior->host, a.host);
+        ior->port = a.port;
     }
-    if (listen(fd, 1024) != 0)
-        die("listen");
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
-    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
-        die("epoll_ctl");
     return fd;
-}
-
-static void accept_all(int lfd)
-{
-    for (int i = 0; i < 64; i++) {
-        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0)
-            return; /* EAGAIN, or a transient error: epoll says again */
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        conn_new(fd);
-    }
 }
 
 int main(int argc, char **argv)
@@ -320,12 +266,8 @@ int main(int argc, char **argv)
                 "tcp:127.0.0.1:PORT|unix:PATH | --version\n");
         return 2;
     }
-    /* Die with the spawner: nothing may outlive the benchmark. */
-    pid_t parent = getppid();
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+    if (server_tie_to_parent() != 0)
         return 3;
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_IGN); /* a closed peer is an EPIPE, not a death */
     epfd = epoll_create1(EPOLL_CLOEXEC);
     if (epfd < 0)
         die("epoll_create1");
@@ -347,7 +289,7 @@ int main(int argc, char **argv)
             die("epoll_wait");
         for (int i = 0; i < n; i++) {
             if (!evs[i].data.ptr)
-                accept_all(lfd);
+                server_accept_all(lfd, conn_new);
             else
                 serve(evs[i].data.ptr);
         }

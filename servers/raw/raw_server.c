@@ -24,6 +24,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../common/listen.h"
 #include "wire.h"
 
 #ifndef ORBBENCH_VERSION
@@ -193,69 +194,18 @@ static int open_endpoint(const char *ep)
         printf("RAW pipe\n");
         return -1;
     }
-    int fd;
-    if (strncmp(ep, "unix:", 5) == 0) {
-        struct sockaddr_un sa = {.sun_family = AF_UNIX};
-        if (strlen(ep + 5) >= sizeof sa.sun_path || !ep[5]) {
-            fprintf(stderr, "raw-server: --endpoint %s: bad path\n", ep);
-            exit(2);
-        }
-        strcpy(sa.sun_path, ep + 5);
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
-            die(ep);
-        printf("RAW unix %s\n", sa.sun_path);
-    } else if (strncmp(ep, "tcp:", 4) == 0) {
-        char host[64];
-        unsigned port;
-        struct sockaddr_in sa = {.sin_family = AF_INET};
-        const char *colon = strrchr(ep + 4, ':');
-        size_t hl = colon ? (size_t)(colon - ep - 4) : 0;
-        if (!colon || hl >= sizeof host ||
-            sscanf(colon + 1, "%u", &port) != 1 || port > 65535) {
-            fprintf(stderr, "raw-server: --endpoint %s: want tcp:HOST:PORT\n",
-                    ep);
-            exit(2);
-        }
-        memcpy(host, ep + 4, hl);
-        host[hl] = 0;
-        /* Loopback only: a benchmark's traffic never leaves the host. */
-        if (inet_pton(AF_INET, host, &sa.sin_addr) != 1 ||
-            (ntohl(sa.sin_addr.s_addr) >> 24) != 127) {
-            fprintf(stderr, "raw-server: --endpoint %s: not a loopback "
-                    "IPv4 address\n", ep);
-            exit(2);
-        }
-        sa.sin_port = htons((uint16_t)port);
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        socklen_t sl = sizeof sa;
-        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-            getsockname(fd, (struct sockaddr *)&sa, &sl) != 0)
-            die(ep);
-        printf("RAW tcp %s %u\n", host, (unsigned)ntohs(sa.sin_port));
-    } else {
-        fprintf(stderr, "raw-server: --endpoint %s: want tcp:, unix: or "
-                "pipe:\n", ep);
-        exit(2);
-    }
-    if (listen(fd, 1024) != 0)
-        die("listen");
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
-    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
-        die("epoll_ctl");
+    struct listen_addr a;
+    int fd = server_listen("raw-server", ep, epfd, &a);
+    if (a.is_unix)
+        printf("RAW unix %s\n", a.path);
+    else
+        printf("RAW tcp %s %u\n", a.host, (unsigned)a.port);
     return fd;
 }
 
-static void accept_all(int lfd)
+static void accept_one(int fd)
 {
-    for (int i = 0; i < 64; i++) {
-        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0)
-            return; /* EAGAIN, or a transient error: epoll says again */
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        conn_new(fd, fd);
-    }
+    conn_new(fd, fd);
 }
 
 int main(int argc, char **argv)
@@ -269,12 +219,8 @@ int main(int argc, char **argv)
                 "unix:PATH|pipe:RFD,WFD | --version\n");
         return 2;
     }
-    /* Die with the spawner: nothing may outlive the benchmark. */
-    pid_t parent = getppid();
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+    if (server_tie_to_parent() != 0)
         return 3;
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_IGN); /* a closed peer is an EPIPE, not a death */
     epfd = epoll_create1(EPOLL_CLOEXEC);
     if (epfd < 0)
         die("epoll_create1");
@@ -287,7 +233,7 @@ int main(int argc, char **argv)
             die("epoll_wait");
         for (int i = 0; i < n; i++) {
             if (!evs[i].data.ptr)
-                accept_all(lfd);
+                server_accept_all(lfd, accept_one);
             else
                 serve(evs[i].data.ptr);
         }

@@ -1,0 +1,98 @@
+/* Listening, accepting and parent death for the ORB-less servers: see
+ * listen.h. */
+#include "listen.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static void fail(const char *prog, const char *what)
+{
+    fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(errno));
+    exit(1);
+}
+
+static void bad(const char *prog, const char *ep, const char *why)
+{
+    fprintf(stderr, "%s: --endpoint %s: %s\n", prog, ep, why);
+    exit(2);
+}
+
+int server_listen(const char *prog, const char *ep, int epfd,
+                  struct listen_addr *addr)
+{
+    int fd;
+    memset(addr, 0, sizeof *addr);
+    if (strncmp(ep, "unix:", 5) == 0) {
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        if (!ep[5] || strlen(ep + 5) >= sizeof sa.sun_path)
+            bad(prog, ep, "bad path");
+        strcpy(sa.sun_path, ep + 5);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+            fail(prog, ep);
+        addr->is_unix = true;
+        strcpy(addr->path, sa.sun_path);
+    } else if (strncmp(ep, "tcp:", 4) == 0) {
+        unsigned port;
+        struct sockaddr_in sa = {.sin_family = AF_INET};
+        const char *colon = strrchr(ep + 4, ':');
+        size_t hl = colon ? (size_t)(colon - ep - 4) : 0;
+        if (!colon || hl >= sizeof addr->host ||
+            sscanf(colon + 1, "%u", &port) != 1 || port > 65535)
+            bad(prog, ep, "want tcp:HOST:PORT");
+        memcpy(addr->host, ep + 4, hl);
+        addr->host[hl] = 0;
+        /* Loopback only: a benchmark's traffic never leaves the host. */
+        if (inet_pton(AF_INET, addr->host, &sa.sin_addr) != 1 ||
+            (ntohl(sa.sin_addr.s_addr) >> 24) != 127)
+            bad(prog, ep, "not a loopback IPv4 address");
+        sa.sin_port = htons((uint16_t)port);
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        socklen_t sl = sizeof sa;
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+            getsockname(fd, (struct sockaddr *)&sa, &sl) != 0)
+            fail(prog, ep);
+        addr->port = ntohs(sa.sin_port);
+    } else {
+        bad(prog, ep, "want tcp:HOST:PORT or unix:PATH");
+    }
+    if (listen(fd, 1024) != 0)
+        fail(prog, "listen");
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+        fail(prog, "epoll_ctl");
+    return fd;
+}
+
+void server_accept_all(int lfd, void (*on_conn)(int fd))
+{
+    for (int i = 0; i < 64; i++) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return; /* EAGAIN, or a transient error: epoll says again */
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        on_conn(fd);
+    }
+}
+
+int server_tie_to_parent(void)
+{
+    pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        return -1;
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_IGN);
+    return 0;
+}

@@ -1,0 +1,34 @@
+/* Shared by the ORB-less servers (raw, giop-min): listening on the
+ * scenario's loopback endpoint, accepting, and dying with the spawner. */
+#ifndef ORBBENCH_SERVER_LISTEN_H
+#define ORBBENCH_SERVER_LISTEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Where a server listens. */
+struct listen_addr {
+    bool is_unix;
+    char host[64];  /* tcp: the loopback address given */
+    uint16_t port;  /* tcp: the port bound (the kernel's pick for 0) */
+    char path[108]; /* unix: the socket's path */
+};
+
+/* Listen on "tcp:HOST:PORT" (IPv4 loopback only) or "unix:PATH": a
+ * non-blocking, close-on-exec listening socket, added to epfd with
+ * data.ptr NULL; *addr says where. A bad endpoint is one line on stderr
+ * naming `prog` and it, and exit 2; a failing system call, exit 1. */
+int server_listen(const char *prog, const char *ep, int epfd,
+                  struct listen_addr *addr);
+
+/* Accept what is pending on lfd (at most 64 at a time: epoll says when
+ * there are more): on_conn(fd) for each, non-blocking, close-on-exec,
+ * TCP_NODELAY where it applies. */
+void server_accept_all(int lfd, void (*on_conn)(int fd));
+
+/* Die with the parent (PR_SET_PDEATHSIG: nothing outlives the benchmark),
+ * end on SIGTERM, and take a closed peer as EPIPE, not a death. 0, or -1
+ * when the parent is already gone. */
+int server_tie_to_parent(void);
+
+#endif
