@@ -1,6 +1,6 @@
 /* orbbench: the command line. Loads a scenario, starts the spawner before
  * any thread exists, runs the scenario's kind of measurement (the sweep,
- * or the upcall rate), writes the result, prints a summary.
+ * the upcall rate, or the ORB across cores), writes the result, prints a summary.
  * Exit codes: 0 ran to a stop, 1 the run failed, 2 usage or scenario
  * error, 130 interrupted (SIGINT/SIGTERM). */
 #include <errno.h>
@@ -22,6 +22,7 @@
 #include "machine.h"
 #include "rate.h"
 #include "result.h"
+#include "scaling.h"
 #include "scenario.h"
 #include "server_kind.h"
 #include "spawn.h"
@@ -213,6 +214,7 @@ struct measurement {
 static const struct measurement measurements[] = {
     {"sweep", sweep_run, summary, NULL, true},
     {"rate", rate_run, summary_rate, rate_unsupported, false},
+    {"scaling", scaling_run, scaling_summary, NULL, false},
 };
 
 static const struct measurement *measurement_lookup(const char *name)

@@ -13,7 +13,10 @@
 
 #include "util.h"
 
-enum key_type { K_STRING, K_ENUM, K_INT, K_NUM, K_STRLIST, K_BOOL };
+enum key_type {
+    K_STRING, K_ENUM, K_INT, K_NUM, K_STRLIST, K_BOOL,
+    K_KLIST, /* scaling.k: an integer (1..it) or a list of integers */
+};
 
 struct key_spec {
     const char *key; /* dotted path */
@@ -32,7 +35,9 @@ static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
 static const char *const kinds[] = {"omniorb", "raw", "giop-min",
                                     NULL};
-static const char *const measurements[] = {"sweep", "rate", NULL};
+static const char *const measurements[] = {"sweep", "rate", "scaling",
+                                           NULL};
+static const char *const placements[] = {"same", "spread", NULL};
 
 #define OFF(f) offsetof(struct scenario, f)
 #define SZ(f) sizeof(((struct scenario *)0)->f)
@@ -121,6 +126,21 @@ static const struct key_spec keys[] = {
     {"rate.oneway", K_BOOL, OFF(rate.oneway), 0, 0, 0, NULL, NULL, 0,
      "kind rate: GIOP oneway requests, counted by the server and read "
      "back after each window"},
+    {"scaling.duration_s", K_NUM, OFF(scaling.duration_s), 0, 0.01, 3600,
+     NULL, NULL, 1, "kind scaling: each pair ping-pongs this long per "
+     "repeat (s)"},
+    {"scaling.warmup_s", K_NUM, OFF(scaling.warmup_s), 0, 0, 3600, NULL,
+     NULL, 0.2, "kind scaling: untimed calls by every pair before each "
+     "k's repeats (s)"},
+    {"scaling.repeats", K_INT, OFF(scaling.repeats), 0, 1, 1000, NULL, NULL,
+     5, "kind scaling: measured repeats for each k"},
+    {"scaling.k", K_KLIST, OFF(scaling.k), 0, 1, SCENARIO_MAX_K, NULL, NULL,
+     0, "kind scaling: pairs, K (1..K) or a list [1, 2, 4] (default: 1.."
+     "the CPUs machine.cpus allows)"},
+    {"scaling.placement", K_ENUM, OFF(scaling.placement),
+     SZ(scaling.placement), 0, 0, placements, "same", 0,
+     "kind scaling: same (a pair's client thread and server on one CPU) "
+     "or spread (on two CPUs)"},
     {"machine.mem_limit_mb", K_INT, OFF(machine.mem_limit_mb), 0, 1, 1048576,
      NULL, NULL, 0, "run the servers in a memory cgroup of this size "
      "(absent: no limit)"},
@@ -140,7 +160,7 @@ static const struct {
     const char *kind;
 } kind_keys[] = {
     {"sweep", "sweep"},  {"probe", "sweep"}, {"client", "sweep"},
-    {"mode", "sweep"},   {"rate", "rate"},
+    {"mode", "sweep"},   {"rate", "rate"}, {"scaling", "scaling"},
 };
 
 const char *scenario_key_kind(const char *key)
@@ -326,6 +346,15 @@ static int parse_set(const struct ctx *c, const char *set, json_t *root)
         if (strcmp(text, "true") == 0 || strcmp(text, "false") == 0)
             val = json_boolean(text[0] == 't');
         break;
+    case K_KLIST:
+        /* 4, or [1,2,4], or 1,2,4 */
+        val = json_loads(text, JSON_DECODE_ANY, NULL);
+        if (!val && strchr(text, ',')) {
+            char buf[1024];
+            snprintf(buf, sizeof buf, "[%s]", text);
+            val = json_loads(buf, 0, NULL);
+        }
+        break;
     case K_STRLIST:
         /* A JSON list, or words separated by spaces. */
         val = json_loads(text, JSON_DECODE_ANY, NULL);
@@ -350,6 +379,7 @@ static int parse_set(const struct ctx *c, const char *set, json_t *root)
                  ks->type == K_INT    ? "an integer"
                  : ks->type == K_BOOL ? "true or false"
                  : ks->type == K_NUM  ? "a number"
+                 : ks->type == K_KLIST ? "an integer or a list of them"
                                       : "valid UTF-8 text");
         return -EINVAL;
     }
@@ -434,6 +464,42 @@ static int load_key(const struct ctx *c, const struct key_spec *ks,
             *(double *)field = x;
         return rc;
     }
+    case K_KLIST: {
+        struct scenario_klist *kl = (struct scenario_klist *)(void *)field;
+        kl->max = 0;
+        kl->n = 0;
+        if (!v || json_is_null(v))
+            return 0; /* every CPU allowed: known only at run time */
+        if (json_is_integer(v)) {
+            int rc = check_range(c, ks, (double)json_integer_value(v));
+            if (!rc)
+                kl->max = json_integer_value(v);
+            return rc;
+        }
+        if (!json_is_array(v) || json_array_size(v) == 0)
+            return fail(c, ks->key, "expected an integer or a non-empty "
+                        "list of integers, got %s", json_type_name(v));
+        if (json_array_size(v) > SCENARIO_MAX_K)
+            return fail(c, ks->key, "more than %d entries", SCENARIO_MAX_K);
+        size_t i;
+        json_t *item;
+        json_array_foreach(v, i, item) {
+            if (!json_is_integer(item))
+                return fail(c, ks->key, "entry %zu: expected an integer, "
+                            "got %s", i, json_type_name(item));
+            int64_t x = json_integer_value(item);
+            int rc = check_range(c, ks, (double)x);
+            if (rc)
+                return rc;
+            if (i > 0 && x <= kl->v[i - 1])
+                return fail(c, ks->key, "entry %zu: %lld is not above the "
+                            "one before (list k in increasing order)", i,
+                            (long long)x);
+            kl->v[i] = x;
+            kl->n = i + 1;
+        }
+        return 0;
+    }
     case K_STRLIST: {
         char **list = (char **)field;
         size_t *count = &sc->server.nargs;
@@ -490,10 +556,54 @@ static json_t *resolve(const struct scenario *sc)
         case K_BOOL:
             v = json_boolean(*(const bool *)field);
             break;
+        case K_KLIST:
+            if (sc->scaling.k.max > 0) {
+                v = json_integer(sc->scaling.k.max);
+            } else if (sc->scaling.k.n == 0) {
+                v = json_null(); /* 1..the CPUs allowed */
+            } else {
+                v = json_array();
+                for (size_t j = 0; j < sc->scaling.k.n; j++)
+                    json_array_append_new(v,
+                                          json_integer(sc->scaling.k.v[j]));
+            }
+            break;
         }
         set_path(root, ks->key, v);
     }
     return root;
+}
+
+/* A scaling run places its pairs on the CPUs machine.cpus allows (all of
+ * this process's when absent): k cannot exceed them, spread needs two,
+ * and the client's threads are placed per pair, not by
+ * machine.client_cpus. */
+static int check_scaling(const struct ctx *c, const struct scenario *sc)
+{
+    cpu_set_t set;
+    char why[160];
+    if (sc->machine.client_cpus[0])
+        return fail(c, "machine.client_cpus", "not used by a scaling run: "
+                    "each pair's client thread is pinned by "
+                    "scaling.placement on the CPUs of machine.cpus");
+    if (sc->machine.cpus[0]) {
+        if (parse_cpu_list(sc->machine.cpus, &set, why, sizeof why) != 0)
+            return fail(c, "machine.cpus", "%s", why);
+    } else if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        CPU_ZERO(&set);
+    }
+    int64_t ncpu = CPU_COUNT(&set);
+    int64_t top = sc->scaling.k.max > 0 ? sc->scaling.k.max
+                  : sc->scaling.k.n  ? sc->scaling.k.v[sc->scaling.k.n - 1]
+                                     : ncpu;
+    if (top > ncpu)
+        return fail(c, "scaling.k", "%lld pairs, above the %lld CPUs "
+                    "allowed (%s)", (long long)top, (long long)ncpu,
+                    sc->machine.cpus[0] ? "machine.cpus" : "this process's");
+    if (strcmp(sc->scaling.placement, "spread") == 0 && ncpu < 2)
+        return fail(c, "scaling.placement", "spread needs two CPUs; "
+                    "machine.cpus allows %lld", (long long)ncpu);
+    return 0;
 }
 
 /* Rules that tie keys together. */
@@ -511,6 +621,11 @@ static int check_cross(const struct ctx *c, const struct scenario *sc)
         if (cpu_vals[i][0] &&
             parse_cpu_list(cpu_vals[i], &set, why, sizeof why) != 0)
             return fail(c, cpu_keys[i], "%s", why);
+    }
+    if (strcmp(sc->kind, "scaling") == 0) {
+        int rc = check_scaling(c, sc);
+        if (rc)
+            return rc;
     }
     if (sc->machine.limit_client && sc->machine.mem_limit_mb == 0)
         return fail(c, "machine.limit_client",
@@ -633,7 +748,8 @@ int64_t scenario_next_n(const struct scenario *sc, int64_t n)
 void scenario_print_keys(FILE *f)
 {
     static const char *const type_names[] = {"string", "choice", "integer",
-                                             "number", "list", "boolean"};
+                                             "number", "list", "boolean",
+                                             "k-list"};
     for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
         const struct key_spec *ks = &keys[i];
         fprintf(f, "  %-24s %-8s ", ks->key, type_names[ks->type]);
@@ -656,6 +772,10 @@ void scenario_print_keys(FILE *f)
             break;
         case K_STRLIST:
             fprintf(f, "default []");
+            break;
+        case K_KLIST:
+            fprintf(f, "[%.15g..%.15g] or a list, default 1..CPUs", ks->min,
+                    ks->max);
             break;
         }
         fprintf(f, "\n  %24s %s\n", "", ks->help);

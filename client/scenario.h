@@ -9,12 +9,21 @@
 #include <stdint.h>
 
 #define SCENARIO_MAX_ARGS 64
+#define SCENARIO_MAX_K 1024 /* entries of a scaling.k list */
+
+/* scaling.k: max > 0 means 1..max; else the n values of v (increasing);
+ * neither (max 0, n 0): 1..the CPUs allowed. */
+struct scenario_klist {
+    int64_t max;
+    size_t n;
+    int64_t v[SCENARIO_MAX_K];
+};
 
 struct scenario {
     char source[512]; /* the file it came from */
     char name[128];
     char description[512];
-    char kind[16];      /* "sweep" (default) | "rate" */
+    char kind[16];      /* "sweep" (default) | "rate" | "scaling" */
     char transport[16]; /* "tcp" | "unix" */
     char mode[32];      /* a call mode's name */
     struct {
@@ -72,6 +81,15 @@ struct scenario {
         int64_t servers;   /* k, each with its own connection */
         bool oneway;       /* GIOP oneway requests, counted by the server */
     } rate;
+    /* kind "scaling": k client/server pairs, each pinned, ping-pong for
+     * duration_s, for every k of the list. */
+    struct {
+        double duration_s;
+        double warmup_s;   /* untimed, before each k's repeats */
+        int64_t repeats;
+        char placement[8]; /* "same" | "spread" */
+        struct scenario_klist k;
+    } scaling;
     /* The fully resolved scenario (defaults filled in) for the result. */
     json_t *resolved;
 };

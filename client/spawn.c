@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,8 @@ struct cmd {
     int32_t pid;
     int64_t ms;    /* CHECK: how long to wait; STOP: grace */
     int32_t group; /* SPAWN: which of the config's groups */
+    /* SPAWN: pin each server to CPU cpu_plus_one - 1; 0: no pin. */
+    int32_t cpu_plus_one;
 };
 
 struct check_reply {
@@ -201,7 +204,7 @@ static void send_result(int rep_fd, const struct spawn_result *r, int *fds,
 
 static void child_exec(const struct spawn_group *g, char **argv,
                        int out_fd, int log_fd, int null_fd, pid_t spawner,
-                       const int *srv_fds)
+                       const int *srv_fds, int cpu)
 {
     dup2(null_fd, 0);
     dup2(out_fd, 1);
@@ -234,6 +237,21 @@ static void child_exec(const struct spawn_group *g, char **argv,
                 strerror(-rc));
         _exit(125);
     }
+    /* One CPU of the group's (machine.cpus): never a CPU outside it. */
+    if (cpu >= 0) {
+        cpu_set_t have, one;
+        CPU_ZERO(&one);
+        if (cpu < CPU_SETSIZE)
+            CPU_SET(cpu, &one);
+        if (cpu >= CPU_SETSIZE ||
+            sched_getaffinity(0, sizeof have, &have) != 0 ||
+            !CPU_ISSET(cpu, &have) ||
+            sched_setaffinity(0, sizeof one, &one) != 0) {
+            fprintf(stderr, "orbbench spawner: cannot pin the server to "
+                    "CPU %d (not among its CPUs?)\n", cpu);
+            _exit(125);
+        }
+    }
     execv(argv[0], argv);
     fprintf(stderr, "orbbench spawner: cannot exec %s: %s\n", argv[0],
             strerror(errno));
@@ -252,7 +270,8 @@ static void close_fds(int *fds, size_t n)
 
 /* Fork server `index`; fill *p, or return -errno with r->why set. */
 static int launch(const struct spawn_config *cfg, int group, unsigned index,
-                  int null_fd, struct pending *p, struct spawn_result *r)
+                  int cpu, int null_fd, struct pending *p,
+                  struct spawn_result *r)
 {
     char *argv[SPAWN_MAX_ARGS + 1];
     char buf[4096], path[600];
@@ -294,7 +313,7 @@ static int launch(const struct spawn_config *cfg, int group, unsigned index,
     pid_t pid = fork();
     if (pid == 0)
         child_exec(g, argv, pfd[1], log_fd, null_fd, self,
-                   g->pipe_pair ? srv_fds : NULL);
+                   g->pipe_pair ? srv_fds : NULL, cpu);
     int e = errno;
     close(pfd[1]);
     close(log_fd);
@@ -373,7 +392,7 @@ static int read_ready(struct pending *p)
 /* Serve one CMD_SPAWN. Returns -1 when the client went away meanwhile. */
 static int do_spawn(const struct spawn_config *cfg, int cmd_fd, int rep_fd,
                     int null_fd, int group, unsigned first, unsigned count,
-                    struct live *live)
+                    int cpu, struct live *live)
 {
     enum { MAX_PAR = 64 };
     struct pending *pend = calloc(MAX_PAR, sizeof *pend);
@@ -389,7 +408,8 @@ static int do_spawn(const struct spawn_config *cfg, int cmd_fd, int rep_fd,
     while (!gone && (npend > 0 || (!stop && next < end))) {
         while (!stop && npend < (size_t)par && next < end) {
             memset(r, 0, sizeof *r);
-            int rc = launch(cfg, group, next, null_fd, &pend[npend], r);
+            int rc = launch(cfg, group, next, cpu, null_fd, &pend[npend],
+                            r);
             if (rc) {
                 r->index = next;
                 r->err = rc;
@@ -555,8 +575,7 @@ static void spawner_main(const struct spawn_config *cfg, int cmd_fd,
             if (c.group < 0 || c.group >= cfg->ngroups)
                 _exit(3);
             if (do_spawn(cfg, cmd_fd, rep_fd, null_fd, c.group, c.first,
-                         c.count,
-                         &live) != 0)
+                         c.count, c.cpu_plus_one - 1, &live) != 0)
                 break;
         } else if (c.op == CMD_CHECK) {
             do_check(rep_fd, &c, &live);
@@ -698,7 +717,14 @@ static int read_result(struct spawner *sp, struct spawn_result *r,
 int spawner_spawn(struct spawner *sp, int group, unsigned first,
                   unsigned count, struct spawn_result *res)
 {
-    struct cmd c = {CMD_SPAWN, first, count, 0, 0, group};
+    return spawner_spawn_on(sp, group, first, count, -1, res);
+}
+
+int spawner_spawn_on(struct spawner *sp, int group, unsigned first,
+                     unsigned count, int cpu, struct spawn_result *res)
+{
+    struct cmd c = {CMD_SPAWN, first, count, 0, 0, group,
+                    cpu < 0 ? 0 : cpu + 1};
     struct spawn_result *r = malloc(sizeof *r);
     for (unsigned i = 0; i < count; i++)
         res[i].fds[0] = res[i].fds[1] = -1; /* results never received */
@@ -726,7 +752,7 @@ int spawner_spawn(struct spawner *sp, int group, unsigned first,
 int spawner_check(struct spawner *sp, pid_t pid, int64_t wait_ms,
                   int *wstatus)
 {
-    struct cmd c = {CMD_CHECK, 0, 0, (int32_t)pid, wait_ms, 0};
+    struct cmd c = {CMD_CHECK, 0, 0, (int32_t)pid, wait_ms, 0, 0};
     struct check_reply rep;
     int rc = write_full(sp->cmd_fd, &c, sizeof c);
     if (!rc)
@@ -740,7 +766,7 @@ int spawner_check(struct spawner *sp, pid_t pid, int64_t wait_ms,
 int spawner_kill(struct spawner *sp, const pid_t *pids, unsigned count,
                  int64_t wait_ms)
 {
-    struct cmd c = {CMD_KILL, 0, count, 0, wait_ms, 0};
+    struct cmd c = {CMD_KILL, 0, count, 0, wait_ms, 0, 0};
     int32_t *buf = malloc((count ? count : 1) * sizeof *buf);
     struct check_reply rep;
     if (!buf)
@@ -763,7 +789,7 @@ void spawner_stop(struct spawner *sp, int64_t grace_ms)
 {
     if (!sp)
         return;
-    struct cmd c = {CMD_STOP, 0, 0, 0, grace_ms, 0};
+    struct cmd c = {CMD_STOP, 0, 0, 0, grace_ms, 0, 0};
     /* If the spawner is busy it sees the pipe close instead. */
     fcntl(sp->cmd_fd, F_SETFL, O_NONBLOCK);
     (void)!write(sp->cmd_fd, &c, sizeof c);

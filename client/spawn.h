@@ -87,6 +87,13 @@ int spawner_start(struct spawner **out, const struct spawn_config *cfg);
 int spawner_spawn(struct spawner *sp, int group, unsigned first,
                   unsigned count, struct spawn_result *res);
 
+/* The same, each server pinned to CPU `cpu` (sched_setaffinity between
+ * fork and exec, after it took the group's CPUs: a CPU outside them
+ * fails its start, exit status 125 with the reason in its log); -1: no
+ * pin, as spawner_spawn. */
+int spawner_spawn_on(struct spawner *sp, int group, unsigned first,
+                     unsigned count, int cpu, struct spawn_result *res);
+
 /* Has server `pid` exited? Waits up to wait_ms for it to. Returns 1 (with
  * *wstatus), 0 (still running) or -errno. */
 int spawner_check(struct spawner *sp, pid_t pid, int64_t wait_ms,

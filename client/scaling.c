@@ -1,0 +1,625 @@
+/* The ORB across cores: see scaling.h. One client thread per pair, pinned
+ * to its CPU, each with its own connection to its own server, which the
+ * spawner pinned to its CPU before exec; the threads start together at a
+ * gate and stop on a shared flag after duration_s. Every call is checked
+ * (conn_call). */
+#include "scaling.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "result.h"
+#include "util.h"
+
+#define STOP_DONE "done"
+#define THREAD_STACK_BYTES (256 * 1024)
+#define READY_WAIT_MS 10000 /* threads created to all at the gate */
+
+/* One client/server pair. */
+struct pair {
+    struct scaling *g;
+    struct conn c;
+    bool open;
+    int client_cpu, server_cpu;
+    /* one run of the threads */
+    pthread_t th;
+    uint64_t calls;
+    int64_t t0_ns, t1_ns;
+    double user_s, sys_s; /* this thread's CPU (RUSAGE_THREAD) */
+    int ran_on;           /* sched_getcpu() at its end */
+    int err;
+    char why[CONN_WHY_BYTES];
+};
+
+struct scaling {
+    struct sweep *s;
+    struct sweep_outcome *o;
+    struct pair *p;
+    size_t npairs;   /* servers started and connected */
+    int *cpus;       /* the CPUs allowed, increasing */
+    size_t ncpus;
+    int64_t *ks;     /* the k of each step */
+    size_t nks;
+    int64_t t0_ns;
+    /* the gate the threads of a run wait at */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t ready;
+    bool open;
+    atomic_bool stop;
+};
+
+static void stop(struct scaling *g, const char *reason, int exit_code,
+                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void stop(struct scaling *g, const char *reason, int exit_code,
+                 const char *fmt, ...)
+{
+    va_list ap;
+    g->o->stop_reason = reason;
+    g->o->exit_code = exit_code;
+    va_start(ap, fmt);
+    vsnprintf(g->o->detail, sizeof g->o->detail, fmt, ap);
+    va_end(ap);
+}
+
+static double tv_s(struct timeval tv)
+{
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* The CPUs allowed: machine.cpus, else this process's. */
+static void allowed_cpus(struct scaling *g)
+{
+    cpu_set_t set;
+    const struct machine *m = g->s->machine;
+    if (m && m->has_server_cpus)
+        set = m->server_cpus;
+    else if (sched_getaffinity(0, sizeof set, &set) != 0)
+        CPU_ZERO(&set);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            g->cpus[g->ncpus++] = cpu;
+}
+
+/* Where pair i runs. same: client and server on CPU i. spread: the
+ * server half the CPUs further on (mod n), so that for k <= n/2 every
+ * pair has two CPUs of its own, and past that each CPU holds one pair's
+ * client and another pair's server (with 2 CPUs: pair 0 on 0 and 1,
+ * pair 1 on 1 and 0). The placement of pair i does not depend on k. */
+static void place(struct scaling *g, size_t i)
+{
+    size_t n = g->ncpus;
+    bool spread = strcmp(g->s->sc->scaling.placement, "spread") == 0;
+    g->p[i].client_cpu = g->cpus[i % n];
+    g->p[i].server_cpu = g->cpus[spread ? (i + n / 2) % n : i % n];
+}
+
+/* The k of every step: scaling.k's list, 1..max, or 1..the CPUs. */
+static int steps(struct scaling *g)
+{
+    const struct scenario_klist *k = &g->s->sc->scaling.k;
+    size_t n = k->n ? k->n : k->max > 0 ? (size_t)k->max : g->ncpus;
+    g->ks = calloc(n ? n : 1, sizeof *g->ks);
+    if (!g->ks)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        g->ks[i] = k->n ? k->v[i] : (int64_t)i + 1;
+    g->nks = n;
+    return 0;
+}
+
+/* Close the pipe ends the spawner handed over, when not taken. */
+static void close_handed_over(struct spawn_result *r)
+{
+    for (int j = 0; j < 2; j++)
+        if (r->fds[j] >= 0) {
+            close(r->fds[j]);
+            r->fds[j] = -1;
+        }
+}
+
+static json_t *affinity_json(pid_t pid)
+{
+    cpu_set_t set;
+    json_t *a = json_array();
+    if (sched_getaffinity(pid, sizeof set, &set) != 0)
+        return a;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            json_array_append_new(a, json_integer(cpu));
+    return a;
+}
+
+/* Start server i on its pair's server CPU and connect to it. */
+static bool start_one(struct scaling *g, size_t i, json_t *pairs)
+{
+    const struct scenario *sc = g->s->sc;
+    struct pair *p = &g->p[i];
+    struct spawn_result res;
+    res.fds[0] = res.fds[1] = -1;
+    int rc = spawner_spawn_on(g->s->sp, g->s->group, (unsigned)i, 1,
+                              p->server_cpu, &res);
+    if (res.pid > 0 && res.err == 0)
+        result_add_server(g->s->doc, res.index, res.pid,
+                          (double)res.start_ns / 1e6);
+    if (rc == -EINTR && *g->s->interrupted) {
+        stop(g, STOP_INTERRUPTED, 130, "interrupted starting the servers");
+        return false;
+    }
+    if (rc) {
+        close_handed_over(&res);
+        if (rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE)
+            stop(g, STOP_RESOURCE, 0, "%s", res.why);
+        else
+            stop(g, STOP_SERVER_DIED, 1, "%s", res.why);
+        return false;
+    }
+    struct target t;
+    char why[CONN_WHY_BYTES];
+    if (g->s->kind->wire->parse_ready(res.line, &t, why, sizeof why)) {
+        close_handed_over(&res);
+        stop(g, STOP_CALL_FAILED, 1, "server %u (pid %d): %s", res.index,
+             (int)res.pid, why);
+        return false;
+    }
+    t.rfd = res.fds[0];
+    t.wfd = res.fds[1];
+    int e = conn_open(&p->c, g->s->tp, g->s->kind->wire, &t, res.index,
+                      res.pid, (size_t)sc->call.payload_bytes,
+                      sc->call.timeout_ms);
+    p->open = true;
+    g->npairs = i + 1;
+    json_array_append_new(
+        pairs, json_pack("{s:I, s:i, s:i, s:I, s:I, s:o}", "pair",
+                         (json_int_t)i, "client_cpu", p->client_cpu,
+                         "server_cpu", p->server_cpu, "server_index",
+                         (json_int_t)res.index, "pid", (json_int_t)res.pid,
+                         "server_affinity", affinity_json(res.pid)));
+    if (e) {
+        if (e == -EINTR && *g->s->interrupted)
+            stop(g, STOP_INTERRUPTED, 130, "interrupted connecting");
+        else
+            stop(g, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
+                 res.index, (int)res.pid, p->c.why);
+        return false;
+    }
+    return true;
+}
+
+static void *pair_main(void *arg)
+{
+    struct pair *p = arg;
+    struct scaling *g = p->g;
+    struct rusage a, b;
+    pthread_mutex_lock(&g->mu);
+    g->ready++;
+    pthread_cond_broadcast(&g->cv);
+    while (!g->open)
+        pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+    getrusage(RUSAGE_THREAD, &a);
+    p->t0_ns = now_ns();
+    /* Bounded in time: the main thread sets `stop` after duration_s (or
+     * at once on an interrupt or another pair's failure), and each call
+     * is bounded by call.timeout_ms. */
+    while (!atomic_load_explicit(&g->stop, memory_order_relaxed)) {
+        int64_t lat;
+        int e = conn_call(&p->c, &lat);
+        if (e) {
+            p->err = e;
+            str_copy(p->why, sizeof p->why, p->c.why);
+            atomic_store(&g->stop, true);
+            break;
+        }
+        p->calls++;
+    }
+    p->t1_ns = now_ns();
+    getrusage(RUSAGE_THREAD, &b);
+    p->user_s = tv_s(b.ru_utime) - tv_s(a.ru_utime);
+    p->sys_s = tv_s(b.ru_stime) - tv_s(a.ru_stime);
+    p->ran_on = sched_getcpu();
+    return NULL;
+}
+
+/* Readings at a run's edges. */
+struct snap {
+    int64_t t_ns;
+    struct rusage ru;
+    struct cpu_usage srv;
+    bool srv_ok;
+};
+
+static void take_snap(struct scaling *g, struct snap *sn)
+{
+    sn->t_ns = now_ns();
+    getrusage(RUSAGE_SELF, &sn->ru);
+    sn->srv_ok = g->s->machine &&
+                 machine_server_cpu(g->s->machine, &sn->srv) == 0;
+}
+
+/* Sleep until `until_ns`, in slices, waking early on an interrupt or a
+ * failed pair. */
+static void wait_until(struct scaling *g, int64_t until_ns)
+{
+    /* Bounded: every pass sleeps at most 20 ms toward until_ns. */
+    for (;;) {
+        int64_t left = until_ns - now_ns();
+        if (left <= 0 || *g->s->interrupted ||
+            atomic_load(&g->stop))
+            return;
+        if (left > 20000000)
+            left = 20000000;
+        struct timespec ts = {0, (long)left};
+        nanosleep(&ts, NULL); /* EINTR: a signal, looked at above */
+    }
+}
+
+/* Run pairs 0..k-1 for duration_s: 0, -EINTR, or the first failure's
+ * -errno (in that pair's err and why). *a and *b: readings just before
+ * the gate opens and after every thread ended. */
+static int run_pairs(struct scaling *g, size_t k, double duration_s,
+                     struct snap *a, struct snap *b)
+{
+    sigset_t block, old;
+    size_t made = 0;
+    int rc = 0;
+    atomic_store(&g->stop, false);
+    g->ready = 0;
+    g->open = false;
+    for (size_t i = 0; i < k; i++) {
+        g->p[i].calls = 0;
+        g->p[i].err = 0;
+        g->p[i].why[0] = 0;
+    }
+    /* Signals go to the main thread, which sleeps and looks at the
+     * interrupt flag; the pairs' calls are never cut by EINTR. */
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    for (size_t i = 0; i < k; i++) {
+        pthread_attr_t at;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(g->p[i].client_cpu, &one);
+        pthread_attr_init(&at);
+        pthread_attr_setstacksize(&at, THREAD_STACK_BYTES);
+        int e = pthread_attr_setaffinity_np(&at, sizeof one, &one);
+        if (!e)
+            e = pthread_create(&g->p[i].th, &at, pair_main, &g->p[i]);
+        pthread_attr_destroy(&at);
+        if (e) {
+            g->p[i].err = -e;
+            snprintf(g->p[i].why, sizeof g->p[i].why,
+                     "cannot start the client thread on CPU %d: %s",
+                     g->p[i].client_cpu, strerror(e));
+            rc = -e;
+            break;
+        }
+        made++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    /* Every thread at the gate (bounded), then open it. */
+    int64_t give_up = now_ns() + (int64_t)READY_WAIT_MS * 1000000;
+    pthread_mutex_lock(&g->mu);
+    while (g->ready < made && now_ns() < give_up) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 10000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&g->cv, &g->mu, &ts);
+    }
+    if (rc)
+        atomic_store(&g->stop, true);
+    take_snap(g, a);
+    g->open = true;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+    if (!rc)
+        wait_until(g, a->t_ns + (int64_t)(duration_s * 1e9));
+    atomic_store(&g->stop, true);
+    for (size_t i = 0; i < made; i++)
+        pthread_join(g->p[i].th, NULL);
+    take_snap(g, b);
+    for (size_t i = 0; i < k && !rc; i++)
+        rc = g->p[i].err;
+    if (!rc && *g->s->interrupted)
+        rc = -EINTR;
+    return rc;
+}
+
+/* A failed run: interrupted, a server that died, a failed call. */
+static void run_failed(struct scaling *g, size_t k, int err,
+                       const char *when)
+{
+    if (*g->s->interrupted) {
+        stop(g, STOP_INTERRUPTED, 130, "interrupted %s", when);
+        return;
+    }
+    for (size_t i = 0; i < k; i++) {
+        const struct pair *p = &g->p[i];
+        if (!p->err)
+            continue;
+        int st;
+        char status[96];
+        if (spawner_check(g->s->sp, p->c.pid, 200, &st) == 1) {
+            spawn_describe_status(st, status, sizeof status);
+            stop(g, STOP_SERVER_DIED, 1, "server %u (pid %d) %s %s: %s",
+                 p->c.index, (int)p->c.pid, status, when, p->why);
+            return;
+        }
+    }
+    for (size_t i = 0; i < k; i++)
+        if (g->p[i].err) {
+            stop(g, STOP_CALL_FAILED, 1, "server %u (pid %d): %s %s",
+                 g->p[i].c.index, (int)g->p[i].c.pid, g->p[i].why, when);
+            return;
+        }
+    stop(g, STOP_CALL_FAILED, 1, "%s %s", strerror(-err), when);
+}
+
+/* One repeat of k pairs as JSON. */
+static json_t *repeat_json(struct scaling *g, size_t k, int r,
+                           const struct snap *a, const struct snap *b)
+{
+    json_t *pairs = json_array();
+    uint64_t sum = 0;
+    double sum_rate = 0;
+    for (size_t i = 0; i < k; i++) {
+        const struct pair *p = &g->p[i];
+        double el = (double)(p->t1_ns - p->t0_ns) / 1e9;
+        double rate = el > 0 ? (double)p->calls / el : 0;
+        sum += p->calls;
+        sum_rate += rate;
+        json_array_append_new(
+            pairs, json_pack("{s:I, s:I, s:f, s:f, s:i, s:i, s:i, s:f, "
+                             "s:f}", "pair", (json_int_t)i, "calls",
+                             (json_int_t)p->calls, "elapsed_s", el,
+                             "calls_per_s", rate, "client_cpu",
+                             p->client_cpu, "server_cpu", p->server_cpu,
+                             "ran_on_cpu", p->ran_on, "cpu_user_s",
+                             p->user_s, "cpu_sys_s", p->sys_s));
+    }
+    json_t *j = json_pack(
+        "{s:I, s:i, s:f, s:o, s:I, s:f, s:{s:f, s:f}}", "k", (json_int_t)k,
+        "repeat", r, "elapsed_s", (double)(b->t_ns - a->t_ns) / 1e9,
+        "pairs", pairs, "sum_calls", (json_int_t)sum, "sum_calls_per_s",
+        sum_rate, "client", "cpu_user_s",
+        tv_s(b->ru.ru_utime) - tv_s(a->ru.ru_utime), "cpu_sys_s",
+        tv_s(b->ru.ru_stime) - tv_s(a->ru.ru_stime));
+    if (a->srv_ok && b->srv_ok)
+        json_object_set_new(
+            j, "server_cpu",
+            json_pack("{s:f, s:f, s:f}", "total_s",
+                      (double)(b->srv.total_ns - a->srv.total_ns) / 1e9,
+                      "sampled_user_s",
+                      (double)(b->srv.user_ns - a->srv.user_ns) / 1e9,
+                      "sampled_sys_s",
+                      (double)(b->srv.sys_ns - a->srv.sys_ns) / 1e9));
+    return j;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+static json_t *spread_json(double *v, size_t n)
+{
+    if (!n)
+        return json_null();
+    qsort(v, n, sizeof *v, cmp_double);
+    double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return json_pack("{s:f, s:f, s:f}", "median", med, "min", v[0], "max",
+                     v[n - 1]);
+}
+
+/* doc.scaling.steps: per k, the summed and per-pair calls/s over its
+ * repeats (median, min, max). */
+static void summarize(struct scaling *g)
+{
+    json_t *reps = json_object_get(g->s->doc, "repeats");
+    json_t *steps_j = json_array();
+    size_t nrep = json_array_size(reps);
+    double *sums = calloc(nrep ? nrep : 1, sizeof *sums);
+    double *per = calloc((nrep ? nrep : 1) * (g->npairs ? g->npairs : 1),
+                         sizeof *per);
+    for (size_t s = 0; s < g->nks && sums && per; s++) {
+        size_t ns = 0, np = 0, i;
+        json_t *rep;
+        json_array_foreach(reps, i, rep) {
+            if (json_integer_value(json_object_get(rep, "k")) != g->ks[s])
+                continue;
+            sums[ns++] = json_number_value(
+                json_object_get(rep, "sum_calls_per_s"));
+            size_t j;
+            json_t *pp;
+            json_array_foreach(json_object_get(rep, "pairs"), j, pp)
+                per[np++] = json_number_value(
+                    json_object_get(pp, "calls_per_s"));
+        }
+        if (!ns)
+            continue;
+        json_array_append_new(
+            steps_j, json_pack("{s:I, s:I, s:o, s:o}", "k",
+                               (json_int_t)g->ks[s], "repeats",
+                               (json_int_t)ns, "sum_calls_per_s",
+                               spread_json(sums, ns), "pair_calls_per_s",
+                               spread_json(per, np)));
+    }
+    free(sums);
+    free(per);
+    json_object_set_new(json_object_get(g->s->doc, "scaling"), "steps",
+                        steps_j);
+}
+
+static void outcome(struct scaling *g, const char *reason,
+                    const char *detail)
+{
+    summarize(g);
+    result_set_outcome(g->s->doc, 0, reason, detail,
+                       (double)(now_ns() - g->t0_ns) / 1e9);
+    /* max_servers is the sweep's figure: a scaling run has none. */
+    json_object_del(json_object_get(g->s->doc, "result"), "max_servers");
+}
+
+static void checkpoint(struct scaling *g)
+{
+    outcome(g, "running", "the run had not finished when this was written");
+    if (g->s->out_path)
+        result_write(g->s->doc, g->s->out_path);
+}
+
+static void progress(struct scaling *g, size_t k, int r, double sum)
+{
+    if (!g->s->progress)
+        return;
+    fprintf(stderr, "\r\033[K%s: k=%zu repeat %d/%lld  %.1f kHz summed  "
+            "%.0f s", g->s->sc->name, k, r + 1,
+            (long long)g->s->sc->scaling.repeats, sum / 1e3,
+            (double)(now_ns() - g->t0_ns) / 1e9);
+    fflush(stderr);
+}
+
+/* Every k: a warm-up, then the repeats. */
+static void measure(struct scaling *g)
+{
+    const struct scenario *sc = g->s->sc;
+    json_t *reps = json_object_get(g->s->doc, "repeats");
+    for (size_t s = 0; s < g->nks; s++) {
+        size_t k = (size_t)g->ks[s];
+        char when[96];
+        struct snap a, b;
+        int e = 0;
+        if (sc->scaling.warmup_s > 0)
+            e = run_pairs(g, k, sc->scaling.warmup_s, &a, &b);
+        if (e) {
+            snprintf(when, sizeof when, "in the warm-up of k=%zu", k);
+            return run_failed(g, k, e, when);
+        }
+        for (int r = 0; r < sc->scaling.repeats; r++) {
+            e = run_pairs(g, k, sc->scaling.duration_s, &a, &b);
+            if (e) {
+                snprintf(when, sizeof when, "in repeat %d of %lld at k=%zu",
+                         r + 1, (long long)sc->scaling.repeats, k);
+                return run_failed(g, k, e, when);
+            }
+            json_t *j = repeat_json(g, k, r, &a, &b);
+            progress(g, k, r,
+                     json_number_value(json_object_get(j,
+                                                       "sum_calls_per_s")));
+            json_array_append_new(reps, j);
+            checkpoint(g);
+        }
+    }
+    stop(g, STOP_DONE, 0, "k = %lld..%lld pairs, %lld repeats of %g s each",
+         (long long)g->ks[0], (long long)g->ks[g->nks - 1],
+         (long long)sc->scaling.repeats, sc->scaling.duration_s);
+}
+
+void scaling_run(struct sweep *sides, struct sweep_outcome *o,
+                 size_t nsides)
+{
+    struct scaling g = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
+    const struct scenario *sc = g.s->sc;
+    memset(o, 0, nsides * sizeof *o);
+    pthread_mutex_init(&g.mu, NULL);
+    pthread_cond_init(&g.cv, NULL);
+    json_t *pairs = json_array();
+    json_t *ks = json_array();
+    json_t *cpus = json_array();
+    json_object_set_new(g.s->doc, "kind", json_string("scaling"));
+    json_object_set_new(g.s->doc, "repeats", json_array());
+    json_object_set_new(g.s->doc, "scaling",
+                        json_pack("{s:s, s:o, s:o, s:o, s:[]}", "placement",
+                                  sc->scaling.placement, "cpus", cpus, "k",
+                                  ks, "pairs", pairs, "steps"));
+    g.cpus = calloc(CPU_SETSIZE, sizeof *g.cpus);
+    if (g.cpus)
+        allowed_cpus(&g);
+    size_t kmax = 0;
+    if (!g.cpus || steps(&g) != 0 || g.ncpus == 0) {
+        stop(&g, STOP_RESOURCE, 0, "out of memory in the client, or no "
+             "CPU allowed");
+    } else {
+        for (size_t i = 0; i < g.ncpus; i++)
+            json_array_append_new(cpus, json_integer(g.cpus[i]));
+        for (size_t i = 0; i < g.nks; i++)
+            json_array_append_new(ks, json_integer(g.ks[i]));
+        kmax = (size_t)g.ks[g.nks - 1];
+        g.p = calloc(kmax, sizeof *g.p);
+        if (!g.p)
+            stop(&g, STOP_RESOURCE, 0, "out of memory in the client");
+    }
+    /* The largest k's servers, once: pair i's placement does not depend
+     * on k, and idle servers (blocked in accept or epoll) take no CPU,
+     * so the first k of them serve step k. */
+    bool up = g.p != NULL;
+    for (size_t i = 0; up && i < kmax; i++) {
+        g.p[i].g = &g;
+        place(&g, i);
+        up = start_one(&g, i, pairs);
+    }
+    if (up)
+        measure(&g);
+    if (g.s->progress)
+        fprintf(stderr, "\r\033[K");
+    outcome(&g, o->stop_reason, o->detail);
+    for (size_t i = 0; i < g.npairs; i++)
+        if (g.p[i].open)
+            conn_close(&g.p[i].c);
+    free(g.p);
+    free(g.ks);
+    free(g.cpus);
+    pthread_cond_destroy(&g.cv);
+    pthread_mutex_destroy(&g.mu);
+}
+
+void scaling_summary(const struct scenario *sc, json_t *doc,
+                     const struct sweep_outcome *o, const char *out)
+{
+    json_t *orb = json_object_get(doc, "orb");
+    json_t *steps_j = json_object_get(json_object_get(doc, "scaling"),
+                                      "steps");
+    printf("%s: %s over %s, pairs placed %s, ping-pong for %g s:",
+           sc->name, json_string_value(json_object_get(orb, "name")),
+           sc->transport, sc->scaling.placement, sc->scaling.duration_s);
+    size_t i;
+    json_t *st;
+    double first = 0, last = 0;
+    json_array_foreach(steps_j, i, st) {
+        double sum = json_number_value(json_object_get(
+            json_object_get(st, "sum_calls_per_s"), "median"));
+        double per = json_number_value(json_object_get(
+            json_object_get(st, "pair_calls_per_s"), "median"));
+        printf(" k=%lld %.1f kHz summed (%.1f kHz a pair);",
+               (long long)json_integer_value(json_object_get(st, "k")),
+               sum / 1e3, per / 1e3);
+        if (i == 0)
+            first = sum;
+        last = sum;
+    }
+    if (json_array_size(steps_j) > 1 && first > 0)
+        printf(" last/first sum %.2f;", last / first);
+    if (!json_array_size(steps_j))
+        printf(" no repeat was measured;");
+    printf(" medians of %lld repeats. Stop: %s (%s); result: %s\n",
+           (long long)sc->scaling.repeats, o->stop_reason, o->detail, out);
+}
