@@ -620,6 +620,6 @@ void scaling_summary(const struct scenario *sc, json_t *doc,
         printf(" last/first sum %.2f;", last / first);
     if (!json_array_size(steps_j))
         printf(" no repeat was measured;");
-    printf(" medians of %lld repeats. Stop: %s (%s); result: %s\n",
-           (long long)sc->scaling.repeats, o->stop_reason, o->detail, out);
+    printf(" medians over each k's repeats. Stop: %s (%s); result: %s\n",
+           o->stop_reason, o->detail, out);
 }

@@ -120,7 +120,9 @@ def plot_all(results, outdir, run, rounds=None, log=None):
     import orbfigs_ab
     import orbfigs_rate
     import orbfigs_run
+    import orbfigs_scaling
     log = log or (lambda m: None)
+    results, scalings = R.split_scaling(results)
     results, rates = R.split_kinds(results)
     figures = []
     if results:
@@ -135,6 +137,10 @@ def plot_all(results, outdir, run, rounds=None, log=None):
         # Upcall-rate runs (kind rate): their own figure.
         figures += orbfigs_rate.rate_figures(series_of(rates), outdir,
                                              log=log)
+    if scalings:
+        # Runs across cores (kind scaling): their own figure.
+        figures += orbfigs_scaling.scaling_figures(series_of(scalings),
+                                                   outdir, log=log)
     return figures
 
 

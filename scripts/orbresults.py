@@ -39,7 +39,7 @@ def load_result(path):
         raise ValueError(f"{path}: schema {got!r}, expected {SCHEMA!r}")
     # A rate run (scenario kind "rate") has repeats where a sweep has
     # steps.
-    body = "repeats" if is_rate(doc) else "steps"
+    body = "repeats" if is_rate(doc) or is_scaling(doc) else "steps"
     for key in ("scenario", body, "result", "orb", "host"):
         if key not in doc:
             raise ValueError(f"{path}: no {key!r} field")
@@ -51,6 +51,20 @@ def is_rate(doc):
     return isinstance(doc, dict) and (
         doc.get("kind") == "rate" or
         get(doc, "scenario.kind") == "rate")
+
+
+def is_scaling(doc):
+    """True for the result of a run across cores (scenario kind
+    scaling)."""
+    return isinstance(doc, dict) and (
+        doc.get("kind") == "scaling" or
+        get(doc, "scenario.kind") == "scaling")
+
+
+def split_scaling(results):
+    """(other results, scaling results), each in the given order."""
+    return ([r for r in results if not is_scaling(r.doc)],
+            [r for r in results if is_scaling(r.doc)])
 
 
 def split_kinds(results):
@@ -66,6 +80,9 @@ def refuse_rate(results, what):
         if is_rate(r.doc):
             raise ValueError(f"{r.path}: an upcall-rate result (kind rate); "
                              f"{what} compares sweep results only")
+        if is_scaling(r.doc):
+            raise ValueError(f"{r.path}: a result across cores (kind "
+                             f"scaling); {what} compares sweep results only")
 
 
 def crossing_ms(doc):
@@ -110,11 +127,30 @@ def _check_rate_shape(doc, path):
                              "or calls")
 
 
+def _check_scaling_shape(doc, path):
+    """check_shape for a scaling run: name, placement, stop reason, every
+    repeat's k, pairs and sum."""
+    for key, kind in (("scenario.name", str), ("result.stop_reason", str),
+                      ("scaling.placement", str)):
+        if not isinstance(get(doc, key), kind):
+            raise ValueError(f"{path}: field {key!r} missing or wrong type")
+    if not isinstance(doc["repeats"], list):
+        raise ValueError(f"{path}: field 'repeats' is not a list")
+    for i, rep in enumerate(doc["repeats"]):
+        if not (_is_num(get(rep, "k")) and _is_num(get(rep,
+                                                       "sum_calls_per_s"))
+                and isinstance(rep.get("pairs"), list)):
+            raise ValueError(f"{path}: repeats[{i}] has no k, pairs or "
+                             "sum_calls_per_s")
+
+
 def check_shape(doc, path):
     """The fields every figure and table relies on; ValueError names the
     file and the field. Optional fields (footprint, …) are not checked."""
     if is_rate(doc):
         return _check_rate_shape(doc, path)
+    if is_scaling(doc):
+        return _check_scaling_shape(doc, path)
     need = {"scenario.name": str, "scenario.sweep.max_ms": _is_num,
             "result.max_servers": _is_num, "result.stop_reason": str}
     for key, kind in need.items():
