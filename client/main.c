@@ -1,6 +1,7 @@
 /* orbbench: the command line. Loads a scenario, starts the spawner before
  * any thread exists, runs the scenario's kind of measurement (the sweep,
- * the upcall rate, or the ORB across cores), writes the result, prints a summary.
+ * the upcall rate, or the ORB across cores), writes the result, prints a
+ * summary.
  * Exit codes: 0 ran to a stop, 1 the run failed, 2 usage or scenario
  * error, 130 interrupted (SIGINT/SIGTERM). */
 #include <errno.h>

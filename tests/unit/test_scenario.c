@@ -145,7 +145,40 @@ static void test_kind_rate(void **state)
                                         &sc, err, sizeof err),
                      -EINVAL);
     assert_string_equal(err, "b.json: key \"kind\": \"rat\" is not one of: "
-                             "sweep, rate");
+                             "sweep, rate, scaling");
+}
+
+/* scaling.k: an integer (1..K) or an increasing list; never above the
+ * CPUs allowed. */
+static void test_kind_scaling(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    char err[512];
+    static const char sc_text[] = "{\"kind\": \"scaling\"}";
+    char *list[] = {"scaling.k=[1]"};
+    assert_int_equal(scenario_load_text("s.json", sc_text,
+                                        strlen(sc_text), list,
+                                        1, &sc, err, sizeof err),
+                     0);
+    assert_int_equal((int)sc.scaling.k.n, 1);
+    assert_int_equal(sc.scaling.k.v[0], 1);
+    assert_string_equal(sc.scaling.placement, "same");
+    assert_true(json_is_array(json_object_get(
+        json_object_get(sc.resolved, "scaling"), "k")));
+    scenario_free(&sc);
+    char *down[] = {"scaling.k=[1,1]"};
+    assert_int_equal(scenario_load_text("s.json", sc_text,
+                                        strlen(sc_text), down,
+                                        1, &sc, err, sizeof err),
+                     -EINVAL);
+    assert_non_null(strstr(err, "scaling.k"));
+    char *many[] = {"scaling.k=1024"};
+    assert_int_equal(scenario_load_text("s.json", sc_text,
+                                        strlen(sc_text), many,
+                                        1, &sc, err, sizeof err),
+                     -EINVAL);
+    assert_non_null(strstr(err, "--set scaling.k: 1024 pairs, above the"));
 }
 
 int main(void)
@@ -156,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_text_and_file_agree),
         cmocka_unit_test(test_text_errors),
         cmocka_unit_test(test_kind_rate),
+        cmocka_unit_test(test_kind_scaling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
