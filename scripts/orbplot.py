@@ -118,9 +118,11 @@ def plot_all(results, outdir, run, rounds=None, log=None):
     per series across the figures. Figures the results cannot make are
     skipped and log(message) says why."""
     import orbfigs_ab
+    import orbfigs_clock
     import orbfigs_rate
     import orbfigs_run
     log = log or (lambda m: None)
+    clocks = orbfigs_clock.clock_results(results)
     results, rates = R.split_kinds(results)
     figures = []
     if results:
@@ -135,6 +137,10 @@ def plot_all(results, outdir, run, rounds=None, log=None):
         # Upcall-rate runs (kind rate): their own figure.
         figures += orbfigs_rate.rate_figures(series_of(rates), outdir,
                                              log=log)
+    if clocks:
+        # Clock runs (kind clock): per source, calls/s against k.
+        figures += orbfigs_clock.clock_figures(series_of(clocks), outdir,
+                                               log=log)
     return figures
 
 
