@@ -424,10 +424,10 @@ static json_t *source_list(struct clock_bench *b)
                 json_array_append_new(cpus, json_integer(b->cpus[c]));
         }
         json_array_append_new(
-            list, json_pack("{s:s, s:s, s:b, s:b, s:s*, s:o}", "name",
+            list, json_pack("{s:s, s:s, s:b, s:b, s:o, s:o}", "name",
                             s->name, "call", s->call, "reads_hardware",
                             s->hardware, "available", no == NULL, "skipped",
-                            no, "ks", ks));
+                            no ? json_string(no) : json_null(), "ks", ks));
     }
     return list;
 }
