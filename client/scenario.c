@@ -33,7 +33,7 @@ static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
 static const char *const kinds[] = {"omniorb", "raw", "giop-min",
                                     NULL};
-static const char *const measurements[] = {"sweep", "clock", "rate", NULL};
+static const char *const measurements[] = {"sweep", "rate", "clock", NULL};
 /* Time sources of kind clock (client/clock.c implements each). */
 static const char *const clock_sources[] = {
     "monotonic", "monotonic_raw", "realtime", "boottime",
