@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "callmode.h"
+#include "clock.h"
 #include "machine.h"
 #include "rate.h"
 #include "result.h"
@@ -198,6 +199,36 @@ static void summary_rate(const struct scenario *sc, json_t *doc,
     printf(" Stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
 }
 
+/* One paragraph for a clock run: per source the summed calls/s at the
+ * smallest and largest k. */
+static void summary_clock(const struct scenario *sc, json_t *doc,
+                          const struct sweep_outcome *o, const char *out)
+{
+    json_t *src, *ks;
+    size_t i;
+    printf("%s: time-source calls per second, clocksource %s:", sc->name,
+           json_string_value(json_object_get(json_object_get(doc, "clock"),
+                                             "clocksource")));
+    json_array_foreach(json_object_get(doc, "sources"), i, src) {
+        ks = json_object_get(src, "ks");
+        json_t *lo = json_array_get(ks, 0);
+        json_t *hi = json_array_get(ks, json_array_size(ks) - 1);
+        json_t *slo = json_object_get(lo, "sum_calls_per_s");
+        json_t *shi = json_object_get(hi, "sum_calls_per_s");
+        const char *name = json_string_value(json_object_get(src, "name"));
+        if (!json_is_object(slo) || !json_is_object(shi)) {
+            printf(" %s not measured;", name);
+            continue;
+        }
+        printf(" %s %.1f M/s at k=%lld, %.1f M/s at k=%lld;", name,
+               json_number_value(json_object_get(slo, "median")) / 1e6,
+               (long long)json_integer_value(json_object_get(lo, "k")),
+               json_number_value(json_object_get(shi, "median")) / 1e6,
+               (long long)json_integer_value(json_object_get(hi, "k")));
+    }
+    printf(" stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
+}
+
 /* The kinds of measurement a scenario's "kind" names. */
 struct measurement {
     const char *name;
@@ -212,8 +243,21 @@ struct measurement {
     bool pairs; /* can run paired (--paired, --versus) */
 };
 
+/* Kinds that start no server: no spawner, ORB, cgroup or placement of
+ * servers (run_serverless). */
+static const char *const serverless_kinds[] = {"clock"};
+
+static bool serverless(const char *kind)
+{
+    for (size_t i = 0; i < ARRAY_LEN(serverless_kinds); i++)
+        if (strcmp(serverless_kinds[i], kind) == 0)
+            return true;
+    return false;
+}
+
 static const struct measurement measurements[] = {
     {"sweep", sweep_run, summary, NULL, true},
+    {"clock", clock_run, summary_clock, NULL, false},
     {"rate", rate_run, summary_rate, rate_unsupported, false},
     {"scaling", scaling_run, scaling_summary, NULL, false},
 };
@@ -292,6 +336,50 @@ static void resolve_side(struct side *s, const char *path)
                                   sizeof s->vwhy);
     if (s->vrc)
         fprintf(stderr, "orbbench: warning: %s\n", s->vwhy);
+}
+
+/* A kind that starts no server (clock): its result, run and summary.
+ * Returns the exit code. */
+static int run_serverless(const struct measurement *what, struct side *s,
+                          const char *path, const char *out, int argc,
+                          char **typed, bool show_progress)
+{
+    if (out)
+        str_copy(s->out, sizeof s->out, out);
+    else
+        default_out(&s->sc, s->out, sizeof s->out);
+    int rc = result_check_writable(s->out);
+    if (rc)
+        die(EXIT_USAGE, "--out %s: cannot write there: %s", s->out,
+            strerror(-rc));
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: sleeps see EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    s->doc = result_new(argc, typed);
+    json_object_set_new(s->doc, "orb", json_null());
+    json_object_set(s->doc, "scenario", s->sc.resolved);
+    json_object_set_new(s->doc, "scenario_file", json_string(path));
+    struct sweep sw = {.sc = &s->sc, .doc = s->doc, .out_path = s->out,
+                       .interrupted = &interrupted,
+                       .progress = show_progress};
+    struct sweep_outcome o;
+    what->run(&sw, &o, 1);
+    int w = result_write(s->doc, s->out);
+    what->summary(&s->sc, s->doc, &o, s->out);
+    json_decref(s->doc);
+    scenario_free(&s->sc);
+    if (w) {
+        fprintf(stderr, "orbbench: cannot write %s: %s\n", s->out,
+                strerror(-w));
+        return EXIT_RUN_FAILED;
+    }
+    if (o.exit_code == 1)
+        fprintf(stderr, "orbbench: %s: %s\n", o.stop_reason, o.detail);
+    return o.exit_code;
 }
 
 /* The client's descriptor limit before and after raise_nofile. */
@@ -493,6 +581,9 @@ int main(int argc, char **argv)
             scenario_free(&sides[i].sc);
         return 0;
     }
+    if (serverless(what->name))
+        return run_serverless(what, &sides[0], path, out, argc, typed,
+                              show_progress != 0);
     for (size_t i = 0; i < nsides; i++)
         resolve_side(&sides[i], path);
 

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "probe.h"
 #include "util.h"
 #include "version.h"
@@ -26,19 +27,25 @@ json_t *result_new(int argc, char **argv)
     char started[32];
     double cost_ns;
     int64_t res_ns;
+    char clocksource[64];
     iso_time(started, sizeof started);
     clock_measure(&cost_ns, &res_ns);
+    /* What CLOCK_MONOTONIC reads (tsc, hpet, acpi_pm, kvm-clock...): its
+     * cost above depends on it. "" when sysfs does not say. */
+    clock_kernel_source(clocksource, sizeof clocksource);
     json_t *cmd = json_array();
     for (int i = 0; i < argc; i++)
         json_array_append_new(cmd, json_string(argv[i]));
     return json_pack(
-        "{s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:{s:s, s:f, s:I}, s:o,"
+        "{s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:{s:s, s:f, s:I, s:s},"
+        " s:o,"
         " s:s, s:o, s:[], s:[]}",
         "schema", RESULT_SCHEMA, "tool", "name", "orbbench", "version",
         ORBBENCH_VERSION, "git_revision", ORBBENCH_GIT_REV, "compiler",
         "gcc " __VERSION__, "cflags", ORBBENCH_CFLAGS, "host", probe_host(),
         "clock", "source", "CLOCK_MONOTONIC", "cost_ns", cost_ns,
-        "resolution_ns", (json_int_t)res_ns, "limits", probe_limits(),
+        "resolution_ns", (json_int_t)res_ns, "clocksource", clocksource,
+        "limits", probe_limits(),
         "started_at", started, "command", cmd, "steps", "servers");
 }
 

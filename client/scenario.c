@@ -22,7 +22,8 @@ struct key_spec {
     const char *key; /* dotted path */
     enum key_type type;
     size_t off;  /* into struct scenario */
-    size_t size; /* K_STRING/K_ENUM: buffer size */
+    size_t size; /* K_STRING/K_ENUM: buffer size; K_STRLIST: the offset
+                  * of its size_t count of entries */
     double min, max;
     const char *const *choices; /* K_ENUM, NULL-terminated */
     const char *def_str;
@@ -36,8 +37,13 @@ static const char *const modes[] = {"sync", "thread-per-call", "pool",
 static const char *const kinds[] = {"omniorb", "raw", "giop-min",
                                     NULL};
 static const char *const measurements[] = {"sweep", "rate", "scaling",
-                                           NULL};
+                                           "clock", NULL};
 static const char *const placements[] = {"same", "spread", NULL};
+/* Time sources of kind clock (client/clock.c implements each). */
+static const char *const clock_sources[] = {
+    "monotonic", "monotonic_raw", "realtime", "boottime",
+    "monotonic_coarse", "realtime_coarse", "tsc", "monotonic_syscall",
+    NULL};
 
 #define OFF(f) offsetof(struct scenario, f)
 #define SZ(f) sizeof(((struct scenario *)0)->f)
@@ -48,8 +54,9 @@ static const struct key_spec keys[] = {
     {"description", K_STRING, OFF(description), SZ(description), 0, 0, NULL,
      "", 0, "one sentence on what the scenario measures"},
     {"kind", K_ENUM, OFF(kind), SZ(kind), 0, 0, measurements, "sweep", 0,
-     "what is measured: sweep (servers held, footprint) or rate (upcalls "
-     "per second of k servers)"},
+     "what is measured: sweep (servers held, footprint), rate (upcalls "
+     "per second of k servers) or clock (time-source calls per second "
+     "of k pinned threads)"},
     {"transport", K_ENUM, OFF(transport), SZ(transport), 0, 0, transports,
      "tcp", 0, "how the client reaches the servers (loopback only; pipe: a "
      "pipe pair per server, raw servers only)"},
@@ -64,8 +71,9 @@ static const struct key_spec keys[] = {
      "ORB-less kinds"},
     {"server.path", K_STRING, OFF(server.path), SZ(server.path), 0, 0, NULL,
      "", 0, "server executable (default: the kind's binary beside orbbench)"},
-    {"server.args", K_STRLIST, OFF(server.args), 0, 0, SCENARIO_MAX_ARGS,
-     NULL, NULL, 0, "extra arguments for every server (e.g. -ORB options)"},
+    {"server.args", K_STRLIST, OFF(server.args), OFF(server.nargs), 0,
+     SCENARIO_MAX_ARGS, NULL, NULL, 0,
+     "extra arguments for every server (e.g. -ORB options)"},
     {"server.start_timeout_ms", K_INT, OFF(server.start_timeout_ms), 0, 100,
      600000, NULL, NULL, 10000, "a server must print its IOR within this"},
     {"server.start_parallel", K_INT, OFF(server.start_parallel), 0, 1, 64,
@@ -141,6 +149,17 @@ static const struct key_spec keys[] = {
      SZ(scaling.placement), 0, 0, placements, "same", 0,
      "kind scaling: same (a pair's client thread and server on one CPU) "
      "or spread (on two CPUs)"},
+    {"clock.sources", K_STRLIST, OFF(clock.sources), OFF(clock.nsources), 0,
+     SCENARIO_MAX_CLOCK_SOURCES, clock_sources, NULL, 0,
+     "kind clock: time sources to call (default: every one available "
+     "here)"},
+    {"clock.duration_s", K_NUM, OFF(clock.duration_s), 0, 0.01, 3600, NULL,
+     NULL, 1, "kind clock: how long the threads call, each repeat (s)"},
+    {"clock.repeats", K_INT, OFF(clock.repeats), 0, 1, 1000, NULL, NULL, 5,
+     "kind clock: repeats of every source at every k"},
+    {"clock.k", K_STRING, OFF(clock.k), SZ(clock.k), 0, 0, NULL, "", 0,
+     "kind clock: thread counts, e.g. \"1-4\" or \"1,2,4\" (default: 1 "
+     "to the CPUs usable, machine.cpus if given)"},
     {"machine.mem_limit_mb", K_INT, OFF(machine.mem_limit_mb), 0, 1, 1048576,
      NULL, NULL, 0, "run the servers in a memory cgroup of this size "
      "(absent: no limit)"},
@@ -161,6 +180,7 @@ static const struct {
 } kind_keys[] = {
     {"sweep", "sweep"},  {"probe", "sweep"}, {"client", "sweep"},
     {"mode", "sweep"},   {"rate", "rate"}, {"scaling", "scaling"},
+    {"clock", "clock"},
 };
 
 const char *scenario_key_kind(const char *key)
@@ -395,6 +415,22 @@ static int check_range(const struct ctx *c, const struct key_spec *ks,
     return 0;
 }
 
+/* A value of a key with choices must be one of them. */
+static int check_choice(const struct ctx *c, const struct key_spec *ks,
+                        const char *s)
+{
+    if (!ks->choices)
+        return 0;
+    char list[256] = "";
+    for (const char *const *ch = ks->choices; *ch; ch++) {
+        if (strcmp(*ch, s) == 0)
+            return 0;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                 ch == ks->choices ? "" : ", ", *ch);
+    }
+    return fail(c, ks->key, "\"%s\" is not one of: %s", s, list);
+}
+
 /* Validate one key's value (or fill its default) into *sc. */
 static int load_key(const struct ctx *c, const struct key_spec *ks,
                     json_t *v, struct scenario *sc)
@@ -415,17 +451,9 @@ static int load_key(const struct ctx *c, const struct key_spec *ks,
                         ks->size - 1);
         if (v && ks->min > 0 && strlen(s) < (size_t)ks->min)
             return fail(c, ks->key, "must not be empty");
-        if (ks->choices) {
-            bool ok = false;
-            char list[256] = "";
-            for (const char *const *ch = ks->choices; *ch; ch++) {
-                ok |= strcmp(*ch, s) == 0;
-                snprintf(list + strlen(list), sizeof list - strlen(list),
-                         "%s%s", ch == ks->choices ? "" : ", ", *ch);
-            }
-            if (!ok)
-                return fail(c, ks->key, "\"%s\" is not one of: %s", s, list);
-        }
+        int rc = check_choice(c, ks, s);
+        if (rc)
+            return rc;
         str_copy(field, ks->size, s);
         return 0;
     }
@@ -502,7 +530,7 @@ static int load_key(const struct ctx *c, const struct key_spec *ks,
     }
     case K_STRLIST: {
         char **list = (char **)field;
-        size_t *count = &sc->server.nargs;
+        size_t *count = (size_t *)((char *)sc + ks->size);
         if (!v)
             return 0;
         if (!json_is_array(v))
@@ -516,7 +544,14 @@ static int load_key(const struct ctx *c, const struct key_spec *ks,
             if (!json_is_string(item))
                 return fail(c, ks->key, "entry %zu: expected a string, got %s",
                             i, json_type_name(item));
-            list[i] = strdup(json_string_value(item));
+            const char *e = json_string_value(item);
+            int rc = check_choice(c, ks, e);
+            for (size_t j = 0; !rc && ks->choices && j < i; j++)
+                if (strcmp(list[j], e) == 0)
+                    rc = fail(c, ks->key, "\"%s\" is listed twice", e);
+            if (rc)
+                return rc;
+            list[i] = strdup(e);
             if (!list[i])
                 return -ENOMEM;
             *count = i + 1;
@@ -548,11 +583,14 @@ static json_t *resolve(const struct scenario *sc)
         case K_NUM:
             v = json_real(*(const double *)field);
             break;
-        case K_STRLIST:
+        case K_STRLIST: {
+            char *const *list = (char *const *)field;
+            size_t n = *(const size_t *)((const char *)sc + ks->size);
             v = json_array();
-            for (size_t a = 0; a < sc->server.nargs; a++)
-                json_array_append_new(v, json_string(sc->server.args[a]));
+            for (size_t a = 0; a < n; a++)
+                json_array_append_new(v, json_string(list[a]));
             break;
+        }
         case K_BOOL:
             v = json_boolean(*(const bool *)field);
             break;
@@ -606,6 +644,59 @@ static int check_scaling(const struct ctx *c, const struct scenario *sc)
     return 0;
 }
 
+int scenario_parse_k(const char *list, uint64_t *k_set)
+{
+    *k_set = 0;
+    const char *p = list;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end == p || lo < 1 || lo > 64 || errno)
+            return -EINVAL;
+        if (*end == '-') {
+            p = end + 1;
+            hi = strtol(p, &end, 10);
+            if (end == p || hi < lo || hi > 64 || errno)
+                return -EINVAL;
+        }
+        for (long k = lo; k <= hi; k++)
+            *k_set |= 1ULL << (k - 1);
+        if (*end == ',')
+            end++;
+        else if (*end)
+            return -EINVAL;
+        p = end;
+    }
+    return *k_set ? 0 : -EINVAL;
+}
+
+/* clock.k: a list of thread counts, none above the CPUs usable (the
+ * process's affinity, within machine.cpus when given). */
+static int check_clock_k(const struct ctx *c, const struct scenario *sc)
+{
+    cpu_set_t set;
+    char why[160];
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return fail(c, NULL, "sched_getaffinity: %s", strerror(errno));
+    if (sc->machine.cpus[0] &&
+        parse_cpu_list(sc->machine.cpus, &set, why, sizeof why) != 0)
+        return fail(c, "machine.cpus", "%s", why);
+    uint64_t ks;
+    if (!sc->clock.k[0])
+        return 0;
+    if (scenario_parse_k(sc->clock.k, &ks) != 0)
+        return fail(c, "clock.k", "\"%s\" is not a list of thread counts "
+                    "(e.g. 1-4 or 1,2,4; each 1..64)", sc->clock.k);
+    int usable = CPU_COUNT(&set);
+    for (int k = 64; k > usable; k--)
+        if (ks & (1ULL << (k - 1)))
+            return fail(c, "clock.k", "%d threads, but only %d CPU(s) are "
+                        "usable%s", k, usable,
+                        sc->machine.cpus[0] ? " in machine.cpus" : "");
+    return 0;
+}
+
 /* Rules that tie keys together. */
 static int check_cross(const struct ctx *c, const struct scenario *sc)
 {
@@ -624,6 +715,11 @@ static int check_cross(const struct ctx *c, const struct scenario *sc)
     }
     if (strcmp(sc->kind, "scaling") == 0) {
         int rc = check_scaling(c, sc);
+        if (rc)
+            return rc;
+    }
+    if (strcmp(sc->kind, "clock") == 0) {
+        int rc = check_clock_k(c, sc);
         if (rc)
             return rc;
     }
@@ -732,6 +828,9 @@ void scenario_free(struct scenario *sc)
     for (size_t i = 0; i < sc->server.nargs; i++)
         free(sc->server.args[i]);
     sc->server.nargs = 0;
+    for (size_t i = 0; i < sc->clock.nsources; i++)
+        free(sc->clock.sources[i]);
+    sc->clock.nsources = 0;
     json_decref(sc->resolved);
     sc->resolved = NULL;
 }

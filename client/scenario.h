@@ -18,12 +18,13 @@ struct scenario_klist {
     size_t n;
     int64_t v[SCENARIO_MAX_K];
 };
+#define SCENARIO_MAX_CLOCK_SOURCES 16
 
 struct scenario {
     char source[512]; /* the file it came from */
     char name[128];
     char description[512];
-    char kind[16];      /* "sweep" (default) | "rate" | "scaling" */
+    char kind[16]; /* "sweep" (default) | "rate" | "scaling" | "clock" */
     char transport[16]; /* "tcp" | "unix" */
     char mode[32];      /* a call mode's name */
     struct {
@@ -90,6 +91,15 @@ struct scenario {
         char placement[8]; /* "same" | "spread" */
         struct scenario_klist k;
     } scaling;
+    /* kind "clock": k threads, each pinned to its own CPU, call a time
+     * source as often as they can for duration_s, repeats times. */
+    struct {
+        char *sources[SCENARIO_MAX_CLOCK_SOURCES]; /* none = all */
+        size_t nsources;
+        double duration_s;
+        int64_t repeats;
+        char k[64]; /* thread counts, "1-4" or "1,2,4"; "" = 1..CPUs */
+    } clock;
     /* The fully resolved scenario (defaults filled in) for the result. */
     json_t *resolved;
 };
@@ -106,6 +116,10 @@ int scenario_load_text(const char *source, const char *text, size_t len,
                        char *const *sets, size_t nsets, struct scenario *sc,
                        char *err, size_t err_len);
 void scenario_free(struct scenario *sc);
+
+/* Parse a clock.k list ("2", "1-4", "1,2,8") into k_set (bit k-1 set for
+ * each k, k in 1..64). 0, or -EINVAL. */
+int scenario_parse_k(const char *list, uint64_t *k_set);
 
 /* The kind of measurement a key belongs to ("sweep", "rate"), or NULL
  * for keys every kind uses. A key of the other kind is refused. */

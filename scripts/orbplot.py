@@ -118,11 +118,13 @@ def plot_all(results, outdir, run, rounds=None, log=None):
     per series across the figures. Figures the results cannot make are
     skipped and log(message) says why."""
     import orbfigs_ab
+    import orbfigs_clock
     import orbfigs_rate
     import orbfigs_run
     import orbfigs_scaling
     log = log or (lambda m: None)
     results, scalings = R.split_scaling(results)
+    clocks = orbfigs_clock.clock_results(results)
     results, rates = R.split_kinds(results)
     figures = []
     if results:
@@ -141,6 +143,10 @@ def plot_all(results, outdir, run, rounds=None, log=None):
         # Runs across cores (kind scaling): their own figure.
         figures += orbfigs_scaling.scaling_figures(series_of(scalings),
                                                    outdir, log=log)
+    if clocks:
+        # Clock runs (kind clock): per source, calls/s against k.
+        figures += orbfigs_clock.clock_figures(series_of(clocks), outdir,
+                                               log=log)
     return figures
 
 

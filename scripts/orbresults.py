@@ -67,9 +67,17 @@ def split_scaling(results):
             [r for r in results if is_scaling(r.doc)])
 
 
+def is_clock(doc):
+    """True for the result of a clock run (scenario kind clock)."""
+    return isinstance(doc, dict) and (
+        doc.get("kind") == "clock" or get(doc, "scenario.kind") == "clock")
+
+
 def split_kinds(results):
-    """(sweep results, rate results), each in the given order."""
-    return ([r for r in results if not is_rate(r.doc)],
+    """(sweep results, rate results), each in the given order; clock
+    results are in neither (orbfigs_clock draws them)."""
+    return ([r for r in results if not is_rate(r.doc)
+             and not is_clock(r.doc)],
             [r for r in results if is_rate(r.doc)])
 
 
@@ -77,6 +85,9 @@ def refuse_rate(results, what):
     """ValueError naming the first rate result: `what` (compare) handles
     sweeps only."""
     for r in results:
+        if is_clock(r.doc):
+            raise ValueError(f"{r.path}: a clock result (kind clock); "
+                             f"{what} compares sweep results only")
         if is_rate(r.doc):
             raise ValueError(f"{r.path}: an upcall-rate result (kind rate); "
                              f"{what} compares sweep results only")
@@ -144,9 +155,19 @@ def _check_scaling_shape(doc, path):
                              "sum_calls_per_s")
 
 
+def _check_clock_shape(doc, path):
+    """check_shape for a clock run: name, stop reason, sources."""
+    for key, kind in (("scenario.name", str), ("result.stop_reason", str),
+                      ("sources", list)):
+        if not isinstance(get(doc, key), kind):
+            raise ValueError(f"{path}: field {key!r} missing or wrong type")
+
+
 def check_shape(doc, path):
     """The fields every figure and table relies on; ValueError names the
     file and the field. Optional fields (footprint, …) are not checked."""
+    if is_clock(doc):
+        return _check_clock_shape(doc, path)
     if is_rate(doc):
         return _check_rate_shape(doc, path)
     if is_scaling(doc):
