@@ -217,20 +217,6 @@ struct clock_bench {
     int64_t t0_ns;
 };
 
-static void stop(struct clock_bench *b, const char *reason, int exit_code,
-                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void stop(struct clock_bench *b, const char *reason, int exit_code,
-                 const char *fmt, ...)
-{
-    va_list ap;
-    b->o->stop_reason = reason;
-    b->o->exit_code = exit_code;
-    va_start(ap, fmt);
-    vsnprintf(b->o->detail, sizeof b->o->detail, fmt, ap);
-    va_end(ap);
-}
-
 /* Sleep until the absolute CLOCK_MONOTONIC time `until_ns`, or an
  * interrupt. False when interrupted. Bounded: each pass sleeps to the
  * deadline unless a signal wakes it. */
@@ -242,7 +228,7 @@ static bool sleep_until(struct clock_bench *b, int64_t until_ns)
     return !*b->s->interrupted;
 }
 
-/* The repeat's figures from its threads, or NULL after stop() when a
+/* The repeat's figures from its threads, or NULL after the stop when a
  * thread could not be pinned. */
 static json_t *repeat_json(struct clock_bench *b, const struct worker *w,
                            int k, int repeat)
@@ -253,7 +239,7 @@ static json_t *repeat_json(struct clock_bench *b, const struct worker *w,
     for (int i = 0; i < k; i++) {
         if (w[i].err) {
             json_decref(th);
-            stop(b, STOP_THREAD_FAILED, 1, "pthread_setaffinity_np to CPU "
+            sweep_outcome_stop(b->o, STOP_THREAD_FAILED, 1, "pthread_setaffinity_np to CPU "
                  "%d: %s", w[i].cpu, strerror(w[i].err));
             return NULL;
         }
@@ -273,7 +259,7 @@ static json_t *repeat_json(struct clock_bench *b, const struct worker *w,
 }
 
 /* One repeat of source src with k threads on the first k CPUs: its JSON,
- * or NULL after stop() (a failure or an interrupt). Every thread started
+ * or NULL after the stop (a failure or an interrupt). Every thread started
  * is joined before it returns. */
 static json_t *one_repeat(struct clock_bench *b, const struct source *src,
                           int k, int repeat)
@@ -306,12 +292,12 @@ static json_t *one_repeat(struct clock_bench *b, const struct source *src,
     for (int i = 0; i < started; i++)
         pthread_join(w[i].tid, NULL);
     if (err) {
-        stop(b, STOP_THREAD_FAILED, 1, "pthread_create (thread %d of %d): "
+        sweep_outcome_stop(b->o, STOP_THREAD_FAILED, 1, "pthread_create (thread %d of %d): "
              "%s", started + 1, k, strerror(err));
         return NULL;
     }
     if (!done) {
-        stop(b, STOP_INTERRUPTED, 130, "interrupted in repeat %d of %s "
+        sweep_outcome_stop(b->o, STOP_INTERRUPTED, 130, "interrupted in repeat %d of %s "
              "with %d thread(s)", repeat + 1, src->name, k);
         return NULL;
     }
@@ -484,7 +470,7 @@ static void measure(struct clock_bench *b, json_t *list)
         if (b->s->out_path)
             result_write(b->s->doc, b->s->out_path);
     }
-    stop(b, STOP_DONE, 0, "%lld repeats of %g s", (long long)sc->clock.repeats,
+    sweep_outcome_stop(b->o, STOP_DONE, 0, "%lld repeats of %g s", (long long)sc->clock.repeats,
          sc->clock.duration_s);
 }
 
@@ -496,7 +482,7 @@ void clock_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
     json_t *doc = b.s->doc;
     json_object_set_new(doc, "kind", json_string("clock"));
     if (usable_cpus(&b, why, sizeof why) != 0) {
-        stop(&b, STOP_THREAD_FAILED, 1, "%s", why);
+        sweep_outcome_stop(b.o, STOP_THREAD_FAILED, 1, "%s", why);
         json_object_set_new(doc, "sources", json_array());
     } else {
         json_t *cpus = json_array();

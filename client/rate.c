@@ -64,20 +64,6 @@ struct rate {
     char why[CONN_WHY_BYTES + 64];
 };
 
-static void stop(struct rate *r, const char *reason, int exit_code,
-                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void stop(struct rate *r, const char *reason, int exit_code,
-                 const char *fmt, ...)
-{
-    va_list ap;
-    r->o->stop_reason = reason;
-    r->o->exit_code = exit_code;
-    va_start(ap, fmt);
-    vsnprintf(r->o->detail, sizeof r->o->detail, fmt, ap);
-    va_end(ap);
-}
-
 /* A failure on connection i: -1 after noting why. */
 static int fail(struct rate *r, size_t i, int err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -627,17 +613,17 @@ static void pump_failed(struct rate *r, int err, const char *when)
     int st;
     char status[96];
     if (err == -EINTR && *r->s->interrupted) {
-        stop(r, STOP_INTERRUPTED, 130, "interrupted %s", when);
+        sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted %s", when);
         return;
     }
     const struct conn *c = &r->rc[r->failed].c;
     if (spawner_check(r->s->sp, c->pid, 200, &st) == 1) {
         spawn_describe_status(st, status, sizeof status);
-        stop(r, STOP_SERVER_DIED, 1, "server %u (pid %d) %s %s: %s",
+        sweep_outcome_stop(r->o, STOP_SERVER_DIED, 1, "server %u (pid %d) %s %s: %s",
              c->index, (int)c->pid, status, when, r->why);
         return;
     }
-    stop(r, STOP_CALL_FAILED, 1, "%s %s", r->why, when);
+    sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1, "%s %s", r->why, when);
 }
 
 /* Close the pipe ends the spawner handed over for servers not connected. */
@@ -663,7 +649,7 @@ static bool start(struct rate *r)
             result_add_server(r->s->doc, res[i].index, res[i].pid,
                               (double)res[i].start_ns / 1e6);
     if (rc == -EINTR && *r->s->interrupted) {
-        stop(r, STOP_INTERRUPTED, 130, "interrupted starting the servers");
+        sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted starting the servers");
         return false;
     }
     if (rc) {
@@ -675,9 +661,9 @@ static bool start(struct rate *r)
                 break;
             }
         if (rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE)
-            stop(r, STOP_RESOURCE, 0, "%s", why);
+            sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "%s", why);
         else
-            stop(r, STOP_SERVER_DIED, 1, "%s", why);
+            sweep_outcome_stop(r->o, STOP_SERVER_DIED, 1, "%s", why);
         return false;
     }
     for (size_t i = 0; i < k; i++) {
@@ -685,7 +671,7 @@ static bool start(struct rate *r)
         char why[CONN_WHY_BYTES];
         struct rconn *rcn = &r->rc[i];
         if (r->s->kind->wire->parse_ready(res[i].line, &t, why, sizeof why)) {
-            stop(r, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
+            sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
                  res[i].index, (int)res[i].pid, why);
             close_handed_over(res + i, k - i);
             return false;
@@ -768,7 +754,7 @@ static void measure(struct rate *r)
     e = pump(r, settle, 0);
     if (e)
         return pump_failed(r, e, "draining after the last repeat");
-    stop(r, STOP_DONE, 0, "%lld repeats of %g s", (long long)sc->rate.repeats,
+    sweep_outcome_stop(r->o, STOP_DONE, 0, "%lld repeats of %g s", (long long)sc->rate.repeats,
          sc->rate.duration_s);
 }
 
@@ -783,7 +769,7 @@ void rate_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
     r.rc = calloc(k, sizeof *r.rc);
     r.pfd = calloc(2 * k, sizeof *r.pfd);
     if (!r.rc || !r.pfd || k > RATE_MAX_SERVERS)
-        stop(&r, STOP_RESOURCE, 0, "out of memory in the client");
+        sweep_outcome_stop(r.o, STOP_RESOURCE, 0, "out of memory in the client");
     else if (start(&r))
         measure(&r);
     if (r.s->progress)

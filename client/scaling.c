@@ -60,20 +60,6 @@ struct scaling {
     atomic_bool stop;
 };
 
-static void stop(struct scaling *g, const char *reason, int exit_code,
-                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void stop(struct scaling *g, const char *reason, int exit_code,
-                 const char *fmt, ...)
-{
-    va_list ap;
-    g->o->stop_reason = reason;
-    g->o->exit_code = exit_code;
-    va_start(ap, fmt);
-    vsnprintf(g->o->detail, sizeof g->o->detail, fmt, ap);
-    va_end(ap);
-}
-
 static double tv_s(struct timeval tv)
 {
     return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
@@ -155,22 +141,22 @@ static bool start_one(struct scaling *g, size_t i, json_t *pairs)
         result_add_server(g->s->doc, res.index, res.pid,
                           (double)res.start_ns / 1e6);
     if (rc == -EINTR && *g->s->interrupted) {
-        stop(g, STOP_INTERRUPTED, 130, "interrupted starting the servers");
+        sweep_outcome_stop(g->o, STOP_INTERRUPTED, 130, "interrupted starting the servers");
         return false;
     }
     if (rc) {
         close_handed_over(&res);
         if (rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE)
-            stop(g, STOP_RESOURCE, 0, "%s", res.why);
+            sweep_outcome_stop(g->o, STOP_RESOURCE, 0, "%s", res.why);
         else
-            stop(g, STOP_SERVER_DIED, 1, "%s", res.why);
+            sweep_outcome_stop(g->o, STOP_SERVER_DIED, 1, "%s", res.why);
         return false;
     }
     struct target t;
     char why[CONN_WHY_BYTES];
     if (g->s->kind->wire->parse_ready(res.line, &t, why, sizeof why)) {
         close_handed_over(&res);
-        stop(g, STOP_CALL_FAILED, 1, "server %u (pid %d): %s", res.index,
+        sweep_outcome_stop(g->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s", res.index,
              (int)res.pid, why);
         return false;
     }
@@ -189,9 +175,9 @@ static bool start_one(struct scaling *g, size_t i, json_t *pairs)
                          "server_affinity", affinity_json(res.pid)));
     if (e) {
         if (e == -EINTR && *g->s->interrupted)
-            stop(g, STOP_INTERRUPTED, 130, "interrupted connecting");
+            sweep_outcome_stop(g->o, STOP_INTERRUPTED, 130, "interrupted connecting");
         else
-            stop(g, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
+            sweep_outcome_stop(g->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
                  res.index, (int)res.pid, p->c.why);
         return false;
     }
@@ -349,7 +335,7 @@ static void run_failed(struct scaling *g, size_t k, int err,
                        const char *when)
 {
     if (*g->s->interrupted) {
-        stop(g, STOP_INTERRUPTED, 130, "interrupted %s", when);
+        sweep_outcome_stop(g->o, STOP_INTERRUPTED, 130, "interrupted %s", when);
         return;
     }
     for (size_t i = 0; i < k; i++) {
@@ -360,18 +346,18 @@ static void run_failed(struct scaling *g, size_t k, int err,
         char status[96];
         if (spawner_check(g->s->sp, p->c.pid, 200, &st) == 1) {
             spawn_describe_status(st, status, sizeof status);
-            stop(g, STOP_SERVER_DIED, 1, "server %u (pid %d) %s %s: %s",
+            sweep_outcome_stop(g->o, STOP_SERVER_DIED, 1, "server %u (pid %d) %s %s: %s",
                  p->c.index, (int)p->c.pid, status, when, p->why);
             return;
         }
     }
     for (size_t i = 0; i < k; i++)
         if (g->p[i].err) {
-            stop(g, STOP_CALL_FAILED, 1, "server %u (pid %d): %s %s",
+            sweep_outcome_stop(g->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s %s",
                  g->p[i].c.index, (int)g->p[i].c.pid, g->p[i].why, when);
             return;
         }
-    stop(g, STOP_CALL_FAILED, 1, "%s %s", strerror(-err), when);
+    sweep_outcome_stop(g->o, STOP_CALL_FAILED, 1, "%s %s", strerror(-err), when);
 }
 
 /* One repeat of k pairs as JSON. */
@@ -529,7 +515,7 @@ static void measure(struct scaling *g)
             checkpoint(g);
         }
     }
-    stop(g, STOP_DONE, 0, "k = %lld..%lld pairs, %lld repeats of %g s each",
+    sweep_outcome_stop(g->o, STOP_DONE, 0, "k = %lld..%lld pairs, %lld repeats of %g s each",
          (long long)g->ks[0], (long long)g->ks[g->nks - 1],
          (long long)sc->scaling.repeats, sc->scaling.duration_s);
 }
@@ -556,7 +542,7 @@ void scaling_run(struct sweep *sides, struct sweep_outcome *o,
         allowed_cpus(&g);
     size_t kmax = 0;
     if (!g.cpus || steps(&g) != 0 || g.ncpus == 0) {
-        stop(&g, STOP_RESOURCE, 0, "out of memory in the client, or no "
+        sweep_outcome_stop(g.o, STOP_RESOURCE, 0, "out of memory in the client, or no "
              "CPU allowed");
     } else {
         for (size_t i = 0; i < g.ncpus; i++)
@@ -566,7 +552,7 @@ void scaling_run(struct sweep *sides, struct sweep_outcome *o,
         kmax = (size_t)g.ks[g.nks - 1];
         g.p = calloc(kmax, sizeof *g.p);
         if (!g.p)
-            stop(&g, STOP_RESOURCE, 0, "out of memory in the client");
+            sweep_outcome_stop(g.o, STOP_RESOURCE, 0, "out of memory in the client");
     }
     /* The largest k's servers, once: pair i's placement does not depend
      * on k, and idle servers (blocked in accept or epoll) take no CPU,

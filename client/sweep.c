@@ -98,17 +98,14 @@ static bool is_resource_errno(int e)
     }
 }
 
-static void stop(struct run *r, const char *reason, int exit_code,
-                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void stop(struct run *r, const char *reason, int exit_code,
-                 const char *fmt, ...)
+void sweep_outcome_stop(struct sweep_outcome *o, const char *reason,
+                        int exit_code, const char *fmt, ...)
 {
     va_list ap;
-    r->o->stop_reason = reason;
-    r->o->exit_code = exit_code;
+    o->stop_reason = reason;
+    o->exit_code = exit_code;
     va_start(ap, fmt);
-    vsnprintf(r->o->detail, sizeof r->o->detail, fmt, ap);
+    vsnprintf(o->detail, sizeof o->detail, fmt, ap);
     va_end(ap);
 }
 
@@ -141,7 +138,7 @@ static bool oom_killed(struct run *r, int wstatus)
 
 static void stop_oom(struct run *r, unsigned index, pid_t pid)
 {
-    stop(r, STOP_MEMORY, 0,
+    sweep_outcome_stop(r->o, STOP_MEMORY, 0,
          "server %u (pid %d) was killed by the OOM killer in the %lld MB "
          "memory cgroup at N=%zu (OOM kills so far: %lld)",
          index, (int)pid,
@@ -156,19 +153,19 @@ static void call_failure(struct run *r, size_t i, int err, const char *why)
     char status[96], note[600];
     int st;
     if (err == -EINTR && *r->s->interrupted) {
-        stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+        sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
     } else if (spawner_check(r->s->sp, c->pid, 200, &st) == 1) {
         if (oom_killed(r, st))
             return stop_oom(r, c->index, c->pid);
         spawn_describe_status(st, status, sizeof status);
-        stop(r, STOP_SERVER_DIED, 1, "server %u (pid %d) %s at N=%zu: %s",
+        sweep_outcome_stop(r->o, STOP_SERVER_DIED, 1, "server %u (pid %d) %s at N=%zu: %s",
              c->index, (int)c->pid, status, r->n, why);
     } else if (probe_task_limit(c->pid, note, sizeof note)) {
         /* A live server that dropped its connection: it could not start
          * a thread for it. */
-        stop(r, STOP_RESOURCE, 0, "%s at N=%zu: %s", why, r->n, note);
+        sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu: %s", why, r->n, note);
     } else {
-        stop(r, STOP_CALL_FAILED, 1, "%s at N=%zu", why, r->n);
+        sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1, "%s at N=%zu", why, r->n);
     }
 }
 
@@ -179,7 +176,7 @@ static bool grow(struct run *r, size_t target)
     size_t count = target - r->n;
     struct spawn_result *res = calloc(count, sizeof *res);
     if (!res) {
-        stop(r, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
+        sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
              r->n);
         return false;
     }
@@ -196,9 +193,9 @@ static bool grow(struct run *r, size_t target)
         }
     bool ok = rc == 0;
     if (rc == -EINTR && *r->s->interrupted) {
-        stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+        sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
     } else if (rc == -EPIPE) {
-        stop(r, STOP_CALL_FAILED, 1,
+        sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1,
              "the spawner process stopped answering at N=%zu", r->n);
     } else if (rc) {
         const struct spawn_result *bad = NULL;
@@ -208,14 +205,14 @@ static bool grow(struct run *r, size_t target)
         char note[600];
         limit_note(-rc, note, sizeof note);
         if (bad && is_resource_errno(-rc))
-            stop(r, STOP_RESOURCE, 0, "%s at N=%zu%s", bad->why, r->n, note);
+            sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu%s", bad->why, r->n, note);
         else if (bad && bad->pid > 0 && oom_killed(r, bad->wstatus))
             stop_oom(r, bad->index, bad->pid);
         else if (bad && probe_task_limit(getpid(), note, sizeof note))
-            stop(r, STOP_RESOURCE, 0, "%s at N=%zu: %s", bad->why, r->n,
+            sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu: %s", bad->why, r->n,
                  note);
         else
-            stop(r, STOP_SERVER_DIED, 1, "%s",
+            sweep_outcome_stop(r->o, STOP_SERVER_DIED, 1, "%s",
                  bad ? bad->why : "a server failed to start");
     }
     /* Connect to those that are up, in order, so conns stay dense. */
@@ -235,7 +232,7 @@ static bool grow(struct run *r, size_t target)
             sr->fds[0] = sr->fds[1] = -1;
         if (prc) {
             if (ok)
-                stop(r, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
+                sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
                      sr->index, (int)sr->pid, why);
             ok = false;
             break;
@@ -261,7 +258,7 @@ static bool grow(struct run *r, size_t target)
                 char note[160];
                 limit_note(-crc, note, sizeof note);
                 if (is_resource_errno(-crc))
-                    stop(r, STOP_RESOURCE, 0, "%s at N=%zu%s", c->why, r->n,
+                    sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu%s", c->why, r->n,
                          note);
                 else
                     call_failure(r, r->n, crc, c->why);
@@ -293,7 +290,7 @@ static bool shrink(struct run *r, size_t target)
     size_t count = r->n - target;
     pid_t *pids = malloc(count * sizeof *pids);
     if (!pids) {
-        stop(r, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
+        sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
              r->n);
         return false;
     }
@@ -308,11 +305,11 @@ static bool shrink(struct run *r, size_t target)
     int rc = spawner_kill(r->s->sp, pids, (unsigned)count, 5000);
     free(pids);
     if (rc == -EINTR && *r->s->interrupted) {
-        stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", was);
+        sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", was);
         return false;
     }
     if (rc) {
-        stop(r, STOP_CALL_FAILED, 1,
+        sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1,
              "could not stop servers %zu..%zu to go from N=%zu down to "
              "%zu: %s",
              target, was - 1, was, target,
@@ -372,7 +369,7 @@ static bool one_round(struct run *r, int64_t k, int64_t warmup)
     if (rc && info.client_resource && is_resource_errno(-rc)) {
         char note[160];
         limit_note(-rc, note, sizeof note);
-        stop(r, STOP_RESOURCE, 0, "%s at N=%zu%s", info.why, r->n, note);
+        sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu%s", info.why, r->n, note);
         return false;
     }
     if (rc) {
@@ -380,7 +377,7 @@ static bool one_round(struct run *r, int64_t k, int64_t warmup)
         return false;
     }
     if (info.calls != r->n) {
-        stop(r, STOP_CALL_FAILED, 1, "a round made %llu calls for %zu servers",
+        sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1, "a round made %llu calls for %zu servers",
              (unsigned long long)info.calls, r->n);
         return false;
     }
@@ -457,7 +454,7 @@ static void measure(struct run **who, size_t k, struct run **pals,
             if (r->o->stop_reason)
                 continue;
             if (*r->s->interrupted)
-                stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+                sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
             else if (j < warmup + r->timed)
                 one_round(r, j, warmup);
             else
@@ -623,7 +620,7 @@ static json_t *measurement_json(struct run *r, const char *phase,
     if (cc->server_cpu && r->calls.len)
         server_cpu_json(m, cc, (double)r->calls.len);
     if (keep_point(r, round_ms.median, strcmp(phase, "sweep") != 0) != 0)
-        stop(r, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
+        sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
              r->n);
     return m;
 }
@@ -787,7 +784,7 @@ static void finish_search(struct run *r)
     estimate(r, b, true);
     done(r);
     if (b->lo == 0) {
-        stop(r, STOP_LATENCY, 0,
+        sweep_outcome_stop(r->o, STOP_LATENCY, 0,
              "the median round time exceeded max_ms %g even at N=%lld "
              "(%d measurements of the crossing search); no N was within it",
              sc->sweep.max_ms, (long long)b->hi, r->probes);
@@ -800,7 +797,7 @@ static void finish_search(struct run *r)
                  json_real_value(json_object_get(r->crossing, "crossing_n")),
                  json_real_value(json_array_get(cx, 0)),
                  json_real_value(json_array_get(cx, 1)));
-    stop(r, STOP_LATENCY, 0,
+    sweep_outcome_stop(r->o, STOP_LATENCY, 0,
          "the median round time crossed max_ms %g between N=%lld (under) and "
          "N=%lld (over), %.1f%% apart, after %d measurements of the crossing "
          "search%s%s; the largest N within it was %lld",
@@ -840,7 +837,7 @@ static void sweep_on(struct run *r, double median)
     r->o->max_servers = (int64_t)r->n;
     r->phase = SWEEPING;
     if ((int64_t)r->n >= sc->sweep.max_n) {
-        stop(r, STOP_MAX_N, 0,
+        sweep_outcome_stop(r->o, STOP_MAX_N, 0,
              "reached max_n=%zu with a median round time of %.3f ms "
              "(max_ms %g)",
              r->n, median, sc->sweep.max_ms);
@@ -865,7 +862,7 @@ static void decide(struct run *r)
         } else if (!sc->client.connect || median <= sc->sweep.max_ms) {
             sweep_on(r, median);
         } else if (sc->sweep.resolution <= 0) {
-            stop(r, STOP_LATENCY, 0,
+            sweep_outcome_stop(r->o, STOP_LATENCY, 0,
                  "median round time %.3f ms at N=%zu exceeded max_ms %g; "
                  "the largest N within it was %lld",
                  median, r->n, sc->sweep.max_ms,
@@ -958,7 +955,7 @@ static void init_side(struct driver *d, struct run *r, struct sweep *s,
     r->oom_kills = s->machine ? machine_oom_kills(s->machine) : -1;
     int mrc = r->conns ? s->mode->create(&r->mode, &mcfg) : -ENOMEM;
     if (mrc) {
-        stop(r, STOP_RESOURCE, 0, "cannot start call mode %s: %s",
+        sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "cannot start call mode %s: %s",
              s->mode->name, strerror(-mrc));
         r->phase = DONE;
     }
@@ -1000,9 +997,9 @@ static void stop_partners(struct driver *d)
         if (r->phase == DONE || r == bad)
             continue;
         if (bad->o->exit_code == 130)
-            stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+            sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
         else
-            stop(r, STOP_PARTNER, 1, "side %s stopped at N=%zu: %s",
+            sweep_outcome_stop(r->o, STOP_PARTNER, 1, "side %s stopped at N=%zu: %s",
                  bad->s->label ? bad->s->label : "?", bad->n,
                  bad->o->detail);
         stopped(r);
@@ -1030,9 +1027,9 @@ void sweep_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
             const struct scenario *sc = r->s->sc;
             double elapsed = (double)(now_ns() - d.t0_ns) / 1e9;
             if (*r->s->interrupted) {
-                stop(r, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+                sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
             } else if (elapsed > sc->sweep.max_seconds) {
-                stop(r, STOP_TIME, 0, "sweep.max_seconds (%g s) ran out at "
+                sweep_outcome_stop(r->o, STOP_TIME, 0, "sweep.max_seconds (%g s) ran out at "
                      "N=%zu%s", sc->sweep.max_seconds, r->n,
                      r->phase == SWEEPING ? "" : " during the crossing "
                                                  "search");

@@ -59,6 +59,12 @@ struct sweep_outcome {
     int exit_code;
 };
 
+/* End a run: its stop reason (a STOP_* string), exit code and one-line
+ * detail. Every kind of measurement ends through this. */
+void sweep_outcome_stop(struct sweep_outcome *o, const char *reason,
+                        int exit_code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Run the sides (1 or 2) to their stops, their rounds interleaved. Fills
  * every o[i] and sets each doc's result. */
 void sweep_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides);
