@@ -140,3 +140,66 @@ def test_figure_data_equals_the_result(orbbench):
         assert p["pair_median"][k] == pytest.approx(
             st["pair_calls_per_s"]["median"])
     assert F.scaling_caption(data).count("kHz") >= 1
+
+
+def start_scaling(tmp_path):
+    """A long scaling run in the background: (process, result path, the
+    first result written after a repeat)."""
+    import json
+    import time
+    out = tmp_path / "scaling.json"
+    proc = subprocess.Popen(
+        [str(ORBBENCH), "run", str(SCALING / "raw-unix-same.json"), "--out",
+         str(out), "--set", "scaling.duration_s=0.2", "--set",
+         "scaling.warmup_s=0.05", "--set", "scaling.repeats=200"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    doc = None
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            doc = json.loads(out.read_text())
+            if doc.get("repeats"):
+                break
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    assert doc and doc.get("repeats"), "no repeat written"
+    return proc, out, doc
+
+
+def finish(proc, timeout=30):
+    try:
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_server_dying_mid_scaling_run(tmp_path):
+    """A pair's server killed: server_died naming it, exit 1, the repeats
+    so far kept."""
+    import json
+    import signal
+    proc, out, doc = start_scaling(tmp_path)
+    victim = doc["servers"][0]["pid"]
+    os.kill(victim, signal.SIGKILL)
+    _, err = finish(proc)
+    assert proc.returncode == 1, err
+    doc = json.loads(out.read_text())
+    assert doc["result"]["stop_reason"] == "server_died"
+    assert f"pid {victim}" in doc["result"]["detail"]
+    assert len(doc["repeats"]) >= 1
+
+
+def test_ctrl_c_mid_scaling_run(tmp_path):
+    """SIGINT: exit 130, interrupted, the repeats so far kept."""
+    import json
+    import signal
+    proc, out, _ = start_scaling(tmp_path)
+    proc.send_signal(signal.SIGINT)
+    _, err = finish(proc)
+    assert proc.returncode == 130, err
+    doc = json.loads(out.read_text())
+    assert doc["result"]["stop_reason"] == "interrupted"
+    assert len(doc["repeats"]) >= 1
