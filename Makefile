@@ -33,7 +33,15 @@ DEFS := -DORBBENCH_VERSION='"$(VERSION)"' -DORBBENCH_CFLAGS='"$(CFLAGS)"'
 # Expanded when a recipe runs, i.e. after `deps` has installed pkg-config.
 OMNI_LIBS = $(shell pkg-config --libs omniORB4)
 
-CLIENT_SRCS := $(wildcard client/*.c)
+# client/ by layer: the core at its top (command line, scenario, result,
+# statistics), codec/ (CDR, GIOP, IOR), net/ (wires, transports, the
+# connection), modes/ (call modes), kinds/ (sweep, rate, scaling, clock),
+# host/ (spawner, server kinds, machine, /proc probes). Every folder is on
+# the include path: a module includes "name.h" wherever it lives.
+CLIENT_DIRS := client client/codec client/net client/modes client/kinds \
+	client/host
+CLIENT_INC := $(addprefix -I,$(CLIENT_DIRS))
+CLIENT_SRCS := $(wildcard $(addsuffix /*.c,$(CLIENT_DIRS)))
 CLIENT_OBJS := $(CLIENT_SRCS:client/%.c=$(BUILD)/client/%.o)
 LIB_OBJS := $(filter-out $(BUILD)/client/main.o,$(CLIENT_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -84,7 +92,7 @@ FORCE:
 
 $(BUILD)/client/%.o: client/%.c | deps $(REV_H)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEFS) -I$(GEN) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(DEFS) -I$(GEN) $(CLIENT_INC) -MMD -MP -c $< -o $@
 
 $(BUILD)/libclient.a: $(LIB_OBJS)
 	ar rcs $@ $^
@@ -96,7 +104,7 @@ $(BIN)/orbbench: $(BUILD)/client/main.o $(BUILD)/libclient.a
 # ---- ORB-less servers in C (servers/raw, servers/giop_min) ---------------
 $(BUILD)/servers/%.o: servers/%.c | deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEFS) -Iclient -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(DEFS) $(CLIENT_INC) -MMD -MP -c $< -o $@
 
 $(BIN)/raw-server: $(BUILD)/servers/raw/raw_server.o \
 		$(BUILD)/servers/common/listen.o
@@ -105,7 +113,8 @@ $(BIN)/raw-server: $(BUILD)/servers/raw/raw_server.o \
 
 # GIOP on the client's own codec: its objects, not the whole library.
 $(BIN)/giop-min-server: $(BUILD)/servers/giop_min/giop_min_server.o \
-		$(BUILD)/servers/common/listen.o $(BUILD)/client/cdr.o $(BUILD)/client/giop.o $(BUILD)/client/ior.o
+		$(BUILD)/servers/common/listen.o $(BUILD)/client/codec/cdr.o \
+		$(BUILD)/client/codec/giop.o $(BUILD)/client/codec/ior.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 
@@ -140,7 +149,7 @@ $(BIN)/orbs/%/echo-server: servers/omniorb/echo_server.cc idl/echo.idl \
 # ---- tests ---------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclient.a | deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iclient -MMD -MP $< $(BUILD)/libclient.a -o $@ \
+	$(CC) $(CFLAGS) $(CLIENT_INC) -MMD -MP $< $(BUILD)/libclient.a -o $@ \
 		$(LDFLAGS) -lcmocka -ljansson -lm
 
 test-unit: $(UNIT_BINS)
@@ -173,7 +182,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_BUILD := build/fuzz
 FUZZ_CC := clang
 FUZZ_TARGETS := fuzz_ior fuzz_giop_reply fuzz_scenario
-FUZZ_MODULES := cdr ior giop wire_giop util scenario
+FUZZ_MODULES := codec/cdr codec/ior codec/giop net/wire_giop util scenario
 # clang has no -Wformat-truncation to turn off.
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g \
 	$(filter-out -Wno-format-truncation,$(WARN)) \
@@ -188,13 +197,14 @@ fuzz-deps:
 
 $(FUZZ_OBJS): $(FUZZ_BUILD)/client/%.o: client/%.c | fuzz-deps
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(CLIENT_INC) \
+		-MMD -MP -c $< -o $@
 
 $(FUZZ_LIB): $(FUZZ_OBJS)
 	ar rcs $@ $^
 
 $(FUZZ_BINS): $(FUZZ_BUILD)/%: fuzz/%.c $(FUZZ_LIB) | fuzz-deps
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Iclient -MMD -MP \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(CLIENT_INC) -MMD -MP \
 		$< $(FUZZ_LIB) -o $@ -ljansson -lm
 
 fuzz-build: $(FUZZ_BINS)

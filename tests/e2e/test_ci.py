@@ -27,11 +27,11 @@ def sanitizer_flags(sanitize):
     build = "build/san-" + sanitize.replace(",", "-")
     r = subprocess.run(["make", "-n", "-B", "-C", str(ROOT),
                         f"SANITIZE={sanitize}",
-                        f"{build}/client/cdr.o"],
+                        f"{build}/client/codec/cdr.o"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     line = next(l for l in r.stdout.splitlines()
-                if "-c client/cdr.c" in l)
+                if "-c client/codec/cdr.c" in l)
     return [w for w in shlex.split(line)
             if re.match(r"-f(no-)?(sanitize|omit-frame-pointer)", w)]
 
