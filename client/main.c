@@ -528,7 +528,8 @@ static void load_external(struct side *s, const char *path, char **cli,
     max_n_why[0] = 0;
     if ((size_t)sc->sweep.max_n > l->n) {
         snprintf(max_n_why, len, "the end of %s: it lists %zu servers, "
-                 "sweep.max_n was %lld", l->path, l->n,
+                 "sweep.max_n was %lld",
+                 strcmp(l->path, "-") ? l->path : "standard input", l->n,
                  (long long)sc->sweep.max_n);
         sc->sweep.max_n = (int64_t)l->n;
     }
