@@ -27,6 +27,7 @@
 #include "scaling.h"
 #include "scenario.h"
 #include "server_kind.h"
+#include "source.h"
 #include "spawn.h"
 #include "sweep.h"
 #include "transport.h"
@@ -51,6 +52,7 @@ static void usage(FILE *f)
             "[--out FILE] [--progress|--no-progress]\n"
             "                    [--paired] [--versus server.KEY=VALUE]... "
             "[--out-versus FILE]\n"
+            "                    [--allow-host HOST|CIDR]...\n"
             "       orbbench check SCENARIO.json [--set KEY=VALUE]...\n"
             "       orbbench keys | --help | --version\n"
             "\n"
@@ -77,6 +79,11 @@ static void usage(FILE *f)
             "                   (default: A's file with .versus.json)\n"
             "  --paired         a paired run whose side B has A's settings "
             "(an A/A check)\n"
+            "  --allow-host H   server.kind external: servers at host H (or "
+            "in network\n"
+            "                   a.b.c.d/bits) outside loopback may be called "
+            "(with\n"
+            "                   client.allow_hosts)\n"
             "\n"
             "exit: 0 ran to a stop, 1 the run failed (a server died, a "
             "call failed),\n"
@@ -315,7 +322,9 @@ static void resolve_side(struct side *s, const char *path)
     if (no)
         die(EXIT_USAGE, "%s: key \"%s\": server kind \"%s\" %s", path, key,
             s->kind->name, no);
-    if (sc->server.path[0]) {
+    if (!s->kind->binary) {
+        s->server_path[0] = 0;
+    } else if (sc->server.path[0]) {
         str_copy(s->server_path, sizeof s->server_path, sc->server.path);
     } else {
         char dir[PATH_MAX - 64];
@@ -323,6 +332,15 @@ static void resolve_side(struct side *s, const char *path)
         if (server_resolve(s->kind, sc->server.orb, dir, s->server_path,
                            sizeof s->server_path, why, sizeof why) != 0)
             die(EXIT_USAGE, "%s: key \"server.orb\": %s", path, why);
+    }
+    if (!s->kind->binary) {
+        /* Servers orbbench does not start: nothing to run or ask. */
+        str_copy(s->orb_name, sizeof s->orb_name, "unknown");
+        s->vrc = -ENOENT;
+        snprintf(s->vwhy, sizeof s->vwhy, "server.kind %s: orbbench did not "
+                 "start the servers and does not ask their version",
+                 s->kind->name);
+        return;
     }
     if (access(s->server_path, X_OK) != 0)
         die(EXIT_USAGE, "%s: server %s: %s (run make first?)", path,
@@ -474,6 +492,49 @@ static void pairing_id(char *buf, size_t len)
              (int)getpid());
 }
 
+/* server.kind external: the IOR list, the hosts allowed beside loopback
+ * (the scenario's and --allow-host's), and the sweep's max_n within the
+ * list. Exits 2 on a list or an allowance that cannot run. */
+static void load_external(struct side *s, const char *path, char **cli,
+                          size_t ncli, struct ior_list *l, char **allow,
+                          size_t *nallow, char *max_n_why, size_t len)
+{
+    struct scenario *sc = &s->sc;
+    char why[1024];
+    *nallow = 0;
+    for (size_t i = 0; i < sc->client.nallow_hosts; i++)
+        allow[(*nallow)++] = sc->client.allow_hosts[i];
+    for (size_t i = 0; i < ncli; i++)
+        allow[(*nallow)++] = cli[i];
+    for (size_t i = 0; i < *nallow; i++)
+        if (!ior_allow_valid(allow[i]))
+            die(EXIT_USAGE, "%s: %s \"%s\": expected a host or an IPv4 "
+                "network a.b.c.d/bits", path,
+                i < sc->client.nallow_hosts ? "key \"client.allow_hosts\""
+                                            : "--allow-host",
+                allow[i]);
+    if (sc->machine.mem_limit_mb > 0 || sc->machine.cpus[0])
+        die(EXIT_USAGE, "%s: key \"machine\": external servers were not "
+            "started by orbbench: no memory limit or CPUs can be set for "
+            "them", path);
+    if (ior_list_load(l, sc->server.iors, sc->transport, allow, *nallow, why,
+                      sizeof why) != 0)
+        die(EXIT_USAGE, "%s", why);
+    /* N grows over the list in order: it ends at the list's end. */
+    if ((size_t)sc->sweep.start > l->n)
+        die(EXIT_USAGE, "%s: key \"sweep.start\": %lld is above the %zu "
+            "servers %s lists", path, (long long)sc->sweep.start, l->n,
+            l->path);
+    max_n_why[0] = 0;
+    if ((size_t)sc->sweep.max_n > l->n) {
+        snprintf(max_n_why, len, "the end of %s: it lists %zu servers, "
+                 "sweep.max_n was %lld",
+                 strcmp(l->path, "-") ? l->path : "standard input", l->n,
+                 (long long)sc->sweep.max_n);
+        sc->sweep.max_n = (int64_t)l->n;
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -482,6 +543,7 @@ int main(int argc, char **argv)
         {"versus", required_argument, NULL, 'v'},
         {"out-versus", required_argument, NULL, 'O'},
         {"paired", no_argument, NULL, 'A'},
+        {"allow-host", required_argument, NULL, 'H'},
         {"progress", no_argument, NULL, 'p'},
         {"no-progress", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
@@ -498,7 +560,8 @@ int main(int argc, char **argv)
     /* Side B's --set list is A's followed by the --versus ones. */
     char *sets[2 * MAX_SETS];
     char *versus[MAX_SETS];
-    size_t nsets = 0, nversus = 0;
+    char *allow_cli[SCENARIO_MAX_HOSTS];
+    size_t nsets = 0, nversus = 0, nallow_cli = 0;
     const char *out = NULL, *out_b = NULL;
     int show_progress = isatty(2);
     bool paired = false;
@@ -515,6 +578,12 @@ int main(int argc, char **argv)
             if (nversus == MAX_SETS)
                 die(EXIT_USAGE, "more than %d --versus options", MAX_SETS);
             versus[nversus++] = optarg;
+            break;
+        case 'H':
+            if (nallow_cli == SCENARIO_MAX_HOSTS)
+                die(EXIT_USAGE, "more than %d --allow-host options",
+                    SCENARIO_MAX_HOSTS);
+            allow_cli[nallow_cli++] = optarg;
             break;
         case 'o': out = optarg; break;
         case 'O': out_b = optarg; break;
@@ -586,6 +655,19 @@ int main(int argc, char **argv)
                               show_progress != 0);
     for (size_t i = 0; i < nsides; i++)
         resolve_side(&sides[i], path);
+    bool external = !sides[0].kind->binary;
+    static struct ior_list iors;
+    char *allow[2 * SCENARIO_MAX_HOSTS];
+    size_t nallow = 0;
+    char max_n_why[768] = "";
+    if (nallow_cli && !external)
+        die(EXIT_USAGE, "--allow-host: only for server.kind external");
+    if (paired && (external || !sides[1].kind->binary))
+        die(EXIT_USAGE, "%s: key \"server.kind\": external servers cannot "
+            "run paired", path);
+    if (external)
+        load_external(&sides[0], path, allow_cli, nallow_cli, &iors, allow,
+                      &nallow, max_n_why, sizeof max_n_why);
 
     /* Where the results go: refuse now rather than lose a run at the
      * end. */
@@ -676,6 +758,9 @@ int main(int argc, char **argv)
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    struct server_source list_src;
+    if (external)
+        server_source_list(&list_src, &iors);
     char pair_id[64];
     pairing_id(pair_id, sizeof pair_id);
     struct sweep sw[SWEEP_MAX_SIDES];
@@ -699,6 +784,10 @@ int main(int argc, char **argv)
         json_object_set_new(s->doc, "process_group",
                             json_integer(spawner_pgid(sp)));
         json_object_set_new(s->doc, "machine", machine_describe(&s->machine));
+        if (external)
+            json_object_set_new(s->doc, "external",
+                                ior_list_json(&iors, allow, nallow,
+                                              s->sc.sweep.max_n));
         if (paired) {
             json_t *vs = json_array();
             for (size_t k = 0; k < nversus; k++)
@@ -715,7 +804,16 @@ int main(int argc, char **argv)
                                &s->machine, s->doc,
                                s->out,      &interrupted,
                                show_progress != 0,
-                               paired ? (i ? "B" : "A") : NULL};
+                               paired ? (i ? "B" : "A") : NULL,
+                               NULL, false, NULL};
+        if (external) {
+            /* Not our servers: no cgroup holds them (its CPU and OOM
+             * counts would be someone else's). */
+            sw[i].machine = NULL;
+            sw[i].src = &list_src;
+            sw[i].remote_ok = true;
+            sw[i].max_n_why = max_n_why[0] ? max_n_why : NULL;
+        }
     }
     what->run(sw, o, nsides);
     machine_leave_client(&sides[0].machine);
@@ -744,6 +842,7 @@ int main(int argc, char **argv)
         json_decref(s->doc);
         scenario_free(&s->sc);
     }
+    ior_list_free(&iors);
     if (wrc)
         return EXIT_RUN_FAILED;
     return exit_code;

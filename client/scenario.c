@@ -35,7 +35,7 @@ static const char *const transports[] = {"tcp", "unix", "pipe", NULL};
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
 static const char *const kinds[] = {"omniorb", "raw", "giop-min",
-                                    NULL};
+                                    "external", NULL};
 static const char *const measurements[] = {"sweep", "rate", "scaling",
                                            "clock", NULL};
 static const char *const placements[] = {"same", "spread", NULL};
@@ -64,7 +64,11 @@ static const struct key_spec keys[] = {
      "how a round issues its calls"},
     {"server.kind", K_ENUM, OFF(server.kind), SZ(server.kind), 0, 0, kinds,
      "omniorb", 0, "which echo server to fork: omniorb, or the ORB-less raw "
-     "(length-prefixed echo) and giop-min (GIOP 1.2, no ORB)"},
+     "(length-prefixed echo) and giop-min (GIOP 1.2, no ORB); external: "
+     "start none, call those listed in server.iors"},
+    {"server.iors", K_STRING, OFF(server.iors), SZ(server.iors), 0, 0, NULL,
+     "", 0, "server.kind external: a file of stringified IORs, one a line "
+     "(optionally followed by the server's PID), \"-\" for standard input"},
     {"server.orb", K_STRING, OFF(server.orb), SZ(server.orb), 1, 0, NULL,
      "omniorb-system", 0, "ORB installation: omniorb-system (Debian's), or an "
      "id built by scripts/build-orb (bin/orbs/ID/echo-server); not used by "
@@ -115,6 +119,10 @@ static const struct key_spec keys[] = {
      65536, NULL, NULL, 64, "stack size of every thread the client starts"},
     {"client.connect", K_BOOL, OFF(client.connect), 0, 0, 0, NULL, NULL, 1,
      "false: start servers but never connect or call (idle footprint)"},
+    {"client.allow_hosts", K_STRLIST, OFF(client.allow_hosts),
+     OFF(client.nallow_hosts), 0, SCENARIO_MAX_HOSTS, NULL, NULL, 0,
+     "server.kind external: hosts or CIDR networks (10.0.0.0/8) outside "
+     "loopback the client may call (also --allow-host)"},
     {"probe.budget_ms", K_INT, OFF(probe.budget_ms), 0, 1, 600000, NULL,
      NULL, 2000, "probing every server's footprint may take this long per "
      "step; past it a stride sample is probed"},
@@ -723,6 +731,18 @@ static int check_cross(const struct ctx *c, const struct scenario *sc)
         if (rc)
             return rc;
     }
+    bool external = strcmp(sc->server.kind, "external") == 0;
+    if (external && !sc->server.iors[0])
+        return fail(c, "server.iors", "server.kind \"external\" needs a "
+                    "file of IORs (or \"-\" for standard input)");
+    if (!external && sc->server.iors[0])
+        return fail(c, "server.iors", "only for server.kind \"external\"");
+    if (!external && sc->client.nallow_hosts)
+        return fail(c, "client.allow_hosts",
+                    "only for server.kind \"external\"");
+    if (external && strcmp(sc->kind, "sweep") != 0)
+        return fail(c, "server.kind", "\"external\" servers can only be "
+                    "swept (\"kind\": \"sweep\")");
     if (sc->machine.limit_client && sc->machine.mem_limit_mb == 0)
         return fail(c, "machine.limit_client",
                     "needs machine.mem_limit_mb");
@@ -831,6 +851,9 @@ void scenario_free(struct scenario *sc)
     for (size_t i = 0; i < sc->clock.nsources; i++)
         free(sc->clock.sources[i]);
     sc->clock.nsources = 0;
+    for (size_t i = 0; i < sc->client.nallow_hosts; i++)
+        free(sc->client.allow_hosts[i]);
+    sc->client.nallow_hosts = 0;
     json_decref(sc->resolved);
     sc->resolved = NULL;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #define SCENARIO_MAX_ARGS 64
+#define SCENARIO_MAX_HOSTS 32
 #define SCENARIO_MAX_K 1024 /* entries of a scaling.k list */
 
 /* scaling.k: max > 0 means 1..max; else the n values of v (increasing);
@@ -36,6 +37,7 @@ struct scenario {
         int64_t start_timeout_ms;
         int64_t start_parallel;
         int64_t work_us; /* CPU each call burns in the server, 0 = none */
+        char iors[512];  /* kind "external": the IOR list, "-" = stdin */
     } server;
     struct {
         int64_t start;
@@ -60,6 +62,10 @@ struct scenario {
         int64_t pool_size;       /* mode "pool": worker threads */
         int64_t thread_stack_kb; /* stack of every client thread */
         bool connect;            /* false: idle servers, no calls */
+        /* kind "external": hosts or CIDR networks outside loopback the
+         * client may connect to */
+        char *allow_hosts[SCENARIO_MAX_HOSTS];
+        size_t nallow_hosts;
     } client;
     struct {
         int64_t budget_ms;      /* probing all servers may take this long */

@@ -50,6 +50,8 @@ static const struct server_kind kinds[] = {
      sockets_and_pipe},
     {"giop-min", &wire_giop, "giop-min-server", NULL, "--endpoint",
      c_endpoint, NULL, sockets},
+    /* Servers orbbench did not start: a list of IORs (client/source.c). */
+    {"external", &wire_giop, NULL, NULL, NULL, NULL, NULL, sockets},
 };
 
 const struct server_kind *server_kind_lookup(const char *name)

@@ -12,7 +12,9 @@
 struct server_kind {
     const char *name;
     const struct wire_ops *wire;
-    const char *binary; /* file name beside the orbbench executable */
+    /* File name beside the orbbench executable; NULL for servers
+     * orbbench does not start (external: endpoint and options unused). */
+    const char *binary;
     /* The ORB library's file name prefix; NULL for an ORB-less kind,
      * which has no ORB installations: server.orb does not apply and its
      * one binary is always the one beside orbbench. */

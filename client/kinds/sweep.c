@@ -152,9 +152,17 @@ static void call_failure(struct run *r, size_t i, int err, const char *why)
     struct conn *c = &r->conns[i];
     char status[96], note[600];
     int st;
+    const struct server_source *src = r->s->src;
     if (err == -EINTR && *r->s->interrupted) {
         sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
-    } else if (spawner_check(r->s->sp, c->pid, 200, &st) == 1) {
+    } else if (!src->ops->started_here) {
+        /* Not ours: no wait status, no cgroup; say which server it was. */
+        bool gone = src->ops->check(src->ctx, c->pid, 200, &st) == 1;
+        src->ops->describe(src->ctx, c->index, note, sizeof note);
+        sweep_outcome_stop(r->o, gone ? STOP_SERVER_DIED : STOP_CALL_FAILED,
+             1, "external server %u (%s)%s at N=%zu: %s", c->index, note,
+             gone ? " is not running" : "", r->n, why);
+    } else if (src->ops->check(src->ctx, c->pid, 200, &st) == 1) {
         if (oom_killed(r, st))
             return stop_oom(r, c->index, c->pid);
         spawn_describe_status(st, status, sizeof status);
@@ -181,11 +189,13 @@ static bool grow(struct run *r, size_t target)
         return false;
     }
     samples_clear(&r->starts);
-    int rc = spawner_spawn(r->s->sp, r->s->group, r->d->next_index,
-                           (unsigned)count, res);
+    const struct server_source *src = r->s->src;
+    int rc = src->ops->start(src->ctx, r->s->group, r->d->next_index,
+                             (unsigned)count, res);
     r->d->next_index += (unsigned)count;
-    /* Record every server that came up, even when another failed. */
-    for (size_t k = 0; k < count; k++)
+    /* Record every server that came up, even when another failed (those
+     * of a list are in the result's "external"). */
+    for (size_t k = 0; k < count && src->ops->started_here; k++)
         if (res[k].pid > 0 && res[k].err == 0) {
             result_add_server(r->s->doc, res[k].index, res[k].pid,
                               (double)res[k].start_ns / 1e6);
@@ -218,7 +228,7 @@ static bool grow(struct run *r, size_t target)
     /* Connect to those that are up, in order, so conns stay dense. */
     for (size_t k = 0; k < count; k++) {
         struct spawn_result *sr = &res[k];
-        if (sr->err || sr->pid <= 0)
+        if (sr->err || (sr->pid <= 0 && src->ops->started_here))
             break;
         struct target t;
         char why[CONN_WHY_BYTES];
@@ -228,10 +238,16 @@ static bool grow(struct run *r, size_t target)
          * the target; conn_open takes them. */
         t.rfd = sr->fds[0];
         t.wfd = sr->fds[1];
+        t.remote_ok = r->s->remote_ok;
         if (!prc)
             sr->fds[0] = sr->fds[1] = -1;
         if (prc) {
-            if (ok)
+            char who[600];
+            src->ops->describe(src->ctx, sr->index, who, sizeof who);
+            if (ok && who[0])
+                sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1,
+                     "server %u (%s): %s", sr->index, who, why);
+            else if (ok)
                 sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
                      sr->index, (int)sr->pid, why);
             ok = false;
@@ -284,7 +300,8 @@ static double tv_s(struct timeval tv)
 }
 
 /* Drop the newest servers until n remain: close their connections, then
- * have the spawner kill and reap them. True when all went. */
+ * have the source drop them (the spawner kills and reaps its own; servers
+ * of a list are left running). True when all went. */
 static bool shrink(struct run *r, size_t target)
 {
     size_t count = r->n - target;
@@ -302,7 +319,8 @@ static bool shrink(struct run *r, size_t target)
     }
     size_t was = r->n;
     r->n = target;
-    int rc = spawner_kill(r->s->sp, pids, (unsigned)count, 5000);
+    int rc = r->s->src->ops->drop(r->s->src->ctx, pids, (unsigned)count,
+                                  5000);
     free(pids);
     if (rc == -EINTR && *r->s->interrupted) {
         sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", was);
@@ -496,15 +514,31 @@ static void progress(struct run *r, const char *phase, double median_ms,
 /* The servers' memory, threads and descriptors, the machine's memory. */
 static void footprint_probe(struct run *r, json_t *step)
 {
+    const struct server_source *src = r->s->src;
     pid_t *pids = malloc((r->n ? r->n : 1) * sizeof *pids);
     unsigned *index = malloc((r->n ? r->n : 1) * sizeof *index);
-    if (pids && index) {
-        for (size_t i = 0; i < r->n; i++) {
-            pids[i] = r->conns[i].pid;
-            index[i] = r->conns[i].index;
+    size_t k = 0, missing = 0;
+    const char *why = NULL;
+    for (size_t i = 0; pids && index && i < r->n; i++) {
+        const char *no = src->ops->no_pid_why(src->ctx, r->conns[i].index);
+        if (no || r->conns[i].pid <= 0) {
+            /* A server of a list that no process here is known to be. */
+            why = why ? why : no ? no : "its pid is unknown";
+            missing++;
+            continue;
         }
-        footprint_step(&r->fp, pids, index, r->n, on_machine(r), step);
+        pids[k] = r->conns[i].pid;
+        index[k++] = r->conns[i].index;
     }
+    if (pids && index && (k || !missing))
+        footprint_step(&r->fp, pids, index, k, on_machine(r), step);
+    if (missing)
+        json_object_set_new(
+            step, "footprint_unavailable",
+            json_pack("{s:I, s:s}", "servers", (json_int_t)missing,
+                      "why", why));
+    if (missing && !k)
+        json_object_set_new(step, "footprint", json_null());
     free(pids);
     free(index);
 }
@@ -838,9 +872,11 @@ static void sweep_on(struct run *r, double median)
     r->phase = SWEEPING;
     if ((int64_t)r->n >= sc->sweep.max_n) {
         sweep_outcome_stop(r->o, STOP_MAX_N, 0,
-             "reached max_n=%zu with a median round time of %.3f ms "
+             "reached max_n=%zu%s%s%s with a median round time of %.3f ms "
              "(max_ms %g)",
-             r->n, median, sc->sweep.max_ms);
+             r->n, r->s->max_n_why ? " (" : "",
+             r->s->max_n_why ? r->s->max_n_why : "",
+             r->s->max_n_why ? ")" : "", median, sc->sweep.max_ms);
         done(r);
         return;
     }
@@ -916,8 +952,9 @@ static void record_library(struct run *r)
     json_t *orb = json_object_get(r->s->doc, "orb");
     if (r->lib_recorded || r->n == 0)
         return;
-    if (orb && probe_mapped_library(r->conns[0].pid, r->s->kind->library,
-                                    lib, sizeof lib) == 0)
+    if (orb && r->conns[0].pid > 0 &&
+        probe_mapped_library(r->conns[0].pid, r->s->kind->library, lib,
+                             sizeof lib) == 0)
         json_object_set_new(orb, "library_path", json_string(lib));
     r->lib_recorded = true;
 }
@@ -1009,6 +1046,12 @@ static void stop_partners(struct driver *d)
 void sweep_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
 {
     struct driver d = {.nsides = nsides, .t0_ns = now_ns()};
+    struct server_source spawned[SWEEP_MAX_SIDES];
+    for (size_t i = 0; i < nsides; i++)
+        if (!sides[i].src) {
+            server_source_spawner(&spawned[i], sides[i].sp);
+            sides[i].src = &spawned[i];
+        }
     for (size_t i = 0; i < nsides; i++)
         init_side(&d, &d.sides[i], &sides[i], &o[i],
                   i ? &d.sides[0].fp : NULL);

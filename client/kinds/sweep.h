@@ -19,6 +19,7 @@
 #include "machine.h"
 #include "scenario.h"
 #include "server_kind.h"
+#include "source.h"
 #include "spawn.h"
 #include "transport.h"
 
@@ -38,6 +39,14 @@ struct sweep {
     volatile sig_atomic_t *interrupted;
     bool progress;        /* a live line on stderr */
     const char *label;    /* "A", "B" in a paired run's progress line */
+    /* Where the sweep's servers come from; NULL: the spawner sp. */
+    const struct server_source *src;
+    /* Servers orbbench did not start, whose addresses were checked
+     * against client.allow_hosts: TCP may leave loopback. */
+    bool remote_ok;
+    /* Why max_n is what it is, when not the scenario's (the IOR list's
+     * length), or NULL. */
+    const char *max_n_why;
 };
 
 /* Stop reasons. "interrupted" exits 130, the failures 1, the rest 0. */

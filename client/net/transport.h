@@ -25,6 +25,9 @@ struct target {
      * descriptors are used once. */
     int rfd;
     int wfd;
+    /* tcp: an address outside loopback may be connected to (servers
+     * orbbench did not start, allowed by client.allow_hosts). */
+    bool remote_ok;
 };
 
 /* A connection's descriptors: equal for sockets, two for a pipe pair. */
