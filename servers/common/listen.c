@@ -16,10 +16,46 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static void fail(const char *prog, const char *what)
+#ifndef ORBBENCH_VERSION
+#define ORBBENCH_VERSION "0.0.0"
+#endif
+
+void server_die(const char *prog, const char *what)
 {
     fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(errno));
     exit(1);
+}
+
+const char *server_args(int argc, char **argv, const char *name,
+                        const char *prog, const char *endpoints)
+{
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("%s %s\n", name, ORBBENCH_VERSION);
+        exit(0);
+    }
+    if (argc != 3 || strcmp(argv[1], "--endpoint") != 0) {
+        fprintf(stderr, "usage: %s --endpoint %s | --version\n", prog,
+                endpoints);
+        exit(2);
+    }
+    return argv[2];
+}
+
+void server_loop(const char *prog, int epfd, int lfd,
+                 void (*on_conn)(int fd), void (*serve)(void *conn))
+{
+    for (;;) {
+        struct epoll_event evs[64];
+        int n = epoll_wait(epfd, evs, 64, -1);
+        if (n < 0 && errno != EINTR)
+            server_die(prog, "epoll_wait");
+        for (int i = 0; i < n; i++) {
+            if (!evs[i].data.ptr)
+                server_accept_all(lfd, on_conn);
+            else
+                serve(evs[i].data.ptr);
+        }
+    }
 }
 
 static void bad(const char *prog, const char *ep, const char *why)
@@ -40,7 +76,7 @@ int server_listen(const char *prog, const char *ep, int epfd,
         strcpy(sa.sun_path, ep + 5);
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
-            fail(prog, ep);
+            server_die(prog, ep);
         addr->is_unix = true;
         strcpy(addr->path, sa.sun_path);
     } else if (strncmp(ep, "tcp:", 4) == 0) {
@@ -62,16 +98,16 @@ int server_listen(const char *prog, const char *ep, int epfd,
         socklen_t sl = sizeof sa;
         if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
             getsockname(fd, (struct sockaddr *)&sa, &sl) != 0)
-            fail(prog, ep);
+            server_die(prog, ep);
         addr->port = ntohs(sa.sin_port);
     } else {
         bad(prog, ep, "want tcp:HOST:PORT or unix:PATH");
     }
     if (listen(fd, 1024) != 0)
-        fail(prog, "listen");
+        server_die(prog, "listen");
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
     if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
-        fail(prog, "epoll_ctl");
+        server_die(prog, "epoll_ctl");
     return fd;
 }
 

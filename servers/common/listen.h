@@ -26,6 +26,23 @@ int server_listen(const char *prog, const char *ep, int epfd,
  * TCP_NODELAY where it applies. */
 void server_accept_all(int lfd, void (*on_conn)(int fd));
 
+/* One line "prog: what: strerror(errno)" on stderr, exit 1. */
+void server_die(const char *prog, const char *what)
+    __attribute__((noreturn));
+
+/* The command line every ORB-less server takes: `--version` prints
+ * "name VERSION" and exits 0; `--endpoint EP` returns EP; anything else
+ * prints "usage: prog --endpoint ENDPOINTS | --version" and exits 2. */
+const char *server_args(int argc, char **argv, const char *name,
+                        const char *prog, const char *endpoints);
+
+/* Serve forever: epoll_wait on epfd; an event with data.ptr NULL is the
+ * listening socket lfd (server_accept_all with on_conn), any other is a
+ * connection, handed to serve(ptr). */
+void server_loop(const char *prog, int epfd, int lfd,
+                 void (*on_conn)(int fd), void (*serve)(void *conn))
+    __attribute__((noreturn));
+
 /* Die with the parent (PR_SET_PDEATHSIG: nothing outlives the benchmark),
  * end on SIGTERM, and take a closed peer as EPIPE, not a death. 0, or -1
  * when the parent is already gone. */

@@ -30,10 +30,6 @@
 #include "giop.h"
 #include "ior.h"
 
-#ifndef ORBBENCH_VERSION
-#define ORBBENCH_VERSION "0.0.0"
-#endif
-
 /* The one object's key: any other key is OBJECT_NOT_EXIST. */
 static const uint8_t echo_key[] = "orbbench-giop-min-echo";
 #define ECHO_KEY_LEN (sizeof echo_key - 1)
@@ -50,11 +46,7 @@ struct gconn {
 
 static int epfd;
 
-static void die(const char *what)
-{
-    fprintf(stderr, "giop-min-server: %s: %s\n", what, strerror(errno));
-    exit(1);
-}
+#define die(what) server_die("giop-min-server", what)
 
 static void conn_end(struct gconn *c)
 {
@@ -255,17 +247,16 @@ static int open_endpoint(const char *ep, struct ior *ior)
     return fd;
 }
 
+/* server_loop's handler for an event on a connection. */
+static void serve_event(void *conn)
+{
+    serve((struct gconn *)conn);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-        printf("giop-min %s\n", ORBBENCH_VERSION);
-        return 0;
-    }
-    if (argc != 3 || strcmp(argv[1], "--endpoint") != 0) {
-        fprintf(stderr, "usage: giop-min-server --endpoint "
-                "tcp:127.0.0.1:PORT|unix:PATH | --version\n");
-        return 2;
-    }
+    const char *ep = server_args(argc, argv, "giop-min", "giop-min-server",
+                                 "tcp:127.0.0.1:PORT|unix:PATH");
     if (server_tie_to_parent() != 0)
         return 3;
     epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -275,23 +266,12 @@ int main(int argc, char **argv)
     strcpy(ior.type_id, "IDL:Bench/Echo:1.0");
     memcpy(ior.key, echo_key, ECHO_KEY_LEN);
     ior.key_len = ECHO_KEY_LEN;
-    int lfd = open_endpoint(argv[2], &ior);
+    int lfd = open_endpoint(ep, &ior);
     char *s;
     if (ior_format(&ior, &s) != 0)
         die("ior_format");
     printf("%s\n", s);
     fflush(stdout);
     free(s);
-    for (;;) {
-        struct epoll_event evs[64];
-        int n = epoll_wait(epfd, evs, 64, -1);
-        if (n < 0 && errno != EINTR)
-            die("epoll_wait");
-        for (int i = 0; i < n; i++) {
-            if (!evs[i].data.ptr)
-                server_accept_all(lfd, conn_new);
-            else
-                serve(evs[i].data.ptr);
-        }
-    }
+    server_loop("giop-min-server", epfd, lfd, conn_new, serve_event);
 }

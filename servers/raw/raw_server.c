@@ -27,10 +27,6 @@
 #include "../common/listen.h"
 #include "wire.h"
 
-#ifndef ORBBENCH_VERSION
-#define ORBBENCH_VERSION "0.0.0"
-#endif
-
 /* The client's limit (wire.h): a larger length is a broken peer. */
 #define RAW_MAX_MESSAGE_BYTES WIRE_RAW_MAX_MESSAGE_BYTES
 
@@ -44,11 +40,7 @@ struct rconn {
 static int epfd;
 static bool is_pipe;
 
-static void die(const char *what)
-{
-    fprintf(stderr, "raw-server: %s: %s\n", what, strerror(errno));
-    exit(1);
-}
+#define die(what) server_die("raw-server", what)
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -208,34 +200,22 @@ static void accept_one(int fd)
     conn_new(fd, fd);
 }
 
+/* server_loop's handler for an event on a connection. */
+static void serve_event(void *conn)
+{
+    serve((struct rconn *)conn);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-        printf("raw %s\n", ORBBENCH_VERSION);
-        return 0;
-    }
-    if (argc != 3 || strcmp(argv[1], "--endpoint") != 0) {
-        fprintf(stderr, "usage: raw-server --endpoint tcp:127.0.0.1:PORT|"
-                "unix:PATH|pipe:RFD,WFD | --version\n");
-        return 2;
-    }
+    const char *ep = server_args(argc, argv, "raw", "raw-server",
+                                 "tcp:127.0.0.1:PORT|unix:PATH|pipe:RFD,WFD");
     if (server_tie_to_parent() != 0)
         return 3;
     epfd = epoll_create1(EPOLL_CLOEXEC);
     if (epfd < 0)
         die("epoll_create1");
-    int lfd = open_endpoint(argv[2]);
+    int lfd = open_endpoint(ep);
     fflush(stdout);
-    for (;;) {
-        struct epoll_event evs[64];
-        int n = epoll_wait(epfd, evs, 64, -1);
-        if (n < 0 && errno != EINTR)
-            die("epoll_wait");
-        for (int i = 0; i < n; i++) {
-            if (!evs[i].data.ptr)
-                server_accept_all(lfd, accept_one);
-            else
-                serve(evs[i].data.ptr);
-        }
-    }
+    server_loop("raw-server", epfd, lfd, accept_one, serve_event);
 }
