@@ -174,3 +174,36 @@ def run_suite(*args, timeout=240, bin_dir=None, **kw):
     return subprocess.run([str(ROOT / "scripts" / "run-suite"),
                            *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, env=env, **kw)
+
+
+def start_repeating_run(scenario, out, *sets):
+    """orbbench on a kind that writes its result after every repeat (rate,
+    scaling), in the background: (process, the first result that holds a
+    repeat). The caller ends it, e.g. with finish()."""
+    args = [str(ORBBENCH), "run", str(scenario), "--out", str(out)]
+    for s in sets:
+        args += ["--set", s]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    doc = None
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            doc = json.loads(out.read_text())
+            if doc.get("repeats"):
+                break
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    assert doc and doc.get("repeats"), "no repeat written"
+    return proc, doc
+
+
+def finish(proc, timeout=30):
+    """Wait for proc (stdout, stderr); kill it if it has not ended."""
+    try:
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from conftest import ORBBENCH, ROOT, SCENARIOS, write_scenario
+from conftest import (ORBBENCH, ROOT, SCENARIOS, finish, start_repeating_run,
+                      write_scenario)
 
 sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -209,39 +210,14 @@ def test_figure_data_equals_results(orbbench, tmp_path):
     assert len(cmp.stderr.strip().splitlines()) == 1
 
 
-def start_rate(tmp_path, *sets):
-    """A long rate run in the background: (process, result path). It
-    writes its result after every repeat; wait for the first."""
-    import time
+def start_rate(tmp_path):
+    """A long rate run in the background: (process, result path, the
+    first result written after a repeat)."""
     out = tmp_path / "rate.json"
-    args = [str(ORBBENCH), "run", str(FIFO / "01-tpc-unix-sync.json"),
-            "--out", str(out), "--set", "rate.duration_s=0.3",
-            "--set", "rate.warmup_s=0.1", "--set", "rate.repeats=200"]
-    for s in sets:
-        args += ["--set", s]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    doc = None
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            doc = json.loads(out.read_text())
-            if doc.get("repeats"):
-                break
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.05)
-    assert doc and doc.get("repeats"), "no repeat written"
+    proc, doc = start_repeating_run(
+        FIFO / "01-tpc-unix-sync.json", out, "rate.duration_s=0.3",
+        "rate.warmup_s=0.1", "rate.repeats=200")
     return proc, out, doc
-
-
-def finish(proc, timeout=30):
-    try:
-        return proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 def test_server_dying_mid_rate_run(tmp_path):

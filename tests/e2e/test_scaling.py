@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from conftest import ORBBENCH, ROOT, SCENARIOS
+from conftest import (ORBBENCH, ROOT, SCENARIOS, finish,
+                      start_repeating_run)
 
 sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -145,35 +146,11 @@ def test_figure_data_equals_the_result(orbbench):
 def start_scaling(tmp_path):
     """A long scaling run in the background: (process, result path, the
     first result written after a repeat)."""
-    import json
-    import time
     out = tmp_path / "scaling.json"
-    proc = subprocess.Popen(
-        [str(ORBBENCH), "run", str(SCALING / "raw-unix-same.json"), "--out",
-         str(out), "--set", "scaling.duration_s=0.2", "--set",
-         "scaling.warmup_s=0.05", "--set", "scaling.repeats=200"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    doc = None
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            doc = json.loads(out.read_text())
-            if doc.get("repeats"):
-                break
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.05)
-    assert doc and doc.get("repeats"), "no repeat written"
+    proc, doc = start_repeating_run(
+        SCALING / "raw-unix-same.json", out, "scaling.duration_s=0.2",
+        "scaling.warmup_s=0.05", "scaling.repeats=200")
     return proc, out, doc
-
-
-def finish(proc, timeout=30):
-    try:
-        return proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 def test_server_dying_mid_scaling_run(tmp_path):
