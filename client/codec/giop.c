@@ -70,6 +70,22 @@ int giop_encode_request_flags(struct cdr_out *out, uint32_t request_id,
     return out->err;
 }
 
+/* Skip a GIOP 1.2 header's service contexts and align to the body (8,
+ * but only when there is a body). 0 or the stream's -errno. */
+static int skip_contexts_to_body(struct cdr_in *in)
+{
+    uint32_t contexts = cdr_get_long(in);
+    for (uint32_t i = 0; i < contexts && !in->err; i++) {
+        const uint8_t *data;
+        size_t n;
+        cdr_get_long(in); /* context id */
+        cdr_get_octet_seq(in, &data, &n);
+    }
+    if (!in->err && cdr_in_left(in) > 0)
+        cdr_in_align(in, 8);
+    return in->err;
+}
+
 int giop_decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
                       uint8_t *type)
 {
@@ -92,18 +108,8 @@ int giop_decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
     in.pos = GIOP_HEADER_BYTES;
     r->request_id = cdr_get_long(&in);
     r->status = cdr_get_long(&in);
-    uint32_t contexts = cdr_get_long(&in);
-    for (uint32_t i = 0; i < contexts && !in.err; i++) {
-        const uint8_t *data;
-        size_t n;
-        cdr_get_long(&in); /* context id */
-        cdr_get_octet_seq(&in, &data, &n);
-    }
-    if (in.err)
-        return in.err;
-    /* A 1.2 reply body is 8-aligned, but only when there is a body. */
-    if (cdr_in_left(&in) > 0)
-        cdr_in_align(&in, 8);
+    if ((rc = skip_contexts_to_body(&in)))
+        return rc;
     switch (r->status) {
     case GIOP_NO_EXCEPTION:
         return cdr_get_string(&in, &r->result, &r->result_len);
@@ -213,20 +219,8 @@ int giop_decode_request(const uint8_t *msg, size_t len,
         return rc;
     if ((rc = cdr_get_string(&in, &rq->operation, &rq->operation_len)))
         return rc;
-    uint32_t contexts = cdr_get_long(&in);
-    for (uint32_t i = 0; i < contexts && !in.err; i++) {
-        const uint8_t *data;
-        size_t n;
-        cdr_get_long(&in); /* context id */
-        cdr_get_octet_seq(&in, &data, &n);
-    }
-    if (in.err)
-        return in.err;
-    /* The 1.2 body is 8-aligned, but only when there is a body. */
-    if (cdr_in_left(&in) > 0)
-        cdr_in_align(&in, 8);
-    if (in.err)
-        return in.err;
+    if ((rc = skip_contexts_to_body(&in)))
+        return rc;
     rq->body_at = in.pos;
     return 0;
 }
