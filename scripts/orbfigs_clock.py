@@ -20,11 +20,6 @@ def clock_results(results):
     return [r for r in results if R.is_clock(r.doc)]
 
 
-def _pairs(series):
-    return [(se.label, list(se.docs)) if hasattr(se, "docs")
-            else (se[0], list(se[1])) for se in series]
-
-
 def clock_data(docs):
     """Per source, in the order first met: {name, reads_hardware, call,
     skipped (why, or None), ks: [{k, per_core (calls/s of every thread
@@ -139,7 +134,7 @@ def clock_figures(series, outdir, log=None):
     """The clock figure of each series (one per scenario) into outdir;
     [orbplot.Figure]."""
     log = log or (lambda m: None)
-    series = _pairs(series)
+    series = P.pairs(series)
     figures = []
     for label, docs in series:
         data = clock_data(docs)

@@ -32,11 +32,6 @@ def _num(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _pairs(series):
-    return [(se.label, list(se.docs)) if hasattr(se, "docs")
-            else (se[0], list(se[1])) for se in series]
-
-
 def rate_data(series):
     """One row per series that has repeats: {label, runs, repeats,
     rate_median, rate_min, rate_max (upcalls/s over every repeat of every
@@ -45,7 +40,7 @@ def rate_data(series):
     server}: median context switches per upcall}; and left_out [(label,
     why)]. With one run the medians are the run's own `rate` summary."""
     rows, left_out = [], []
-    for label, docs in _pairs(series):
+    for label, docs in P.pairs(series):
         reps = [rep for d in docs for rep in d.get("repeats") or []]
         rates = [rep["upcalls_per_s"] for rep in reps
                  if _num(rep.get("upcalls_per_s"))]
@@ -185,17 +180,7 @@ def rate_table(series):
 
 def rate_figures(series, outdir, log=None):
     """The rate figure of these series into outdir; [orbplot.Figure]."""
-    log = log or (lambda m: None)
-    series = _pairs(series)
-    data = rate_data(series)
-    for label, why in data["left_out"]:
-        log(f"rate: left out {label} ({why})")
-    footer = R.footer([R.Result(None, d) for _, docs in series
-                       for d in docs])
-    title = "Upcall rate: CPU per upcall (user, kernel) and upcalls/s"
-    try:
-        fig = rate_figure(series, footer, title, data=data)
-    except Skip as e:
-        log(str(e))
-        return []
-    return [P.save(fig, outdir, "rate", title, rate_caption(data))]
+    return P.one_figure(
+        series, outdir, log, "rate", "rate",
+        "Upcall rate: CPU per upcall (user, kernel) and upcalls/s",
+        rate_data, rate_figure, rate_caption)

@@ -55,18 +55,6 @@ FEW_SERVERS = 10
 
 # ---- helpers --------------------------------------------------------------
 
-def _pairs(series):
-    """[(label, [docs])] from (label, docs) pairs or orbplot.Series."""
-    out = []
-    for se in series:
-        if hasattr(se, "docs"):
-            out.append((se.label, list(se.docs)))
-        else:
-            label, docs = se
-            out.append((label, list(docs)))
-    return out
-
-
 def _num(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
@@ -204,7 +192,7 @@ def cost_data(series, n=None):
     at one N). Returns {"rows": [...], "left_out": [(label, why)]}: series
     without a footprint, or without a step at n, are left out."""
     rows, left_out = [], []
-    for label, docs in _pairs(series):
+    for label, docs in P.pairs(series):
         want = n.get(label) if isinstance(n, dict) else n
         if want is None:
             at = cost_n(docs)
@@ -502,7 +490,7 @@ def fixed_n_data(series):
     [{label, n, runs: [{call_median, call_p99, cpu_server, cpu_user,
     cpu_sys}], note}], "left_out": [(label, why)]}."""
     rows, left_out = [], []
-    for label, docs in _pairs(series):
+    for label, docs in P.pairs(series):
         if not docs or not all(d["steps"] for d in docs):
             left_out.append((label, "a run has no step"))
             continue
@@ -658,7 +646,7 @@ def strip_data(series_item):
     ms of each timed sweep step)]}], max_ms: [...], log_x, lacking: [run
     labels without rounds_ms]}; phase is the step's or probe's (sweep,
     confirm, bracket, bisect). Skip when no run has any round time."""
-    label, docs = _pairs([series_item])[0]
+    label, docs = P.pairs([series_item])[0]
     runs, lacking, used = [], [], []
     for i, d in enumerate(docs, 1):
         name, side, k = run_label(d, i, docs)
@@ -792,7 +780,7 @@ def run_figures(series, outdir, colors=None, log=None, strip_series=None,
     sides of a scenario in one); cost_at, {label: N}, the N of each
     series' cost (both sides of a scenario at one N)."""
     log = log or (lambda m: None)
-    series = _pairs(series)
+    series = P.pairs(series)
     colors = colors or P.palette([lb for lb, _ in series])
     footer = footer_of(_all_docs(series))
     fixed = [(lb, docs) for lb, docs in series
@@ -822,7 +810,7 @@ def run_figures(series, outdir, colors=None, log=None, strip_series=None,
 
     jobs += [("cost", cost), ("fixed-n", fixed_n)]
     if strip_series is not None:
-        strip_series = _pairs(strip_series)
+        strip_series = P.pairs(strip_series)
         swept = [(lb, docs) for lb, docs in strip_series
                  if not (docs and all(d["steps"] and R.is_fixed_n(d)
                                       for d in docs))]

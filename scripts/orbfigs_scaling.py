@@ -14,11 +14,6 @@ from orbplot import Skip
 plt = P.plt
 
 
-def _pairs(series):
-    return [(se.label, list(se.docs)) if hasattr(se, "docs")
-            else (se[0], list(se[1])) for se in series]
-
-
 def scaling_data(series):
     """One panel per series that has repeats: {label, kind (server
     kind), placement, transport, runs, ks [k...], per_pair {k: [calls/s of
@@ -26,7 +21,7 @@ def scaling_data(series):
     repeat]}, sum_median {k}, pair_median {k}, ratio (median sum at the
     largest k over that at the smallest)}; and left_out [(label, why)]."""
     panels, left_out = [], []
-    for label, docs in _pairs(series):
+    for label, docs in P.pairs(series):
         reps = [rep for d in docs for rep in d.get("repeats") or []]
         if not reps:
             left_out.append((label, "no repeat was measured"))
@@ -142,17 +137,7 @@ def scaling_table(series):
 
 def scaling_figures(series, outdir, log=None):
     """The scaling figure of these series into outdir; [orbplot.Figure]."""
-    log = log or (lambda m: None)
-    series = _pairs(series)
-    data = scaling_data(series)
-    for label, why in data["left_out"]:
-        log(f"scaling: left out {label} ({why})")
-    footer = R.footer([R.Result(None, d) for _, docs in series
-                       for d in docs])
-    title = "The ORB across cores: calls/s per pair (boxes) and summed"
-    try:
-        fig = scaling_figure(series, footer, title, data=data)
-    except Skip as e:
-        log(str(e))
-        return []
-    return [P.save(fig, outdir, "scaling", title, scaling_caption(data))]
+    return P.one_figure(
+        series, outdir, log, "scaling", "scaling",
+        "The ORB across cores: calls/s per pair (boxes) and summed",
+        scaling_data, scaling_figure, scaling_caption)

@@ -68,6 +68,34 @@ def save(fig, outdir, stem, title, caption):
     return Figure(stem, title, caption, png, svg)
 
 
+def pairs(series):
+    """[(label, [docs])] from (label, docs) pairs or objects with .label
+    and .docs: what every figure module's functions take."""
+    return [(se.label, list(se.docs)) if hasattr(se, "docs")
+            else (se[0], list(se[1])) for se in series]
+
+
+def one_figure(series, outdir, log, name, stem, title, data_of, draw,
+               caption_of):
+    """The usual shape of a figure of a kind: its data from the series
+    (series left out logged as "name: left out LABEL (why)"), drawn with
+    draw(series, footer, title, data=data) unless it raises Skip (logged),
+    saved as stem; [Figure] or []."""
+    log = log or (lambda m: None)
+    series = pairs(series)
+    data = data_of(series)
+    for label, why in data["left_out"]:
+        log(f"{name}: left out {label} ({why})")
+    footer = R.footer([R.Result(None, d) for _, docs in series
+                       for d in docs])
+    try:
+        fig = draw(series, footer, title, data=data)
+    except Skip as e:
+        log(str(e))
+        return []
+    return [save(fig, outdir, stem, title, caption_of(data))]
+
+
 def spans_decades(values, factor=30):
     """True when the positive values span more than factor (log helps)."""
     v = [x for x in values if x and x > 0]
