@@ -123,6 +123,30 @@ void server_accept_all(int lfd, void (*on_conn)(int fd))
     }
 }
 
+ssize_t server_read(int fd, uint8_t **buf, size_t *len, size_t *cap,
+                    size_t max_cap)
+{
+    if (*cap - *len < 4096) {
+        size_t grown = *cap * 2;
+        uint8_t *p = grown > max_cap ? NULL : realloc(*buf, grown);
+        if (!p)
+            return -1;
+        *buf = p;
+        *cap = grown;
+    }
+    for (;;) {
+        ssize_t n = read(fd, *buf + *len, *cap - *len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return 0;
+        if (n <= 0)
+            return -1;
+        *len += (size_t)n;
+        return n;
+    }
+}
+
 int server_tie_to_parent(void)
 {
     pid_t parent = getppid();

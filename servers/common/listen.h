@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Where a server listens. */
 struct listen_addr {
@@ -42,6 +43,13 @@ const char *server_args(int argc, char **argv, const char *name,
 void server_loop(const char *prog, int epfd, int lfd,
                  void (*on_conn)(int fd), void (*serve)(void *conn))
     __attribute__((noreturn));
+
+/* Read what fd has after buf[0..*len), growing buf by doubling while
+ * less than 4 KiB is free (never past max_cap): > 0 bytes read, 0 when
+ * nothing is there now (EAGAIN), -1 at end of stream, on an error, or
+ * when the buffer would pass max_cap (the caller ends the connection). */
+ssize_t server_read(int fd, uint8_t **buf, size_t *len, size_t *cap,
+                    size_t max_cap);
 
 /* Die with the parent (PR_SET_PDEATHSIG: nothing outlives the benchmark),
  * end on SIGTERM, and take a closed peer as EPIPE, not a death. 0, or -1

@@ -186,24 +186,12 @@ static void serve(struct gconn *c)
     }
     /* Bounded: the rest waits for the next epoll round. */
     for (int spins = 0; spins < 64; spins++) {
-        if (c->cap - c->len < 4096) {
-            size_t cap = c->cap * 2;
-            uint8_t *p = cap > 2 * ((size_t)GIOP_MAX_MESSAGE_BYTES + 64)
-                             ? NULL
-                             : realloc(c->buf, cap);
-            if (!p)
-                return conn_end(c);
-            c->buf = p;
-            c->cap = cap;
-        }
-        ssize_t n = read(c->fd, c->buf + c->len, c->cap - c->len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
+        ssize_t n = server_read(c->fd, &c->buf, &c->len, &c->cap,
+                                2 * ((size_t)GIOP_MAX_MESSAGE_BYTES + 64));
+        if (n == 0)
             return;
-        if (n <= 0)
+        if (n < 0)
             return conn_end(c);
-        c->len += (size_t)n;
         handle_all(c);
         if (c->out.len == 0 && !c->closing)
             continue;

@@ -118,24 +118,12 @@ static void serve(struct rconn *c)
     }
     /* Bounded: the rest waits for the next epoll round. */
     for (int spins = 0; spins < 64; spins++) {
-        if (c->cap - c->len < 4096) {
-            size_t cap = c->cap * 2;
-            uint8_t *p = cap > 2 * (RAW_MAX_MESSAGE_BYTES + 4)
-                             ? NULL
-                             : realloc(c->buf, cap);
-            if (!p)
-                return conn_end(c);
-            c->buf = p;
-            c->cap = cap;
-        }
-        ssize_t n = read(c->rfd, c->buf + c->len, c->cap - c->len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
+        ssize_t n = server_read(c->rfd, &c->buf, &c->len, &c->cap,
+                                2 * (RAW_MAX_MESSAGE_BYTES + 4));
+        if (n == 0)
             return;
-        if (n <= 0)
+        if (n < 0)
             return conn_end(c);
-        c->len += (size_t)n;
         long whole = whole_frames(c);
         if (whole < 0) {
             fprintf(stderr, "raw-server: bad frame length, closing\n");
