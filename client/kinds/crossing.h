@@ -52,7 +52,7 @@ struct crossing_estimate {
     size_t probes;
     double sd_ln;       /* their standard deviation, in ln N */
     int df;             /* probes - 1 */
-    char why[160];      /* why the slope was assumed or the bracket used */
+    char why[256];      /* why the slope was assumed or the bracket used */
 };
 
 /* Where the slope is fitted: [hi / CROSSING_SLOPE_SPAN, hi * CROSSING_SPAN];
@@ -75,8 +75,11 @@ struct crossing_estimate {
  * drifts. When the slope is not clearly above 0 (or fewer than 3 distinct
  * N), b = 1 is assumed (round time proportional to N) and `why` says so.
  * With fewer than 2 probes near the bracket the crossing is interpolated
- * between lo and hi in log-log space, interval [lo, hi]. lo == 0: not
- * found. */
+ * between lo and hi in log-log space, interval [lo, hi]. The estimate
+ * always lies in the measured bracket: when the probes' mean falls
+ * outside it (a slope bent by drift), the bracket's interpolation is the
+ * point, the interval the probes' widened to hold [lo, hi], and `why`
+ * says so. lo == 0: not found. */
 void crossing_estimate(const struct crossing_point *p, size_t k,
                        double max_ms, int64_t lo, double lo_ms, int64_t hi,
                        double hi_ms, struct crossing_estimate *out);

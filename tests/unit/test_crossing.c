@@ -118,7 +118,7 @@ static void test_interval_is_the_t_interval_of_the_probes(void **state)
     p[k++] = (struct crossing_point){10050, 100.75093672021119, 20, true};
     p[k++] = (struct crossing_point){10300, 102.98495329777701, 20, true};
     struct crossing_estimate e;
-    crossing_estimate(p, k, 100, 10050, 100, 10300, 103, &e);
+    crossing_estimate(p, k, 100, 9800, 98.49, 10050, 100.75, &e);
     assert_string_equal(e.method, CROSSING_PROBES);
     assert_true(fabs(e.slope - 1.5) < 0.01);
     assert_true(fabs(e.n - 9999.67) < 1);
@@ -143,6 +143,37 @@ static void test_far_measurements_do_not_count(void **state)
     assert_int_equal(e.probes, 2);
     assert_int_equal(e.slope_points, 8);
     assert_true(fabs(e.n - 10000) < 1e-6);
+}
+
+static void test_estimate_stays_in_the_measured_bracket(void **state)
+{
+    (void)state;
+    /* The probes of test_interval_is_the_t_interval_of_the_probes imply
+     * 9999.67 [9754.29, 10251.21], but here the bisection decided 10050
+     * over and 10025 under: the point must come from the bracket, by
+     * log-log interpolation of 100 ms between (10025, 99) and (10050,
+     * 101): frac = ln(100/99) / ln(101/99) = 0.0100503 / 0.0200007 =
+     * 0.502500; n = 10025 · (10050/10025)^0.5025 = 10037.55 (by hand);
+     * the probes' interval already holds the bracket, so it stays. */
+    struct crossing_point p[9];
+    size_t k = model_steps(p);
+    p[k++] = (struct crossing_point){9800, 98.48868109087459, 20, true};
+    p[k++] = (struct crossing_point){10050, 100.75093672021119, 20, true};
+    p[k++] = (struct crossing_point){10300, 102.98495329777701, 20, true};
+    struct crossing_estimate e;
+    crossing_estimate(p, k, 100, 10025, 99, 10050, 101, &e);
+    assert_string_equal(e.method, CROSSING_BRACKET);
+    assert_true(fabs(e.n - 10037.55) < 0.05);
+    assert_true(e.n >= 10025 && e.n <= 10050);
+    assert_true(fabs(e.low - 9754.29) < 2);
+    assert_true(fabs(e.high - 10251.21) < 2);
+    assert_true(strstr(e.why, "outside the measured bracket 10025-10050") !=
+                NULL);
+    /* A bracket wholly above the probes' interval: widened to hold it. */
+    crossing_estimate(p, k, 100, 10300, 99, 10400, 101, &e);
+    assert_string_equal(e.method, CROSSING_BRACKET);
+    assert_true(e.n >= 10300 && e.n <= 10400);
+    assert_true(fabs(e.low - 9754.29) < 2 && e.high == 10400);
 }
 
 static void test_flat_slope_is_assumed_one(void **state)
@@ -284,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_probes_on_the_model_give_the_crossing),
         cmocka_unit_test(test_interval_is_the_t_interval_of_the_probes),
         cmocka_unit_test(test_far_measurements_do_not_count),
+        cmocka_unit_test(test_estimate_stays_in_the_measured_bracket),
         cmocka_unit_test(test_flat_slope_is_assumed_one),
         cmocka_unit_test(test_bracket_interpolation_without_probes),
         cmocka_unit_test(test_not_found_without_an_n_under),
