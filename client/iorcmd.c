@@ -542,11 +542,15 @@ int iorcmd_main(int argc, char **argv)
     bool json = false;
     int c;
     optind = 1;
+    opterr = 0; /* our own one-line message, naming the option */
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
         case 'h': usage(stdout); return EXIT_OK;
-        default: usage(stderr); return EXIT_USAGE;
+        default:
+            fprintf(stderr, "orbbench: ior: unknown option \"%s\" (try "
+                    "orbbench ior --help)\n", argv[optind - 1]);
+            return EXIT_USAGE;
         }
     }
     if (optind >= argc) {
