@@ -353,15 +353,24 @@ static const char *order_name(bool little)
     return little ? "little-endian" : "big-endian";
 }
 
-static void print_components(const struct ior_profile *p)
+/* "  profile 2: NAME (tag T, L bytes", "unknown profile" for a tag
+ * without a name; the caller closes the parenthesis. */
+static void print_tagged(const char *indent, const char *kind, size_t i,
+                         const char *name, uint32_t tag, size_t len)
 {
     char tb[32];
+    printf("%s%s %zu: %s%s (%s, %zu bytes", indent, kind, i + 1,
+           name ? "" : "unknown ", name ? name : kind,
+           tag_text(tag, tb, sizeof tb), len);
+}
+
+static void print_components(const struct ior_profile *p)
+{
     for (size_t k = 0; k < p->ncomps; k++) {
         const struct ior_component *c = &p->comps[k];
-        const char *name = ior_component_name(c->tag);
-        printf("    component %zu: %s (%s, %zu bytes)", k + 1,
-               name ? name : "unknown component",
-               tag_text(c->tag, tb, sizeof tb), c->len);
+        print_tagged("    ", "component", k, ior_component_name(c->tag),
+                     c->tag, c->len);
+        putchar(')');
         component_text(c, stdout);
         putchar('\n');
     }
@@ -370,7 +379,6 @@ static void print_components(const struct ior_profile *p)
 static void print_doc(const struct ior_doc *d, const char *src,
                       const struct connect_info *ci)
 {
-    char tb[32];
     char *s = escaped(d->type_id.s, d->type_id.len);
     printf("IOR (%s)\n  byte order: %s\n  type id: \"%s\"\n", src,
            order_name(d->little), s ? s : "");
@@ -379,10 +387,8 @@ static void print_doc(const struct ior_doc *d, const char *src,
         printf("  nil object reference\n");
     for (size_t i = 0; i < d->nprofiles; i++) {
         const struct ior_profile *p = &d->profiles[i];
-        const char *name = ior_profile_name(p->tag);
-        printf("  profile %zu: %s (%s, %zu bytes", i + 1,
-               name ? name : "unknown profile",
-               tag_text(p->tag, tb, sizeof tb), p->len);
+        print_tagged("  ", "profile", i, ior_profile_name(p->tag), p->tag,
+                     p->len);
         if (p->decoded)
             printf(", %s", order_name(p->little));
         printf(")");
