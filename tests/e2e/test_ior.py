@@ -5,14 +5,12 @@ over tcp and unix) the type id, profiles, host, port, object key and
 component tags orbbench shows are the ones catior shows. Malformed input
 is exit 2 with its reason."""
 import json
-import os
 import re
 import select
 import shutil
 import socket
 import struct
 import subprocess
-from pathlib import Path
 
 import pytest
 
