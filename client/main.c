@@ -21,6 +21,7 @@
 
 #include "callmode.h"
 #include "clock.h"
+#include "iorcmd.h"
 #include "machine.h"
 #include "rate.h"
 #include "result.h"
@@ -54,6 +55,7 @@ static void usage(FILE *f)
             "[--out-versus FILE]\n"
             "                    [--allow-host HOST|CIDR]...\n"
             "       orbbench check SCENARIO.json [--set KEY=VALUE]...\n"
+            "       orbbench ior [--json] IOR|-...\n"
             "       orbbench keys | --help | --version\n"
             "\n"
             "  run     fork echo servers step by step, time a round of calls "
@@ -63,6 +65,9 @@ static void usage(FILE *f)
             "  check   validate a scenario and print it resolved, with "
             "defaults\n"
             "  keys    list every scenario key with its range and default\n"
+            "  ior     decode stringified IORs as catior does, and say what "
+            "orbbench\n"
+            "          would connect to (orbbench ior --help)\n"
             "\n"
             "  --set KEY=VALUE  override a scenario key (dotted path, e.g. "
             "sweep.max_n=500)\n"
@@ -550,6 +555,9 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
+    /* `ior` has options of its own: it parses its whole command line. */
+    if (argc > 1 && strcmp(argv[1], "ior") == 0)
+        return iorcmd_main(argc - 1, argv + 1);
     /* getopt permutes argv: keep the command as typed for the result.
      * Static, like argv itself: it lives as long as the process. */
     static char **typed;

@@ -163,17 +163,6 @@ bool ior_allow_valid(const char *a)
            end != slash + 1 && bits >= 0 && bits <= 32;
 }
 
-static bool is_loopback(const char *host)
-{
-    struct in_addr a4;
-    struct in6_addr a6;
-    if (inet_pton(AF_INET, host, &a4) == 1)
-        return (ntohl(a4.s_addr) >> 24) == 127;
-    if (inet_pton(AF_INET6, host, &a6) == 1)
-        return IN6_IS_ADDR_LOOPBACK(&a6);
-    return false;
-}
-
 /* Is `host` named by allow entry `a` (the same string, or inside a.b.c.d/
  * bits)? */
 static bool allowed_by(const char *host, const char *a)
@@ -355,7 +344,7 @@ static int parse_line(char *s, struct ior_entry *e, struct ior *ior,
     }
     snprintf(e->host, sizeof e->host, "tcp:%.200s:%u", ior->host,
              ior->port);
-    bool ok = is_loopback(ior->host);
+    bool ok = ior_host_is_loopback(ior->host);
     for (size_t i = 0; !ok && i < nallow; i++)
         ok = allowed_by(ior->host, allow[i]);
     if (!ok) {
@@ -421,7 +410,7 @@ int ior_list_load(struct ior_list *l, const char *path,
             rc = -ENOMEM;
             break;
         }
-        if (e->pid == 0 && (unix_tp || is_loopback(ior.host))) {
+        if (e->pid == 0 && (unix_tp || ior_host_is_loopback(ior.host))) {
             inode[l->n] = listen_inode(&ior, unix_tp);
             snprintf(e->why, sizeof e->why, "no PID given and %s",
                      inode[l->n] ? "no process here owns its listening "

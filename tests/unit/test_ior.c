@@ -1,4 +1,5 @@
-/* Unit tests for ior.c: real omniORB IORs, built IORs, rejections. */
+/* Unit tests for ior.c: real omniORB IORs, built IORs, rejections, for
+ * the client's parser (ior_parse) and the whole decoding (ior_decode). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -838,6 +839,617 @@ static void test_format_round_trip(void **state)
     }
 }
 
+/* ---- ior_decode: the whole IOR, as `orbbench ior` shows it ---------- */
+
+/* Decode `b` (n bytes) as the hex of an IOR; *why gets the reason. */
+static int decode_bytes(const uint8_t *b, size_t n, struct ior_doc *d,
+                        char *why, size_t why_len)
+{
+    char *s = ior_string(b, n);
+    why[0] = 0;
+    int rc = ior_decode(s, d, why, why_len);
+    free(s);
+    return rc;
+}
+
+/* Decoding fails with -EBADMSG and a reason starting with `reason`. */
+static void expect_bad(const uint8_t *b, size_t n, const char *reason)
+{
+    struct ior_doc d;
+    char why[512];
+    assert_int_equal(decode_bytes(b, n, &d, why, sizeof why), -EBADMSG);
+    if (strncmp(why, reason, strlen(reason)) != 0)
+        fail_msg("reason \"%s\", expected it to start with \"%s\"", why,
+                 reason);
+    assert_null(d.profiles); /* freed on failure */
+    assert_null(d.bytes);
+}
+
+static void check_omni_components(const struct ior_profile *p, size_t n)
+{
+    assert_int_equal(p->ncomps, n);
+    const struct ior_component *c = &p->comps[0];
+    assert_int_equal(c->tag, IOR_TAG_ORB_TYPE);
+    assert_int_equal(c->kind, IOR_COMP_ORB_TYPE);
+    assert_int_equal(c->u.orb_type, 0x41545400);
+    assert_string_equal(ior_orb_vendor(c->u.orb_type), "omniORB");
+    c = &p->comps[1];
+    assert_int_equal(c->tag, IOR_TAG_CODE_SETS);
+    assert_int_equal(c->kind, IOR_COMP_CODE_SETS);
+    assert_int_equal(c->len, 28);
+    assert_int_equal(c->u.code_sets.chars.native, 0x00010001);
+    assert_int_equal(c->u.code_sets.chars.nconv, 1);
+    assert_int_equal(c->u.code_sets.chars.conv[0], 0x05010001);
+    assert_int_equal(c->u.code_sets.wchars.native, 0x00010109);
+    assert_int_equal(c->u.code_sets.wchars.nconv, 1);
+    assert_int_equal(c->u.code_sets.wchars.conv[0], 0x00010109);
+}
+
+static void test_decode_real(void **state)
+{
+    (void)state;
+    struct ior_doc d;
+    char why[512];
+    assert_int_equal(ior_decode(tcp_ior, &d, why, sizeof why), 0);
+    assert_true(d.little);
+    assert_int_equal(d.type_id.len, strlen(want_type_id));
+    assert_memory_equal(d.type_id.s, want_type_id, d.type_id.len);
+    assert_int_equal(d.nprofiles, 1);
+    const struct ior_profile *p = &d.profiles[0];
+    assert_int_equal(p->tag, IOR_TAG_INTERNET_IOP);
+    assert_int_equal(p->len, 96);
+    assert_true(p->decoded);
+    assert_true(p->little);
+    assert_int_equal(p->iiop_major, 1);
+    assert_int_equal(p->iiop_minor, 2);
+    assert_int_equal(p->host.len, 9);
+    assert_memory_equal(p->host.s, "127.0.0.1", 9);
+    assert_int_equal(p->port, 45749);
+    assert_int_equal(p->key_len, sizeof tcp_key);
+    assert_memory_equal(p->key, tcp_key, sizeof tcp_key);
+    check_omni_components(p, 2);
+    ior_doc_free(&d);
+
+    assert_int_equal(ior_decode(unix_ior, &d, why, sizeof why), 0);
+    p = &d.profiles[0];
+    assert_int_equal(p->port, 0);
+    assert_memory_equal(p->host.s, "vm", 3); /* with its NUL */
+    check_omni_components(p, 3);
+    const struct ior_component *c = &p->comps[2];
+    assert_int_equal(c->tag, IOR_TAG_OMNIORB_UNIX_TRANS);
+    assert_int_equal(c->kind, IOR_COMP_UNIX);
+    assert_int_equal(c->len, 29);
+    assert_int_equal(c->u.unix_trans.host.len, 2);
+    assert_memory_equal(c->u.unix_trans.path.s, "/tmp/pt/u/s0", 13);
+    ior_doc_free(&d);
+    ior_doc_free(&d); /* a freed doc is empty: freeing again is harmless */
+}
+
+/* One encapsulated component: tag, then `body` as sequence<octet>. */
+static void put_component(struct cdr_out *o, uint32_t tag,
+                          struct cdr_out *body)
+{
+    assert_int_equal(body->err, 0);
+    cdr_put_long(o, tag);
+    cdr_put_octet_seq(o, body->data, body->len);
+    cdr_out_free(body);
+}
+
+static void encap_start(struct cdr_out *c, bool little)
+{
+    cdr_out_init(c, little);
+    cdr_put_octet(c, little);
+}
+
+static const uint8_t raw_policies[] = {0, 0, 0, 0, 0, 0, 0, 0};
+static const uint8_t raw_unknown[] = {9, 9};
+static const uint8_t raw_pid[] = {1, 2, 3};
+
+/* Every component orbbench decodes, and three it lists by tag, each an
+ * encapsulation in byte order `le` (the raw ones verbatim). */
+static void put_all_components(struct cdr_out *o, bool le)
+{
+    struct cdr_out c;
+    cdr_put_long(o, 13);
+    encap_start(&c, le);
+    cdr_put_long(&c, 0x54414f00);
+    put_component(o, IOR_TAG_ORB_TYPE, &c);
+    encap_start(&c, le);
+    cdr_put_long(&c, 0x00010001);
+    cdr_put_long(&c, 2);
+    cdr_put_long(&c, 0x05010001);
+    cdr_put_long(&c, 0x00010020);
+    cdr_put_long(&c, 0x00010109);
+    cdr_put_long(&c, 0);
+    put_component(o, IOR_TAG_CODE_SETS, &c);
+    encap_start(&c, le);
+    cdr_put_string(&c, "127.0.0.2", 9);
+    cdr_put_short(&c, 2809);
+    put_component(o, IOR_TAG_ALTERNATE_IIOP_ADDRESS, &c);
+    encap_start(&c, le);
+    cdr_put_string(&c, "box", 3);
+    cdr_put_string(&c, "/tmp/s.sock", 11);
+    put_component(o, IOR_TAG_OMNIORB_UNIX_TRANS, &c);
+    encap_start(&c, le); /* the standard layout: 8 bytes */
+    cdr_put_short(&c, 0x66);
+    cdr_put_short(&c, 0);
+    cdr_put_short(&c, 12124);
+    assert_int_equal(c.len, 8);
+    put_component(o, IOR_TAG_SSL_SEC_TRANS, &c);
+    encap_start(&c, le); /* VisiBroker's: ulong, ulong, ushort */
+    cdr_put_long(&c, 6);
+    cdr_put_long(&c, 2);
+    cdr_put_short(&c, 443);
+    put_component(o, IOR_TAG_SSL_SEC_TRANS, &c);
+    encap_start(&c, le);
+    cdr_put_string(&c, "giop:tcp:127.0.0.1:1234", 23);
+    put_component(o, IOR_TAG_OMNIORB_BIDIR, &c);
+    cdr_put_long(o, IOR_TAG_OMNIORB_PERSISTENT_ID);
+    cdr_put_octet_seq(o, raw_pid, sizeof raw_pid);
+    encap_start(&c, le);
+    cdr_put_octet(&c, 1);
+    cdr_put_short(&c, 5);
+    cdr_put_long(&c, 7);
+    cdr_put_long(&c, 2);
+    cdr_put_long(&c, 3);
+    put_component(o, IOR_TAG_OMNIORB_RESTRICTED_CONNECTION, &c);
+    encap_start(&c, le);
+    cdr_put_string(&c, "http://127.0.0.1/x", 18);
+    put_component(o, IOR_TAG_OMNIORB_HTTP_TRANS, &c);
+    cdr_put_long(o, IOR_TAG_POLICIES);
+    cdr_put_octet_seq(o, raw_policies, sizeof raw_policies);
+    cdr_put_long(o, IOR_TAG_CSI_SEC_MECH_LIST);
+    cdr_put_octet_seq(o, raw_policies, sizeof raw_policies);
+    cdr_put_long(o, 0x12345678);
+    cdr_put_octet_seq(o, raw_unknown, sizeof raw_unknown);
+}
+
+static void check_str(struct ior_str s, const char *want)
+{
+    assert_int_equal(s.len, strlen(want));
+    assert_memory_equal(s.s, want, s.len);
+    assert_int_equal(s.s[s.len], 0);
+}
+
+static void check_all_components(const struct ior_profile *p)
+{
+    assert_int_equal(p->ncomps, 13);
+    const struct ior_component *c = p->comps;
+    assert_int_equal(c[0].kind, IOR_COMP_ORB_TYPE);
+    assert_int_equal(c[0].u.orb_type, 0x54414f00);
+    assert_int_equal(c[1].kind, IOR_COMP_CODE_SETS);
+    assert_int_equal(c[1].u.code_sets.chars.native, 0x00010001);
+    assert_int_equal(c[1].u.code_sets.chars.nconv, 2);
+    assert_int_equal(c[1].u.code_sets.chars.conv[0], 0x05010001);
+    assert_int_equal(c[1].u.code_sets.chars.conv[1], 0x00010020);
+    assert_int_equal(c[1].u.code_sets.wchars.native, 0x00010109);
+    assert_int_equal(c[1].u.code_sets.wchars.nconv, 0);
+    assert_int_equal(c[2].kind, IOR_COMP_ADDRESS);
+    check_str(c[2].u.address.host, "127.0.0.2");
+    assert_int_equal(c[2].u.address.port, 2809);
+    assert_int_equal(c[3].kind, IOR_COMP_UNIX);
+    check_str(c[3].u.unix_trans.host, "box");
+    check_str(c[3].u.unix_trans.path, "/tmp/s.sock");
+    assert_int_equal(c[4].kind, IOR_COMP_SSL);
+    assert_false(c[4].u.ssl.visibroker);
+    assert_int_equal(c[4].u.ssl.supports, 0x66);
+    assert_int_equal(c[4].u.ssl.requires, 0);
+    assert_int_equal(c[4].u.ssl.port, 12124);
+    assert_int_equal(c[5].kind, IOR_COMP_SSL);
+    assert_true(c[5].u.ssl.visibroker);
+    assert_int_equal(c[5].u.ssl.supports, 6);
+    assert_int_equal(c[5].u.ssl.requires, 2);
+    assert_int_equal(c[5].u.ssl.port, 443);
+    assert_int_equal(c[6].kind, IOR_COMP_STRING);
+    check_str(c[6].u.str, "giop:tcp:127.0.0.1:1234");
+    assert_int_equal(c[7].kind, IOR_COMP_OCTETS);
+    assert_int_equal(c[7].len, sizeof raw_pid);
+    assert_memory_equal(c[7].data, raw_pid, sizeof raw_pid);
+    assert_int_equal(c[8].kind, IOR_COMP_RESTRICTED);
+    assert_int_equal(c[8].u.restricted.version, 1);
+    assert_int_equal(c[8].u.restricted.flags, 5);
+    assert_int_equal(c[8].u.restricted.connection_id, 7);
+    assert_int_equal(c[8].u.restricted.max_connections, 2);
+    assert_int_equal(c[8].u.restricted.max_threads, 3);
+    assert_int_equal(c[9].kind, IOR_COMP_STRING);
+    check_str(c[9].u.str, "http://127.0.0.1/x");
+    /* Listed by tag and length: policies, CSIv2, an unknown tag. */
+    static const uint32_t raw_tags[] = {IOR_TAG_POLICIES,
+                                        IOR_TAG_CSI_SEC_MECH_LIST,
+                                        0x12345678};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(c[10 + i].tag, raw_tags[i]);
+        assert_int_equal(c[10 + i].kind, IOR_COMP_RAW);
+    }
+    assert_int_equal(c[12].len, sizeof raw_unknown);
+    assert_memory_equal(c[12].data, raw_unknown, sizeof raw_unknown);
+}
+
+/* An IIOP 1.minor profile body: host "127.0.0.1", port 0x1234, key
+ * some_key, and (1.1 on) every component. */
+static void put_iiop_body(struct cdr_out *body, bool le, bool comp_le,
+                          uint8_t minor)
+{
+    encap_start(body, le);
+    cdr_put_octet(body, 1);
+    cdr_put_octet(body, minor);
+    cdr_put_string(body, "127.0.0.1", 9);
+    cdr_put_short(body, 0x1234);
+    cdr_put_octet_seq(body, some_key, sizeof some_key);
+    if (minor >= 1)
+        put_all_components(body, comp_le);
+    assert_int_equal(body->err, 0);
+}
+
+static const uint8_t vis_profile[] = {1, 2, 3};
+
+/* A whole IOR: an IIOP profile, a TAG_MULTIPLE_COMPONENTS one with every
+ * component, VisiBroker's own profile, and an IIOP 2.0 profile. */
+static void put_kitchen_sink(struct cdr_out *o, unsigned orders,
+                             uint8_t minor)
+{
+    bool le = orders & 1, prof_le = orders & 2, comp_le = orders & 4;
+    struct cdr_out body;
+    cdr_out_init(o, le);
+    cdr_put_octet(o, le);
+    cdr_put_string(o, "IDL:Test/Thing:1.0", 18);
+    cdr_put_long(o, 4);
+    cdr_put_long(o, IOR_TAG_INTERNET_IOP);
+    put_iiop_body(&body, prof_le, comp_le, minor);
+    cdr_put_octet_seq(o, body.data, body.len);
+    cdr_out_free(&body);
+    encap_start(&body, !prof_le);
+    put_all_components(&body, comp_le);
+    cdr_put_long(o, IOR_TAG_MULTIPLE_COMPONENTS);
+    cdr_put_octet_seq(o, body.data, body.len);
+    cdr_out_free(&body);
+    cdr_put_long(o, 0x56495301);
+    cdr_put_octet_seq(o, vis_profile, sizeof vis_profile);
+    encap_start(&body, prof_le);
+    cdr_put_octet(&body, 2); /* IIOP 2.0: the rest is not 1.x-shaped */
+    cdr_put_octet(&body, 0);
+    cdr_put_octet(&body, 0xee);
+    cdr_put_long(o, IOR_TAG_INTERNET_IOP);
+    cdr_put_octet_seq(o, body.data, body.len);
+    cdr_out_free(&body);
+    assert_int_equal(o->err, 0);
+}
+
+static void check_kitchen_sink(const struct ior_doc *d, unsigned orders,
+                               uint8_t minor)
+{
+    check_str(d->type_id, "IDL:Test/Thing:1.0");
+    assert_int_equal(d->little, (orders & 1) != 0);
+    assert_int_equal(d->nprofiles, 4);
+    const struct ior_profile *p = &d->profiles[0];
+    assert_true(p->decoded);
+    assert_int_equal(p->little, (orders & 2) != 0);
+    assert_int_equal(p->iiop_minor, minor);
+    check_str(p->host, "127.0.0.1");
+    assert_int_equal(p->port, 0x1234);
+    assert_int_equal(p->key_len, sizeof some_key);
+    assert_memory_equal(p->key, some_key, sizeof some_key);
+    if (minor == 0)
+        assert_int_equal(p->ncomps, 0);
+    else
+        check_all_components(p);
+    p = &d->profiles[1];
+    assert_int_equal(p->tag, IOR_TAG_MULTIPLE_COMPONENTS);
+    assert_true(p->decoded);
+    assert_int_equal(p->little, (orders & 2) == 0);
+    check_all_components(p);
+    p = &d->profiles[2];
+    assert_int_equal(p->tag, 0x56495301);
+    assert_false(p->decoded);
+    assert_int_equal(p->len, sizeof vis_profile);
+    assert_memory_equal(p->data, vis_profile, sizeof vis_profile);
+    assert_int_equal(p->ncomps, 0);
+    p = &d->profiles[3];
+    assert_int_equal(p->tag, IOR_TAG_INTERNET_IOP);
+    assert_false(p->decoded);
+    assert_int_equal(p->iiop_major, 2);
+    assert_int_equal(p->iiop_minor, 0);
+}
+
+/* Every mix of byte orders (IOR, profiles, components), IIOP 1.0 (no
+ * components), 1.1 and 1.2; several profiles, unknown profile and
+ * component tags listed, never refused. */
+static void test_decode_built(void **state)
+{
+    (void)state;
+    for (unsigned orders = 0; orders < 8; orders++) {
+        for (uint8_t minor = 0; minor <= 2; minor++) {
+            struct cdr_out o;
+            struct ior_doc d;
+            char why[512];
+            put_kitchen_sink(&o, orders, minor);
+            int rc = decode_bytes(o.data, o.len, &d, why, sizeof why);
+            if (rc)
+                fail_msg("orders %u, IIOP 1.%u: %s", orders, minor, why);
+            check_kitchen_sink(&d, orders, minor);
+            ior_doc_free(&d);
+            cdr_out_free(&o);
+        }
+    }
+}
+
+/* A big-endian IOR written out by hand, byte for byte, so that the
+ * builder's own byte order cannot hide a mistake. */
+static void test_decode_big_endian_by_hand(void **state)
+{
+    (void)state;
+    static const uint8_t b[] = {
+        0, 0, 0, 0,                 /* big-endian, pad */
+        0, 0, 0, 2, 'T', 0, 0, 0,   /* type id "T", pad */
+        0, 0, 0, 1,                 /* one profile */
+        0, 0, 0, 0, 0, 0, 0, 24,    /* TAG_INTERNET_IOP, 24 bytes */
+        0, 1, 1, 0,                 /* big-endian, IIOP 1.1, pad */
+        0, 0, 0, 2, 'h', 0,         /* host "h" */
+        0x12, 0x34,                 /* port 0x1234 */
+        0, 0, 0, 1, 7, 0, 0, 0,     /* key {7}, pad */
+        0, 0, 0, 0,                 /* no components */
+    };
+    struct ior_doc d;
+    char why[512];
+    assert_int_equal(decode_bytes(b, sizeof b, &d, why, sizeof why), 0);
+    assert_false(d.little);
+    check_str(d.type_id, "T");
+    assert_int_equal(d.profiles[0].port, 0x1234);
+    assert_int_equal(d.profiles[0].iiop_minor, 1);
+    assert_int_equal(d.profiles[0].key_len, 1);
+    assert_int_equal(d.profiles[0].ncomps, 0);
+    ior_doc_free(&d);
+}
+
+static void test_decode_nil(void **state)
+{
+    (void)state;
+    struct ior_doc d;
+    char why[512];
+    /* "IOR:" + byte order, empty type id, no profiles. */
+    assert_int_equal(ior_decode("IOR:00000000000000010000000000000000", &d,
+                                why, sizeof why), 0);
+    assert_int_equal(d.type_id.len, 0);
+    assert_int_equal(d.nprofiles, 0);
+    ior_doc_free(&d);
+}
+
+static void expect_text_bad(const char *ior, const char *reason)
+{
+    struct ior_doc d;
+    char why[512] = "";
+    assert_int_equal(ior_decode(ior, &d, why, sizeof why), -EINVAL);
+    if (strcmp(why, reason) != 0)
+        fail_msg("reason \"%s\", expected \"%s\"", why, reason);
+}
+
+/* Each malformed input, with its reason. */
+static void test_decode_bad_text(void **state)
+{
+    (void)state;
+    expect_text_bad("corbaloc::127.0.0.1:1/x",
+                    "missing \"IOR:\" prefix (it starts "
+                    "\"corbaloc::127.0....\")");
+    expect_text_bad("ior:0100", "missing \"IOR:\" prefix (it starts "
+                                "\"ior:0100\")");
+    expect_text_bad("", "missing \"IOR:\" prefix (it starts \"\")");
+    expect_text_bad("IOR:", "no hex digits after \"IOR:\"");
+    expect_text_bad(" IOR: \n", "no hex digits after \"IOR:\"");
+    expect_text_bad("IOR:010", "odd length: 3 hex digits after \"IOR:\", "
+                               "not whole octets");
+    expect_text_bad("IOR:01g0", "bad hex: 'g' at character 7 of the IOR");
+    expect_text_bad("  IOR:0\x01", "bad hex: '\\x01' at character 6 of the "
+                                   "IOR");
+    expect_text_bad("IOR:01 0", "bad hex: ' ' at character 7 of the IOR");
+}
+
+/* A copy of the real TCP IOR's bytes with byte `at` set to `v`. */
+static void expect_patched(size_t at, uint8_t v, const char *reason)
+{
+    size_t n;
+    uint8_t *b = ior_bytes(tcp_ior, &n);
+    b[at] = v;
+    expect_bad(b, n, reason);
+    free(b);
+}
+
+static void test_decode_bad_cdr(void **state)
+{
+    (void)state;
+    /* The byte offsets are those listed at the top of this file. */
+    expect_patched(0, 2, "bad byte-order octet 0x02 at the start of the "
+                         "IOR");
+    expect_patched(40, 7, "bad byte-order octet 0x07 at the start of "
+                          "profile 1 (TAG_INTERNET_IOP)");
+    expect_patched(4, 0xff, "length past the end: the type id has length "
+                            "255 at offset 4, but the IOR has 128 bytes left");
+    expect_patched(26, '!', "string without its NUL: the type id at "
+                            "offset 4 of the IOR");
+    expect_patched(4, 0, "string without its NUL: the type id");
+    expect_patched(28, 2, "truncated encapsulation: profile 2's tag (4 "
+                          "bytes at offset 136) runs past the end of the "
+                          "IOR (136 bytes)");
+    expect_patched(28, 14, "length past the end: the profile count is 14 "
+                           "(at least 112 bytes) at offset 28, but the IOR "
+                           "has 104 bytes left");
+    expect_patched(36, 0x61, "length past the end: profile 1 has length 97 "
+                             "at offset 36, but the IOR has 96 bytes left");
+    expect_patched(60, 0x60, "length past the end: the object key has "
+                             "length 96 at offset 20, but profile 1 "
+                             "(TAG_INTERNET_IOP) has");
+    expect_patched(80, 3, "truncated encapsulation: component 3's tag (4 "
+                          "bytes at offset 96) runs past the end of profile "
+                          "1 (TAG_INTERNET_IOP) (96 bytes)");
+    expect_patched(80, 7, "length past the end: the component count is 7 "
+                          "(at least 56 bytes) at offset 40");
+    expect_patched(104, 0x20, "length past the end: component 2 has length "
+                              "32");
+    /* The code sets' own encapsulation: its byte order, its counts. */
+    expect_patched(108, 9, "bad byte-order octet 0x09 at the start of "
+                           "component 2 (TAG_CODE_SETS) of profile 1 "
+                           "(TAG_INTERNET_IOP)");
+    expect_patched(116, 9, "length past the end: the char conversion code "
+                           "set count is 9 (at least 36 bytes)");
+}
+
+/* A profile, then a component, cut at every length with the lengths
+ * around them kept consistent: truncated, never read past. */
+static void test_decode_cuts(void **state)
+{
+    (void)state;
+    size_t n;
+    uint8_t *b = ior_bytes(unix_ior, &n);
+    const size_t plen = 0x81;
+    assert_int_equal(40 + plen, n);
+    for (size_t cut = 0; cut < plen; cut++) {
+        struct cdr_out o;
+        put_ior(&o, true, want_type_id, IOR_TAG_INTERNET_IOP, b + 40, cut);
+        if (cut == 0) {
+            expect_bad(o.data, o.len, "truncated encapsulation: profile 1 "
+                                      "(TAG_INTERNET_IOP) is empty");
+        } else {
+            struct ior_doc d;
+            char why[512];
+            assert_int_equal(decode_bytes(o.data, o.len, &d, why, sizeof why),
+                             -EBADMSG);
+            assert_true(strncmp(why, "truncated encapsulation: ", 25) == 0 ||
+                        strncmp(why, "length past the end: ", 21) == 0);
+        }
+        cdr_out_free(&o);
+    }
+    /* The IOR itself cut short: every prefix. */
+    for (size_t cut = 1; cut < n; cut++) {
+        struct ior_doc d;
+        char why[512];
+        assert_int_equal(decode_bytes(b, cut, &d, why, sizeof why),
+                         -EBADMSG);
+        assert_true(strncmp(why, "truncated encapsulation: ", 25) == 0 ||
+                    strncmp(why, "length past the end: ", 21) == 0);
+    }
+    free(b);
+    /* A profile with no room for its IIOP version. */
+    static const uint8_t one[] = {1};
+    struct cdr_out o;
+    put_ior(&o, true, "", IOR_TAG_INTERNET_IOP, one, sizeof one);
+    expect_bad(o.data, o.len, "truncated encapsulation: the IIOP major "
+                              "version (1 bytes at offset 1) runs past the "
+                              "end of profile 1 (TAG_INTERNET_IOP) (1 "
+                              "bytes)");
+    cdr_out_free(&o);
+}
+
+/* A TAG_SSL_SEC_TRANS in neither layout is listed by tag, as catior
+ * does; a TAG_CODE_SETS that does not decode makes the IOR malformed. */
+static void test_decode_component_layouts(void **state)
+{
+    (void)state;
+    static const uint8_t odd_ssl[] = {1, 0, 0};
+    static const uint8_t short_codesets[] = {1, 0, 0, 0, 1, 0, 1, 0};
+    struct cdr_out body, o;
+    struct ior_doc d;
+    char why[512];
+    encap_start(&body, true);
+    cdr_put_octet(&body, 1);
+    cdr_put_octet(&body, 2);
+    cdr_put_string(&body, "h", 1);
+    cdr_put_short(&body, 1);
+    cdr_put_octet_seq(&body, NULL, 0);
+    cdr_put_long(&body, 1);
+    cdr_put_long(&body, IOR_TAG_SSL_SEC_TRANS);
+    cdr_put_octet_seq(&body, odd_ssl, sizeof odd_ssl);
+    put_ior(&o, true, "", IOR_TAG_INTERNET_IOP, body.data, body.len);
+    assert_int_equal(decode_bytes(o.data, o.len, &d, why, sizeof why), 0);
+    assert_int_equal(d.profiles[0].ncomps, 1);
+    assert_int_equal(d.profiles[0].comps[0].kind, IOR_COMP_RAW);
+    ior_doc_free(&d);
+    cdr_out_free(&o);
+    /* The same profile with the code sets cut after the char native. */
+    body.len -= 4 + 4 + sizeof odd_ssl;
+    cdr_put_long(&body, IOR_TAG_CODE_SETS);
+    cdr_put_octet_seq(&body, short_codesets, sizeof short_codesets);
+    put_ior(&o, true, "", IOR_TAG_INTERNET_IOP, body.data, body.len);
+    expect_bad(o.data, o.len, "truncated encapsulation: the char conversion "
+                              "code set count (4 bytes at offset 8) runs "
+                              "past the end of component 1 (TAG_CODE_SETS) "
+                              "of profile 1 (TAG_INTERNET_IOP) (8 bytes)");
+    cdr_out_free(&o);
+    cdr_out_free(&body);
+}
+
+/* What the client connects to (ior_parse) is what the decoding shows
+ * for the first IIOP profile. */
+static void test_decode_agrees_with_parse(void **state)
+{
+    (void)state;
+    const char *const iors[] = {tcp_ior, unix_ior};
+    for (size_t i = 0; i < 2; i++) {
+        struct ior r;
+        struct ior_doc d;
+        char why[512];
+        assert_int_equal(ior_parse(iors[i], &r), 0);
+        assert_int_equal(ior_decode(iors[i], &d, why, sizeof why), 0);
+        const struct ior_profile *p = &d.profiles[0];
+        assert_string_equal(r.host, p->host.s);
+        assert_int_equal(r.port, p->port);
+        assert_int_equal(r.key_len, p->key_len);
+        assert_memory_equal(r.key, p->key, p->key_len);
+        ior_doc_free(&d);
+    }
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    assert_string_equal(ior_profile_name(0), "TAG_INTERNET_IOP");
+    assert_string_equal(ior_profile_name(1), "TAG_MULTIPLE_COMPONENTS");
+    assert_string_equal(ior_profile_name(0xbadfaeca), "TAG_ORBIT_SPECIFIC");
+    assert_null(ior_profile_name(0x56495301));
+    assert_string_equal(ior_component_name(0x41545402),
+                        "TAG_OMNIORB_UNIX_TRANS");
+    assert_string_equal(ior_component_name(33), "TAG_CSI_SEC_MECH_LIST");
+    assert_string_equal(ior_component_name(38),
+                        "TAG_RMI_CUSTOM_MAX_STREAM_FORMAT");
+    assert_null(ior_component_name(4));
+    assert_null(ior_component_name(0x12345678));
+    assert_string_equal(ior_codeset_name(0x05010001), "UTF-8");
+    assert_string_equal(ior_codeset_name(0x100204e4), "windows-1252");
+    assert_null(ior_codeset_name(0x12345678));
+    /* Vendors by the top three octets of the ORB type. */
+    assert_string_equal(ior_orb_vendor(0x41545400), "omniORB");
+    assert_string_equal(ior_orb_vendor(0x4154540f), "omniORB");
+    assert_string_equal(ior_orb_vendor(0x54414f00), "TAO");
+    assert_string_equal(ior_orb_vendor(0x4a414300), "JacORB");
+    assert_string_equal(ior_orb_vendor(0x4f425400), "ORBit");
+    assert_string_equal(ior_orb_vendor(0x49545f00), "Orbix (IONA)");
+    assert_string_equal(ior_orb_vendor(0x56495300), "VisiBroker (Borland)");
+    assert_string_equal(ior_orb_vendor(0x53554e00), "Sun");
+    assert_null(ior_orb_vendor(0x41545500));
+    assert_null(ior_orb_vendor(0));
+}
+
+static void test_escape(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_int_equal(ior_escape("ab\0\xff~ ", 6, buf, sizeof buf), 12);
+    assert_string_equal(buf, "ab\\x00\\xff~ ");
+    /* Cut to fit, still terminated; the whole length is returned. */
+    assert_int_equal(ior_escape("\x01\x02", 2, buf, 6), 8);
+    assert_string_equal(buf, "\\x01\\");
+    assert_int_equal(ior_escape("xyz", 3, NULL, 0), 3);
+}
+
+static void test_loopback(void **state)
+{
+    (void)state;
+    assert_true(ior_host_is_loopback("127.0.0.1"));
+    assert_true(ior_host_is_loopback("127.255.0.9"));
+    assert_true(ior_host_is_loopback("::1"));
+    assert_false(ior_host_is_loopback("128.0.0.1"));
+    assert_false(ior_host_is_loopback("localhost"));
+    assert_false(ior_host_is_loopback(""));
+}
+
 
 int main(void)
 {
@@ -865,6 +1477,18 @@ int main(void)
         cmocka_unit_test(test_bad_outer),
         cmocka_unit_test(test_iiop_major_2_short_body),
         cmocka_unit_test(test_strerror),
+        cmocka_unit_test(test_decode_real),
+        cmocka_unit_test(test_decode_built),
+        cmocka_unit_test(test_decode_big_endian_by_hand),
+        cmocka_unit_test(test_decode_nil),
+        cmocka_unit_test(test_decode_bad_text),
+        cmocka_unit_test(test_decode_bad_cdr),
+        cmocka_unit_test(test_decode_cuts),
+        cmocka_unit_test(test_decode_component_layouts),
+        cmocka_unit_test(test_decode_agrees_with_parse),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_loopback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
