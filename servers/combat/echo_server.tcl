@@ -51,7 +51,7 @@ itcl::body ::Combat::IIOP::TCPServer::listen {{myport 0}} {
 }
 
 if {[catch {
-    eval corba::init $argv
+    corba::init {*}$argv
     set poa [corba::resolve_initial_references RootPOA]
     set ref [$poa id_to_reference [$poa activate_object [Echo #auto]]]
     [$poa the_POAManager] activate

@@ -51,6 +51,17 @@ def test_small_sweep_records_combat(orbbench):
         assert s["pss_kb"] > 0 and s["threads"] >= 1 and s["fds"] >= 3
 
 
+def test_oneway_upcalls_are_counted(orbbench):
+    """sendOneway and onewayCount: the rate kind's oneway run asks the
+    server for its count and fails unless it reaches what was sent."""
+    r = orbbench(SCENARIOS / "fifo" / "06-tpc-tcp-oneway.json",
+                 "server.kind=combat", "rate.repeats=1",
+                 "rate.duration_s=0.2", "rate.warmup_s=0.1")
+    assert r.rc == 0, r.stderr
+    assert r.doc["orb"]["name"] == "Combat"
+    assert r.doc["rate"]["upcalls_per_s"]["median"] > 0
+
+
 def test_grisby_tcp_rows_through_run_suite(tmp_path):
     """The Grisby suite's TCP scenarios (thread per call, pool of 100, the
     event loop) on Combat, as the README says to run them, with few
