@@ -724,8 +724,9 @@ int main(int argc, char **argv)
             s->kind,        s->server_path, s->sc.server.args,
             s->sc.server.nargs, s->sc.transport, run_dir,
             s->sc.server.work_us};
-        scfg.groups[i] = (struct spawn_group){&s->launch, &s->machine,
-                                              s->tp->spawner_pipes};
+        scfg.groups[i] = (struct spawn_group){
+            .make_argv_arg = &s->launch, .machine = &s->machine,
+            .pipe_pair = s->tp->spawner_pipes};
     }
     struct spawner *sp;
     /* Before any thread exists: the spawner is forked from a plain,
