@@ -114,34 +114,53 @@ $(BIN)/raw-server: $(BUILD)/servers/raw/raw_server.o \
 # GIOP on the client's own codec: its objects, not the whole library.
 $(BIN)/giop-min-server: $(BUILD)/servers/giop_min/giop_min_server.o \
 		$(BUILD)/servers/common/listen.o $(BUILD)/client/codec/cdr.o \
-		$(BUILD)/client/codec/giop.o $(BUILD)/client/codec/ior.o
+		$(BUILD)/client/codec/giop.o $(BUILD)/client/codec/ior.o \
+		$(BUILD)/client/codec/payload.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # ---- the omniORB echo server (generated stubs: no -Werror) ---------------
-$(GEN)/echo.hh $(GEN)/echoSK.cc: idl/echo.idl | deps
+# echo.idl includes payloads.idl (the typed payloads), whose stubs are
+# generated on their own, with TypeCodes and Any operators in
+# payloadsDynSK.cc (-Wba: events travel as anys) for programs that need
+# them. IDL_STUBS: what the echo servers link, not payloadsDynSK: it
+# would pull in libomniDynamic4 and change the footprint they measure.
+OMNIIDL_FLAGS := -bcxx -Wbh=.hh -Wbs=SK.cc -Iidl
+OMNIIDL_PAYLOADS := $(OMNIIDL_FLAGS) -Wba -Wbd=DynSK.cc
+IDL_STUBS := echoSK payloadsSK
+$(GEN)/echo.hh $(GEN)/echoSK.cc &: idl/echo.idl idl/payloads.idl | deps
 	@mkdir -p $(GEN)
-	omniidl -bcxx -Wbh=.hh -Wbs=SK.cc -C$(GEN) $<
+	omniidl $(OMNIIDL_FLAGS) -C$(GEN) $<
 
-$(BUILD)/server/%.o: servers/omniorb/%.cc $(GEN)/echo.hh | deps
+$(GEN)/payloads.hh $(GEN)/payloadsSK.cc $(GEN)/payloadsDynSK.cc &: \
+		idl/payloads.idl | deps
+	@mkdir -p $(GEN)
+	omniidl $(OMNIIDL_PAYLOADS) -C$(GEN) $<
+
+$(BUILD)/server/%.o: servers/omniorb/%.cc $(GEN)/echo.hh $(GEN)/payloads.hh \
+		| deps
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -I$(GEN) -MMD -MP -c $< -o $@
 
-$(BUILD)/server/echoSK.o: $(GEN)/echoSK.cc $(GEN)/echo.hh
+$(BUILD)/server/%SK.o: $(GEN)/%SK.cc $(GEN)/echo.hh $(GEN)/payloads.hh
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -I$(GEN) -c $< -o $@
 
-$(BIN)/omniorb-echo-server: $(BUILD)/server/echo_server.o $(BUILD)/server/echoSK.o
+$(BIN)/omniorb-echo-server: $(BUILD)/server/echo_server.o \
+		$(IDL_STUBS:%=$(BUILD)/server/%.o)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(OMNI_LIBS)
 
 $(BIN)/orbs/%/echo-server: servers/omniorb/echo_server.cc idl/echo.idl \
-		$(ORBS_DIR)/%/bin/omniidl | deps
+		idl/payloads.idl $(ORBS_DIR)/%/bin/omniidl | deps
 	@mkdir -p $(BUILD)/orbs/$*/gen $(@D)
-	$(ORBS_DIR)/$*/bin/omniidl -bcxx -Wbh=.hh -Wbs=SK.cc \
-		-C$(BUILD)/orbs/$*/gen idl/echo.idl
+	$(ORBS_DIR)/$*/bin/omniidl $(OMNIIDL_FLAGS) -C$(BUILD)/orbs/$*/gen \
+		idl/echo.idl
+	$(ORBS_DIR)/$*/bin/omniidl $(OMNIIDL_PAYLOADS) -C$(BUILD)/orbs/$*/gen \
+		idl/payloads.idl
 	$(CXX) $(CXXFLAGS) -I$(BUILD)/orbs/$*/gen -I$(ORBS_DIR)/$*/include \
-		-o $@ servers/omniorb/echo_server.cc $(BUILD)/orbs/$*/gen/echoSK.cc \
+		-o $@ servers/omniorb/echo_server.cc \
+		$(IDL_STUBS:%=$(BUILD)/orbs/$*/gen/%.cc) \
 		$(LDFLAGS) -L$(ORBS_DIR)/$*/lib \
 		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) -lomniORB4 -lomnithread \
 		-lpthread
