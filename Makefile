@@ -201,8 +201,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_BUILD := build/fuzz
 FUZZ_CC := clang
 FUZZ_TARGETS := fuzz_ior fuzz_giop_reply fuzz_wire_raw fuzz_scenario
-FUZZ_MODULES := codec/cdr codec/ior codec/giop net/wire_giop net/wire_raw \
-	util scenario
+FUZZ_MODULES := codec/cdr codec/ior codec/giop codec/payload net/wire_giop \
+	net/wire_raw util scenario
 # clang has no -Wformat-truncation to turn off.
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g \
 	$(filter-out -Wno-format-truncation,$(WARN)) \

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "payload.h"
 #include "util.h"
 
 enum key_type {
@@ -113,6 +114,10 @@ static const struct key_spec keys[] = {
      5000, "a call without a reply by then fails the run"},
     {"call.payload_bytes", K_INT, OFF(call.payload_bytes), 0, 0, 1048576,
      NULL, NULL, 16, "length of the echoed string"},
+    {"call.payload", K_STRING, OFF(call.payload), SZ(call.payload), 1, 0,
+     NULL, "string", 0, "what each call echoes: string (call.payload_bytes "
+     "long), or a typed payload of idl/payloads.idl: None, Octet1K, "
+     "Octet100K, Odometry, RangeSensor, SharedBelief"},
     {"client.pool_size", K_INT, OFF(client.pool_size), 0, 1, 10000, NULL,
      NULL, 100, "mode pool: worker threads, the most calls in flight"},
     {"client.thread_stack_kb", K_INT, OFF(client.thread_stack_kb), 0, 32,
@@ -731,6 +736,16 @@ static int check_cross(const struct ctx *c, const struct scenario *sc)
         if (rc)
             return rc;
     }
+    if (!payload_lookup(sc->call.payload)) {
+        char names[160];
+        payload_names(names, sizeof names);
+        return fail(c, "call.payload", "\"%s\" is not one of: %s",
+                    sc->call.payload, names);
+    }
+    if (strcmp(sc->call.payload, "string") != 0 &&
+        strcmp(sc->kind, "rate") == 0)
+        return fail(c, "call.payload", "kind rate echoes strings only "
+                    "(call.payload_bytes)");
     bool external = strcmp(sc->server.kind, "external") == 0;
     if (external && !sc->server.iors[0])
         return fail(c, "server.iors", "server.kind \"external\" needs a "
@@ -795,6 +810,12 @@ static int load_root(const char *source, json_t *root,
             rc = fail(&c, keys[i].key, "only for \"kind\": \"%s\" "
                       "scenarios (this one is \"%s\")",
                       scenario_key_kind(keys[i].key), sc->kind);
+    /* A typed payload has its own size: a length for it is a mistake. */
+    if (!rc && strcmp(sc->call.payload, "string") != 0 &&
+        get_path(root, "call.payload_bytes"))
+        rc = fail(&c, "call.payload_bytes", "only for call.payload "
+                  "\"string\" (a typed payload, here \"%s\", has its own "
+                  "size)", sc->call.payload);
     if (!rc && !sc->name[0])
         default_name(source, sc->name, sizeof sc->name);
     if (!rc)

@@ -57,6 +57,7 @@ struct scenario {
     struct {
         int64_t timeout_ms;
         int64_t payload_bytes;
+        char payload[32]; /* "string" (payload_bytes), or payload.h's */
     } call;
     struct {
         int64_t pool_size;       /* mode "pool": worker threads */
