@@ -32,6 +32,7 @@ GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 DEFS := -DORBBENCH_VERSION='"$(VERSION)"' -DORBBENCH_CFLAGS='"$(CFLAGS)"'
 # Expanded when a recipe runs, i.e. after `deps` has installed pkg-config.
 OMNI_LIBS = $(shell pkg-config --libs omniORB4)
+OMNI_DYN_LIBS = $(shell pkg-config --libs omniDynamic4)
 
 # client/ by layer: the core at its top (command line, scenario, result,
 # statistics), codec/ (CDR, GIOP, IOR), net/ (wires, transports, the
@@ -77,7 +78,7 @@ ORB_IDS := $(patsubst $(ORBS_DIR)/%/bin/omniidl,%,\
 ORB_SERVERS := $(ORB_IDS:%=$(BIN)/orbs/%/echo-server)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) \
-	$(BIN)/raw-server $(BIN)/giop-min-server
+	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/omniorb-event-consumer
 
 # ---- the client ----------------------------------------------------------
 # The git revision goes into a header rewritten only when it changes, so
@@ -150,6 +151,16 @@ $(BIN)/omniorb-echo-server: $(BUILD)/server/echo_server.o \
 		$(IDL_STUBS:%=$(BUILD)/server/%.o)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(OMNI_LIBS)
+
+# The push consumer of kind channel: the payloads' TypeCodes and Any
+# operators (payloadsDynSK, libomniDynamic4: events come as anys), and
+# the CosEventComm/CosEventChannelAdmin stubs of Debian's
+# libomnievents-dev (libomniEventsCl.a); event_log.h is the client's.
+$(BUILD)/server/event_consumer.o: CXXFLAGS += -Iclient/codec
+$(BIN)/omniorb-event-consumer: $(BUILD)/server/event_consumer.o \
+		$(BUILD)/server/payloadsSK.o $(BUILD)/server/payloadsDynSK.o
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $^ -lomniEventsCl $(OMNI_DYN_LIBS)
 
 $(BIN)/orbs/%/echo-server: servers/omniorb/echo_server.cc idl/echo.idl \
 		idl/payloads.idl $(ORBS_DIR)/%/bin/omniidl | deps
