@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "callmode.h"
+#include "channel.h"
 #include "clock.h"
 #include "machine.h"
 #include "rate.h"
@@ -267,7 +268,27 @@ static const struct measurement measurements[] = {
     {"clock", clock_run, summary_clock, NULL, false},
     {"rate", rate_run, summary_rate, rate_unsupported, false},
     {"scaling", scaling_run, scaling_summary, NULL, false},
+    {"channel", channel_run, channel_summary, channel_unsupported, false},
 };
+
+/* Kinds that start other processes than the scenario's echo servers:
+ * each sets up the spawner's groups for them before the spawner is
+ * forked. 0, or -errno with a one-line reason (-ENOENT: a missing
+ * executable, a usage error). */
+static const struct {
+    const char *kind;
+    int (*setup)(const struct scenario *sc, const char *bin_dir,
+                 struct spawn_config *cfg, char *why, size_t why_len);
+} spawn_setups[] = {{"channel", channel_spawn_setup}};
+
+static int spawn_setup(const struct scenario *sc, const char *bin_dir,
+                       struct spawn_config *cfg, char *why, size_t why_len)
+{
+    for (size_t i = 0; i < ARRAY_LEN(spawn_setups); i++)
+        if (strcmp(spawn_setups[i].kind, sc->kind) == 0)
+            return spawn_setups[i].setup(sc, bin_dir, cfg, why, why_len);
+    return 0;
+}
 
 static const struct measurement *measurement_lookup(const char *name)
 {
@@ -729,6 +750,17 @@ int main(int argc, char **argv)
             .pipe_pair = s->tp->spawner_pipes};
     }
     struct spawner *sp;
+    char bin_dir[PATH_MAX - 64];
+    exe_dir(bin_dir, sizeof bin_dir);
+    if ((rc = spawn_setup(&sides[0].sc, bin_dir, &scfg, why, sizeof why))) {
+        rmdir(run_dir); /* setup fails before it puts anything there */
+        for (size_t i = 0; i < nsides; i++) {
+            machine_remove_cgroup(sides[i].machine.cgroup_dir);
+            machine_remove_cgroup(sides[i].machine.acct_dir);
+        }
+        die(rc == -ENOENT ? EXIT_USAGE : EXIT_RUN_FAILED, "%s: %s", path,
+            why);
+    }
     /* Before any thread exists: the spawner is forked from a plain,
      * single-threaded process. */
     rc = spawner_start(&sp, &scfg);

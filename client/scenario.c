@@ -38,8 +38,9 @@ static const char *const modes[] = {"sync", "thread-per-call", "pool",
 static const char *const kinds[] = {"omniorb", "raw", "giop-min",
                                     "external", NULL};
 static const char *const measurements[] = {"sweep", "rate", "scaling",
-                                           "clock", NULL};
+                                           "clock", "channel", NULL};
 static const char *const placements[] = {"same", "spread", NULL};
+static const char *const channel_vias[] = {"channel", "direct", NULL};
 /* Time sources of kind clock (client/clock.c implements each). */
 static const char *const clock_sources[] = {
     "monotonic", "monotonic_raw", "realtime", "boottime",
@@ -173,6 +174,28 @@ static const struct key_spec keys[] = {
     {"clock.k", K_STRING, OFF(clock.k), SZ(clock.k), 0, 0, NULL, "", 0,
      "kind clock: thread counts, e.g. \"1-4\" or \"1,2,4\" (default: 1 "
      "to the CPUs usable, machine.cpus if given)"},
+    {"channel.via", K_ENUM, OFF(channel.via), SZ(channel.via), 0, 0,
+     channel_vias, "channel", 0, "kind channel: push each event through an "
+     "omniEvents event channel to the consumer, or straight to it (direct)"},
+    {"channel.events", K_INT, OFF(channel.events), 0, 1, 10000000, NULL,
+     NULL, 10000, "kind channel: events measured, one in flight at a time "
+     "(each logged before the next is pushed)"},
+    {"channel.warmup_events", K_INT, OFF(channel.warmup_events), 0, 0,
+     10000000, NULL, NULL, 1000, "kind channel: events pushed and logged "
+     "before the measured ones, not measured"},
+    {"channel.deadline_ms", K_INT, OFF(channel.deadline_ms), 0, 1, 86400000,
+     NULL, NULL, 60000, "kind channel: the warm-up's events, then the "
+     "measured ones, must all be logged within this (ms) or the run fails"},
+    {"channel.cycle_period_ns", K_INT, OFF(channel.cycle_period_ns), 0, 1,
+     4294967295.0, NULL, NULL, 100000, "kind channel: omniEvents's "
+     "CyclePeriod_ns, how long its channel sleeps between moving events "
+     "from suppliers to consumers (its own default: 100000000)"},
+    {"channel.log_mb", K_INT, OFF(channel.log_mb), 0, 1, 65536, NULL, NULL, 0,
+     "kind channel: the consumer's log file (MiB; default: sized for the "
+     "run's events)"},
+    {"channel.omnievents", K_STRING, OFF(channel.omnievents),
+     SZ(channel.omnievents), 1, 0, NULL, "/usr/sbin/omniEvents", 0,
+     "kind channel: the omniEvents executable (Debian's omnievents)"},
     {"machine.mem_limit_mb", K_INT, OFF(machine.mem_limit_mb), 0, 1, 1048576,
      NULL, NULL, 0, "run the servers in a memory cgroup of this size "
      "(absent: no limit)"},
@@ -193,7 +216,7 @@ static const struct {
 } kind_keys[] = {
     {"sweep", "sweep"},  {"probe", "sweep"}, {"client", "sweep"},
     {"mode", "sweep"},   {"rate", "rate"}, {"scaling", "scaling"},
-    {"clock", "clock"},
+    {"clock", "clock"},  {"channel", "channel"},
 };
 
 const char *scenario_key_kind(const char *key)
@@ -746,6 +769,10 @@ static int check_cross(const struct ctx *c, const struct scenario *sc)
         strcmp(sc->kind, "rate") == 0)
         return fail(c, "call.payload", "kind rate echoes strings only "
                     "(call.payload_bytes)");
+    if (strcmp(sc->call.payload, "string") == 0 &&
+        strcmp(sc->kind, "channel") == 0)
+        return fail(c, "call.payload", "kind channel pushes events: give "
+                    "one of the typed payloads (None, Octet1K, ...)");
     bool external = strcmp(sc->server.kind, "external") == 0;
     if (external && !sc->server.iors[0])
         return fail(c, "server.iors", "server.kind \"external\" needs a "

@@ -25,7 +25,8 @@ struct scenario {
     char source[512]; /* the file it came from */
     char name[128];
     char description[512];
-    char kind[16]; /* "sweep" (default) | "rate" | "scaling" | "clock" */
+    char kind[16]; /* "sweep" (default) | "rate" | "scaling" | "clock" |
+                    * "channel" */
     char transport[16]; /* "tcp" | "unix" */
     char mode[32];      /* a call mode's name */
     struct {
@@ -107,6 +108,17 @@ struct scenario {
         int64_t repeats;
         char k[64]; /* thread counts, "1-4" or "1,2,4"; "" = 1..CPUs */
     } clock;
+    /* kind "channel": events pushed one at a time to an event consumer
+     * that logs them, through an omniEvents channel or directly. */
+    struct {
+        char via[16];          /* "channel" | "direct" */
+        int64_t events;        /* measured */
+        int64_t warmup_events;
+        int64_t deadline_ms;   /* per phase: every event logged by then */
+        int64_t cycle_period_ns; /* omniEvents's CyclePeriod_ns */
+        int64_t log_mb;        /* 0: sized for the run */
+        char omnievents[256];  /* its executable */
+    } channel;
     /* The fully resolved scenario (defaults filled in) for the result. */
     json_t *resolved;
 };
