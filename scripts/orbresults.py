@@ -39,7 +39,8 @@ def load_result(path):
         raise ValueError(f"{path}: schema {got!r}, expected {SCHEMA!r}")
     # A rate run (scenario kind "rate") has repeats where a sweep has
     # steps.
-    body = "repeats" if is_rate(doc) or is_scaling(doc) else "steps"
+    body = "repeats" if is_rate(doc) or is_scaling(doc) else \
+        "channel" if is_channel(doc) else "steps"
     for key in ("scenario", body, "result", "orb", "host"):
         if key not in doc:
             raise ValueError(f"{path}: no {key!r} field")
@@ -73,11 +74,20 @@ def is_clock(doc):
         doc.get("kind") == "clock" or get(doc, "scenario.kind") == "clock")
 
 
+def is_channel(doc):
+    """True for the result of an event channel run (scenario kind
+    channel)."""
+    return isinstance(doc, dict) and (
+        doc.get("kind") == "channel" or
+        get(doc, "scenario.kind") == "channel")
+
+
 def split_kinds(results):
     """(sweep results, rate results), each in the given order; clock
-    results are in neither (orbfigs_clock draws them)."""
+    and channel results are in neither (orbfigs_clock, orbfigs_channel
+    draw them)."""
     return ([r for r in results if not is_rate(r.doc)
-             and not is_clock(r.doc)],
+             and not is_clock(r.doc) and not is_channel(r.doc)],
             [r for r in results if is_rate(r.doc)])
 
 
@@ -163,9 +173,19 @@ def _check_clock_shape(doc, path):
             raise ValueError(f"{path}: field {key!r} missing or wrong type")
 
 
+def _check_channel_shape(doc, path):
+    """check_shape for a channel run: name, stop reason, payload, via."""
+    for key in ("scenario.name", "result.stop_reason", "channel.payload",
+                "channel.via", "channel.transport"):
+        if not isinstance(get(doc, key), str):
+            raise ValueError(f"{path}: field {key!r} missing or wrong type")
+
+
 def check_shape(doc, path):
     """The fields every figure and table relies on; ValueError names the
     file and the field. Optional fields (footprint, …) are not checked."""
+    if is_channel(doc):
+        return _check_channel_shape(doc, path)
     if is_clock(doc):
         return _check_clock_shape(doc, path)
     if is_rate(doc):
