@@ -660,6 +660,10 @@ void channel_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
                        (json_int_t)sc->channel.warmup_events, "events",
                        (json_int_t)sc->channel.events);
     json_object_set_new(c.s->doc, "kind", json_string("channel"));
+    /* The ORB's server here is the consumer, not the echo server. */
+    json_t *orb = json_object_get(c.s->doc, "orb");
+    if (orb)
+        json_object_set_new(orb, "server_path", json_string(setup.consumer));
     json_object_set(c.s->doc, "channel", c.info);
     c.sent = calloc((size_t)sc->channel.events, sizeof *c.sent);
     if (!c.sent || !c.pt)
