@@ -590,8 +590,12 @@ static int do_kill(int cmd_fd, int rep_fd, const struct cmd *c,
 /* SIGTERM every live server, SIGKILL what is left after grace_ms, reap. */
 static void stop_all(struct live *live, int64_t grace_ms)
 {
-    for (size_t i = 0; i < live->len; i++)
+    /* SIGCONT too: a stopped server (SIGSTOP) would hold SIGTERM
+     * pending until the SIGKILL after grace_ms. */
+    for (size_t i = 0; i < live->len; i++) {
         kill(live->pids[i], SIGTERM);
+        kill(live->pids[i], SIGCONT);
+    }
     int64_t deadline = now_ns() + grace_ms * 1000000;
     size_t left = live->len;
     while (left > 0) {
