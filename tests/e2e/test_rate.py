@@ -140,7 +140,7 @@ def test_bad_kind_is_exit_2(tmp_path):
     r = check(tmp_path, kind="ratee")
     assert r.returncode == 2
     assert r.stderr.strip().endswith('key "kind": "ratee" is not one of: '
-                                     'sweep, rate, scaling, clock')
+                                     'sweep, rate, scaling, clock, channel')
     assert len(r.stderr.strip().splitlines()) == 1
 
 

@@ -145,7 +145,7 @@ static void test_kind_rate(void **state)
                                         &sc, err, sizeof err),
                      -EINVAL);
     assert_string_equal(err, "b.json: key \"kind\": \"rat\" is not one of: "
-                             "sweep, rate, scaling, clock");
+                             "sweep, rate, scaling, clock, channel");
 }
 
 /* scaling.k: an integer (1..K) or an increasing list; never above the
