@@ -21,6 +21,7 @@
 
 #include "callmode.h"
 #include "clock.h"
+#include "latency.h"
 #include "machine.h"
 #include "rate.h"
 #include "result.h"
@@ -267,6 +268,7 @@ static const struct measurement measurements[] = {
     {"clock", clock_run, summary_clock, NULL, false},
     {"rate", rate_run, summary_rate, rate_unsupported, false},
     {"scaling", scaling_run, scaling_summary, NULL, false},
+    {"latency", latency_run, latency_summary, NULL, false},
 };
 
 static const struct measurement *measurement_lookup(const char *name)

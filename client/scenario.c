@@ -38,7 +38,7 @@ static const char *const modes[] = {"sync", "thread-per-call", "pool",
 static const char *const kinds[] = {"omniorb", "raw", "giop-min",
                                     "external", NULL};
 static const char *const measurements[] = {"sweep", "rate", "scaling",
-                                           "clock", NULL};
+                                           "clock", "latency", NULL};
 static const char *const placements[] = {"same", "spread", NULL};
 /* Time sources of kind clock (client/clock.c implements each). */
 static const char *const clock_sources[] = {
@@ -56,8 +56,8 @@ static const struct key_spec keys[] = {
      "", 0, "one sentence on what the scenario measures"},
     {"kind", K_ENUM, OFF(kind), SZ(kind), 0, 0, measurements, "sweep", 0,
      "what is measured: sweep (servers held, footprint), rate (upcalls "
-     "per second of k servers) or clock (time-source calls per second "
-     "of k pinned threads)"},
+     "per second of k servers), clock (time-source calls per second "
+     "of k pinned threads) or latency (every call's time, one at a time)"},
     {"transport", K_ENUM, OFF(transport), SZ(transport), 0, 0, transports,
      "tcp", 0, "how the client reaches the servers (loopback only; pipe: a "
      "pipe pair per server, raw servers only)"},
@@ -173,6 +173,14 @@ static const struct key_spec keys[] = {
     {"clock.k", K_STRING, OFF(clock.k), SZ(clock.k), 0, 0, NULL, "", 0,
      "kind clock: thread counts, e.g. \"1-4\" or \"1,2,4\" (default: 1 "
      "to the CPUs usable, machine.cpus if given)"},
+    {"latency.servers", K_INT, OFF(latency.servers), 0, 1, 256, NULL, NULL,
+     1, "kind latency: servers, called in turn"},
+    {"latency.warmup_calls", K_INT, OFF(latency.warmup_calls), 0, 0,
+     1000000, NULL, NULL, 100, "kind latency: untimed calls first"},
+    {"latency.calls", K_INT, OFF(latency.calls), 0, 1, 1000000, NULL, NULL,
+     10000, "kind latency: measured calls, each one's time kept"},
+    {"latency.max_seconds", K_NUM, OFF(latency.max_seconds), 0, 1, 86400,
+     NULL, NULL, 600, "kind latency: stop the run after this long (s)"},
     {"machine.mem_limit_mb", K_INT, OFF(machine.mem_limit_mb), 0, 1, 1048576,
      NULL, NULL, 0, "run the servers in a memory cgroup of this size "
      "(absent: no limit)"},
@@ -193,7 +201,7 @@ static const struct {
 } kind_keys[] = {
     {"sweep", "sweep"},  {"probe", "sweep"}, {"client", "sweep"},
     {"mode", "sweep"},   {"rate", "rate"}, {"scaling", "scaling"},
-    {"clock", "clock"},
+    {"clock", "clock"},  {"latency", "latency"},
 };
 
 const char *scenario_key_kind(const char *key)

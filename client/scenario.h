@@ -25,7 +25,8 @@ struct scenario {
     char source[512]; /* the file it came from */
     char name[128];
     char description[512];
-    char kind[16]; /* "sweep" (default) | "rate" | "scaling" | "clock" */
+    char kind[16]; /* "sweep" (default) | "rate" | "scaling" | "clock" |
+                    * "latency" */
     char transport[16]; /* "tcp" | "unix" */
     char mode[32];      /* a call mode's name */
     struct {
@@ -107,6 +108,14 @@ struct scenario {
         int64_t repeats;
         char k[64]; /* thread counts, "1-4" or "1,2,4"; "" = 1..CPUs */
     } clock;
+    /* kind "latency": warmup_calls, then calls synchronous calls to the
+     * servers in turn, every call's time kept. */
+    struct {
+        int64_t servers;
+        int64_t warmup_calls;
+        int64_t calls;
+        double max_seconds; /* the whole run's bound */
+    } latency;
     /* The fully resolved scenario (defaults filled in) for the result. */
     json_t *resolved;
 };
