@@ -77,7 +77,7 @@ ORB_IDS := $(patsubst $(ORBS_DIR)/%/bin/omniidl,%,\
 ORB_SERVERS := $(ORB_IDS:%=$(BIN)/orbs/%/echo-server)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) \
-	$(BIN)/raw-server $(BIN)/giop-min-server
+	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/omniorb-marshal-bench
 
 # ---- the client ----------------------------------------------------------
 # The git revision goes into a header rewritten only when it changes, so
@@ -150,6 +150,12 @@ $(BIN)/omniorb-echo-server: $(BUILD)/server/echo_server.o \
 		$(IDL_STUBS:%=$(BUILD)/server/%.o)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(OMNI_LIBS)
+
+# omniORB's marshaling alone (kind marshal): TypeCodes and anys too.
+$(BIN)/omniorb-marshal-bench: $(BUILD)/server/marshal_bench.o \
+		$(BUILD)/server/payloadsSK.o $(BUILD)/server/payloadsDynSK.o
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs omniDynamic4)
 
 $(BIN)/orbs/%/echo-server: servers/omniorb/echo_server.cc idl/echo.idl \
 		idl/payloads.idl $(ORBS_DIR)/%/bin/omniidl | deps
@@ -275,5 +281,6 @@ clean:
 	rm -rf build bin
 
 -include $(CLIENT_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BUILD)/server/echo_server.d \
+	$(BUILD)/server/marshal_bench.d \
 	$(wildcard $(BUILD)/servers/*/*.d) \
 	$(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)

@@ -38,7 +38,8 @@ static const char *const modes[] = {"sync", "thread-per-call", "pool",
 static const char *const kinds[] = {"omniorb", "raw", "giop-min",
                                     "external", NULL};
 static const char *const measurements[] = {"sweep", "rate", "scaling",
-                                           "clock", "latency", NULL};
+                                           "clock", "latency", "marshal",
+                                           NULL};
 static const char *const placements[] = {"same", "spread", NULL};
 /* Time sources of kind clock (client/clock.c implements each). */
 static const char *const clock_sources[] = {
@@ -57,7 +58,8 @@ static const struct key_spec keys[] = {
     {"kind", K_ENUM, OFF(kind), SZ(kind), 0, 0, measurements, "sweep", 0,
      "what is measured: sweep (servers held, footprint), rate (upcalls "
      "per second of k servers), clock (time-source calls per second "
-     "of k pinned threads) or latency (every call's time, one at a time)"},
+     "of k pinned threads), latency (every call's time, one at a time) "
+     "or marshal (the cost of encoding each payload, no servers)"},
     {"transport", K_ENUM, OFF(transport), SZ(transport), 0, 0, transports,
      "tcp", 0, "how the client reaches the servers (loopback only; pipe: a "
      "pipe pair per server, raw servers only)"},
@@ -181,6 +183,19 @@ static const struct key_spec keys[] = {
      10000, "kind latency: measured calls, each one's time kept"},
     {"latency.max_seconds", K_NUM, OFF(latency.max_seconds), 0, 1, 86400,
      NULL, NULL, 600, "kind latency: stop the run after this long (s)"},
+    {"marshal.payloads", K_STRLIST, OFF(marshal.payloads),
+     OFF(marshal.npayloads), 0, SCENARIO_MAX_PAYLOADS, NULL, NULL, 0,
+     "kind marshal: payloads to encode (default: the six of "
+     "idl/payloads.idl)"},
+    {"marshal.encodes", K_INT, OFF(marshal.encodes), 0, 1, 100000000, NULL,
+     NULL, 10000, "kind marshal: encodes of a payload per repeat"},
+    {"marshal.repeats", K_INT, OFF(marshal.repeats), 0, 1, 1000, NULL, NULL,
+     11, "kind marshal: repeats; each gives ns per encode"},
+    {"marshal.omniorb", K_BOOL, OFF(marshal.omniorb), 0, 0, 0, NULL, NULL, 1,
+     "kind marshal: also time omniORB's C++ marshaling of the same bytes "
+     "(bin/omniorb-marshal-bench)"},
+    {"marshal.max_seconds", K_NUM, OFF(marshal.max_seconds), 0, 1, 86400,
+     NULL, NULL, 600, "kind marshal: stop the run after this long (s)"},
     {"machine.mem_limit_mb", K_INT, OFF(machine.mem_limit_mb), 0, 1, 1048576,
      NULL, NULL, 0, "run the servers in a memory cgroup of this size "
      "(absent: no limit)"},
@@ -201,7 +216,7 @@ static const struct {
 } kind_keys[] = {
     {"sweep", "sweep"},  {"probe", "sweep"}, {"client", "sweep"},
     {"mode", "sweep"},   {"rate", "rate"}, {"scaling", "scaling"},
-    {"clock", "clock"},  {"latency", "latency"},
+    {"clock", "clock"},  {"latency", "latency"}, {"marshal", "marshal"},
 };
 
 const char *scenario_key_kind(const char *key)
@@ -750,6 +765,17 @@ static int check_cross(const struct ctx *c, const struct scenario *sc)
         return fail(c, "call.payload", "\"%s\" is not one of: %s",
                     sc->call.payload, names);
     }
+    for (size_t i = 0; i < sc->marshal.npayloads; i++) {
+        const char *p = sc->marshal.payloads[i];
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(sc->marshal.payloads[j], p) == 0)
+                return fail(c, "marshal.payloads", "\"%s\" is listed "
+                            "twice", p);
+        if (!payload_lookup(p) || strcmp(p, "string") == 0)
+            return fail(c, "marshal.payloads", "\"%s\" is not a typed "
+                        "payload (None, Octet1K, Octet100K, Odometry, "
+                        "RangeSensor, SharedBelief)", p);
+    }
     if (strcmp(sc->call.payload, "string") != 0 &&
         strcmp(sc->kind, "rate") == 0)
         return fail(c, "call.payload", "kind rate echoes strings only "
@@ -883,6 +909,9 @@ void scenario_free(struct scenario *sc)
     for (size_t i = 0; i < sc->client.nallow_hosts; i++)
         free(sc->client.allow_hosts[i]);
     sc->client.nallow_hosts = 0;
+    for (size_t i = 0; i < sc->marshal.npayloads; i++)
+        free(sc->marshal.payloads[i]);
+    sc->marshal.npayloads = 0;
     json_decref(sc->resolved);
     sc->resolved = NULL;
 }

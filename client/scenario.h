@@ -20,6 +20,7 @@ struct scenario_klist {
     int64_t v[SCENARIO_MAX_K];
 };
 #define SCENARIO_MAX_CLOCK_SOURCES 16
+#define SCENARIO_MAX_PAYLOADS 16
 
 struct scenario {
     char source[512]; /* the file it came from */
@@ -116,6 +117,16 @@ struct scenario {
         int64_t calls;
         double max_seconds; /* the whole run's bound */
     } latency;
+    /* kind "marshal": each payload encoded `encodes` times per repeat, in
+     * the C codec and (omniorb) in omniORB's C++ marshaling. */
+    struct {
+        char *payloads[SCENARIO_MAX_PAYLOADS]; /* none = the six */
+        size_t npayloads;
+        int64_t encodes;
+        int64_t repeats;
+        bool omniorb;
+        double max_seconds;
+    } marshal;
     /* The fully resolved scenario (defaults filled in) for the result. */
     json_t *resolved;
 };
