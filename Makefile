@@ -78,7 +78,8 @@ ORB_IDS := $(patsubst $(ORBS_DIR)/%/bin/omniidl,%,\
 ORB_SERVERS := $(ORB_IDS:%=$(BIN)/orbs/%/echo-server)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) \
-	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/omniorb-event-consumer
+	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/omniorb-event-consumer \
+	$(BIN)/omniorb-marshal-bench
 
 # ---- the client ----------------------------------------------------------
 # The git revision goes into a header rewritten only when it changes, so
@@ -161,6 +162,12 @@ $(BIN)/omniorb-event-consumer: $(BUILD)/server/event_consumer.o \
 		$(BUILD)/server/payloadsSK.o $(BUILD)/server/payloadsDynSK.o
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $^ -lomniEventsCl $(OMNI_DYN_LIBS)
+
+# omniORB's marshaling alone (kind marshal): TypeCodes and anys too.
+$(BIN)/omniorb-marshal-bench: $(BUILD)/server/marshal_bench.o \
+		$(BUILD)/server/payloadsSK.o $(BUILD)/server/payloadsDynSK.o
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs omniDynamic4)
 
 $(BIN)/orbs/%/echo-server: servers/omniorb/echo_server.cc idl/echo.idl \
 		idl/payloads.idl $(ORBS_DIR)/%/bin/omniidl | deps
@@ -286,5 +293,6 @@ clean:
 	rm -rf build bin
 
 -include $(CLIENT_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BUILD)/server/echo_server.d \
+	$(BUILD)/server/marshal_bench.d \
 	$(wildcard $(BUILD)/servers/*/*.d) \
 	$(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)

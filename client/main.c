@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -22,6 +21,8 @@
 #include "callmode.h"
 #include "channel.h"
 #include "clock.h"
+#include "latency.h"
+#include "marshal.h"
 #include "machine.h"
 #include "rate.h"
 #include "result.h"
@@ -103,19 +104,6 @@ static void die(int code, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     exit(code);
-}
-
-/* The folder holding this executable, where the servers are built. */
-static void exe_dir(char *buf, size_t len)
-{
-    char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0) {
-        str_copy(buf, len, ".");
-        return;
-    }
-    path[n] = 0;
-    str_copy(buf, len, dirname(path));
 }
 
 
@@ -253,7 +241,7 @@ struct measurement {
 
 /* Kinds that start no server: no spawner, ORB, cgroup or placement of
  * servers (run_serverless). */
-static const char *const serverless_kinds[] = {"clock"};
+static const char *const serverless_kinds[] = {"clock", "marshal"};
 
 static bool serverless(const char *kind)
 {
@@ -269,6 +257,8 @@ static const struct measurement measurements[] = {
     {"rate", rate_run, summary_rate, rate_unsupported, false},
     {"scaling", scaling_run, scaling_summary, NULL, false},
     {"channel", channel_run, channel_summary, channel_unsupported, false},
+    {"latency", latency_run, latency_summary, NULL, false},
+    {"marshal", marshal_run, marshal_summary, NULL, false},
 };
 
 /* Kinds that start other processes than the scenario's echo servers:

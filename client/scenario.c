@@ -38,7 +38,8 @@ static const char *const modes[] = {"sync", "thread-per-call", "pool",
 static const char *const kinds[] = {"omniorb", "raw", "giop-min",
                                     "external", NULL};
 static const char *const measurements[] = {"sweep", "rate", "scaling",
-                                           "clock", "channel", NULL};
+                                           "clock", "latency", "marshal",
+                                           "channel", NULL};
 static const char *const placements[] = {"same", "spread", NULL};
 static const char *const channel_vias[] = {"channel", "direct", NULL};
 /* Time sources of kind clock (client/clock.c implements each). */
@@ -57,8 +58,11 @@ static const struct key_spec keys[] = {
      "", 0, "one sentence on what the scenario measures"},
     {"kind", K_ENUM, OFF(kind), SZ(kind), 0, 0, measurements, "sweep", 0,
      "what is measured: sweep (servers held, footprint), rate (upcalls "
-     "per second of k servers) or clock (time-source calls per second "
-     "of k pinned threads)"},
+     "per second of k servers), clock (time-source calls per second "
+     "of k pinned threads), latency (every call's time, one at a time), "
+     "marshal (the cost of encoding each payload, no servers) or channel "
+     "(events pushed through an omniEvents channel, or directly, to a "
+     "logging consumer)"},
     {"transport", K_ENUM, OFF(transport), SZ(transport), 0, 0, transports,
      "tcp", 0, "how the client reaches the servers (loopback only; pipe: a "
      "pipe pair per server, raw servers only)"},
@@ -174,6 +178,27 @@ static const struct key_spec keys[] = {
     {"clock.k", K_STRING, OFF(clock.k), SZ(clock.k), 0, 0, NULL, "", 0,
      "kind clock: thread counts, e.g. \"1-4\" or \"1,2,4\" (default: 1 "
      "to the CPUs usable, machine.cpus if given)"},
+    {"latency.servers", K_INT, OFF(latency.servers), 0, 1, 256, NULL, NULL,
+     1, "kind latency: servers, called in turn"},
+    {"latency.warmup_calls", K_INT, OFF(latency.warmup_calls), 0, 0,
+     1000000, NULL, NULL, 100, "kind latency: untimed calls first"},
+    {"latency.calls", K_INT, OFF(latency.calls), 0, 1, 1000000, NULL, NULL,
+     10000, "kind latency: measured calls, each one's time kept"},
+    {"latency.max_seconds", K_NUM, OFF(latency.max_seconds), 0, 1, 86400,
+     NULL, NULL, 600, "kind latency: stop the run after this long (s)"},
+    {"marshal.payloads", K_STRLIST, OFF(marshal.payloads),
+     OFF(marshal.npayloads), 0, SCENARIO_MAX_PAYLOADS, NULL, NULL, 0,
+     "kind marshal: payloads to encode (default: the six of "
+     "idl/payloads.idl)"},
+    {"marshal.encodes", K_INT, OFF(marshal.encodes), 0, 1, 100000000, NULL,
+     NULL, 10000, "kind marshal: encodes of a payload per repeat"},
+    {"marshal.repeats", K_INT, OFF(marshal.repeats), 0, 1, 1000, NULL, NULL,
+     11, "kind marshal: repeats; each gives ns per encode"},
+    {"marshal.omniorb", K_BOOL, OFF(marshal.omniorb), 0, 0, 0, NULL, NULL, 1,
+     "kind marshal: also time omniORB's C++ marshaling of the same bytes "
+     "(bin/omniorb-marshal-bench)"},
+    {"marshal.max_seconds", K_NUM, OFF(marshal.max_seconds), 0, 1, 86400,
+     NULL, NULL, 600, "kind marshal: stop the run after this long (s)"},
     {"channel.via", K_ENUM, OFF(channel.via), SZ(channel.via), 0, 0,
      channel_vias, "channel", 0, "kind channel: push each event through an "
      "omniEvents event channel to the consumer, or straight to it (direct)"},
@@ -216,7 +241,8 @@ static const struct {
 } kind_keys[] = {
     {"sweep", "sweep"},  {"probe", "sweep"}, {"client", "sweep"},
     {"mode", "sweep"},   {"rate", "rate"}, {"scaling", "scaling"},
-    {"clock", "clock"},  {"channel", "channel"},
+    {"clock", "clock"},  {"latency", "latency"}, {"marshal", "marshal"},
+    {"channel", "channel"},
 };
 
 const char *scenario_key_kind(const char *key)
@@ -765,6 +791,17 @@ static int check_cross(const struct ctx *c, const struct scenario *sc)
         return fail(c, "call.payload", "\"%s\" is not one of: %s",
                     sc->call.payload, names);
     }
+    for (size_t i = 0; i < sc->marshal.npayloads; i++) {
+        const char *p = sc->marshal.payloads[i];
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(sc->marshal.payloads[j], p) == 0)
+                return fail(c, "marshal.payloads", "\"%s\" is listed "
+                            "twice", p);
+        if (!payload_lookup(p) || strcmp(p, "string") == 0)
+            return fail(c, "marshal.payloads", "\"%s\" is not a typed "
+                        "payload (None, Octet1K, Octet100K, Odometry, "
+                        "RangeSensor, SharedBelief)", p);
+    }
     if (strcmp(sc->call.payload, "string") != 0 &&
         strcmp(sc->kind, "rate") == 0)
         return fail(c, "call.payload", "kind rate echoes strings only "
@@ -902,6 +939,9 @@ void scenario_free(struct scenario *sc)
     for (size_t i = 0; i < sc->client.nallow_hosts; i++)
         free(sc->client.allow_hosts[i]);
     sc->client.nallow_hosts = 0;
+    for (size_t i = 0; i < sc->marshal.npayloads; i++)
+        free(sc->marshal.payloads[i]);
+    sc->marshal.npayloads = 0;
     json_decref(sc->resolved);
     sc->resolved = NULL;
 }

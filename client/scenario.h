@@ -20,13 +20,14 @@ struct scenario_klist {
     int64_t v[SCENARIO_MAX_K];
 };
 #define SCENARIO_MAX_CLOCK_SOURCES 16
+#define SCENARIO_MAX_PAYLOADS 16
 
 struct scenario {
     char source[512]; /* the file it came from */
     char name[128];
     char description[512];
     char kind[16]; /* "sweep" (default) | "rate" | "scaling" | "clock" |
-                    * "channel" */
+                    * "latency" | "marshal" | "channel" */
     char transport[16]; /* "tcp" | "unix" */
     char mode[32];      /* a call mode's name */
     struct {
@@ -108,6 +109,24 @@ struct scenario {
         int64_t repeats;
         char k[64]; /* thread counts, "1-4" or "1,2,4"; "" = 1..CPUs */
     } clock;
+    /* kind "latency": warmup_calls, then calls synchronous calls to the
+     * servers in turn, every call's time kept. */
+    struct {
+        int64_t servers;
+        int64_t warmup_calls;
+        int64_t calls;
+        double max_seconds; /* the whole run's bound */
+    } latency;
+    /* kind "marshal": each payload encoded `encodes` times per repeat, in
+     * the C codec and (omniorb) in omniORB's C++ marshaling. */
+    struct {
+        char *payloads[SCENARIO_MAX_PAYLOADS]; /* none = the six */
+        size_t npayloads;
+        int64_t encodes;
+        int64_t repeats;
+        bool omniorb;
+        double max_seconds;
+    } marshal;
     /* kind "channel": events pushed one at a time to an event consumer
      * that logs them, through an omniEvents channel or directly. */
     struct {

@@ -197,6 +197,53 @@ static uint32_t seq_len(const struct pnode *n, uint32_t index)
     return n->vary ? n->len + (5 * index) % n->vary : n->len;
 }
 
+/* Octet j of a sequence<octet> whose walk starts at leaf value x: a
+ * progression of odd step from x's top byte (bytes next to each other
+ * differ, the seed moves it). It repeats every 256 octets, so a sequence
+ * is filled at memory speed (a value per octet from the 64-bit walk cost
+ * 0.3 ns each: 30 µs for 100 KB, 30 times omniORB's marshaling). The
+ * sequence takes `count` leaves of the walk, as octet by octet. */
+#define OCTET_STEP 0x9du
+static uint8_t seq_octet(uint64_t x, uint32_t j)
+{
+    return (uint8_t)(octet_of(x) + j * OCTET_STEP);
+}
+
+/* The leaf values put in blocks: a put per element would cost more than
+ * the values themselves. */
+static void encode_octets(uint32_t count, uint64_t *x, struct cdr_out *o)
+{
+    uint8_t block[4096]; /* whole periods of 256 */
+    uint32_t fill = count < sizeof block ? (count + 255) & ~255u
+                                         : (uint32_t)sizeof block;
+    for (uint32_t j = 0; j < 256 && j < fill; j++)
+        block[j] = seq_octet(*x, j);
+    for (uint32_t j = 256; j < fill; j += 256)
+        memcpy(block + j, block, 256);
+    for (uint32_t done = 0; done < count;) {
+        uint32_t k = count - done < fill ? count - done : fill;
+        cdr_put_bytes(o, block, k);
+        done += k;
+    }
+    *x += (uint64_t)count * GEN_STEP;
+}
+
+static void encode_longs(uint32_t count, uint64_t *x, struct cdr_out *o)
+{
+    uint32_t block[256];
+    bool swap = o->little != cdr_host_little();
+    for (uint32_t done = 0; done < count;) {
+        uint32_t k = count - done < N_ELEMS(block) ? count - done
+                                                   : (uint32_t)N_ELEMS(block);
+        for (uint32_t j = 0; j < k; j++, *x += GEN_STEP) {
+            uint32_t v = long_of(*x);
+            block[j] = swap ? __builtin_bswap32(v) : v;
+        }
+        cdr_put_bytes(o, block, 4 * (size_t)k); /* 4-aligned: the count */
+        done += k;
+    }
+}
+
 static void encode_node(const struct pnode *n, uint64_t *x, uint32_t index,
                         struct cdr_out *o)
 {
@@ -234,21 +281,10 @@ static void encode_node(const struct pnode *n, uint64_t *x, uint32_t index,
     case PN_SEQUENCE: {
         uint32_t count = seq_len(n, index);
         cdr_put_long(o, count);
-        if (n->elem->kind == PN_OCTET) {
-            /* In blocks: a put per octet would cost more than the rest of
-             * a 100 KB payload's marshaling. */
-            uint8_t block[512];
-            for (uint32_t done = 0; done < count;) {
-                uint32_t k = count - done < sizeof block
-                                 ? count - done
-                                 : (uint32_t)sizeof block;
-                for (uint32_t j = 0; j < k; j++, *x += GEN_STEP)
-                    block[j] = octet_of(*x);
-                cdr_put_bytes(o, block, k);
-                done += k;
-            }
-            return;
-        }
+        if (n->elem->kind == PN_OCTET)
+            return encode_octets(count, x, o);
+        if (n->elem->kind == PN_LONG || n->elem->kind == PN_ULONG)
+            return encode_longs(count, x, o);
         for (uint32_t i = 0; i < count; i++)
             encode_node(n->elem, x, i, o);
         return;
@@ -416,11 +452,13 @@ static int check_octets(struct check *c, uint32_t want,
     c->in->pos -= 4; /* read it again with the octets */
     if (cdr_get_octet_seq(c->in, &p, &got))
         return truncated(c, f);
-    for (uint32_t i = 0; i < want; i++, c->x += GEN_STEP)
-        if (p[i] != octet_of(c->x)) {
+    for (uint32_t i = 0; i < want; i++)
+        if (p[i] != seq_octet(c->x, i)) {
             struct frame e = {f, NULL, i};
-            return differs(c, &e, "got %u, want %u", p[i], octet_of(c->x));
+            return differs(c, &e, "got %u, want %u", p[i],
+                           seq_octet(c->x, i));
         }
+    c->x += (uint64_t)want * GEN_STEP;
     return 0;
 }
 
