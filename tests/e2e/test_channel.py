@@ -387,5 +387,5 @@ def test_shipped_scenarios_check():
         assert p.returncode == 0, (f, p.stderr)
         sc = json.loads(p.stdout)
         assert sc["kind"] == "channel"
-        assert sc["channel"]["events"] == (1000 if "octet100k" in f.name
+        assert sc["channel"]["events"] == (1000 if "Octet100K" in f.name
                                            else 10000)
