@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "activate.hh"
 #include "echo.hh"
 
 namespace {
@@ -155,15 +156,9 @@ int main(int argc, char **argv)
     std::signal(SIGTERM, SIG_DFL);
     try {
         CORBA::ORB_var orb = CORBA::ORB_init(argc, argv);
-        CORBA::Object_var obj = orb->resolve_initial_references("RootPOA");
-        PortableServer::POA_var poa = PortableServer::POA::_narrow(obj);
-        EchoImpl *servant = new EchoImpl(work_us);
-        PortableServer::ObjectId_var oid = poa->activate_object(servant);
-        servant->_remove_ref();
-        CORBA::Object_var ref = poa->id_to_reference(oid);
+        CORBA::Object_var ref =
+            activate_in_root_poa(orb, new EchoImpl(work_us));
         CORBA::String_var ior = orb->object_to_string(ref);
-        PortableServer::POAManager_var pman = poa->the_POAManager();
-        pman->activate();
         std::printf("%s\n", static_cast<const char *>(ior));
         std::fflush(stdout);
         orb->run();

@@ -24,6 +24,7 @@
 #include <omniEvents/CosEventComm.hh>
 #include <omniEvents/CosLifeCycle.hh>
 
+#include "activate.hh"
 #include "event_log.h"
 #include "payloads.hh"
 
@@ -304,16 +305,9 @@ int main(int argc, char **argv)
         if (log.create(o.log, o.log_bytes) != 0)
             return 1;
         step = "activating the consumer";
-        CORBA::Object_var obj = orb->resolve_initial_references("RootPOA");
-        PortableServer::POA_var poa = PortableServer::POA::_narrow(obj);
-        Consumer *servant = new Consumer(log);
-        PortableServer::ObjectId_var oid = poa->activate_object(servant);
-        servant->_remove_ref();
-        CORBA::Object_var ref = poa->id_to_reference(oid);
+        CORBA::Object_var ref = activate_in_root_poa(orb, new Consumer(log));
         CosEventComm::PushConsumer_var self =
             CosEventComm::PushConsumer::_narrow(ref);
-        PortableServer::POAManager_var pman = poa->the_POAManager();
-        pman->activate();
         CORBA::String_var ior = orb->object_to_string(ref);
         CORBA::String_var channel_ior;
         if (o.factory || o.channel) {
