@@ -11,13 +11,14 @@ import json
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 
 import pytest
 
-from conftest import (ORBBENCH, ROOT, SCENARIOS, alive, group_members,
-                      kill_quietly, wait_for, write_scenario)
+from conftest import (ORBBENCH, ROOT, SCENARIOS, alive, children,
+                      group_members, kill_quietly, wait_for, write_scenario)
 
 sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -122,8 +123,7 @@ def start_long(tmp_path, *sets):
                             stderr=subprocess.PIPE, text=True)
 
     def found():
-        spawner = [p for p in children(proc.pid)]
-        members = [m for s in spawner for m in group_members(s)]
+        members = [m for s in children(proc.pid) for m in group_members(s)]
         named = {}
         for m in members:
             try:
@@ -144,17 +144,17 @@ def start_long(tmp_path, *sets):
     return proc, out, procs
 
 
-def children(pid):
-    out = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open(f"/proc/{d}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        out.append(int(d))
-            except (OSError, IndexError, ValueError):
-                pass
-    return out
+def logged(consumer):
+    """Records in the log of the consumer with pid `consumer` so far (the
+    header's count, client/codec/event_log.h), or 0."""
+    cmd = open(f"/proc/{consumer}/cmdline", "rb").read().split(b"\0")
+    path = cmd[cmd.index(b"--log") + 1].decode()
+    try:
+        with open(path, "rb") as f:
+            head = f.read(32)
+    except OSError:
+        return 0
+    return struct.unpack_from("<Q", head, 24)[0] if len(head) == 32 else 0
 
 
 def end(proc, procs):
@@ -221,6 +221,8 @@ def test_stopped_channel_ends_in_the_named_error(tmp_path):
     proc, out, procs = start_long(tmp_path, "channel.deadline_ms=3000",
                                   "call.timeout_ms=60000")
     try:
+        # Events go through: the channel is made and connected.
+        assert wait_for(lambda: logged(procs["consumer"]) > 0, timeout=20)
         os.kill(procs["omniEvents"], signal.SIGSTOP)
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 1, err
