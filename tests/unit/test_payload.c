@@ -38,7 +38,8 @@ static int check_bytes(const char *name, uint32_t seed, const uint8_t *p,
 {
     uint8_t *copy = malloc(len ? len : 1);
     assert_non_null(copy);
-    memcpy(copy, p, len);
+    if (len)
+        memcpy(copy, p, len);
     struct cdr_in in;
     cdr_in_init(&in, copy, len, little);
     int rc = payload_check(get(name), seed, &in, why, why_len);
