@@ -11,20 +11,17 @@ transport and via (run-suite --repeat) are combined by the median of
 each figure over the runs."""
 import orbplot as P
 import orbresults as R
+from orbmiro import PAYLOADS  # the seed's payloads, in its order
 from orbplot import Skip
 
 plt = P.plt
 
-# The seed's payloads in its order (idl/payloads.idl's names).
-PAYLOADS = ("None", "Octet1K", "Octet100K", "Odometry", "RangeSensor",
-            "SharedBelief")
-
-# The seed's tables, µs, as printed (TAO 1.4, AMD K7 1 GHz, Linux 2.4):
-# 8.3 through the event channel: min, mean, max, std dev, median, delta;
-# 8.2 the logging client alone: min, mean, max, std dev, median. Its
-# delta is 8.3's mean minus 8.2's. Its "std. dev." exceeds its max in
-# places (3230 against 1292): not µs, or not a standard deviation; it is
-# shown as printed.
+# The seed's Table 8.3, µs, as printed (TAO 1.4, AMD K7 1 GHz, Linux
+# 2.4): through the event channel min, mean, max, std dev, median, delta.
+# Its delta is 8.3's mean minus 8.2's (the logging client alone:
+# orbmiro.SEED_TABLE_8_2). Its "std. dev." exceeds its max in places
+# (3230 against 1292): not µs, or not a standard deviation; it is shown as
+# printed.
 SEED_8_3 = {
     "None": (30, 33, 525, 67, 32, 30),
     "Octet1K": (32, 39, 565, 497, 34, 31),
@@ -32,14 +29,6 @@ SEED_8_3 = {
     "Odometry": (32, 37, 680, 284, 34, 31),
     "RangeSensor": (34, 44, 576, 699, 38, 34),
     "SharedBelief": (59, 73, 583, 935, 64, 33),
-}
-SEED_8_2 = {
-    "None": (2, 3, 319, 30, 3),
-    "Octet1K": (3, 8, 351, 439, 4),
-    "Octet100K": (505, 595, 979, 2621, 580),
-    "Odometry": (3, 6, 398, 223, 4),
-    "RangeSensor": (4, 12, 357, 646, 6),
-    "SharedBelief": (28, 40, 349, 872, 32),
 }
 
 STATS = ("count", "min", "mean", "max", "stddev", "median", "p99")
