@@ -32,6 +32,7 @@ GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 DEFS := -DORBBENCH_VERSION='"$(VERSION)"' -DORBBENCH_CFLAGS='"$(CFLAGS)"'
 # Expanded when a recipe runs, i.e. after `deps` has installed pkg-config.
 OMNI_LIBS = $(shell pkg-config --libs omniORB4)
+OMNI_DYN_LIBS = $(shell pkg-config --libs omniDynamic4)
 
 # client/ by layer: the core at its top (command line, scenario, result,
 # statistics), codec/ (CDR, GIOP, IOR), net/ (wires, transports, the
@@ -77,7 +78,8 @@ ORB_IDS := $(patsubst $(ORBS_DIR)/%/bin/omniidl,%,\
 ORB_SERVERS := $(ORB_IDS:%=$(BIN)/orbs/%/echo-server)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) \
-	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/combat-echo-server
+	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/combat-echo-server \
+	$(BIN)/omniorb-event-consumer $(BIN)/omniorb-marshal-bench
 
 # ---- the client ----------------------------------------------------------
 # The git revision goes into a header rewritten only when it changes, so
@@ -114,7 +116,8 @@ $(BIN)/raw-server: $(BUILD)/servers/raw/raw_server.o \
 # GIOP on the client's own codec: its objects, not the whole library.
 $(BIN)/giop-min-server: $(BUILD)/servers/giop_min/giop_min_server.o \
 		$(BUILD)/servers/common/listen.o $(BUILD)/client/codec/cdr.o \
-		$(BUILD)/client/codec/giop.o $(BUILD)/client/codec/ior.o
+		$(BUILD)/client/codec/giop.o $(BUILD)/client/codec/ior.o \
+		$(BUILD)/client/codec/payload.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 
@@ -124,29 +127,63 @@ $(BIN)/combat-echo-server: servers/combat/echo_server.tcl
 	install -m 755 $< $@
 
 # ---- the omniORB echo server (generated stubs: no -Werror) ---------------
-$(GEN)/echo.hh $(GEN)/echoSK.cc: idl/echo.idl | deps
+# echo.idl includes payloads.idl (the typed payloads), whose stubs are
+# generated on their own, with TypeCodes and Any operators in
+# payloadsDynSK.cc (-Wba: events travel as anys) for programs that need
+# them. IDL_STUBS: what the echo servers link, not payloadsDynSK: it
+# would pull in libomniDynamic4 and change the footprint they measure.
+OMNIIDL_FLAGS := -bcxx -Wbh=.hh -Wbs=SK.cc -Iidl
+OMNIIDL_PAYLOADS := $(OMNIIDL_FLAGS) -Wba -Wbd=DynSK.cc
+IDL_STUBS := echoSK payloadsSK
+$(GEN)/echo.hh $(GEN)/echoSK.cc &: idl/echo.idl idl/payloads.idl | deps
 	@mkdir -p $(GEN)
-	omniidl -bcxx -Wbh=.hh -Wbs=SK.cc -C$(GEN) $<
+	omniidl $(OMNIIDL_FLAGS) -C$(GEN) $<
 
-$(BUILD)/server/%.o: servers/omniorb/%.cc $(GEN)/echo.hh | deps
+$(GEN)/payloads.hh $(GEN)/payloadsSK.cc $(GEN)/payloadsDynSK.cc &: \
+		idl/payloads.idl | deps
+	@mkdir -p $(GEN)
+	omniidl $(OMNIIDL_PAYLOADS) -C$(GEN) $<
+
+$(BUILD)/server/%.o: servers/omniorb/%.cc $(GEN)/echo.hh $(GEN)/payloads.hh \
+		| deps
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -I$(GEN) -MMD -MP -c $< -o $@
 
-$(BUILD)/server/echoSK.o: $(GEN)/echoSK.cc $(GEN)/echo.hh
+$(BUILD)/server/%SK.o: $(GEN)/%SK.cc $(GEN)/echo.hh $(GEN)/payloads.hh
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -I$(GEN) -c $< -o $@
 
-$(BIN)/omniorb-echo-server: $(BUILD)/server/echo_server.o $(BUILD)/server/echoSK.o
+$(BIN)/omniorb-echo-server: $(BUILD)/server/echo_server.o \
+		$(IDL_STUBS:%=$(BUILD)/server/%.o)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(OMNI_LIBS)
 
+# The push consumer of kind channel: the payloads' TypeCodes and Any
+# operators (payloadsDynSK, libomniDynamic4: events come as anys), and
+# the CosEventComm/CosEventChannelAdmin stubs of Debian's
+# libomnievents-dev (libomniEventsCl.a); event_log.h is the client's.
+$(BUILD)/server/event_consumer.o: CXXFLAGS += -Iclient/codec
+$(BIN)/omniorb-event-consumer: $(BUILD)/server/event_consumer.o \
+		$(BUILD)/server/payloadsSK.o $(BUILD)/server/payloadsDynSK.o
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $^ -lomniEventsCl $(OMNI_DYN_LIBS)
+
+# omniORB's marshaling alone (kind marshal): TypeCodes and anys too.
+$(BIN)/omniorb-marshal-bench: $(BUILD)/server/marshal_bench.o \
+		$(BUILD)/server/payloadsSK.o $(BUILD)/server/payloadsDynSK.o
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs omniDynamic4)
+
 $(BIN)/orbs/%/echo-server: servers/omniorb/echo_server.cc idl/echo.idl \
-		$(ORBS_DIR)/%/bin/omniidl | deps
+		idl/payloads.idl $(ORBS_DIR)/%/bin/omniidl | deps
 	@mkdir -p $(BUILD)/orbs/$*/gen $(@D)
-	$(ORBS_DIR)/$*/bin/omniidl -bcxx -Wbh=.hh -Wbs=SK.cc \
-		-C$(BUILD)/orbs/$*/gen idl/echo.idl
+	$(ORBS_DIR)/$*/bin/omniidl $(OMNIIDL_FLAGS) -C$(BUILD)/orbs/$*/gen \
+		idl/echo.idl
+	$(ORBS_DIR)/$*/bin/omniidl $(OMNIIDL_PAYLOADS) -C$(BUILD)/orbs/$*/gen \
+		idl/payloads.idl
 	$(CXX) $(CXXFLAGS) -I$(BUILD)/orbs/$*/gen -I$(ORBS_DIR)/$*/include \
-		-o $@ servers/omniorb/echo_server.cc $(BUILD)/orbs/$*/gen/echoSK.cc \
+		-o $@ servers/omniorb/echo_server.cc \
+		$(IDL_STUBS:%=$(BUILD)/orbs/$*/gen/%.cc) \
 		$(LDFLAGS) -L$(ORBS_DIR)/$*/lib \
 		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) -lomniORB4 -lomnithread \
 		-lpthread
@@ -187,8 +224,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_BUILD := build/fuzz
 FUZZ_CC := clang
 FUZZ_TARGETS := fuzz_ior fuzz_giop_reply fuzz_wire_raw fuzz_scenario
-FUZZ_MODULES := codec/cdr codec/ior codec/giop net/wire_giop net/wire_raw \
-	util scenario
+FUZZ_MODULES := codec/cdr codec/ior codec/giop codec/payload net/wire_giop \
+	net/wire_raw util scenario
 # clang has no -Wformat-truncation to turn off.
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g \
 	$(filter-out -Wno-format-truncation,$(WARN)) \
@@ -261,5 +298,6 @@ clean:
 	rm -rf build bin
 
 -include $(CLIENT_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BUILD)/server/echo_server.d \
+	$(BUILD)/server/marshal_bench.d \
 	$(wildcard $(BUILD)/servers/*/*.d) \
 	$(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,8 +19,11 @@
 #include <unistd.h>
 
 #include "callmode.h"
+#include "channel.h"
 #include "clock.h"
 #include "iorcmd.h"
+#include "latency.h"
+#include "marshal.h"
 #include "machine.h"
 #include "rate.h"
 #include "result.h"
@@ -107,19 +109,6 @@ static void die(int code, const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     exit(code);
-}
-
-/* The folder holding this executable, where the servers are built. */
-static void exe_dir(char *buf, size_t len)
-{
-    char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0) {
-        str_copy(buf, len, ".");
-        return;
-    }
-    path[n] = 0;
-    str_copy(buf, len, dirname(path));
 }
 
 
@@ -257,7 +246,7 @@ struct measurement {
 
 /* Kinds that start no server: no spawner, ORB, cgroup or placement of
  * servers (run_serverless). */
-static const char *const serverless_kinds[] = {"clock"};
+static const char *const serverless_kinds[] = {"clock", "marshal"};
 
 static bool serverless(const char *kind)
 {
@@ -272,7 +261,29 @@ static const struct measurement measurements[] = {
     {"clock", clock_run, summary_clock, NULL, false},
     {"rate", rate_run, summary_rate, rate_unsupported, false},
     {"scaling", scaling_run, scaling_summary, NULL, false},
+    {"channel", channel_run, channel_summary, channel_unsupported, false},
+    {"latency", latency_run, latency_summary, NULL, false},
+    {"marshal", marshal_run, marshal_summary, NULL, false},
 };
+
+/* Kinds that start other processes than the scenario's echo servers:
+ * each sets up the spawner's groups for them before the spawner is
+ * forked. 0, or -errno with a one-line reason (-ENOENT: a missing
+ * executable, a usage error). */
+static const struct {
+    const char *kind;
+    int (*setup)(const struct scenario *sc, const char *bin_dir,
+                 struct spawn_config *cfg, char *why, size_t why_len);
+} spawn_setups[] = {{"channel", channel_spawn_setup}};
+
+static int spawn_setup(const struct scenario *sc, const char *bin_dir,
+                       struct spawn_config *cfg, char *why, size_t why_len)
+{
+    for (size_t i = 0; i < ARRAY_LEN(spawn_setups); i++)
+        if (strcmp(spawn_setups[i].kind, sc->kind) == 0)
+            return spawn_setups[i].setup(sc, bin_dir, cfg, why, why_len);
+    return 0;
+}
 
 static const struct measurement *measurement_lookup(const char *name)
 {
@@ -732,10 +743,22 @@ int main(int argc, char **argv)
             s->kind,        s->server_path, s->sc.server.args,
             s->sc.server.nargs, s->sc.transport, run_dir,
             s->sc.server.work_us};
-        scfg.groups[i] = (struct spawn_group){&s->launch, &s->machine,
-                                              s->tp->spawner_pipes};
+        scfg.groups[i] = (struct spawn_group){
+            .make_argv_arg = &s->launch, .machine = &s->machine,
+            .pipe_pair = s->tp->spawner_pipes};
     }
     struct spawner *sp;
+    char bin_dir[PATH_MAX - 64];
+    exe_dir(bin_dir, sizeof bin_dir);
+    if ((rc = spawn_setup(&sides[0].sc, bin_dir, &scfg, why, sizeof why))) {
+        rmdir(run_dir); /* setup fails before it puts anything there */
+        for (size_t i = 0; i < nsides; i++) {
+            machine_remove_cgroup(sides[i].machine.cgroup_dir);
+            machine_remove_cgroup(sides[i].machine.acct_dir);
+        }
+        die(rc == -ENOENT ? EXIT_USAGE : EXIT_RUN_FAILED, "%s: %s", path,
+            why);
+    }
     /* Before any thread exists: the spawner is forked from a plain,
      * single-threaded process. */
     rc = spawner_start(&sp, &scfg);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "payload.h"
 #include "util.h"
 
 enum key_type {
@@ -37,8 +38,10 @@ static const char *const modes[] = {"sync", "thread-per-call", "pool",
 static const char *const kinds[] = {"omniorb", "raw", "giop-min",
                                     "combat", "external", NULL};
 static const char *const measurements[] = {"sweep", "rate", "scaling",
-                                           "clock", NULL};
+                                           "clock", "latency", "marshal",
+                                           "channel", NULL};
 static const char *const placements[] = {"same", "spread", NULL};
+static const char *const channel_vias[] = {"channel", "direct", NULL};
 /* Time sources of kind clock (client/clock.c implements each). */
 static const char *const clock_sources[] = {
     "monotonic", "monotonic_raw", "realtime", "boottime",
@@ -55,8 +58,11 @@ static const struct key_spec keys[] = {
      "", 0, "one sentence on what the scenario measures"},
     {"kind", K_ENUM, OFF(kind), SZ(kind), 0, 0, measurements, "sweep", 0,
      "what is measured: sweep (servers held, footprint), rate (upcalls "
-     "per second of k servers) or clock (time-source calls per second "
-     "of k pinned threads)"},
+     "per second of k servers), clock (time-source calls per second "
+     "of k pinned threads), latency (every call's time, one at a time), "
+     "marshal (the cost of encoding each payload, no servers) or channel "
+     "(events pushed through an omniEvents channel, or directly, to a "
+     "logging consumer)"},
     {"transport", K_ENUM, OFF(transport), SZ(transport), 0, 0, transports,
      "tcp", 0, "how the client reaches the servers (loopback only; pipe: a "
      "pipe pair per server, raw servers only)"},
@@ -114,6 +120,10 @@ static const struct key_spec keys[] = {
      5000, "a call without a reply by then fails the run"},
     {"call.payload_bytes", K_INT, OFF(call.payload_bytes), 0, 0, 1048576,
      NULL, NULL, 16, "length of the echoed string"},
+    {"call.payload", K_STRING, OFF(call.payload), SZ(call.payload), 1, 0,
+     NULL, "string", 0, "what each call echoes: string (call.payload_bytes "
+     "long), or a typed payload of idl/payloads.idl: None, Octet1K, "
+     "Octet100K, Odometry, RangeSensor, SharedBelief"},
     {"client.pool_size", K_INT, OFF(client.pool_size), 0, 1, 10000, NULL,
      NULL, 100, "mode pool: worker threads, the most calls in flight"},
     {"client.thread_stack_kb", K_INT, OFF(client.thread_stack_kb), 0, 32,
@@ -169,6 +179,49 @@ static const struct key_spec keys[] = {
     {"clock.k", K_STRING, OFF(clock.k), SZ(clock.k), 0, 0, NULL, "", 0,
      "kind clock: thread counts, e.g. \"1-4\" or \"1,2,4\" (default: 1 "
      "to the CPUs usable, machine.cpus if given)"},
+    {"latency.servers", K_INT, OFF(latency.servers), 0, 1, 256, NULL, NULL,
+     1, "kind latency: servers, called in turn"},
+    {"latency.warmup_calls", K_INT, OFF(latency.warmup_calls), 0, 0,
+     1000000, NULL, NULL, 100, "kind latency: untimed calls first"},
+    {"latency.calls", K_INT, OFF(latency.calls), 0, 1, 1000000, NULL, NULL,
+     10000, "kind latency: measured calls, each one's time kept"},
+    {"latency.max_seconds", K_NUM, OFF(latency.max_seconds), 0, 1, 86400,
+     NULL, NULL, 600, "kind latency: stop the run after this long (s)"},
+    {"marshal.payloads", K_STRLIST, OFF(marshal.payloads),
+     OFF(marshal.npayloads), 0, SCENARIO_MAX_PAYLOADS, NULL, NULL, 0,
+     "kind marshal: payloads to encode (default: the six of "
+     "idl/payloads.idl)"},
+    {"marshal.encodes", K_INT, OFF(marshal.encodes), 0, 1, 100000000, NULL,
+     NULL, 10000, "kind marshal: encodes of a payload per repeat"},
+    {"marshal.repeats", K_INT, OFF(marshal.repeats), 0, 1, 1000, NULL, NULL,
+     11, "kind marshal: repeats; each gives ns per encode"},
+    {"marshal.omniorb", K_BOOL, OFF(marshal.omniorb), 0, 0, 0, NULL, NULL, 1,
+     "kind marshal: also time omniORB's C++ marshaling of the same bytes "
+     "(bin/omniorb-marshal-bench)"},
+    {"marshal.max_seconds", K_NUM, OFF(marshal.max_seconds), 0, 1, 86400,
+     NULL, NULL, 600, "kind marshal: stop the run after this long (s)"},
+    {"channel.via", K_ENUM, OFF(channel.via), SZ(channel.via), 0, 0,
+     channel_vias, "channel", 0, "kind channel: push each event through an "
+     "omniEvents event channel to the consumer, or straight to it (direct)"},
+    {"channel.events", K_INT, OFF(channel.events), 0, 1, 10000000, NULL,
+     NULL, 10000, "kind channel: events measured, one in flight at a time "
+     "(each logged before the next is pushed)"},
+    {"channel.warmup_events", K_INT, OFF(channel.warmup_events), 0, 0,
+     10000000, NULL, NULL, 1000, "kind channel: events pushed and logged "
+     "before the measured ones, not measured"},
+    {"channel.deadline_ms", K_INT, OFF(channel.deadline_ms), 0, 1, 86400000,
+     NULL, NULL, 60000, "kind channel: the warm-up's events, then the "
+     "measured ones, must all be logged within this (ms) or the run fails"},
+    {"channel.cycle_period_ns", K_INT, OFF(channel.cycle_period_ns), 0, 1,
+     4294967295.0, NULL, NULL, 100000, "kind channel: omniEvents's "
+     "CyclePeriod_ns, how long its channel sleeps between moving events "
+     "from suppliers to consumers (its own default: 100000000)"},
+    {"channel.log_mb", K_INT, OFF(channel.log_mb), 0, 1, 65536, NULL, NULL, 0,
+     "kind channel: the consumer's log file (MiB; default: sized for the "
+     "run's events)"},
+    {"channel.omnievents", K_STRING, OFF(channel.omnievents),
+     SZ(channel.omnievents), 1, 0, NULL, "/usr/sbin/omniEvents", 0,
+     "kind channel: the omniEvents executable (Debian's omnievents)"},
     {"machine.mem_limit_mb", K_INT, OFF(machine.mem_limit_mb), 0, 1, 1048576,
      NULL, NULL, 0, "run the servers in a memory cgroup of this size "
      "(absent: no limit)"},
@@ -189,7 +242,8 @@ static const struct {
 } kind_keys[] = {
     {"sweep", "sweep"},  {"probe", "sweep"}, {"client", "sweep"},
     {"mode", "sweep"},   {"rate", "rate"}, {"scaling", "scaling"},
-    {"clock", "clock"},
+    {"clock", "clock"},  {"latency", "latency"}, {"marshal", "marshal"},
+    {"channel", "channel"},
 };
 
 const char *scenario_key_kind(const char *key)
@@ -732,6 +786,31 @@ static int check_cross(const struct ctx *c, const struct scenario *sc)
         if (rc)
             return rc;
     }
+    if (!payload_lookup(sc->call.payload)) {
+        char names[160];
+        payload_names(names, sizeof names);
+        return fail(c, "call.payload", "\"%s\" is not one of: %s",
+                    sc->call.payload, names);
+    }
+    for (size_t i = 0; i < sc->marshal.npayloads; i++) {
+        const char *p = sc->marshal.payloads[i];
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(sc->marshal.payloads[j], p) == 0)
+                return fail(c, "marshal.payloads", "\"%s\" is listed "
+                            "twice", p);
+        if (!payload_lookup(p) || strcmp(p, "string") == 0)
+            return fail(c, "marshal.payloads", "\"%s\" is not a typed "
+                        "payload (None, Octet1K, Octet100K, Odometry, "
+                        "RangeSensor, SharedBelief)", p);
+    }
+    if (strcmp(sc->call.payload, "string") != 0 &&
+        strcmp(sc->kind, "rate") == 0)
+        return fail(c, "call.payload", "kind rate echoes strings only "
+                    "(call.payload_bytes)");
+    if (strcmp(sc->call.payload, "string") == 0 &&
+        strcmp(sc->kind, "channel") == 0)
+        return fail(c, "call.payload", "kind channel pushes events: give "
+                    "one of the typed payloads (None, Octet1K, ...)");
     bool external = strcmp(sc->server.kind, "external") == 0;
     if (external && !sc->server.iors[0])
         return fail(c, "server.iors", "server.kind \"external\" needs a "
@@ -796,6 +875,12 @@ static int load_root(const char *source, json_t *root,
             rc = fail(&c, keys[i].key, "only for \"kind\": \"%s\" "
                       "scenarios (this one is \"%s\")",
                       scenario_key_kind(keys[i].key), sc->kind);
+    /* A typed payload has its own size: a length for it is a mistake. */
+    if (!rc && strcmp(sc->call.payload, "string") != 0 &&
+        get_path(root, "call.payload_bytes"))
+        rc = fail(&c, "call.payload_bytes", "only for call.payload "
+                  "\"string\" (a typed payload, here \"%s\", has its own "
+                  "size)", sc->call.payload);
     if (!rc && !sc->name[0])
         default_name(source, sc->name, sizeof sc->name);
     if (!rc)
@@ -855,6 +940,9 @@ void scenario_free(struct scenario *sc)
     for (size_t i = 0; i < sc->client.nallow_hosts; i++)
         free(sc->client.allow_hosts[i]);
     sc->client.nallow_hosts = 0;
+    for (size_t i = 0; i < sc->marshal.npayloads; i++)
+        free(sc->marshal.payloads[i]);
+    sc->marshal.npayloads = 0;
     json_decref(sc->resolved);
     sc->resolved = NULL;
 }

@@ -20,12 +20,14 @@ struct scenario_klist {
     int64_t v[SCENARIO_MAX_K];
 };
 #define SCENARIO_MAX_CLOCK_SOURCES 16
+#define SCENARIO_MAX_PAYLOADS 16
 
 struct scenario {
     char source[512]; /* the file it came from */
     char name[128];
     char description[512];
-    char kind[16]; /* "sweep" (default) | "rate" | "scaling" | "clock" */
+    char kind[16]; /* "sweep" (default) | "rate" | "scaling" | "clock" |
+                    * "latency" | "marshal" | "channel" */
     char transport[16]; /* "tcp" | "unix" */
     char mode[32];      /* a call mode's name */
     struct {
@@ -57,6 +59,7 @@ struct scenario {
     struct {
         int64_t timeout_ms;
         int64_t payload_bytes;
+        char payload[32]; /* "string" (payload_bytes), or payload.h's */
     } call;
     struct {
         int64_t pool_size;       /* mode "pool": worker threads */
@@ -106,6 +109,35 @@ struct scenario {
         int64_t repeats;
         char k[64]; /* thread counts, "1-4" or "1,2,4"; "" = 1..CPUs */
     } clock;
+    /* kind "latency": warmup_calls, then calls synchronous calls to the
+     * servers in turn, every call's time kept. */
+    struct {
+        int64_t servers;
+        int64_t warmup_calls;
+        int64_t calls;
+        double max_seconds; /* the whole run's bound */
+    } latency;
+    /* kind "marshal": each payload encoded `encodes` times per repeat, in
+     * the C codec and (omniorb) in omniORB's C++ marshaling. */
+    struct {
+        char *payloads[SCENARIO_MAX_PAYLOADS]; /* none = the six */
+        size_t npayloads;
+        int64_t encodes;
+        int64_t repeats;
+        bool omniorb;
+        double max_seconds;
+    } marshal;
+    /* kind "channel": events pushed one at a time to an event consumer
+     * that logs them, through an omniEvents channel or directly. */
+    struct {
+        char via[16];          /* "channel" | "direct" */
+        int64_t events;        /* measured */
+        int64_t warmup_events;
+        int64_t deadline_ms;   /* per phase: every event logged by then */
+        int64_t cycle_period_ns; /* omniEvents's CyclePeriod_ns */
+        int64_t log_mb;        /* 0: sized for the run */
+        char omnievents[256];  /* its executable */
+    } channel;
     /* The fully resolved scenario (defaults filled in) for the result. */
     json_t *resolved;
 };

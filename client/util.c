@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -184,4 +185,16 @@ bad:
     snprintf(why, why_len, "\"%s\" is not a CPU list (e.g. 0 or 0-1 or 0,2)",
              list);
     return -EINVAL;
+}
+
+void exe_dir(char *buf, size_t len)
+{
+    char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0) {
+        str_copy(buf, len, ".");
+        return;
+    }
+    path[n] = 0;
+    str_copy(buf, len, dirname(path));
 }

@@ -44,4 +44,8 @@ int parse_cpu_list(const char *list, cpu_set_t *set, char *why,
 /* Copy at most cap-1 bytes and terminate. */
 void str_copy(char *dst, size_t cap, const char *src);
 
+/* The folder holding this executable (where the servers are built), "."
+ * when /proc/self/exe cannot be read. */
+void exe_dir(char *buf, size_t len);
+
 #endif

@@ -146,12 +146,14 @@ def plot_all(results, outdir, run, rounds=None, log=None):
     per series across the figures. Figures the results cannot make are
     skipped and log(message) says why."""
     import orbfigs_ab
+    import orbfigs_channel
     import orbfigs_clock
     import orbfigs_rate
     import orbfigs_run
     import orbfigs_scaling
     log = log or (lambda m: None)
     results, scalings = R.split_scaling(results)
+    channels = [r for r in results if R.is_channel(r.doc)]
     clocks = orbfigs_clock.clock_results(results)
     results, rates = R.split_kinds(results)
     figures = []
@@ -175,6 +177,10 @@ def plot_all(results, outdir, run, rounds=None, log=None):
         # Clock runs (kind clock): per source, calls/s against k.
         figures += orbfigs_clock.clock_figures(series_of(clocks), outdir,
                                                log=log)
+    if channels:
+        # Event channel runs (kind channel): direct against channel.
+        figures += orbfigs_channel.channel_figures(
+            [r.doc for r in channels], outdir, log=log)
     return figures
 
 

@@ -39,7 +39,10 @@ def load_result(path):
         raise ValueError(f"{path}: schema {got!r}, expected {SCHEMA!r}")
     # A rate run (scenario kind "rate") has repeats where a sweep has
     # steps.
-    body = "repeats" if is_rate(doc) or is_scaling(doc) else "steps"
+    body = ("repeats" if is_rate(doc) or is_scaling(doc)
+            else "latency" if is_latency(doc)
+            else "marshal" if is_marshal(doc)
+            else "channel" if is_channel(doc) else "steps")
     for key in ("scenario", body, "result", "orb", "host"):
         if key not in doc:
             raise ValueError(f"{path}: no {key!r} field")
@@ -73,11 +76,35 @@ def is_clock(doc):
         doc.get("kind") == "clock" or get(doc, "scenario.kind") == "clock")
 
 
+def is_channel(doc):
+    """True for the result of an event channel run (scenario kind
+    channel)."""
+    return isinstance(doc, dict) and (
+        doc.get("kind") == "channel" or
+        get(doc, "scenario.kind") == "channel")
+
+
+def is_latency(doc):
+    """True for the result of a latency run (scenario kind latency)."""
+    return isinstance(doc, dict) and (
+        doc.get("kind") == "latency" or
+        get(doc, "scenario.kind") == "latency")
+
+
+def is_marshal(doc):
+    """True for the result of a marshal run (scenario kind marshal)."""
+    return isinstance(doc, dict) and (
+        doc.get("kind") == "marshal" or
+        get(doc, "scenario.kind") == "marshal")
+
+
 def split_kinds(results):
-    """(sweep results, rate results), each in the given order; clock
-    results are in neither (orbfigs_clock draws them)."""
+    """(sweep results, rate results), each in the given order; clock,
+    latency, marshal and channel results are in neither (orbfigs_clock,
+    scripts/miro-table and orbfigs_channel show them)."""
     return ([r for r in results if not is_rate(r.doc)
-             and not is_clock(r.doc)],
+             and not is_clock(r.doc) and not is_latency(r.doc)
+             and not is_marshal(r.doc) and not is_channel(r.doc)],
             [r for r in results if is_rate(r.doc)])
 
 
@@ -94,6 +121,11 @@ def refuse_rate(results, what):
         if is_scaling(r.doc):
             raise ValueError(f"{r.path}: a result across cores (kind "
                              f"scaling); {what} compares sweep results only")
+        for kind, test in (("latency", is_latency), ("marshal", is_marshal)):
+            if test(r.doc):
+                raise ValueError(f"{r.path}: a {kind} result (kind {kind}; "
+                                 "scripts/miro-table shows it); "
+                                 f"{what} compares sweep results only")
 
 
 def crossing_ms(doc):
@@ -163,11 +195,34 @@ def _check_clock_shape(doc, path):
             raise ValueError(f"{path}: field {key!r} missing or wrong type")
 
 
+def _check_channel_shape(doc, path):
+    """check_shape for a channel run: name, stop reason, payload, via."""
+    for key in ("scenario.name", "result.stop_reason", "channel.payload",
+                "channel.via", "channel.transport"):
+        if not isinstance(get(doc, key), str):
+            raise ValueError(f"{path}: field {key!r} missing or wrong type")
+
+
+def _check_table_shape(doc, path):
+    """check_shape for a latency or marshal run: name, stop reason, its
+    summary (latency.call_us, marshal.payloads)."""
+    body = ("latency.call_us", dict) if is_latency(doc) else \
+        ("marshal.payloads", list)
+    for key, kind in (("scenario.name", str), ("result.stop_reason", str),
+                      body):
+        if not isinstance(get(doc, key), kind):
+            raise ValueError(f"{path}: field {key!r} missing or wrong type")
+
+
 def check_shape(doc, path):
     """The fields every figure and table relies on; ValueError names the
     file and the field. Optional fields (footprint, …) are not checked."""
+    if is_channel(doc):
+        return _check_channel_shape(doc, path)
     if is_clock(doc):
         return _check_clock_shape(doc, path)
+    if is_latency(doc) or is_marshal(doc):
+        return _check_table_shape(doc, path)
     if is_rate(doc):
         return _check_rate_shape(doc, path)
     if is_scaling(doc):

@@ -4,7 +4,9 @@
 orbbench starts it as `server.path` with the argv it gives omniORB's echo
 server (`-ORBendPoint giop:tcp:127.0.0.1:` or `giop:unix:PATH`, then
 `server.args`). It prints an IOR line and serves Bench::Echo::echoString
-correctly, or misbehaves as told:
+correctly (and the typed payloads' echo<Name>: the argument's bytes come
+back as they are, or in the other byte order for big-endian), or
+misbehaves as told:
 
   --behave SPEC  how every connection is served (default: echo)
   --plan FILE    one SPEC a line, in spawn order: each server claims the
@@ -15,9 +17,10 @@ correctly, or misbehaves as told:
                  what it sent; tests read it to see what happened
   --work-us N    taken and ignored (orbbench passes it for server.work_us)
 
-SPEC is NAME[,delay_ms=D][,after=N][,pause_ms=P], NAME a key of
+SPEC is NAME[,delay_ms=D][,after=N][,pause_ms=P][,flip=B], NAME a key of
 BEHAVIOURS below; every behaviour acts delay_ms after a request arrives
-(echo,delay_ms=300 is a slow server).
+(echo,delay_ms=300 is a slow server); flip=B changes byte B of an echoed
+typed payload (echo, big-endian): one wrong field.
 
 It ends on SIGTERM at once (default action), by the parent-death signal
 the spawner set before exec (kept across exec), or when its parent changes.
@@ -179,8 +182,44 @@ def read_message(sock):
     return None if body is None else head + body
 
 
+# The typed payloads (idl/payloads.idl) as far as the byte order goes:
+# "o" octet, "l" a 4-byte field, "d" an 8-byte one, a list a struct,
+# ("seq", T) a sequence. Enough to turn a value around; the client checks
+# it field by field.
+_TIME = ["l", "l"]
+_LONGS = ("seq", "l")
+TYPED = {
+    b"echoNone": None,
+    b"echoOctet1K": ("seq", "o"),
+    b"echoOctet100K": ("seq", "o"),
+    b"echoOdometry": [_TIME, [["l", "l"], "d"], ["l", "d"], "l"],
+    b"echoRangeSensor": [_TIME, "l", _LONGS],
+    b"echoSharedBelief": ("seq", ["l", "d", _LONGS]),
+}
+
+
+def swap(t, i, o):
+    """Copy one value of type t from In i to Out o (another byte order)."""
+    if t == "o":
+        o.octet(i.take(1)[0])
+    elif t in ("l", "d"):
+        n = 4 if t == "l" else 8
+        i.align(n)
+        o.align(n)
+        o.b += i.take(n)[::-1]
+    elif isinstance(t, list):
+        for m in t:
+            swap(m, i, o)
+    else:
+        count = i.ulong()
+        o.ulong(count)
+        for _ in range(count):
+            swap(t[1], i, o)
+
+
 class Request:
-    """A GIOP 1.2 Request for echoString(in string mesg)."""
+    """A GIOP 1.2 Request for echoString(in string mesg), or for a typed
+    payload's echo<Name> (self.body: the argument's bytes)."""
 
     def __init__(self, msg):
         if msg[7] != REQUEST or msg[4:6] != b"\x01\x02":
@@ -196,21 +235,46 @@ class Request:
         for _ in range(i.ulong()):  # service contexts
             i.ulong()
             i.octets()
-        i.align(8)
-        self.arg = i.string()
+        self.body = b""
+        if self.op in TYPED:
+            if i.pos < len(msg):
+                i.align(8)
+            self.body = msg[i.pos:]
+        else:
+            i.align(8)
+            self.arg = i.string()
 
 
 # ---- behaviours: what to send for one request ---------------------------
 # Each takes (conn, request) and returns False to hang up after it.
 
 
-def echo_reply(req, little=True, request_id=None):
+def typed_result(req, little, flip):
+    """A typed payload's echo in the given byte order, byte `flip` (if
+    any) changed."""
+    if little == req.little:
+        body = bytearray(req.body)
+    else:
+        o = Out(little)
+        if TYPED[req.op] is not None:
+            swap(TYPED[req.op], In(req.body, req.little), o)
+        body = o.b
+    if flip is not None:
+        body[flip] ^= 0x01
+    return bytes(body)
+
+
+def echo_reply(req, little=True, request_id=None, flip=None):
     rid = req.id if request_id is None else request_id
+    if req.op in TYPED:
+        # A 1.2 body starts 8-aligned: the bytes stay valid as they are.
+        result = typed_result(req, little, flip)
+        return reply(rid, NO_EXCEPTION, lambda o: o.b.extend(result), little)
     return reply(rid, NO_EXCEPTION, lambda o: o.string(req.arg), little)
 
 
 def b_echo(c, req):
-    c.send(echo_reply(req))
+    c.send(echo_reply(req, little=req.little, flip=c.spec["flip"]))
     return True
 
 
@@ -311,7 +375,7 @@ def b_fragmented(c, req):
 
 
 def b_big_endian(c, req):
-    c.send(echo_reply(req, little=False))
+    c.send(echo_reply(req, little=False, flip=c.spec["flip"]))
     return True
 
 
@@ -368,7 +432,8 @@ def parse_spec(text):
     name, *opts = text.strip().split(",")
     if name not in BEHAVIOURS:
         raise SystemExit(f"fake-giop-server: unknown behaviour {name!r}")
-    spec = {"name": name, "delay_ms": 0, "after": 1, "pause_ms": 20}
+    spec = {"name": name, "delay_ms": 0, "after": 1, "pause_ms": 20,
+            "flip": None}
     for opt in opts:
         key, _, val = opt.partition("=")
         if key not in spec or not val.isdigit():
@@ -425,7 +490,8 @@ class Connection:
             if msg is None:
                 return
             req = Request(msg)
-            if req.key != OBJECT_KEY or req.op != b"echoString":
+            if req.key != OBJECT_KEY or (req.op != b"echoString"
+                                         and req.op not in TYPED):
                 raise ValueError(f"request for {req.op!r} on key {req.key!r}")
             self.calls += 1
             self.server.log(f"conn {self.number}: request {req.id}")

@@ -44,6 +44,17 @@ int giop_encode_request_flags(struct cdr_out *out, uint32_t request_id,
 {
     if (arg_len > GIOP_MAX_MESSAGE_BYTES || key_len > GIOP_MAX_MESSAGE_BYTES)
         return -EMSGSIZE;
+    size_t size_at = giop_request_begin(out, request_id, response_flags, key,
+                                        key_len, op, arg != NULL);
+    if (arg)
+        cdr_put_string(out, arg, arg_len);
+    return giop_message_end(out, size_at);
+}
+
+size_t giop_request_begin(struct cdr_out *out, uint32_t request_id,
+                          uint8_t response_flags, const uint8_t *key,
+                          size_t key_len, const char *op, bool has_body)
+{
     out->origin = out->len;
     cdr_put_bytes(out, "GIOP", 4);
     cdr_put_octet(out, 1);
@@ -51,7 +62,7 @@ int giop_encode_request_flags(struct cdr_out *out, uint32_t request_id,
     cdr_put_octet(out, out->little ? 1 : 0);
     cdr_put_octet(out, GIOP_REQUEST);
     size_t size_at = out->len;
-    cdr_put_long(out, 0); /* patched below */
+    cdr_put_long(out, 0); /* patched by giop_message_end */
     cdr_put_long(out, request_id);
     cdr_put_octet(out, response_flags);
     cdr_put_bytes(out, "\0\0\0", 3);
@@ -61,13 +72,25 @@ int giop_encode_request_flags(struct cdr_out *out, uint32_t request_id,
     cdr_put_long(out, 0); /* no service contexts */
     /* GIOP 1.2: the request body starts on an 8-octet boundary; an
      * operation without arguments has no body, and no padding. */
-    if (arg) {
+    if (has_body)
         cdr_align(out, 8);
-        cdr_put_string(out, arg, arg_len);
-    }
+    return size_at;
+}
+
+int giop_message_end(struct cdr_out *out, size_t size_at)
+{
+    if (!out->err &&
+        out->len - out->origin - GIOP_HEADER_BYTES > GIOP_MAX_MESSAGE_BYTES)
+        out->err = -EMSGSIZE;
     cdr_patch_long(out, size_at,
                    (uint32_t)(out->len - out->origin - GIOP_HEADER_BYTES));
     return out->err;
+}
+
+void giop_set_request_id(struct cdr_out *out, uint32_t request_id)
+{
+    /* Request and Reply 1.2 alike: right after the 12-byte header. */
+    cdr_patch_long(out, out->origin + GIOP_HEADER_BYTES, request_id);
 }
 
 /* Skip a GIOP 1.2 header's service contexts and align to the body (8,
@@ -86,8 +109,10 @@ static int skip_contexts_to_body(struct cdr_in *in)
     return in->err;
 }
 
-int giop_decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
-                      uint8_t *type)
+/* A Reply; with string_result a NO_EXCEPTION body is decoded as the
+ * string, else only located (r->body_at). */
+static int decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
+                        uint8_t *type, bool string_result)
 {
     struct giop_header h;
     int rc = giop_header_parse(msg, len, &h);
@@ -106,12 +131,16 @@ int giop_decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
     struct cdr_in in;
     cdr_in_init(&in, msg, len, h.little);
     in.pos = GIOP_HEADER_BYTES;
+    r->little = h.little;
     r->request_id = cdr_get_long(&in);
     r->status = cdr_get_long(&in);
     if ((rc = skip_contexts_to_body(&in)))
         return rc;
+    r->body_at = in.pos;
     switch (r->status) {
     case GIOP_NO_EXCEPTION:
+        if (!string_result)
+            return 0;
         return cdr_get_string(&in, &r->result, &r->result_len);
     case GIOP_USER_EXCEPTION:
         return cdr_get_string(&in, &r->exception_id, &r->exception_id_len);
@@ -130,6 +159,18 @@ int giop_decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
     default:
         return -EBADMSG;
     }
+}
+
+int giop_decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
+                      uint8_t *type)
+{
+    return decode_reply(msg, len, r, type, true);
+}
+
+int giop_decode_reply_body(const uint8_t *msg, size_t len,
+                           struct giop_reply *r, uint8_t *type)
+{
+    return decode_reply(msg, len, r, type, false);
 }
 
 bool giop_more_fragments(const uint8_t *msg, size_t len)
@@ -236,19 +277,12 @@ static size_t reply_start(struct cdr_out *out, uint32_t request_id,
     cdr_put_octet(out, out->little ? 1 : 0);
     cdr_put_octet(out, GIOP_REPLY);
     size_t size_at = out->len;
-    cdr_put_long(out, 0); /* patched by reply_end */
+    cdr_put_long(out, 0); /* patched by giop_message_end */
     cdr_put_long(out, request_id);
     cdr_put_long(out, status);
     cdr_put_long(out, 0); /* no service contexts */
     cdr_align(out, 8);    /* GIOP 1.2: the body starts 8-aligned */
     return size_at;
-}
-
-static int reply_end(struct cdr_out *out, size_t size_at)
-{
-    cdr_patch_long(out, size_at,
-                   (uint32_t)(out->len - out->origin - GIOP_HEADER_BYTES));
-    return out->err;
 }
 
 int giop_encode_reply(struct cdr_out *out, uint32_t request_id,
@@ -258,7 +292,16 @@ int giop_encode_reply(struct cdr_out *out, uint32_t request_id,
         return -EMSGSIZE;
     size_t size_at = reply_start(out, request_id, GIOP_NO_EXCEPTION);
     cdr_put_string(out, result, len);
-    return reply_end(out, size_at);
+    return giop_message_end(out, size_at);
+}
+
+int giop_encode_reply_body(struct cdr_out *out, uint32_t request_id,
+                           const void *body, size_t len)
+{
+    /* giop_message_end refuses a body over the limit. */
+    size_t size_at = reply_start(out, request_id, GIOP_NO_EXCEPTION);
+    cdr_put_bytes(out, body, len);
+    return giop_message_end(out, size_at);
 }
 
 int giop_encode_system_exception(struct cdr_out *out, uint32_t request_id,
@@ -269,7 +312,7 @@ int giop_encode_system_exception(struct cdr_out *out, uint32_t request_id,
     cdr_put_string(out, repo_id, strlen(repo_id));
     cdr_put_long(out, minor);
     cdr_put_long(out, completed);
-    return reply_end(out, size_at);
+    return giop_message_end(out, size_at);
 }
 
 const char *giop_reply_status_name(uint32_t status)

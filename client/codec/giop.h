@@ -72,6 +72,22 @@ int giop_encode_request_flags(struct cdr_out *out, uint32_t request_id,
                               size_t key_len, const char *op,
                               const char *arg, size_t arg_len);
 
+/* A Request in pieces, for arguments of any type: the header through the
+ * service contexts (the body 8-aligned when has_body, as GIOP 1.2 wants),
+ * then the caller appends the arguments in out's byte order (alignment
+ * counts from where the message starts: out->origin is set there), then
+ * giop_message_end. giop_request_begin returns where the size goes. */
+size_t giop_request_begin(struct cdr_out *out, uint32_t request_id,
+                          uint8_t response_flags, const uint8_t *key,
+                          size_t key_len, const char *op, bool has_body);
+/* Patch the size of the message begun at out->origin whose size field is
+ * at size_at. 0, out->err, or -EMSGSIZE when its body is over
+ * GIOP_MAX_MESSAGE_BYTES. */
+int giop_message_end(struct cdr_out *out, size_t size_at);
+/* Rewrite the request id of the 1.2 Request or Reply at out->origin (to
+ * send an encoded request again under another id). */
+void giop_set_request_id(struct cdr_out *out, uint32_t request_id);
+
 /* A decoded reply. Strings point into the message buffer. */
 struct giop_reply {
     uint32_t request_id;
@@ -85,6 +101,10 @@ struct giop_reply {
     /* SYSTEM_EXCEPTION */
     uint32_t minor;
     uint32_t completed;
+    /* The body's offset in the message (8-aligned; == len when there is
+     * none) and the message's byte order. */
+    size_t body_at;
+    bool little;
 };
 
 /* Decode a whole Reply message (header included) whose operation returns a
@@ -98,6 +118,12 @@ struct giop_reply {
  *   -ENOMSG   a well-formed message that is not a Reply (see *type) */
 int giop_decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
                       uint8_t *type);
+
+/* giop_decode_reply for an operation of any result type: a NO_EXCEPTION
+ * body is not decoded, only located (r->body_at to the end; r->little).
+ * The same returns. */
+int giop_decode_reply_body(const uint8_t *msg, size_t len,
+                           struct giop_reply *r, uint8_t *type);
 
 /* GIOP 1.2 fragmentation (an ORB splits a large reply into a Reply with
  * the more-fragments flag, then Fragment messages). */
@@ -145,6 +171,12 @@ int giop_decode_request(const uint8_t *msg, size_t len,
  * `result` (len bytes), in out's byte order. 0, -ENOMEM or -EMSGSIZE. */
 int giop_encode_reply(struct cdr_out *out, uint32_t request_id,
                       const char *result, size_t len);
+
+/* Append a GIOP 1.2 Reply, NO_EXCEPTION, whose body is the `len` bytes
+ * at `body` (already CDR in out's byte order, encoded from an 8-aligned
+ * start: a 1.2 body starts 8-aligned). 0, -ENOMEM or -EMSGSIZE. */
+int giop_encode_reply_body(struct cdr_out *out, uint32_t request_id,
+                           const void *body, size_t len);
 
 /* Append a GIOP 1.2 Reply, SYSTEM_EXCEPTION `repo_id` (e.g.
  * "IDL:omg.org/CORBA/BAD_OPERATION:1.0") with minor code and completion

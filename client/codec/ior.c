@@ -174,31 +174,45 @@ int ior_parse(const char *str, struct ior *out)
         return rc;
 
     struct cdr_in in;
+    rc = cdr_in_encap(&in, bytes, n);
+    if (!rc)
+        rc = ior_read(&in, out);
+    free(bytes);
+    return rc;
+}
+
+int ior_read(struct cdr_in *in, struct ior *out)
+{
     const char *s;
     size_t len;
     bool found = false;
-    rc = cdr_in_encap(&in, bytes, n);
-    if (!rc)
-        rc = cdr_get_string(&in, &s, &len);
+    memset(out, 0, sizeof *out);
+    int rc = cdr_get_string(in, &s, &len);
     if (!rc)
         rc = copy_str(out->type_id, sizeof out->type_id, s, len);
-    uint32_t profiles = rc ? 0 : cdr_get_long(&in);
-    for (uint32_t i = 0; !rc && !in.err && i < profiles; i++) {
-        uint32_t tag = cdr_get_long(&in);
+    uint32_t profiles = rc ? 0 : cdr_get_long(in);
+    for (uint32_t i = 0; !rc && !in->err && i < profiles; i++) {
+        uint32_t tag = cdr_get_long(in);
         const uint8_t *data;
         size_t data_len;
-        rc = cdr_get_octet_seq(&in, &data, &data_len);
+        rc = cdr_get_octet_seq(in, &data, &data_len);
         if (!rc && tag == IOR_TAG_INTERNET_IOP && !found) {
             rc = parse_iiop_profile(data, data_len, out);
             found = true;
         }
     }
     if (!rc)
-        rc = in.err;
+        rc = in->err;
     if (!rc && !found)
         rc = -ENOENT;
-    free(bytes);
     return rc;
+}
+
+void ior_put_nil(struct cdr_out *o)
+{
+    /* CORBA 3 part 2, 13.6.2: an empty type id and no profiles. */
+    cdr_put_string(o, "", 0);
+    cdr_put_long(o, 0);
 }
 
 /* `in`'s bytes as an encapsulation (a byte-order octet first) appended

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cdr.h"
+
 /* Profile tags (IOP::ProfileId). */
 #define IOR_TAG_INTERNET_IOP 0u
 #define IOR_TAG_MULTIPLE_COMPONENTS 1u
@@ -54,6 +56,15 @@ struct ior {
  *   -ENOMEM
  * After a failure *out may be partly filled. */
 int ior_parse(const char *str, struct ior *out);
+
+/* Decode an IOR marshaled inline at in's cursor (an object reference in
+ * a GIOP reply: type id, then the profiles), leaving the cursor after it.
+ * Returns 0 or, as ior_parse, -EBADMSG, -ENOENT (a nil reference has no
+ * profile), -ENAMETOOLONG, -EPROTO, -ENOMEM. */
+int ior_read(struct cdr_in *in, struct ior *out);
+
+/* Append a nil object reference at o's position. */
+void ior_put_nil(struct cdr_out *o);
 
 /* The stringified form of *ior ("IOR:" and lowercase hex, NUL-terminated,
  * malloc'd into *out): type_id, one IIOP 1.2 profile (host, port, key)

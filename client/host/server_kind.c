@@ -201,6 +201,14 @@ int server_query_version(const char *path, char *name, size_t name_len,
                          char *version, size_t version_len, char *why,
                          size_t why_len)
 {
+    return server_query_version_opt(path, "--version", name, name_len,
+                                    version, version_len, why, why_len);
+}
+
+int server_query_version_opt(const char *path, const char *option,
+                             char *name, size_t name_len, char *version,
+                             size_t version_len, char *why, size_t why_len)
+{
     int pfd[2];
     if (access(path, X_OK) != 0) {
         int e = errno;
@@ -213,14 +221,14 @@ int server_query_version(const char *path, char *name, size_t name_len,
     pid_t pid = fork();
     if (pid == 0) {
         dup2(pfd[1], 1);
-        execl(path, path, "--version", (char *)NULL);
+        execl(path, path, option, (char *)NULL);
         _exit(127);
     }
     close(pfd[1]);
     if (pid < 0) {
         int e = errno;
         close(pfd[0]);
-        snprintf(why, why_len, "fork for %s --version: %s", path,
+        snprintf(why, why_len, "fork for %s %s: %s", path, option,
                  strerror(e));
         return -e;
     }
@@ -245,9 +253,9 @@ int server_query_version(const char *path, char *name, size_t name_len,
     char *sp = strchr(line, ' ');
     if (!sp || sp == line || !sp[1]) {
         snprintf(why, why_len,
-                 "server %s: --version printed \"%s\", expected \"NAME "
+                 "server %s: %s printed \"%s\", expected \"NAME "
                  "VERSION\"",
-                 path, line);
+                 path, option, line);
         return -EPROTO;
     }
     *sp = 0;

@@ -78,5 +78,9 @@ int server_resolve(const struct server_kind *kind, const char *orb,
 int server_query_version(const char *path, char *name, size_t name_len,
                          char *version, size_t version_len, char *why,
                          size_t why_len);
+/* The same with another option than --version ("-V": omniEvents). */
+int server_query_version_opt(const char *path, const char *option,
+                             char *name, size_t name_len, char *version,
+                             size_t version_len, char *why, size_t why_len);
 
 #endif

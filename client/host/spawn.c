@@ -79,6 +79,10 @@ struct pending {
     pid_t pid;
     int fd;
     int pipe_fds[2]; /* the client's ends of its pipe pair, or -1 */
+    /* spawn_group.ready_marker, and the server's log for the lines
+     * before the ready one (-1 without a marker) */
+    const char *marker;
+    int log_fd;
     int64_t t0;
     size_t len;
     char line[SPAWN_MAX_LINE];
@@ -130,15 +134,24 @@ static void log_tail(const char *dir, unsigned index, char *out, size_t cap)
     str_copy(out, cap, last ? last + 1 : buf);
 }
 
-/* Remove a flat folder (server logs and sockets) and its files. */
-static void remove_dir(const char *dir)
+/* Remove a folder (server logs and sockets) and its files, and the
+ * files of folders in it `depth` levels down (a server's data folder:
+ * omniEvents keeps its database there). */
+static void remove_dir(const char *dir, int depth)
 {
     DIR *d = opendir(dir);
     if (d) {
         struct dirent *e;
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-                unlinkat(dirfd(d), e->d_name, 0);
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            if (unlinkat(dirfd(d), e->d_name, 0) != 0 && errno == EISDIR &&
+                depth > 0) {
+                char sub[1024];
+                snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+                remove_dir(sub, depth - 1);
+            }
+        }
         closedir(d);
     }
     rmdir(dir);
@@ -207,8 +220,9 @@ static void child_exec(const struct spawn_group *g, char **argv,
                        const int *srv_fds, int cpu)
 {
     dup2(null_fd, 0);
-    dup2(out_fd, 1);
-    dup2(log_fd, 2);
+    /* With a ready marker the ready line comes on stderr. */
+    dup2(g->ready_marker ? log_fd : out_fd, 1);
+    dup2(g->ready_marker ? out_fd : log_fd, 2);
     if (srv_fds) {
         /* After 0..2 (null_fd and the others may sit on 3 or 4), and out
          * of the way of 3 and 4 first, so that neither dup2 overwrites
@@ -297,7 +311,9 @@ static int launch(const struct spawn_config *cfg, int group, unsigned index,
         return -e;
     }
     snprintf(path, sizeof path, "%s/s%u.log", cfg->log_dir, index);
-    int log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    /* O_APPEND: the spawner may write to it too (ready_marker). */
+    int log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
+                                O_CLOEXEC, 0600);
     if (log_fd < 0) {
         int e = errno;
         snprintf(r->why, sizeof r->why, "open %s: %s", path, strerror(e));
@@ -316,7 +332,12 @@ static int launch(const struct spawn_config *cfg, int group, unsigned index,
                    g->pipe_pair ? srv_fds : NULL, cpu);
     int e = errno;
     close(pfd[1]);
-    close(log_fd);
+    p->marker = g->ready_marker;
+    p->log_fd = -1;
+    if (pid > 0 && g->ready_marker)
+        p->log_fd = log_fd; /* closed once the ready line is in */
+    else
+        close(log_fd);
     close_fds(srv_fds, 2); /* the server's ends: only the server keeps them */
     p->pipe_fds[0] = from_srv[0];
     p->pipe_fds[1] = to_srv[1];
@@ -351,6 +372,12 @@ static void fail_pending(const struct spawn_config *cfg, struct pending *p,
         reap(p->pid, 5000, &r->wstatus);
     }
     spawn_describe_status(r->wstatus, status, sizeof status);
+    if (p->log_fd >= 0) {
+        /* Its last words before the ready line belong in its log. */
+        (void)!write(p->log_fd, p->line, p->len);
+        close(p->log_fd);
+        p->log_fd = -1;
+    }
     log_tail(cfg->log_dir, p->index, tail, sizeof tail);
     if (err == -ETIMEDOUT)
         snprintf(r->why, sizeof r->why,
@@ -364,6 +391,26 @@ static void fail_pending(const struct spawn_config *cfg, struct pending *p,
                  p->index, (int)p->pid, status, tail[0] ? ": " : "", tail);
     close(p->fd);
     close_fds(p->pipe_fds, 2);
+}
+
+/* With a ready marker: is the first line in p->line (ending at nl) the
+ * ready one? Then it becomes p->line from the marker on; else it goes to
+ * the server's log and the bytes after it move up. */
+static bool marked_line(struct pending *p, char *nl)
+{
+    *nl = 0;
+    char *at = strstr(p->line, p->marker);
+    size_t rest = p->len - (size_t)(nl + 1 - p->line);
+    if (at) {
+        p->len = (size_t)(nl - at);
+        memmove(p->line, at, p->len + 1);
+        return true;
+    }
+    *nl = '\n';
+    (void)!write(p->log_fd, p->line, (size_t)(nl + 1 - p->line));
+    memmove(p->line, nl + 1, rest);
+    p->len = rest;
+    return false;
 }
 
 /* Read what server p printed. 1 when its line is complete, 0 for more,
@@ -382,6 +429,13 @@ static int read_ready(struct pending *p)
             return -ECHILD;
         char *nl = memchr(p->line + p->len, '\n', (size_t)n);
         p->len += (size_t)n;
+        p->line[p->len] = 0;
+        /* Bounded: each pass drops a line from the buffer. */
+        while (nl && p->marker) {
+            if (marked_line(p, nl))
+                return 1;
+            nl = memchr(p->line, '\n', p->len);
+        }
         if (nl) {
             *nl = 0;
             return 1;
@@ -451,6 +505,8 @@ static int do_spawn(const struct spawn_config *cfg, int cmd_fd, int rep_fd,
                 r->start_ns = now_ns() - p->t0;
                 memcpy(r->line, p->line, p->len + 1);
                 close(p->fd);
+                if (p->log_fd >= 0)
+                    close(p->log_fd);
                 if (live_add(live, p->pid) != 0)
                     _exit(3);
                 if (p->pipe_fds[0] >= 0)
@@ -476,6 +532,8 @@ static int do_spawn(const struct spawn_config *cfg, int cmd_fd, int rep_fd,
         kill(pend[i].pid, SIGKILL);
         reap(pend[i].pid, 5000, &r->wstatus);
         close(pend[i].fd);
+        if (pend[i].log_fd >= 0)
+            close(pend[i].log_fd);
         close_fds(pend[i].pipe_fds, 2);
     }
     free(pend);
@@ -532,8 +590,12 @@ static int do_kill(int cmd_fd, int rep_fd, const struct cmd *c,
 /* SIGTERM every live server, SIGKILL what is left after grace_ms, reap. */
 static void stop_all(struct live *live, int64_t grace_ms)
 {
-    for (size_t i = 0; i < live->len; i++)
+    /* SIGCONT too: a stopped server (SIGSTOP) would hold SIGTERM
+     * pending until the SIGKILL after grace_ms. */
+    for (size_t i = 0; i < live->len; i++) {
         kill(live->pids[i], SIGTERM);
+        kill(live->pids[i], SIGCONT);
+    }
     int64_t deadline = now_ns() + grace_ms * 1000000;
     size_t left = live->len;
     while (left > 0) {
@@ -588,7 +650,7 @@ static void spawner_main(const struct spawn_config *cfg, int cmd_fd,
         }
     }
     stop_all(&live, grace_ms);
-    remove_dir(cfg->log_dir);
+    remove_dir(cfg->log_dir, 1);
     for (int g = 0; g < cfg->ngroups; g++) {
         if (!cfg->groups[g].machine)
             continue;

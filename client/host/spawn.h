@@ -42,6 +42,14 @@ struct spawn_group {
     /* Give each server a pipe pair (its ends as SPAWN_PIPE_SERVER_RFD and
      * _WFD) and hand the client's ends back with its spawn result. */
     bool pipe_pair;
+    /* NULL: the ready line is the first line a server writes on its
+     * stdout. Else it is the first line the server writes on its stderr
+     * that holds this text, from the text on; its stdout, and the lines
+     * on stderr before that one, go to its log. For servers that print
+     * their IOR among log lines on stderr and stop writing there once
+     * running (omniEvents): a write after the ready line finds the pipe
+     * closed. */
+    const char *ready_marker;
 };
 
 struct spawn_config {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "payload.h"
 #include "result.h"
 #include "util.h"
 
@@ -165,6 +166,8 @@ static bool start_one(struct scaling *g, size_t i, json_t *pairs)
     int e = conn_open(&p->c, g->s->tp, g->s->kind->wire, &t, res.index,
                       res.pid, (size_t)sc->call.payload_bytes,
                       sc->call.timeout_ms);
+    if (!e)
+        e = conn_use_payload(&p->c, payload_lookup(sc->call.payload));
     p->open = true;
     g->npairs = i + 1;
     json_array_append_new(

@@ -17,6 +17,7 @@
 
 #include "crossing.h"
 #include "footprint.h"
+#include "payload.h"
 #include "probe.h"
 #include "result.h"
 #include "stats.h"
@@ -269,6 +270,8 @@ static bool grow(struct run *r, size_t target)
         int crc = conn_open(c, r->s->tp, r->s->kind->wire, &t, sr->index,
                             sr->pid, (size_t)sc->call.payload_bytes,
                             sc->call.timeout_ms);
+        if (!crc)
+            crc = conn_use_payload(c, payload_lookup(sc->call.payload));
         if (crc) {
             if (ok) {
                 char note[160];

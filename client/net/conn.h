@@ -30,6 +30,13 @@ struct conn {
     unsigned index; /* server number in the sweep */
     pid_t pid;      /* server process */
     size_t payload_bytes;
+    /* A typed payload (conn_use_payload), or NULL: echoString of
+     * payload_bytes. Its call is encoded once into tx (value_at: where
+     * the value's bytes start) and then only given each call's id. */
+    const struct payload_type *ptype;
+    size_t value_at;
+    bool tx_ready;
+    size_t reply_bytes; /* the last reply's size on the wire */
     uint32_t next_id;
     /* the call in flight */
     uint32_t id;
@@ -60,6 +67,13 @@ int conn_open(struct conn *c, const struct transport_ops *tp,
               int64_t timeout_ms);
 void conn_close(struct conn *c);
 
+/* Echo typed payload t (payload.h) on every call from now on: the value
+ * for seed c->index, checked field by field in the reply (a reply in our
+ * byte order is compared byte for byte first). NULL, or the "string"
+ * entry, keeps echoString of payload_bytes. 0, or -ENOTSUP when the
+ * conn's wire has no typed calls (see c->why). */
+int conn_use_payload(struct conn *c, const struct payload_type *t);
+
 /* Between calls: has the server closed the connection with a GIOP
  * CloseConnection? Then connect again, as an ORB's client does. 0 nothing
  * to do, 1 reconnected (c->reconnects counts, c->fd_changed), -errno (see
@@ -76,7 +90,8 @@ int conn_begin(struct conn *c);
  * would block, CONN_RESEND, -errno on failure (see c->why). */
 int conn_write_some(struct conn *c);
 /* Read what is there: 1 when the reply is complete and checked (right id,
- * right echo) with *latency_ns = reply time - sent_ns (the first send:
+ * right echo: for a typed payload the right value, else -EBADMSG naming
+ * the first wrong field) with *latency_ns = reply time - sent_ns (the first send:
  * a resent call's time includes the resend); 0 when more is needed;
  * CONN_RESEND; -errno on failure (see c->why): -ECONNRESET for end of stream
  * or a CloseConnection, -EREMOTEIO for an exception reply, -EBADMSG for

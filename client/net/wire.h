@@ -10,6 +10,8 @@
 #include "cdr.h"
 #include "transport.h"
 
+struct payload_type;
+
 /* What a connection has received: the conn reads into buf (growing it to
  * what feed asks for), the wire frames it. Reset (len = 0, parsed = 0)
  * before each call. */
@@ -18,6 +20,9 @@ struct wire_rx {
     size_t len;    /* bytes received */
     size_t cap;    /* bytes buf can hold */
     size_t parsed; /* the wire's: bytes of a reply already joined */
+    /* The conn's: the calls echo a typed payload (encode_typed), whose
+     * result the wire does not decode: a reply's payload is its body. */
+    bool body_only;
 };
 
 /* One decoded reply. */
@@ -27,6 +32,7 @@ struct wire_reply {
     size_t payload_len;
     size_t bytes; /* the reply's length at the start of rx->buf; bytes
                    * after it were sent after the reply */
+    bool little;  /* rx->body_only: the body's CDR byte order */
 };
 
 enum wire_feed_status { WIRE_MORE = 0, WIRE_REPLY = 1, WIRE_CLOSED = 2 };
@@ -49,6 +55,15 @@ struct wire_ops {
                          uint32_t id, const char *payload, size_t len);
     int (*encode_count)(struct cdr_out *out, const struct target *t,
                         uint32_t id);
+    /* Optional: a call of typed payload pt (payload.h): its echo
+     * operation with the value for `seed`, in out's byte order; the
+     * value's bytes are from *value_at to out's end. 0 or -errno. */
+    int (*encode_typed)(struct cdr_out *out, const struct target *t,
+                        uint32_t id, const struct payload_type *pt,
+                        uint32_t seed, size_t *value_at);
+    /* With encode_typed: give the call encoded in out request id `id`
+     * (one encoding serves every call). */
+    void (*set_id)(struct cdr_out *out, uint32_t id);
     /* Frame what a connection has received so far (see struct wire_rx):
      *   WIRE_MORE   more bytes are needed; *want_bytes is how many rx
      *               should be able to hold before the next read

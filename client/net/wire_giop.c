@@ -1,4 +1,5 @@
-/* The GIOP 1.2 wire: IORs as ready lines, echoString as the call. */
+/* The GIOP 1.2 wire: IORs as ready lines, echoString (or a typed
+ * payload's echo<Name>) as the call. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -6,6 +7,7 @@
 
 #include "giop.h"
 #include "ior.h"
+#include "payload.h"
 #include "util.h"
 #include "wire.h"
 
@@ -58,13 +60,29 @@ static int giop_encode_count(struct cdr_out *out, const struct target *t,
                                      t->key_len, "onewayCount", NULL, 0);
 }
 
-static int giop_decode(const uint8_t *msg, size_t len, uint32_t *id,
-                       const char **payload, size_t *payload_len, char *why,
-                       size_t why_len)
+/* Bench::Echo's echo<Name> (idl/payloads.idl) with the value for seed;
+ * echoNone has no argument. */
+static int giop_encode_typed(struct cdr_out *out, const struct target *t,
+                             uint32_t id, const struct payload_type *pt,
+                             uint32_t seed, size_t *value_at)
+{
+    size_t size_at = giop_request_begin(
+        out, id, GIOP_RESPONSE_SYNC_WITH_TARGET, t->key, t->key_len,
+        payload_operation(pt), payload_has_value(pt));
+    *value_at = out->len;
+    payload_encode(pt, seed, out);
+    return giop_message_end(out, size_at);
+}
+
+/* A reply's result: the string (echoString), or the body as it is
+ * (body_only: a typed payload's, checked by the conn). */
+static int giop_decode(const uint8_t *msg, size_t len, bool body_only,
+                       struct wire_reply *reply, char *why, size_t why_len)
 {
     struct giop_reply r;
     uint8_t type;
-    int rc = giop_decode_reply(msg, len, &r, &type);
+    int rc = body_only ? giop_decode_reply_body(msg, len, &r, &type)
+                       : giop_decode_reply(msg, len, &r, &type);
     if (rc == -ENOMSG) {
         snprintf(why, why_len, "expected a GIOP Reply, got %s (type %u)",
                  giop_msg_type_name(type), type);
@@ -74,11 +92,17 @@ static int giop_decode(const uint8_t *msg, size_t len, uint32_t *id,
         snprintf(why, why_len, "malformed GIOP reply (%s)", strerror(-rc));
         return rc;
     }
-    *id = r.request_id;
+    reply->id = r.request_id;
     switch (r.status) {
     case GIOP_NO_EXCEPTION:
-        *payload = r.result;
-        *payload_len = r.result_len;
+        reply->little = r.little;
+        if (body_only) {
+            reply->payload = (const char *)msg + r.body_at;
+            reply->payload_len = len - r.body_at;
+        } else {
+            reply->payload = r.result;
+            reply->payload_len = r.result_len;
+        }
         return 0;
     case GIOP_SYSTEM_EXCEPTION:
         snprintf(why, why_len,
@@ -164,8 +188,8 @@ static int giop_feed(struct wire_rx *rx, size_t *want_bytes,
             continue; /* the next fragment may be in already */
         size_t bytes = rx->parsed;
         rx->parsed = 0;
-        rc = giop_decode(rx->buf, bytes, &reply->id, &reply->payload,
-                         &reply->payload_len, why, why_len);
+        rc = giop_decode(rx->buf, bytes, rx->body_only, reply, why,
+                         why_len);
         if (rc)
             return rc;
         reply->bytes = bytes;
@@ -179,5 +203,7 @@ const struct wire_ops wire_giop = {
     .encode_call = giop_encode_call,
     .encode_oneway = giop_encode_oneway,
     .encode_count = giop_encode_count,
+    .encode_typed = giop_encode_typed,
+    .set_id = giop_set_request_id,
     .feed = giop_feed,
 };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "payload.h"
 #include "util.h"
 #include "wire.h"
 
@@ -70,6 +71,39 @@ static int raw_encode_call(struct cdr_out *out, const struct target *t,
     return out->err;
 }
 
+static void set_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A typed payload's value as the raw payload: the raw server echoes it
+ * byte for byte, so the reply is in the byte order it was encoded in. */
+static int raw_encode_typed(struct cdr_out *out, const struct target *t,
+                            uint32_t id, const struct payload_type *pt,
+                            uint32_t seed, size_t *value_at)
+{
+    (void)t;
+    size_t start = out->len;
+    put_le32(out, 0); /* the length, below */
+    put_le32(out, id);
+    *value_at = out->len;
+    out->origin = out->len; /* CDR alignment counts from the value */
+    payload_encode(pt, seed, out);
+    if (out->err)
+        return out->err;
+    if (out->len - start - 4 > WIRE_RAW_MAX_MESSAGE_BYTES)
+        return -EMSGSIZE;
+    set_le32(out->data + start, (uint32_t)(out->len - start - 4));
+    return 0;
+}
+
+static void raw_set_id(struct cdr_out *out, uint32_t id)
+{
+    if (out->len >= WIRE_RAW_HEADER_BYTES)
+        set_le32(out->data + 4, id);
+}
+
 static int raw_feed(struct wire_rx *rx, size_t *want_bytes,
                     struct wire_reply *reply, char *why, size_t why_len)
 {
@@ -97,6 +131,7 @@ static int raw_feed(struct wire_rx *rx, size_t *want_bytes,
     reply->payload = (const char *)rx->buf + WIRE_RAW_HEADER_BYTES;
     reply->payload_len = l - 4;
     reply->bytes = total;
+    reply->little = cdr_host_little(); /* what conns encode in */
     return WIRE_REPLY;
 }
 
@@ -104,5 +139,7 @@ const struct wire_ops wire_raw = {
     .name = "raw",
     .parse_ready = raw_parse_ready,
     .encode_call = raw_encode_call,
+    .encode_typed = raw_encode_typed,
+    .set_id = raw_set_id,
     .feed = raw_feed,
 };

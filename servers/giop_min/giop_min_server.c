@@ -4,7 +4,9 @@
  * dispatched on object key and operation name in this thread, and
  * answered (oneway Requests are not). One object, Bench::Echo, whose
  * echoString returns its argument; sendOneway (oneway) is counted and
- * onewayCount returns the count as decimal text, as the omniORB server's.
+ * onewayCount returns the count as decimal text, as the omniORB server's;
+ * any other echo<Name> operation (the typed payloads) returns its
+ * argument's bytes as they came.
  *   --endpoint tcp:127.0.0.1:PORT | unix:PATH
  * prints the object's IOR on stdout when ready; `--version` prints
  * "giop-min VERSION". */
@@ -29,6 +31,7 @@
 #include "cdr.h"
 #include "giop.h"
 #include "ior.h"
+#include "payload.h"
 
 /* The one object's key: any other key is OBJECT_NOT_EXIST. */
 static const uint8_t echo_key[] = "orbbench-giop-min-echo";
@@ -81,6 +84,18 @@ static bool op_is(const struct giop_request *rq, const char *name)
     return rq->operation_len == n && memcmp(rq->operation, name, n) == 0;
 }
 
+/* A typed payload's echo<Name> (idl/payloads.idl, client/codec/payload.c)?
+ * Each returns its argument: the argument's bytes are the result as they
+ * are (a 1.2 body starts 8-aligned in Request and Reply alike), in the
+ * request's byte order, whatever the type. */
+static bool is_payload_echo(const struct giop_request *rq)
+{
+    for (size_t i = 0; i < payload_count(); i++)
+        if (op_is(rq, payload_operation(payload_at(i))))
+            return true;
+    return false;
+}
+
 /* One whole message at msg: dispatch it, append what answers it. */
 static void handle(struct gconn *c, const uint8_t *msg, size_t len)
 {
@@ -102,6 +117,7 @@ static void handle(struct gconn *c, const uint8_t *msg, size_t len)
     bool is_echo = op_is(&rq, "echoString");
     bool is_oneway = op_is(&rq, "sendOneway");
     bool is_count = op_is(&rq, "onewayCount");
+    bool is_typed = !is_echo && is_payload_echo(&rq);
     if (is_echo || is_oneway) {
         struct cdr_in in;
         cdr_in_init(&in, msg, len, rq.little);
@@ -116,6 +132,12 @@ static void handle(struct gconn *c, const uint8_t *msg, size_t len)
         return;
     if (!ours) {
         system_exception(c, rq.request_id, "OBJECT_NOT_EXIST", OMG_MINOR(2));
+    } else if (is_typed) {
+        bool little = c->out.little;
+        c->out.little = rq.little;
+        giop_encode_reply_body(&c->out, rq.request_id, msg + rq.body_at,
+                               len - rq.body_at);
+        c->out.little = little;
     } else if (is_count) {
         char buf[24];
         int n = snprintf(buf, sizeof buf, "%llu", oneways);

@@ -2,7 +2,8 @@
 // its stringified IOR as one line on stdout, and serves until killed.
 // `--version` prints "omniORB <version>" and exits. `--work-us N` makes each
 // call burn N µs of CPU before replying (a known cost per call). Oneway
-// sendOneway calls are counted; onewayCount returns the count.
+// sendOneway calls are counted; onewayCount returns the count. The typed
+// payloads' echo operations (idl/payloads.idl) return their argument.
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -14,6 +15,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "activate.hh"
 #include "echo.hh"
 
 namespace {
@@ -65,8 +67,37 @@ class EchoImpl : public POA_Bench::Echo {
                       oneways_.load(std::memory_order_relaxed));
         return CORBA::string_dup(buf);
     }
+    // The typed payloads (call.payload): each returns a copy of its
+    // argument, as the C++ mapping asks of an echo.
+    void echoNone() override { work(); }
+    Bench::Octet1K *echoOctet1K(const Bench::Octet1K &v) override
+    {
+        return work(), new Bench::Octet1K(v);
+    }
+    Bench::Octet100K *echoOctet100K(const Bench::Octet100K &v) override
+    {
+        return work(), new Bench::Octet100K(v);
+    }
+    Bench::Odometry echoOdometry(const Bench::Odometry &v) override
+    {
+        return work(), v;
+    }
+    Bench::RangeSensor *echoRangeSensor(const Bench::RangeSensor &v) override
+    {
+        return work(), new Bench::RangeSensor(v);
+    }
+    Bench::SharedBelief *echoSharedBelief(const Bench::SharedBelief &v)
+        override
+    {
+        return work(), new Bench::SharedBelief(v);
+    }
 
   private:
+    void work()
+    {
+        if (work_us_ > 0)
+            burn_cpu(work_us_);
+    }
     long work_us_;
     std::atomic<unsigned long long> oneways_{0};
 };
@@ -125,15 +156,9 @@ int main(int argc, char **argv)
     std::signal(SIGTERM, SIG_DFL);
     try {
         CORBA::ORB_var orb = CORBA::ORB_init(argc, argv);
-        CORBA::Object_var obj = orb->resolve_initial_references("RootPOA");
-        PortableServer::POA_var poa = PortableServer::POA::_narrow(obj);
-        EchoImpl *servant = new EchoImpl(work_us);
-        PortableServer::ObjectId_var oid = poa->activate_object(servant);
-        servant->_remove_ref();
-        CORBA::Object_var ref = poa->id_to_reference(oid);
+        CORBA::Object_var ref =
+            activate_in_root_poa(orb, new EchoImpl(work_us));
         CORBA::String_var ior = orb->object_to_string(ref);
-        PortableServer::POAManager_var pman = poa->the_POAManager();
-        pman->activate();
         std::printf("%s\n", static_cast<const char *>(ior));
         std::fflush(stdout);
         orb->run();

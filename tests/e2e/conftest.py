@@ -25,19 +25,30 @@ def alive(pid):
         return False
 
 
-def group_members(pgid):
-    """PIDs whose process group is pgid."""
+def _pids_where(field, value):
+    """PIDs, zombies left out, whose /proc/PID/stat field (0: the state,
+    1: the parent, 2: the process group) is value."""
     out = []
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
                 with open(f"/proc/{d}/stat") as f:
                     fields = f.read().rsplit(")", 1)[1].split()
-                if int(fields[2]) == pgid and fields[0] != "Z":
+                if int(fields[field]) == value and fields[0] != "Z":
                     out.append(int(d))
             except (FileNotFoundError, ProcessLookupError, IndexError):
                 pass
     return out
+
+
+def group_members(pgid):
+    """PIDs whose process group is pgid."""
+    return _pids_where(2, pgid)
+
+
+def children(pid):
+    """PIDs whose parent is pid."""
+    return _pids_where(1, pid)
 
 
 def assert_nothing_left(doc, timeout=5.0):

@@ -68,13 +68,15 @@ def cases():
 # ---- running orbbench against fake servers ----------------------------
 
 
-def run_fake(tmp, transport, *sets, args=()):
+def run_fake(tmp, transport, *sets, args=(), scenario=None):
     """Run orbbench on fake servers (started with `args`, logging to
-    tmp/log); a Run with the log, wall time and orbbench's own CPU time
-    (its threads', not its children's). Checks nothing is left running:
-    what the result names, and every fake server that logged its start."""
+    tmp/log) with `scenario` (default scenarios/sync-TRANSPORT.json); a
+    Run with the log, wall time and orbbench's own CPU time (its threads',
+    not its children's). Checks nothing is left running: what the result
+    names, and every fake server that logged its start."""
     out, log = tmp / "result.json", tmp / "log"
-    cmd = [str(ORBBENCH), "run", str(SCENARIOS / f"sync-{transport}.json"),
+    scenario = scenario or SCENARIOS / f"sync-{transport}.json"
+    cmd = [str(ORBBENCH), "run", str(scenario),
            "--out", str(out), "--set", f"server.path={FAKE}",
            "--set", "server.args=" + json.dumps([*args, "--log", str(log)])]
     for s in sets:

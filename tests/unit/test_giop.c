@@ -894,6 +894,7 @@ static int feed_in_chunks(const uint8_t *wire, size_t len, size_t chunk,
     rx->buf = malloc(rx->cap);
     assert_non_null(rx->buf);
     rx->len = rx->parsed = 0;
+    rx->body_only = false;
     for (size_t off = 0;;) {
         size_t want = 0;
         int rc = wire_giop.feed(rx, &want, r, why, sizeof why);

@@ -1451,10 +1451,83 @@ static void test_loopback(void **state)
 }
 
 
+/* An object reference in a GIOP reply is marshaled inline, not as an
+ * encapsulation: the real IOR's bytes after their byte-order octet are
+ * exactly that, aligned from the buffer's start. */
+static void test_decode_inline(void **state)
+{
+    (void)state;
+    size_t n;
+    uint8_t *b = ior_bytes(tcp_ior, &n);
+    struct cdr_in in;
+    struct ior out;
+    cdr_in_init(&in, b, n, true);
+    in.pos = 1;
+    assert_int_equal(ior_read(&in, &out), 0);
+    check_tcp(&out);
+    assert_int_equal(in.pos, n); /* the cursor ends after the IOR */
+    /* Cut short anywhere: refused, never read past the end. */
+    for (size_t cut = 1; cut < n; cut++) {
+        cdr_in_init(&in, b, cut, true);
+        in.pos = 1;
+        assert_int_not_equal(ior_read(&in, &out), 0);
+    }
+    free(b);
+}
+
+/* The same reference marshaled big-endian after a long: the profile is
+ * its own (little-endian) encapsulation, taken as it is. */
+static void test_decode_inline_big_endian(void **state)
+{
+    (void)state;
+    size_t n;
+    uint8_t *b = ior_bytes(tcp_ior, &n);
+    struct cdr_out o;
+    struct cdr_in in;
+    struct ior out;
+    cdr_out_init(&o, false);
+    cdr_put_long(&o, 42);
+    cdr_put_string(&o, "IDL:Bench/Echo:1.0", 18);
+    cdr_put_long(&o, 1);
+    cdr_put_long(&o, IOR_TAG_INTERNET_IOP);
+    cdr_put_octet_seq(&o, b + 40, 96); /* the profile: hex 80..272 */
+    cdr_in_init(&in, o.data, o.len, false);
+    assert_int_equal(cdr_get_long(&in), 42);
+    assert_int_equal(ior_read(&in, &out), 0);
+    check_tcp(&out);
+    assert_int_equal(in.pos, o.len);
+    cdr_out_free(&o);
+    free(b);
+}
+
+/* connect_push_supplier(nil): an empty type id and no profile. */
+static void test_nil(void **state)
+{
+    (void)state;
+    static const uint8_t want[] = {7, 0, 0, 0, 1, 0, 0, 0,
+                                   0, 0, 0, 0, 0, 0, 0, 0};
+    struct cdr_out o;
+    struct cdr_in in;
+    struct ior out;
+    cdr_out_init(&o, true);
+    cdr_put_octet(&o, 7);
+    ior_put_nil(&o);
+    assert_int_equal(o.len, sizeof want);
+    assert_memory_equal(o.data, want, sizeof want);
+    cdr_in_init(&in, o.data, o.len, true);
+    in.pos = 1;
+    assert_int_equal(ior_read(&in, &out), -ENOENT);
+    assert_string_equal(out.type_id, "");
+    cdr_out_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_format_round_trip),
+        cmocka_unit_test(test_decode_inline),
+        cmocka_unit_test(test_decode_inline_big_endian),
+        cmocka_unit_test(test_nil),
         cmocka_unit_test(test_real_tcp),
         cmocka_unit_test(test_real_unix),
         cmocka_unit_test(test_whitespace),

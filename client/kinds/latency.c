@@ -1,0 +1,260 @@
+/* The latency table: see latency.h. One thread makes every call (the
+ * seed's logging client did one event at a time), so a call's time is
+ * the transport's and the two sides' marshaling, and the client encodes
+ * each server's request once (conn_use_payload) to stay out of it. */
+#include "latency.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "payload.h"
+#include "rate.h"
+#include "result.h"
+#include "stats.h"
+#include "util.h"
+
+#define LATENCY_MAX_SERVERS 256
+
+struct latency {
+    struct sweep *s;
+    struct sweep_outcome *o;
+    struct conn conns[LATENCY_MAX_SERVERS];
+    size_t n; /* conns open */
+    int64_t t0_ns;
+    struct samples times; /* every measured call's, ns */
+};
+
+/* A failed call to conn i: the server died, or the call failed. */
+static void call_failed(struct latency *l, size_t i, int err,
+                        const char *when)
+{
+    const struct conn *c = &l->conns[i];
+    int st;
+    char status[96];
+    if (err == -EINTR && *l->s->interrupted) {
+        sweep_outcome_stop(l->o, STOP_INTERRUPTED, 130, "interrupted %s",
+                           when);
+    } else if (spawner_check(l->s->sp, c->pid, 200, &st) == 1) {
+        spawn_describe_status(st, status, sizeof status);
+        sweep_outcome_stop(l->o, STOP_SERVER_DIED, 1, "server %u (pid %d) "
+                           "%s %s: %s", c->index, (int)c->pid, status, when,
+                           c->why);
+    } else {
+        sweep_outcome_stop(l->o, STOP_CALL_FAILED, 1, "%s %s", c->why, when);
+    }
+}
+
+/* Start the servers and connect to each. True when all are up. */
+static bool start(struct latency *l, size_t k)
+{
+    const struct scenario *sc = l->s->sc;
+    struct spawn_result *res = calloc(k, sizeof *res);
+    if (!res) {
+        sweep_outcome_stop(l->o, STOP_RESOURCE, 0, "out of memory");
+        return false;
+    }
+    int rc = spawner_spawn(l->s->sp, l->s->group, 0, (unsigned)k, res);
+    for (size_t i = 0; i < k; i++)
+        if (res[i].pid > 0 && res[i].err == 0)
+            result_add_server(l->s->doc, res[i].index, res[i].pid,
+                              (double)res[i].start_ns / 1e6);
+    const char *why = "a server failed to start";
+    for (size_t i = 0; rc && i < k; i++)
+        if (res[i].err == rc) {
+            why = res[i].why;
+            break;
+        }
+    if (rc == -EINTR && *l->s->interrupted)
+        sweep_outcome_stop(l->o, STOP_INTERRUPTED, 130,
+                           "interrupted starting the servers");
+    else if (rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE)
+        sweep_outcome_stop(l->o, STOP_RESOURCE, 0, "%s", why);
+    else if (rc)
+        sweep_outcome_stop(l->o, STOP_SERVER_DIED, 1, "%s", why);
+    const struct payload_type *pt = payload_lookup(sc->call.payload);
+    for (size_t i = 0; !rc && i < k; i++) {
+        struct target t;
+        struct conn *c = &l->conns[i];
+        if (l->s->kind->wire->parse_ready(res[i].line, &t, c->why,
+                                          sizeof c->why)) {
+            sweep_outcome_stop(l->o, STOP_CALL_FAILED, 1, "server %u (pid "
+                               "%d): %s", res[i].index, (int)res[i].pid,
+                               c->why);
+            break;
+        }
+        /* A pipe pair the spawner handed over is the conn's from here. */
+        t.rfd = res[i].fds[0];
+        t.wfd = res[i].fds[1];
+        res[i].fds[0] = res[i].fds[1] = -1;
+        int e = conn_open(c, l->s->tp, l->s->kind->wire, &t, res[i].index,
+                          res[i].pid, (size_t)sc->call.payload_bytes,
+                          sc->call.timeout_ms);
+        l->n++;
+        if (!e)
+            e = conn_use_payload(c, pt);
+        if (e) {
+            call_failed(l, i, e, "connecting");
+            rc = e;
+        }
+    }
+    for (size_t i = 0; i < k; i++)
+        for (int j = 0; j < 2; j++)
+            if (res[i].fds[j] >= 0)
+                close(res[i].fds[j]);
+    free(res);
+    return l->n == k && l->o->stop_reason == NULL;
+}
+
+/* `count` calls to the servers in turn; with `keep`, each call's time
+ * joins l->times. 0, or -1 once the run has stopped (see l->o). */
+static int calls(struct latency *l, int64_t count, bool keep,
+                 int64_t deadline_ns, const char *when)
+{
+    for (int64_t k = 0; k < count; k++) {
+        size_t i = (size_t)k % l->n;
+        int64_t lat;
+        int rc = *l->s->interrupted ? -EINTR : conn_call(&l->conns[i], &lat);
+        if (rc) {
+            call_failed(l, i, rc, when);
+            return -1;
+        }
+        if (keep && samples_add(&l->times, lat)) {
+            sweep_outcome_stop(l->o, STOP_RESOURCE, 0, "out of memory "
+                               "keeping call %lld", (long long)k + 1);
+            return -1;
+        }
+        /* Bounded in time as in count: now_ns is cheap beside a call. */
+        if (now_ns() > deadline_ns && k + 1 < count) {
+            sweep_outcome_stop(l->o, STOP_TIME, 0, "latency.max_seconds "
+                               "(%g s) reached %s after %lld of %lld calls",
+                               l->s->sc->latency.max_seconds, when,
+                               (long long)k + 1, (long long)count);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Bytes of the call's value alone (CDR from an 8-aligned start), and of
+ * the <Name>Event any that would carry it (-1: "string" has none). */
+static void value_sizes(const struct scenario *sc, int64_t *value_bytes,
+                        int64_t *event_bytes)
+{
+    const struct payload_type *pt = payload_lookup(sc->call.payload);
+    struct cdr_out o;
+    *event_bytes = -1;
+    if (strcmp(sc->call.payload, "string") == 0) {
+        /* ulong length, the characters, the NUL */
+        *value_bytes = 4 + sc->call.payload_bytes + 1;
+        return;
+    }
+    cdr_out_init(&o, cdr_host_little());
+    *value_bytes = payload_encode(pt, 0, &o) ? -1 : (int64_t)o.len;
+    cdr_out_reset(&o, cdr_host_little());
+    if (payload_encode_event_any(pt, 0, 0, &o) == 0)
+        *event_bytes = (int64_t)o.len;
+    cdr_out_free(&o);
+}
+
+/* doc.latency: what was asked, the sizes, the summary, every sample. */
+static void record(struct latency *l)
+{
+    const struct scenario *sc = l->s->sc;
+    int64_t value_bytes, event_bytes;
+    value_sizes(sc, &value_bytes, &event_bytes);
+    json_t *samples = json_array();
+    for (size_t i = 0; i < l->times.len; i++)
+        json_array_append_new(samples, json_integer(l->times.ns[i]));
+    struct summary sum;
+    stats_summarize(&l->times, 1e3, &sum); /* sorts: samples first */
+    json_t *lat = json_pack(
+        "{s:s, s:I, s:I, s:I, s:I, s:o, s:o}", "payload", sc->call.payload,
+        "servers", (json_int_t)sc->latency.servers, "warmup_calls",
+        (json_int_t)sc->latency.warmup_calls, "calls",
+        (json_int_t)sum.count, "value_bytes", (json_int_t)value_bytes,
+        "call_us", result_summary(&sum), "samples_ns", samples);
+    json_object_set_new(lat, "event_bytes",
+                        event_bytes < 0 ? json_null()
+                                        : json_integer(event_bytes));
+    /* The sizes on the wire, when a call was made. */
+    if (l->n && l->conns[0].reply_bytes) {
+        json_object_set_new(lat, "request_bytes",
+                            json_integer((json_int_t)l->conns[0].tx.len));
+        json_object_set_new(lat, "reply_bytes",
+                            json_integer(
+                                (json_int_t)l->conns[0].reply_bytes));
+    }
+    json_object_set_new(l->s->doc, "latency", lat);
+}
+
+void latency_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
+{
+    static struct latency l; /* 256 conns: not on the stack */
+    memset(&l, 0, sizeof l);
+    memset(o, 0, nsides * sizeof *o);
+    l.s = &sides[0];
+    l.o = &o[0];
+    l.t0_ns = now_ns();
+    const struct scenario *sc = l.s->sc;
+    json_object_set_new(l.s->doc, "kind", json_string("latency"));
+    size_t k = (size_t)sc->latency.servers;
+    int64_t deadline = l.t0_ns + (int64_t)(sc->latency.max_seconds * 1e9);
+    l.times.ns = malloc((size_t)sc->latency.calls * sizeof *l.times.ns);
+    l.times.cap = l.times.ns ? (size_t)sc->latency.calls : 0;
+    if (k > LATENCY_MAX_SERVERS || !l.times.ns)
+        sweep_outcome_stop(l.o, STOP_RESOURCE, 0, "out of memory in the "
+                           "client");
+    else if (start(&l, k) &&
+             calls(&l, sc->latency.warmup_calls, false, deadline,
+                   "during the warm-up") == 0 &&
+             calls(&l, sc->latency.calls, true, deadline,
+                   "in the measured calls") == 0)
+        sweep_outcome_stop(l.o, STOP_DONE, 0, "%lld calls after %lld "
+                           "warm-up calls", (long long)sc->latency.calls,
+                           (long long)sc->latency.warmup_calls);
+    record(&l);
+    result_set_outcome(l.s->doc, 0, l.o->stop_reason, l.o->detail,
+                       (double)(now_ns() - l.t0_ns) / 1e9);
+    /* max_servers is the sweep's figure: a latency run has none. */
+    json_object_del(json_object_get(l.s->doc, "result"), "max_servers");
+    for (size_t i = 0; i < l.n; i++)
+        conn_close(&l.conns[i]);
+    samples_free(&l.times);
+}
+
+void latency_summary(const struct scenario *sc, json_t *doc,
+                     const struct sweep_outcome *o, const char *out)
+{
+    json_t *orb = json_object_get(doc, "orb");
+    json_t *lat = json_object_get(doc, "latency");
+    json_t *us = json_object_get(lat, "call_us");
+    const char *version = json_string_value(json_object_get(orb, "version"));
+    printf("%s: %s %s over %s, payload %s (%lld bytes)", sc->name,
+           json_string_value(json_object_get(orb, "name")),
+           version ? version : "(version unknown)", sc->transport,
+           sc->call.payload,
+           (long long)json_integer_value(json_object_get(lat,
+                                                         "value_bytes")));
+    if (json_integer_value(json_object_get(us, "count")) > 0)
+        printf(": %lld calls, median %.1f us (min %.1f, mean %.1f, p99 "
+               "%.1f, max %.1f, std dev %.1f); request %lld bytes, reply "
+               "%lld.",
+               (long long)json_integer_value(json_object_get(us, "count")),
+               json_number_value(json_object_get(us, "median")),
+               json_number_value(json_object_get(us, "min")),
+               json_number_value(json_object_get(us, "mean")),
+               json_number_value(json_object_get(us, "p99")),
+               json_number_value(json_object_get(us, "max")),
+               json_number_value(json_object_get(us, "stddev")),
+               (long long)json_integer_value(json_object_get(lat,
+                                                             "request_bytes")),
+               (long long)json_integer_value(json_object_get(lat,
+                                                             "reply_bytes")));
+    else
+        printf(": no call was measured.");
+    printf(" Stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
+}

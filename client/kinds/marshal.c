@@ -1,0 +1,392 @@
+/* Marshaling alone: see marshal.h. */
+#include "marshal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "payload.h"
+#include "rate.h"
+#include "result.h"
+#include "stats.h"
+#include "util.h"
+
+/* The stamp every event any carries here: the C++ side checks it. */
+#define MARSHAL_SENT_NS 1234567890123ull
+/* The C++ benchmark's answer is one JSON line: a bound on it. */
+#define MARSHAL_MAX_ANSWER (1u << 20)
+
+struct marshal {
+    struct sweep *s;
+    struct sweep_outcome *o;
+    int64_t t0_ns, deadline_ns;
+    const struct payload_type *types[SCENARIO_MAX_PAYLOADS];
+    size_t n;
+    json_t *rows; /* one object per payload */
+};
+
+/* Whether to stop before the next repeat; the run's stop when so. */
+static bool must_stop(struct marshal *m, const char *when)
+{
+    if (*m->s->interrupted) {
+        sweep_outcome_stop(m->o, STOP_INTERRUPTED, 130, "interrupted %s",
+                           when);
+        return true;
+    }
+    if (now_ns() > m->deadline_ns) {
+        sweep_outcome_stop(m->o, STOP_TIME, 0, "marshal.max_seconds (%g s) "
+                           "reached %s", m->s->sc->marshal.max_seconds,
+                           when);
+        return true;
+    }
+    return false;
+}
+
+/* Per-repeat figures (ns per encode, kept as ps: the stats module's
+ * integers) as {summary in ns, every repeat}. */
+static json_t *figures(struct samples *ps)
+{
+    json_t *each = json_array();
+    for (size_t i = 0; i < ps->len; i++)
+        json_array_append_new(each, json_real((double)ps->ns[i] / 1e3));
+    struct summary sum;
+    stats_summarize(ps, 1e3, &sum);
+    return json_pack("{s:o, s:o}", "ns_per_encode", result_summary(&sum),
+                     "repeats_ns", each);
+}
+
+/* The C codec: payload_encode into a buffer reset before each encode. */
+static json_t *time_c(struct marshal *m, const struct payload_type *pt)
+{
+    const struct scenario *sc = m->s->sc;
+    struct cdr_out o;
+    struct samples ps = {0};
+    bool little = cdr_host_little();
+    cdr_out_init(&o, little);
+    payload_encode(pt, 0, &o); /* the buffer grows once, before timing */
+    for (int64_t r = 0; r < sc->marshal.repeats && o.err == 0; r++) {
+        if (must_stop(m, "timing the C codec"))
+            break;
+        int64_t t0 = now_ns();
+        for (int64_t k = 0; k < sc->marshal.encodes; k++) {
+            cdr_out_reset(&o, little);
+            payload_encode(pt, 0, &o);
+        }
+        int64_t t1 = now_ns();
+        if (samples_add(&ps, (t1 - t0) * 1000 / sc->marshal.encodes))
+            break;
+    }
+    cdr_out_free(&o);
+    json_t *f = figures(&ps);
+    samples_free(&ps);
+    return f;
+}
+
+static void put_hex(char **at, const uint8_t *p, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    if (n == 0)
+        *(*at)++ = '-';
+    for (size_t i = 0; i < n; i++) {
+        *(*at)++ = digits[p[i] >> 4];
+        *(*at)++ = digits[p[i] & 15];
+    }
+}
+
+/* The benchmark's input: per payload "NAME VALUE_HEX SENT_NS EVENT_HEX".
+ * Malloc'd text, or NULL. */
+static char *bench_input(const struct marshal *m, size_t *len)
+{
+    struct cdr_out v, a;
+    size_t used = 0;
+    char *text = malloc(1);
+    cdr_out_init(&v, cdr_host_little());
+    cdr_out_init(&a, cdr_host_little());
+    for (size_t i = 0; text && i < m->n; i++) {
+        cdr_out_reset(&v, cdr_host_little());
+        cdr_out_reset(&a, cdr_host_little());
+        if (payload_encode(m->types[i], 0, &v) ||
+            payload_encode_event_any(m->types[i], 0, MARSHAL_SENT_NS, &a)) {
+            free(text);
+            text = NULL;
+            break;
+        }
+        size_t need = used + 64 + 2 * (v.len + a.len + 2);
+        char *grown = realloc(text, need);
+        if (!grown) {
+            free(text);
+            text = NULL;
+            break;
+        }
+        text = grown;
+        char *at = text + used;
+        at += sprintf(at, "%s ", payload_name(m->types[i]));
+        put_hex(&at, v.data, v.len);
+        at += sprintf(at, " %llu ", MARSHAL_SENT_NS);
+        put_hex(&at, a.data, a.len);
+        *at++ = '\n';
+        used = (size_t)(at - text);
+    }
+    cdr_out_free(&v);
+    cdr_out_free(&a);
+    *len = used;
+    return text;
+}
+
+/* Run argv[0] with `in` on its stdin; what it writes on stdout (at most
+ * MARSHAL_MAX_ANSWER bytes) into *out (malloc'd, NUL-terminated). Killed
+ * at deadline_ns. 0 (*wstatus set), or -errno with why. */
+static int run_child(char *const argv[], const char *in, size_t in_len,
+                     char **out, int64_t deadline_ns, int *wstatus,
+                     char *why, size_t why_len)
+{
+    int to[2], from[2];
+    *out = calloc(1, MARSHAL_MAX_ANSWER + 1);
+    if (!*out || pipe2(to, O_CLOEXEC) != 0)
+        return -ENOMEM;
+    if (pipe2(from, O_CLOEXEC) != 0) {
+        close(to[0]);
+        close(to[1]);
+        return -errno;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* Dies with the client: nothing may outlive the benchmark. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        dup2(to[0], 0);
+        dup2(from[1], 1);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    if (pid < 0) {
+        close(to[1]);
+        close(from[0]);
+        snprintf(why, why_len, "fork: %s", strerror(errno));
+        return -EAGAIN;
+    }
+    fcntl(to[1], F_SETFL, O_NONBLOCK);
+    size_t sent = 0, got = 0;
+    int rc = 0;
+    struct pollfd p[2] = {{.fd = from[0], .events = POLLIN},
+                          {.fd = to[1], .events = POLLOUT}};
+    while (p[0].fd >= 0) {
+        if (sent == in_len && p[1].fd >= 0) {
+            close(to[1]); /* all of it: the child sees its end */
+            p[1].fd = -1;
+        }
+        int ms = ms_until(deadline_ns);
+        int ready = ms ? poll(p, 2, ms) : 0;
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0) {
+            snprintf(why, why_len, "no answer within marshal.max_seconds");
+            rc = -ETIMEDOUT;
+            break;
+        }
+        if (p[1].fd >= 0 && p[1].revents) {
+            ssize_t n = write(to[1], in + sent, in_len - sent);
+            if (n < 0 && errno != EAGAIN) {
+                snprintf(why, why_len, "writing its input: %s",
+                         strerror(errno));
+                rc = -errno;
+                break;
+            }
+            sent += n > 0 ? (size_t)n : 0;
+        }
+        if (p[0].revents) {
+            ssize_t n = read(from[0], *out + got, MARSHAL_MAX_ANSWER - got);
+            if (n <= 0 || got + (size_t)n == MARSHAL_MAX_ANSWER)
+                p[0].fd = -1; /* its end, or the bound */
+            got += n > 0 ? (size_t)n : 0;
+        }
+    }
+    if (p[1].fd >= 0)
+        close(to[1]);
+    close(from[0]);
+    if (rc)
+        kill(pid, SIGKILL);
+    waitpid(pid, wstatus, 0);
+    return rc;
+}
+
+/* Find the benchmark's row for `name` in its answer. */
+static json_t *bench_row(json_t *answer, const char *name)
+{
+    size_t i;
+    json_t *row;
+    json_array_foreach(json_object_get(answer, "payloads"), i, row) {
+        const char *n = json_string_value(json_object_get(row, "name"));
+        if (n && strcmp(n, name) == 0)
+            return row;
+    }
+    return NULL;
+}
+
+/* Fold the benchmark's row into the payload's: its figures, or the run's
+ * failure (omniORB disagreed, or did not take the event). */
+static int fold_row(struct marshal *m, json_t *mine, json_t *theirs,
+                    const char *name)
+{
+    const char *err = json_string_value(json_object_get(theirs, "error"));
+    const char *event = json_string_value(json_object_get(theirs, "event"));
+    if (!theirs || err || !event || strcmp(event, "ok") != 0) {
+        sweep_outcome_stop(m->o, STOP_CALL_FAILED, 1, "%s: %s: %s",
+                           MARSHAL_OMNIORB_BENCH, name,
+                           !theirs ? "no answer for this payload"
+                           : err   ? err
+                           : event ? event
+                                   : "no event check");
+        return -1;
+    }
+    struct samples ps = {0};
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(theirs, "ns_per_encode"), i, v)
+        samples_add(&ps, (int64_t)(json_number_value(v) * 1e3));
+    json_object_set_new(mine, "omniorb", figures(&ps));
+    json_object_set_new(mine, "omniorb_event", json_string(event));
+    samples_free(&ps);
+    return 0;
+}
+
+/* omniORB's C++ marshaling of the same payloads, in one run of the
+ * benchmark. */
+static void time_omniorb(struct marshal *m)
+{
+    const struct scenario *sc = m->s->sc;
+    char dir[PATH_MAX - 64], path[PATH_MAX], enc[24], rep[24];
+    char why[256] = "";
+    exe_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/%s", dir, MARSHAL_OMNIORB_BENCH);
+    snprintf(enc, sizeof enc, "%lld", (long long)sc->marshal.encodes);
+    snprintf(rep, sizeof rep, "%lld", (long long)sc->marshal.repeats);
+    char *argv[] = {path, "--encodes", enc, "--repeats", rep, NULL};
+    size_t in_len;
+    char *in = bench_input(m, &in_len), *out = NULL;
+    int st = 0;
+    int rc = in ? run_child(argv, in, in_len, &out, m->deadline_ns, &st,
+                            why, sizeof why)
+                : -ENOMEM;
+    json_t *answer = rc == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0
+                         ? json_loads(out, 0, NULL)
+                         : NULL;
+    free(in);
+    free(out);
+    if (!answer) {
+        char status[96];
+        spawn_describe_status(st, status, sizeof status);
+        if (rc == -ENOMEM)
+            snprintf(why, sizeof why, "out of memory");
+        else if (rc == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
+            snprintf(why, sizeof why, "cannot run it (run make first?)");
+        else if (rc == 0)
+            snprintf(why, sizeof why, "%s, no JSON answer", status);
+        sweep_outcome_stop(m->o, rc == -ETIMEDOUT ? STOP_TIME
+                                                  : STOP_CALL_FAILED,
+                           1, "%s: %s", path, why);
+        return;
+    }
+    json_object_set_new(json_object_get(m->s->doc, "marshal"), "omniorb",
+                        json_pack("{s:s?, s:s}", "version",
+                                  json_string_value(
+                                      json_object_get(answer, "orb")),
+                                  "path", path));
+    size_t i;
+    json_t *row;
+    json_array_foreach(m->rows, i, row) {
+        const char *name = payload_name(m->types[i]);
+        if (fold_row(m, row, bench_row(answer, name), name))
+            break;
+    }
+    json_decref(answer);
+}
+
+void marshal_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
+{
+    struct marshal m = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
+    const struct scenario *sc = m.s->sc;
+    memset(o, 0, nsides * sizeof *o);
+    m.deadline_ns = m.t0_ns + (int64_t)(sc->marshal.max_seconds * 1e9);
+    /* The six typed payloads unless the scenario lists some. */
+    for (size_t i = 0; i < payload_count() && !sc->marshal.npayloads; i++)
+        if (strcmp(payload_name(payload_at(i)), "string") != 0)
+            m.types[m.n++] = payload_at(i);
+    for (size_t i = 0; i < sc->marshal.npayloads; i++)
+        m.types[m.n++] = payload_lookup(sc->marshal.payloads[i]);
+    json_object_set_new(m.s->doc, "kind", json_string("marshal"));
+    m.rows = json_array();
+    json_object_set_new(m.s->doc, "marshal",
+                        json_pack("{s:I, s:I, s:n, s:O}", "encodes",
+                                  (json_int_t)sc->marshal.encodes, "repeats",
+                                  (json_int_t)sc->marshal.repeats, "omniorb",
+                                  "payloads", m.rows));
+    for (size_t i = 0; i < m.n && !m.o->stop_reason; i++) {
+        struct cdr_out v;
+        cdr_out_init(&v, cdr_host_little());
+        payload_encode(m.types[i], 0, &v);
+        json_t *row = json_pack("{s:s, s:I, s:o}", "name",
+                                payload_name(m.types[i]), "value_bytes",
+                                (json_int_t)v.len, "c",
+                                time_c(&m, m.types[i]));
+        cdr_out_free(&v);
+        json_array_append_new(m.rows, row);
+        if (m.s->progress)
+            fprintf(stderr, "\r\033[K%s: %s in C", sc->name,
+                    payload_name(m.types[i]));
+    }
+    if (!m.o->stop_reason && sc->marshal.omniorb)
+        time_omniorb(&m);
+    if (m.s->progress)
+        fprintf(stderr, "\r\033[K");
+    if (!m.o->stop_reason)
+        sweep_outcome_stop(m.o, STOP_DONE, 0, "%zu payloads, %lld repeats "
+                           "of %lld encodes", m.n,
+                           (long long)sc->marshal.repeats,
+                           (long long)sc->marshal.encodes);
+    json_decref(m.rows);
+    result_set_outcome(m.s->doc, 0, m.o->stop_reason, m.o->detail,
+                       (double)(now_ns() - m.t0_ns) / 1e9);
+    json_object_del(json_object_get(m.s->doc, "result"), "max_servers");
+}
+
+/* The median ns per encode of one codec in a payload's row, or -1. */
+static double median_ns(json_t *row, const char *codec)
+{
+    json_t *v = json_object_get(
+        json_object_get(json_object_get(row, codec), "ns_per_encode"),
+        "median");
+    return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+void marshal_summary(const struct scenario *sc, json_t *doc,
+                     const struct sweep_outcome *o, const char *out)
+{
+    json_t *mar = json_object_get(doc, "marshal");
+    size_t i;
+    json_t *row;
+    printf("%s: ns per encode, median of %lld repeats of %lld (C codec",
+           sc->name, (long long)sc->marshal.repeats,
+           (long long)sc->marshal.encodes);
+    printf("%s):", json_is_object(json_object_get(mar, "omniorb"))
+                       ? " / omniORB"
+                       : "");
+    json_array_foreach(json_object_get(mar, "payloads"), i, row) {
+        printf(" %s %.1f",
+               json_string_value(json_object_get(row, "name")),
+               median_ns(row, "c"));
+        if (median_ns(row, "omniorb") >= 0)
+            printf(" / %.1f", median_ns(row, "omniorb"));
+        printf(";");
+    }
+    printf(" stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
+}
