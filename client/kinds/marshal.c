@@ -175,6 +175,10 @@ static int run_child(char *const argv[], const char *in, size_t in_len,
         return -EAGAIN;
     }
     fcntl(to[1], F_SETFL, O_NONBLOCK);
+    /* A child that ends without reading all of its input must not end
+     * the client: EPIPE instead of SIGPIPE while writing to it. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigaction(SIGPIPE, &ign, &old);
     size_t sent = 0, got = 0;
     int rc = 0;
     struct pollfd p[2] = {{.fd = from[0], .events = POLLIN},
@@ -195,7 +199,9 @@ static int run_child(char *const argv[], const char *in, size_t in_len,
         }
         if (p[1].fd >= 0 && p[1].revents) {
             ssize_t n = write(to[1], in + sent, in_len - sent);
-            if (n < 0 && errno != EAGAIN) {
+            if (n < 0 && errno == EPIPE)
+                sent = in_len; /* it stopped reading: its status says why */
+            else if (n < 0 && errno != EAGAIN) {
                 snprintf(why, why_len, "writing its input: %s",
                          strerror(errno));
                 rc = -errno;
@@ -213,6 +219,7 @@ static int run_child(char *const argv[], const char *in, size_t in_len,
     if (p[1].fd >= 0)
         close(to[1]);
     close(from[0]);
+    sigaction(SIGPIPE, &old, NULL);
     if (rc)
         kill(pid, SIGKILL);
     waitpid(pid, wstatus, 0);

@@ -100,6 +100,16 @@ def test_bench_failure_is_named(tmp_path, script, message):
     assert (tmp_path / "r.json").exists()  # what was gathered is written
 
 
+def test_bench_that_reads_nothing(tmp_path):
+    """Its input (Octet100K's is 200 KB of hex) fills the pipe: the
+    client's write fails (EPIPE, not a SIGPIPE that would end it), and
+    the benchmark's status is the failure."""
+    exe = fake_bench(tmp_path, "exit 3")
+    r = run(marshal(tmp_path), tmp_path / "r.json", orbbench=exe)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "exited with status 3, no JSON answer" in r.stderr
+
+
 def test_hanging_bench_ends_within_max_seconds(tmp_path):
     exe = fake_bench(tmp_path, "exec sleep 60")
     t0 = time.monotonic()

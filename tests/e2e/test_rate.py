@@ -139,7 +139,7 @@ def check(tmp_path, *sets, **scenario):
 def test_bad_kind_is_exit_2(tmp_path):
     r = check(tmp_path, kind="ratee")
     assert r.returncode == 2
-    # The kinds listed begin so; more follow (latency, channel...).
+    # The kinds listed begin so; more follow (latency, marshal, channel).
     assert 'key "kind": "ratee" is not one of: sweep, rate, scaling, ' \
         'clock' in r.stderr and "channel" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
