@@ -3,13 +3,14 @@ codec and omniORB's C++ marshaling (bin/omniorb-marshal-bench) encode
 each payload; omniORB must marshal the client's bytes exactly and take
 the client's event any as the payload's <Name>Event; a benchmark that
 disagrees, is missing or hangs fails the run naming it."""
+import json
 import shutil
 import subprocess
 import time
 
 import pytest
 
-from conftest import BIN, ORBBENCH, write_scenario
+from conftest import BIN, ORBBENCH, run_suite, write_scenario
 
 SIZES = {"None": 0, "Octet1K": 1028, "Octet100K": 102404, "Odometry": 44,
          "RangeSensor": 1460, "SharedBelief": 1260}
@@ -142,3 +143,19 @@ def test_marshal_key_in_a_sweep_is_exit_2(tmp_path):
     r = run(p, tmp_path / "r.json")
     assert r.returncode == 2
     assert 'key "marshal.encodes": only for "kind": "marshal"' in r.stderr
+
+
+def test_run_suite_summarises_a_run_without_servers(tmp_path):
+    # A marshal result's orb is null: the suite's summary row says "—"
+    # for it instead of failing on the missing ORB.
+    d = tmp_path / "suite"
+    d.mkdir()
+    write_scenario(d / "m.json", kind="marshal",
+                   marshal={"payloads": ["Odometry"], "encodes": 100,
+                            "repeats": 3})
+    r = run_suite(d, "--out", tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    row = json.loads((tmp_path / "out" / "summary.json").read_text())
+    row = row["rows"][0] if isinstance(row, dict) else row[0]
+    assert row["orb"] == "—" and row["kind"] == "marshal"
