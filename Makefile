@@ -77,7 +77,7 @@ ORB_IDS := $(patsubst $(ORBS_DIR)/%/bin/omniidl,%,\
 ORB_SERVERS := $(ORB_IDS:%=$(BIN)/orbs/%/echo-server)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) \
-	$(BIN)/raw-server $(BIN)/giop-min-server
+	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/combat-echo-server
 
 # ---- the client ----------------------------------------------------------
 # The git revision goes into a header rewritten only when it changes, so
@@ -117,6 +117,11 @@ $(BIN)/giop-min-server: $(BUILD)/servers/giop_min/giop_min_server.o \
 		$(BUILD)/client/codec/giop.o $(BUILD)/client/codec/ior.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
+
+# ---- the Combat echo server: a Tcl script, nothing to compile -------------
+$(BIN)/combat-echo-server: servers/combat/echo_server.tcl
+	@mkdir -p $(@D)
+	install -m 755 $< $@
 
 # ---- the omniORB echo server (generated stubs: no -Werror) ---------------
 $(GEN)/echo.hh $(GEN)/echoSK.cc: idl/echo.idl | deps

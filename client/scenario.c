@@ -35,7 +35,7 @@ static const char *const transports[] = {"tcp", "unix", "pipe", NULL};
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
 static const char *const kinds[] = {"omniorb", "raw", "giop-min",
-                                    "external", NULL};
+                                    "combat", "external", NULL};
 static const char *const measurements[] = {"sweep", "rate", "scaling",
                                            "clock", NULL};
 static const char *const placements[] = {"same", "spread", NULL};
@@ -63,9 +63,10 @@ static const struct key_spec keys[] = {
     {"mode", K_ENUM, OFF(mode), SZ(mode), 0, 0, modes, "sync", 0,
      "how a round issues its calls"},
     {"server.kind", K_ENUM, OFF(server.kind), SZ(server.kind), 0, 0, kinds,
-     "omniorb", 0, "which echo server to fork: omniorb, or the ORB-less raw "
-     "(length-prefixed echo) and giop-min (GIOP 1.2, no ORB); external: "
-     "start none, call those listed in server.iors"},
+     "omniorb", 0, "which echo server to fork: omniorb, combat (the Tcl "
+     "ORB; tcp only), or the ORB-less raw (length-prefixed echo) and "
+     "giop-min (GIOP 1.2, no ORB); external: start none, call those "
+     "listed in server.iors"},
     {"server.iors", K_STRING, OFF(server.iors), SZ(server.iors), 0, 0, NULL,
      "", 0, "server.kind external: a file of stringified IORs, one a line "
      "(optionally followed by the server's PID), \"-\" for standard input"},

@@ -14,44 +14,64 @@
 #include "spawn.h"
 #include "util.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* Endpoint forms: in each word "{dir}" stands for the run's private
+ * folder and "{index}" for the server's number. */
+
 /* omniORB publishes the machine's network address unless told otherwise:
  * always name a loopback endpoint. */
-static void omniorb_endpoint(const char *transport, const char *run_dir,
-                             unsigned index, char *buf, size_t len)
-{
-    if (strcmp(transport, "unix") == 0)
-        snprintf(buf, len, "giop:unix:%s/s%u.sock", run_dir, index);
-    else
-        snprintf(buf, len, "giop:tcp:127.0.0.1:");
-}
+static const struct endpoint_form omniorb_endpoints[] = {
+    {"tcp", {"-ORBendPoint", "giop:tcp:127.0.0.1:"}},
+    {"unix", {"-ORBendPoint", "giop:unix:{dir}/s{index}.sock"}},
+    {NULL, {NULL}},
+};
 
 /* ORB-less servers (servers/raw, servers/giop_min) take
  * "--endpoint tcp:127.0.0.1:0", "unix:PATH" or, for a pipe pair the
  * spawner gives them, "pipe:RFD,WFD". */
-static void c_endpoint(const char *transport, const char *run_dir,
-                       unsigned index, char *buf, size_t len)
-{
-    if (strcmp(transport, "unix") == 0)
-        snprintf(buf, len, "unix:%s/s%u.sock", run_dir, index);
-    else if (strcmp(transport, "pipe") == 0)
-        snprintf(buf, len, "pipe:%d,%d", SPAWN_PIPE_SERVER_RFD,
-                 SPAWN_PIPE_SERVER_WFD);
-    else
-        snprintf(buf, len, "tcp:127.0.0.1:0");
-}
+static const struct endpoint_form raw_endpoints[] = {
+    {"tcp", {"--endpoint", "tcp:127.0.0.1:0"}},
+    {"unix", {"--endpoint", "unix:{dir}/s{index}.sock"}},
+    {"pipe", {"--endpoint", "pipe:" STR(SPAWN_PIPE_SERVER_RFD) ","
+                                    STR(SPAWN_PIPE_SERVER_WFD)}},
+    {NULL, {NULL}},
+};
 
-static const char *const sockets[] = {"tcp", "unix", NULL};
-static const char *const sockets_and_pipe[] = {"tcp", "unix", "pipe", NULL};
+static const struct endpoint_form giop_min_endpoints[] = {
+    {"tcp", {"--endpoint", "tcp:127.0.0.1:0"}},
+    {"unix", {"--endpoint", "unix:{dir}/s{index}.sock"}},
+    {NULL, {NULL}},
+};
+
+/* Combat (servers/combat, Tcl) names a host and a port, and has no Unix
+ * sockets; its server listens on the host it is given, loopback only. */
+static const struct endpoint_form combat_endpoints[] = {
+    {"tcp", {"-ORBHostName", "127.0.0.1", "-ORBServerPort", "0"}},
+    {NULL, {NULL}},
+};
+
+/* Servers orbbench did not start: transports only, no words. */
+static const struct endpoint_form external_endpoints[] = {
+    {"tcp", {NULL}},
+    {"unix", {NULL}},
+    {NULL, {NULL}},
+};
 
 static const struct server_kind kinds[] = {
     {"omniorb", &wire_giop, "omniorb-echo-server", "libomniORB4",
-     "-ORBendPoint", omniorb_endpoint, "--work-us", sockets},
-    {"raw", &wire_raw, "raw-server", NULL, "--endpoint", c_endpoint, NULL,
-     sockets_and_pipe},
-    {"giop-min", &wire_giop, "giop-min-server", NULL, "--endpoint",
-     c_endpoint, NULL, sockets},
+     omniorb_endpoints, "--work-us"},
+    {"raw", &wire_raw, "raw-server", NULL, raw_endpoints, NULL},
+    {"giop-min", &wire_giop, "giop-min-server", NULL, giop_min_endpoints,
+     NULL},
+    /* No work option: Tcl has no clock of the thread's CPU time, and
+     * spinning on the wall clock would count time the server was not
+     * running. */
+    {"combat", &wire_giop, "combat-echo-server", NULL, combat_endpoints,
+     NULL},
     /* Servers orbbench did not start: a list of IORs (client/source.c). */
-    {"external", &wire_giop, NULL, NULL, NULL, NULL, NULL, sockets},
+    {"external", &wire_giop, NULL, NULL, external_endpoints, NULL},
 };
 
 const struct server_kind *server_kind_lookup(const char *name)
@@ -68,11 +88,12 @@ bool server_kind_serves(const struct server_kind *kind,
     bool found = false;
     size_t used = 0;
     list[0] = 0;
-    for (size_t i = 0; kind->transports[i]; i++) {
-        found = found || strcmp(kind->transports[i], transport) == 0;
+    for (size_t i = 0; kind->endpoints[i].transport; i++) {
+        const char *t = kind->endpoints[i].transport;
+        found = found || strcmp(t, transport) == 0;
         if (used < list_len)
             used += (size_t)snprintf(list + used, list_len - used, "%s%s",
-                                     i ? ", " : "", kind->transports[i]);
+                                     i ? ", " : "", t);
     }
     return found;
 }
@@ -113,18 +134,60 @@ int server_resolve(const struct server_kind *kind, const char *orb,
     return -ENOENT;
 }
 
+/* Copy `word` into buf with "{dir}" and "{index}" replaced. Bytes used,
+ * the terminator included, or 0 when it does not fit. */
+static size_t expand_word(const char *word, const char *dir, unsigned index,
+                          char *buf, size_t len)
+{
+    char num[16];
+    size_t used = 0;
+    snprintf(num, sizeof num, "%u", index);
+    while (*word) {
+        const char *put = word;
+        size_t n = 1, skip = 1;
+        if (strncmp(word, "{dir}", 5) == 0) {
+            put = dir;
+            n = strlen(dir);
+            skip = 5;
+        } else if (strncmp(word, "{index}", 7) == 0) {
+            put = num;
+            n = strlen(num);
+            skip = 7;
+        }
+        if (used + n >= len)
+            return 0;
+        memcpy(buf + used, put, n);
+        used += n;
+        word += skip;
+    }
+    if (used >= len)
+        return 0;
+    buf[used] = 0;
+    return used + 1;
+}
+
 void server_make_argv(const void *arg, unsigned index, char **argv,
                       char *buf, size_t buf_len)
 {
     const struct server_launch *l = arg;
-    size_t argc = 0;
+    const struct endpoint_form *f = l->kind->endpoints;
+    size_t argc = 0, used = 0;
     argv[argc++] = (char *)l->path;
-    argv[argc++] = (char *)l->kind->endpoint_option;
-    l->kind->endpoint(l->transport, l->run_dir, index, buf, buf_len);
-    argv[argc++] = buf;
-    size_t used = strlen(buf) + 1;
+    while (f->transport && strcmp(f->transport, l->transport) != 0)
+        f++;
+    /* Words go into buf one after another; one that does not fit ends
+     * the list, and the server then refuses its truncated command line. */
+    for (size_t i = 0; f->transport && i < ENDPOINT_MAX_WORDS &&
+                       f->words[i];
+         i++) {
+        size_t n = expand_word(f->words[i], l->run_dir, index, buf + used,
+                               buf_len - used);
+        if (n == 0)
+            break;
+        argv[argc++] = buf + used;
+        used += n;
+    }
     if (l->work_us > 0 && l->kind->work_option && used < buf_len) {
-        /* The number goes into buf after the endpoint's terminator. */
         snprintf(buf + used, buf_len - used, "%lld", (long long)l->work_us);
         argv[argc++] = (char *)l->kind->work_option;
         argv[argc++] = buf + used;

@@ -9,26 +9,33 @@
 
 #include "wire.h"
 
+/* How a kind's server is told its endpoint over one transport: the words
+ * of its command line, in which "{dir}" stands for the run's private
+ * folder and "{index}" for the server's number (0, 1, …). A loopback
+ * address always: servers must never listen beyond it. */
+#define ENDPOINT_MAX_WORDS 6
+struct endpoint_form {
+    const char *transport;
+    const char *words[ENDPOINT_MAX_WORDS];
+};
+
 struct server_kind {
     const char *name;
     const struct wire_ops *wire;
     /* File name beside the orbbench executable; NULL for servers
      * orbbench does not start (external: endpoint and options unused). */
     const char *binary;
-    /* The ORB library's file name prefix; NULL for an ORB-less kind,
-     * which has no ORB installations: server.orb does not apply and its
-     * one binary is always the one beside orbbench. */
+    /* The ORB library's file name prefix; NULL for a kind with no ORB
+     * installations to choose from (the ORB-less ones, and Combat, whose
+     * Tcl library is whichever tclsh loads): server.orb does not apply
+     * and its one binary is always the one beside orbbench. */
     const char *library;
-    /* The option that names the server's endpoint ("-ORBendPoint"), and
-     * the endpoint itself for a transport, run directory and server. */
-    const char *endpoint_option;
-    void (*endpoint)(const char *transport, const char *run_dir,
-                     unsigned index, char *buf, size_t len);
+    /* The transports its server serves, each with its endpoint's words;
+     * ends with a NULL transport. */
+    const struct endpoint_form *endpoints;
     /* The option that makes each call burn N µs of CPU ("--work-us"), or
      * NULL when the kind's server has none. */
     const char *work_option;
-    /* The transports its server serves, NULL-terminated. */
-    const char *const *transports;
 };
 
 /* What the spawner needs to build each server's argv. */
@@ -50,16 +57,17 @@ const struct server_kind *server_kind_lookup(const char *name);
 bool server_kind_serves(const struct server_kind *kind,
                         const char *transport, char *list, size_t list_len);
 
-/* spawn_argv_fn for a struct server_launch: path, endpoint args, the work
- * option and its value when work_us > 0, then the scenario's server.args. */
+/* spawn_argv_fn for a struct server_launch: path, the endpoint's words for
+ * its transport, the work option and its value when work_us > 0, then the
+ * scenario's server.args. */
 void server_make_argv(const void *launch, unsigned index, char **argv,
                       char *buf, size_t buf_len);
 
 /* The server executable for ORB installation `orb` of this kind, beside
  * the orbbench executable in `bin_dir`: the system one, or
- * bin_dir/orbs/ORB/echo-server; for an ORB-less kind always
- * bin_dir/BINARY (orb is not looked at). 0, or -ENOENT with the installations that
- * do exist listed in `why`. */
+ * bin_dir/orbs/ORB/echo-server; for a kind without a library always
+ * bin_dir/BINARY (orb is not looked at). 0, or -ENOENT with the
+ * installations that do exist listed in `why`. */
 int server_resolve(const struct server_kind *kind, const char *orb,
                    const char *bin_dir, char *path, size_t path_len,
                    char *why, size_t why_len);

@@ -1,0 +1,239 @@
+"""End-to-end: scripts/compare, scripts/report and scripts/run-suite with
+more than two result sets (each against the first, the baseline), on
+results constructed here and on the fixtures in tests/fixtures/."""
+import csv
+import io
+import json
+
+import pytest
+
+from conftest import run_suite
+from test_report import (FIX, ORB_425, ORB_433, check_links, crossing_only,
+                         load, md_rows, script, write_side)
+
+# Logs of crossing N / 100, three runs a side, each side spread ±0.1:
+# the numbers of test_report's test_compare_verdicts_worked_by_hand, here
+# as sets instead of scenarios. Against A: B's t = 3.674235 (4 df), p =
+# 0.021312; C's t = 0.612372, p = 0.573392; D (= A) t = 0, p = 1.
+LOGS = {"A": (0, .1, .2), "B": (.3, .4, .5), "C": (.05, .15, .25),
+        "D": (0, .1, .2)}
+
+
+def sets_of(tmp_path, letters, name="sync-unix"):
+    """One folder per set, each run of one scenario with only a crossing
+    N; set A on omniORB 4.2.5, the others on 4.3.3."""
+    return [write_side(tmp_path / x, crossing_only(name, LOGS[x],
+                                                   "a" if x == "A" else "b"))
+            for x in letters]
+
+
+def compare_json(*args):
+    r = script("compare", *args, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def crossing(cmp):
+    return cmp["scenarios"][0]["metrics"]["crossing_n"]
+
+
+def test_bh_runs_over_every_set(tmp_path):
+    """Benjamini-Hochberg over the tests of all sets, worked by hand.
+    B alone against A: q = p = 0.021312, faster. With C (m = 2): q_B =
+    min(2 p_B, p_C) = 0.042624, still faster; C's q = 0.573392, same.
+    With D too (m = 3): q_B = min(3 p_B, 3/2 p_C, 1) = 0.063936: same,
+    although p_B < 0.05. A per-set adjustment would keep B faster."""
+    a, b, c, d = sets_of(tmp_path, "ABCD")
+    m = crossing(compare_json(a, b))
+    assert m["q_value"] == pytest.approx(0.021312, abs=1e-6)
+    assert m["verdict"] == "faster"
+
+    doc = compare_json(a, b, c)
+    assert [s["set"] for s in doc["sets"]] == ["A", "B", "C"]
+    assert doc["sets"][0]["files"] == [str(p) for p in
+                                       sorted(a.glob("*.json"))]
+    assert [x["set"] for x in doc["comparisons"]] == ["B", "C"]
+    assert doc["method"]["tests"] == 2
+    assert doc["method"]["adjustment"] == "Benjamini-Hochberg"
+    mb, mc = (crossing(x) for x in doc["comparisons"])
+    assert mb["ratio"] == pytest.approx(1.349859, rel=1e-6)
+    assert mb["p_value"] == pytest.approx(0.021312, abs=1e-6)
+    assert mb["q_value"] == pytest.approx(0.042624, abs=2e-6)
+    assert mb["verdict"] == "faster"
+    assert doc["comparisons"][0]["scenarios"][0]["verdict"] == "faster"
+    assert mc["p_value"] == pytest.approx(0.573392, abs=1e-6)
+    assert mc["q_value"] == pytest.approx(0.573392, abs=1e-6)
+    assert mc["verdict"] == "same"
+
+    doc = compare_json(a, b, c, d)
+    assert doc["method"]["tests"] == 3
+    mb, mc, md = (crossing(x) for x in doc["comparisons"])
+    assert mb["q_value"] == pytest.approx(0.063936, abs=3e-6)
+    assert mb["verdict"] == "same"
+    assert mc["q_value"] == pytest.approx(0.860088, abs=2e-6)
+    assert md["p_value"] == pytest.approx(1.0)
+    assert {x["scenarios"][0]["verdict"] for x in doc["comparisons"]} == \
+        {"same"}
+
+
+def test_each_set_gets_what_a_pair_gets_but_the_q_value():
+    """Set C is compared with A exactly as `compare A C` would: ratios,
+    intervals, p-values and values; only q (BH over more tests) may
+    grow."""
+    a, b = FIX / "repeat-A", FIX / "repeat-B"
+    many = compare_json(a, b, a)
+    for x, other in zip("BC", (b, a)):
+        pair = compare_json(a, other)
+        got = next(c for c in many["comparisons"] if c["set"] == x)
+        assert [s["scenario"] for s in got["scenarios"]] == \
+            [s["scenario"] for s in pair["scenarios"]]
+        for sg, sp in zip(got["scenarios"], pair["scenarios"]):
+            for key, mp in sp["metrics"].items():
+                mg = sg["metrics"][key]
+                for field in ("ratio", "ci_low", "ci_high", "p_value",
+                              "a_values", "b_values", "mde_pct"):
+                    assert mg[field] == mp[field], (x, key, field)
+                if mp["q_value"] is not None:
+                    assert mg["q_value"] >= mp["q_value"]
+    assert many["method"]["tests"] == 2 * compare_json(a, b)["method"][
+        "tests"]
+
+
+def test_one_table_a_column_group_per_set(tmp_path):
+    """Text and markdown: one table, A's crossing N once, then per set its
+    crossing N, ratio to A and verdict; a scenario a set lacks is '—'
+    there and named under 'Only in A (not in C)'."""
+    # pool5-unix: one run a side, no test (m stays 2, B stays faster)
+    a = write_side(tmp_path / "A",
+                   crossing_only("sync-unix", LOGS["A"], "a") +
+                   crossing_only("pool5-unix", (0,), "a"))
+    b = write_side(tmp_path / "B",
+                   crossing_only("sync-unix", LOGS["B"], "b") +
+                   crossing_only("pool5-unix", (0.1,), "b"))
+    c = write_side(tmp_path / "C", crossing_only("sync-unix", LOGS["C"],
+                                                 "b"))
+    r = script("compare", a, b, c, "--format", "md")
+    assert r.returncode == 0, r.stderr
+    rows = md_rows(r.stdout, "scenario")
+    assert list(rows) == ["pool5-unix", "sync-unix"]  # the seed's order
+    s = rows["sync-unix"]
+    assert s["crossing N A"] == "111 (100–122)"  # 100 e^0.1 = 110.5
+    assert s["crossing N B"] == "149 (135–165)"
+    assert s["B/A [95% CI]"].startswith("1.35 [") and \
+        s["B/A [95% CI]"].endswith("faster")
+    assert s["verdict (B)"] == "faster"
+    assert s["crossing N C"] == "116 (105–128)"
+    assert s["C/A [95% CI]"].endswith("same")
+    assert s["verdict (C)"] == "same"
+    p = rows["pool5-unix"]
+    assert p["B/A [95% CI]"] == "1.11" and p["verdict (B)"] == "—"
+    assert p["crossing N C"] == p["C/A [95% CI]"] == p["verdict (C)"] == "—"
+    assert "- Only in A (not in C): pool5-unix" in r.stdout
+    assert "- A: " in r.stdout and "- C: " in r.stdout
+    assert "BH-adjusted over 2 tests (every set's together)" in r.stdout
+    text = script("compare", a, b, c).stdout
+    head = next(line for line in text.splitlines()
+                if line.startswith("scenario"))
+    assert head.split("  ")[0] == "scenario"
+    for col in ("crossing N A", "crossing N B", "B/A [95% CI]",
+                "verdict (B)", "crossing N C", "C/A [95% CI]",
+                "verdict (C)"):
+        assert col in head, col
+    assert head.index("verdict (B)") < head.index("crossing N C")
+    assert "Environment differences (A → B):" in text
+    assert "Environment differences (A → C):" in text
+
+
+def test_csv_has_a_set_column(tmp_path):
+    a, b, c = sets_of(tmp_path, "ABC")
+    r = script("compare", a, b, c, "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert list(rows[0])[:2] == ["set", "scenario"]
+    got = {(x["set"], x["metric"]): x for x in rows}
+    assert got[("B", "crossing_n")]["verdict"] == "faster"
+    assert got[("C", "crossing_n")]["verdict"] == "same"
+    assert float(got[("B", "crossing_n")]["q_value"]) == \
+        pytest.approx(0.042624, abs=2e-6)
+    # two sets: the CSV of before, no set column
+    two = script("compare", a, b, "--format", "csv").stdout
+    assert two.splitlines()[0].startswith("scenario,metric,")
+
+
+def test_a_set_mixing_two_orbs_is_named_by_its_letter(tmp_path):
+    a, b = sets_of(tmp_path, "AB")
+    c = write_side(tmp_path / "C",
+                   crossing_only("sync-unix", LOGS["C"][:2], "b") +
+                   crossing_only("sync-unix", LOGS["C"][2:], "a"))
+    r = script("compare", a, b, c)
+    assert r.returncode == 2
+    assert r.stderr.strip() == (
+        "compare: C: results of two ORBs (omniORB 4.3.3, omniORB 4.2.5) on "
+        "one side: give one folder per ORB")
+    assert r.stdout == ""
+    assert ORB_425 != ORB_433
+
+
+def test_fewer_than_two_sets_is_a_usage_error(tmp_path):
+    (a,) = sets_of(tmp_path, "A")
+    r = script("compare", a)
+    assert r.returncode == 2
+    assert r.stderr.strip() == (
+        "compare: give 2 to 26 result sets (A, the baseline, then those "
+        "compared with it), not 1")
+
+
+def test_plots_of_each_set_in_its_own_folder(tmp_path):
+    a, b = FIX / "repeat-A", FIX / "repeat-B"
+    out = tmp_path / "plots"
+    r = script("compare", a, b, a, "--plots", out, timeout=300)
+    assert r.returncode == 0, r.stderr
+    for x in "BC":
+        assert (out / f"A-vs-{x}" / "ab-capacity.png").is_file(), x
+    assert not (out / "ab-capacity.png").exists()
+
+
+def test_report_of_three_sets(tmp_path):
+    """--versus twice: the verdict table with a group per set, then each
+    set's figures against A from its own folder, every link shipped, an
+    environment column per set."""
+    a, b = FIX / "repeat-A", FIX / "repeat-B"
+    r = script("report", "--results", a, "--versus", b, "--versus", FIX /
+               "A", "--out", tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "report.md").read_text()
+    assert md.startswith("# orbbench report: repeat-B, A against repeat-A")
+    verdicts = md.split("## Verdicts")[1].split("## Figures")[0]
+    rows = md_rows(verdicts, "scenario")
+    assert rows["sync-unix"]["verdict (B)"] == "slower"
+    assert rows["sync-unix"]["verdict (C)"] == "—"  # one run in tests/A
+    assert "Environment differences (A → C):" in verdicts
+    figs_b = md.index("## Figures, B against A: repeat-B against repeat-A")
+    figs_c = md.index("## Figures, C against A: A against repeat-A")
+    assert figs_b < figs_c < md.index("## Environment")
+    assert "](A-vs-B/ab-capacity.png)" in md[figs_b:figs_c]
+    assert "](A-vs-C/ab-capacity.png)" in md[figs_c:]
+    check_links(md, tmp_path)
+    env = md_rows(md.split("## Environment")[1], "field")
+    assert {"A: repeat-A", "B: repeat-B", "C: A"} <= set(
+        next(iter(env.values())))
+
+
+def test_run_suite_three_variants_one_comparison(tmp_path):
+    """Three variants: one comparison of all (compare-all.md, figures in
+    plots-all/A-vs-X/), not a comparison per pair."""
+    out = tmp_path / "out"
+    r = run_suite(FIX / "repeat-scenarios", "--only", "sync-*", "--set",
+                  "sweep.max_n=4", "--variant", "a", "--variant", "b",
+                  "--variant", "c:sweep.rounds=6", "--out", out)
+    assert r.returncode == 0, r.stderr
+    md = (out / "compare-all.md").read_text()
+    rows = md_rows(md, "scenario")
+    assert list(rows) == ["sync-unix"]
+    assert {"verdict (B)", "verdict (C)"} <= set(rows["sync-unix"])
+    assert "scenario sweep.rounds (all scenarios): 5 → 6" in md
+    assert "== b, c against a" in r.stdout
+    assert (out / "plots-all" / "A-vs-C" / "ab-latency.png").is_file()
+    assert not list(out.glob("compare-a-vs-*.md"))
+    summary = load(out / "summary.json")
+    assert {row["scenario"] for row in summary["rows"]} == {"sync-unix"}
