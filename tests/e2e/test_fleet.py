@@ -88,22 +88,25 @@ class Fleet:
             N.break_tree(self.trees / name, broken)
         return name
 
-    def run(self, hosts, *args, timeout=180, rcmd=None, env=None):
+    def command(self, hosts, args, rcmd):
+        """(run-fleet's command line on hosts, its output folder): pdsh's
+        exec module into the namespaces, or its ssh module (rcmd
+        "ssh")."""
         out = self.tmp / f"fleet-{time.monotonic_ns()}"
         argv = [str(RUN_FLEET), "-w", ",".join(hosts), "--out", str(out)]
         argv += (["-R", "ssh", "--remote-dir", f"{self.trees}/%h"]
                  if rcmd == "ssh" else N.fleet_args(self.trees))
-        return subprocess.run(argv + list(args), capture_output=True,
-                              text=True, timeout=timeout, cwd=ROOT,
-                              env=env), out
+        return argv + list(args), out
+
+    def run(self, hosts, *args, timeout=180, rcmd=None, env=None):
+        argv, out = self.command(hosts, args, rcmd)
+        return subprocess.run(argv, capture_output=True, text=True,
+                              timeout=timeout, cwd=ROOT, env=env), out
 
     def start(self, hosts, *args, rcmd=None, env=None):
         """run-fleet in the background: (process, output folder)."""
-        out = self.tmp / f"fleet-{time.monotonic_ns()}"
-        argv = [str(RUN_FLEET), "-w", ",".join(hosts), "--out", str(out)]
-        argv += (["-R", "ssh", "--remote-dir", f"{self.trees}/%h"]
-                 if rcmd == "ssh" else N.fleet_args(self.trees))
-        return subprocess.Popen(argv + list(args), stdout=subprocess.PIPE,
+        argv, out = self.command(hosts, args, rcmd)
+        return subprocess.Popen(argv, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, cwd=ROOT,
                                 env=env), out
 
