@@ -105,6 +105,17 @@ static void test_probes_on_the_model_give_the_crossing(void **state)
     assert_true(fabs(e.low - 10000) < 1e-6 && fabs(e.high - 10000) < 1e-6);
 }
 
+/* The sweep's steps and three probes whose medians imply 9900, 10000
+ * and 10100 through slope 1.5: median = 100 (n / implied)^1.5. */
+static size_t spread_probes(struct crossing_point *p)
+{
+    size_t k = model_steps(p);
+    p[k++] = (struct crossing_point){9800, 98.48868109087459, 20, true};
+    p[k++] = (struct crossing_point){10050, 100.75093672021119, 20, true};
+    p[k++] = (struct crossing_point){10300, 102.98495329777701, 20, true};
+    return k;
+}
+
 static void test_interval_is_the_t_interval_of_the_probes(void **state)
 {
     (void)state;
@@ -113,10 +124,7 @@ static void test_interval_is_the_t_interval_of_the_probes(void **state)
      * their sd is 0.010000, t(2) = 4.303, so 9999.67 · exp(±4.303 ·
      * 0.01 / √3) = 9754.29 .. 10251.21 (worked out by hand). */
     struct crossing_point p[9];
-    size_t k = model_steps(p);
-    p[k++] = (struct crossing_point){9800, 98.48868109087459, 20, true};
-    p[k++] = (struct crossing_point){10050, 100.75093672021119, 20, true};
-    p[k++] = (struct crossing_point){10300, 102.98495329777701, 20, true};
+    size_t k = spread_probes(p);
     struct crossing_estimate e;
     crossing_estimate(p, k, 100, 9800, 98.49, 10050, 100.75, &e);
     assert_string_equal(e.method, CROSSING_PROBES);
@@ -156,10 +164,7 @@ static void test_estimate_stays_in_the_measured_bracket(void **state)
      * 0.502500; n = 10025 · (10050/10025)^0.5025 = 10037.55 (by hand);
      * the probes' interval already holds the bracket, so it stays. */
     struct crossing_point p[9];
-    size_t k = model_steps(p);
-    p[k++] = (struct crossing_point){9800, 98.48868109087459, 20, true};
-    p[k++] = (struct crossing_point){10050, 100.75093672021119, 20, true};
-    p[k++] = (struct crossing_point){10300, 102.98495329777701, 20, true};
+    size_t k = spread_probes(p);
     struct crossing_estimate e;
     crossing_estimate(p, k, 100, 10025, 99, 10050, 101, &e);
     assert_string_equal(e.method, CROSSING_BRACKET);
