@@ -4,6 +4,7 @@ results constructed here and on the fixtures in tests/fixtures/."""
 import csv
 import io
 import json
+import re
 
 import pytest
 
@@ -217,6 +218,16 @@ def test_report_of_three_sets(tmp_path):
     env = md_rows(md.split("## Environment")[1], "field")
     assert {"A: repeat-A", "B: repeat-B", "C: A"} <= set(
         next(iter(env.values())))
+    # Each set repeats its figure headings: their anchors must still be
+    # unique, and every contents link must lead to one.
+    page = (tmp_path / "report.html").read_text()
+    ids = re.findall(r'<h[23] id="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), sorted(
+        i for i in ids if ids.count(i) > 1)
+    hrefs = re.findall(r'<li><a href="#([^"]+)"', page)
+    assert hrefs and set(hrefs) <= set(ids)
+    md_links = re.findall(r"^ *- \[[^]]*\]\(#([^)]+)\)", md, re.M)
+    assert len(md_links) == len(set(md_links)) == len(ids)
 
 
 def test_run_suite_three_variants_one_comparison(tmp_path):

@@ -1011,8 +1011,12 @@ def test_report_on_fixture_folder(tmp_path):
 def check_links(md, folder):
     """Every link of report.md points at a file written beside it, or at
     one of its own headings."""
-    heads = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-")
-             for h in re.findall(r"^#+ (.+)$", md, re.M)}
+    heads, seen = set(), {}
+    for h in re.findall(r"^#+ (.+)$", md, re.M):
+        a = re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-")
+        # GitHub suffixes a repeated heading's anchor -1, -2, ...
+        heads.add(a if a not in seen else f"{a}-{seen[a]}")
+        seen[a] = seen.get(a, 0) + 1
     for target in re.findall(r"\]\(([^)]+)\)", md):
         if target.startswith("#"):
             assert target[1:] in heads, target
