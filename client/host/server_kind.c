@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -118,19 +119,26 @@ int server_resolve(const struct server_kind *kind, const char *orb,
         snprintf(path, path_len, "%s/orbs/%s/echo-server", bin_dir, orb);
     if (access(path, X_OK) == 0)
         return 0;
-    char dir[600], list[400];
-    size_t used = (size_t)snprintf(list, sizeof list, "%s", system_id);
+    /* Name only the installations whose server is there to run. */
+    char dir[600], exe[PATH_MAX], list[400] = "";
+    size_t used = 0;
+    snprintf(exe, sizeof exe, "%s/%s", bin_dir, kind->binary);
+    if (access(exe, X_OK) == 0)
+        used = (size_t)snprintf(list, sizeof list, "%s", system_id);
     snprintf(dir, sizeof dir, "%s/orbs", bin_dir);
     DIR *d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));)
-        if (e->d_name[0] != '.' && used < sizeof list)
-            used += (size_t)snprintf(list + used, sizeof list - used, ", %s",
-                                     e->d_name);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        snprintf(exe, sizeof exe, "%s/%s/echo-server", dir, e->d_name);
+        if (e->d_name[0] != '.' && used < sizeof list &&
+            access(exe, X_OK) == 0)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                     used ? ", " : "", e->d_name);
+    }
     if (d)
         closedir(d);
     snprintf(why, why_len,
              "no ORB installation \"%s\" built (%s missing; built here: %s)",
-             orb, path, list);
+             orb, path, used ? list : "none: run make");
     return -ENOENT;
 }
 

@@ -85,6 +85,21 @@ def test_unknown_orb_exits_2(fake_orb, tmp_path):
     assert not (tmp_path / "u.json").exists()
 
 
+def test_missing_system_server_is_not_listed_as_built(fake_orb, tmp_path):
+    # Without its echo server the system ORB is not "built here": only the
+    # installations whose server can run are named.
+    _, bin_dir = fake_orb
+    server = bin_dir / "omniorb-echo-server"
+    server.rename(tmp_path / "away")  # the fixture is shared: put it back
+    try:
+        r = run(bin_dir, out=tmp_path / "m.json")
+    finally:
+        (tmp_path / "away").rename(server)
+    assert r.returncode == 2
+    built = r.stderr.split("built here: ")[1]
+    assert "omniorb-fake" in built and "omniorb-system" not in built
+
+
 def test_run_suite_interleaves_orbs(fake_orb, tmp_path):
     _, bin_dir = fake_orb
     src = tmp_path / "suite"
