@@ -159,17 +159,19 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
     out->n = exp(x0);
     out->low = exp(x0 - t * se);
     out->high = exp(x0 + t * se);
-    if (out->n >= (double)lo && out->n <= (double)hi)
+    if (out->n >= (double)lo / CROSSING_OUTSIDE &&
+        out->n <= (double)hi * CROSSING_OUTSIDE)
         return;
     /* The bracket's ends were measured (lo under max_ms, hi over); a mean
-     * of implied crossings outside it leans on a slope the drift has
-     * bent. The point stays in what was measured; the interval keeps the
-     * probes' spread and holds the bracket. */
+     * of implied crossings far outside it leans on a slope the drift has
+     * bent. The point goes back to what was measured; the interval keeps
+     * the probes' spread and holds the bracket. */
     double probe_n = out->n, low = out->low, high = out->high;
     snprintf(out->why + strlen(out->why), sizeof out->why - strlen(out->why),
-             "%sthe probes' mean %.0f lay outside the measured bracket "
-             "%lld-%lld: interpolated between its ends",
-             out->why[0] ? "; " : "", probe_n, (long long)lo, (long long)hi);
+             "%sthe probes' mean %.0f lay more than %.0f%% outside the "
+             "measured bracket %lld-%lld: interpolated between its ends",
+             out->why[0] ? "; " : "", probe_n, (CROSSING_OUTSIDE - 1) * 100,
+             (long long)lo, (long long)hi);
     from_bracket(out, max_ms, lo, lo_ms, hi, hi_ms);
     out->low = low < (double)lo ? low : (double)lo;
     out->high = high > (double)hi ? high : (double)hi;

@@ -153,32 +153,42 @@ static void test_far_measurements_do_not_count(void **state)
     assert_true(fabs(e.n - 10000) < 1e-6);
 }
 
-static void test_estimate_stays_in_the_measured_bracket(void **state)
+static void test_estimate_near_the_bracket_stands(void **state)
 {
     (void)state;
     /* The probes of test_interval_is_the_t_interval_of_the_probes imply
-     * 9999.67 [9754.29, 10251.21], but here the bisection decided 10050
-     * over and 10025 under: the point must come from the bracket, by
-     * log-log interpolation of 100 ms between (10025, 99) and (10050,
-     * 101): frac = ln(100/99) / ln(101/99) = 0.0100503 / 0.0200007 =
-     * 0.502500; n = 10025 · (10050/10025)^0.5025 = 10037.55 (by hand);
-     * the probes' interval already holds the bracket, so it stays. */
+     * 9999.67; a bracket 10025-10050 puts that 0.25% below its low end:
+     * scatter, not a contradiction, so the probes' mean stands. */
     struct crossing_point p[9];
     size_t k = spread_probes(p);
     struct crossing_estimate e;
     crossing_estimate(p, k, 100, 10025, 99, 10050, 101, &e);
+    assert_string_equal(e.method, CROSSING_PROBES);
+    assert_true(fabs(e.n - 9999.67) < 1);
+}
+
+static void test_estimate_far_outside_the_bracket_falls_back(void **state)
+{
+    (void)state;
+    /* The same probes (9999.67 [9754.29, 10251.21]) against a bracket
+     * 11100-11200 decided by the bisection: 11100 / 9999.67 = 1.110, more
+     * than 10% outside. The point is the bracket's log-log interpolation
+     * of 100 ms between (11100, 99) and (11200, 101): frac = ln(100/99) /
+     * ln(101/99) = 0.502500; n = 11100 · exp(0.5025 · 0.0089686) = 11150.14
+     * (by hand); the interval keeps the probes' low end and reaches up to
+     * hold the bracket. */
+    struct crossing_point p[9];
+    size_t k = spread_probes(p);
+    struct crossing_estimate e;
+    crossing_estimate(p, k, 100, 11100, 99, 11200, 101, &e);
     assert_string_equal(e.method, CROSSING_BRACKET);
-    assert_true(fabs(e.n - 10037.55) < 0.05);
-    assert_true(e.n >= 10025 && e.n <= 10050);
-    assert_true(fabs(e.low - 9754.29) < 2);
-    assert_true(fabs(e.high - 10251.21) < 2);
-    assert_true(strstr(e.why, "outside the measured bracket 10025-10050") !=
-                NULL);
-    /* A bracket wholly above the probes' interval: widened to hold it. */
-    crossing_estimate(p, k, 100, 10300, 99, 10400, 101, &e);
-    assert_string_equal(e.method, CROSSING_BRACKET);
-    assert_true(e.n >= 10300 && e.n <= 10400);
-    assert_true(fabs(e.low - 9754.29) < 2 && e.high == 10400);
+    assert_true(fabs(e.n - 11150.14) < 0.05);
+    assert_true(fabs(e.low - 9754.29) < 2 && e.high == 11200);
+    assert_true(strstr(e.why, "more than 10% outside the measured bracket "
+                              "11100-11200") != NULL);
+    /* 9% outside (bracket 10900-11000): the probes' mean stands. */
+    crossing_estimate(p, k, 100, 10900, 99, 11000, 101, &e);
+    assert_string_equal(e.method, CROSSING_PROBES);
 }
 
 static void test_flat_slope_is_assumed_one(void **state)
@@ -320,7 +330,8 @@ int main(void)
         cmocka_unit_test(test_probes_on_the_model_give_the_crossing),
         cmocka_unit_test(test_interval_is_the_t_interval_of_the_probes),
         cmocka_unit_test(test_far_measurements_do_not_count),
-        cmocka_unit_test(test_estimate_stays_in_the_measured_bracket),
+        cmocka_unit_test(test_estimate_near_the_bracket_stands),
+        cmocka_unit_test(test_estimate_far_outside_the_bracket_falls_back),
         cmocka_unit_test(test_flat_slope_is_assumed_one),
         cmocka_unit_test(test_bracket_interpolation_without_probes),
         cmocka_unit_test(test_not_found_without_an_n_under),
