@@ -3,11 +3,12 @@ against a real omniORB server keeps every call's time and summarizes
 them; the sizes are the payload's; several servers are called in turn; a
 server that stops answering fails the run naming it; malformed latency
 scenarios are exit 2 naming the key."""
+import json
 import statistics
 
 import pytest
 
-from conftest import SCENARIOS, write_scenario
+from conftest import SCENARIOS, run_suite, write_scenario
 from test_misbehave import run_fake
 
 
@@ -121,3 +122,19 @@ def test_miro_scenarios_check(tmp_path):
                                     "Odometry", "RangeSensor",
                                     "SharedBelief"]
                    for t in ["tcp", "unix"]}
+
+
+def test_run_suite_variants_of_latency_runs(tmp_path):
+    # compare weighs sweeps only: with variants of latency runs the suite
+    # skips it, says so, and still ends 0 with every variant's results.
+    d = tmp_path / "suite"
+    d.mkdir()
+    write_scenario(d / "l.json", kind="latency",
+                   latency={"calls": 20, "warmup_calls": 2})
+    r = run_suite(d, "--out", tmp_path / "out", "--variant", "a",
+                  "--variant", "b:call.payload=Odometry")
+    assert r.returncode == 0, r.stderr
+    assert "compare skipped" in r.stdout
+    for v in ("a", "b"):
+        doc = json.loads((tmp_path / "out" / v / "l.json").read_text())
+        assert doc["latency"]["calls"] == 20
