@@ -635,6 +635,9 @@ static json_t *resolve(const struct scenario *sc)
         json_t *v = NULL;
         if (!of_kind(ks->key, sc->kind))
             continue; /* the other kind's keys: unused, not recorded */
+        if (strcmp(ks->key, "call.payload_bytes") == 0 &&
+            strcmp(sc->call.payload, "string") != 0)
+            continue; /* a typed payload has its own size */
         switch (ks->type) {
         case K_STRING:
         case K_ENUM:

@@ -138,3 +138,5 @@ def test_run_suite_variants_of_latency_runs(tmp_path):
     for v in ("a", "b"):
         doc = json.loads((tmp_path / "out" / v / "l.json").read_text())
         assert doc["latency"]["calls"] == 20
+        # the resolved scenario names a string's length, not a typed one's
+        assert ("payload_bytes" in doc["scenario"]["call"]) == (v == "a")
