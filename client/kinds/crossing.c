@@ -159,19 +159,32 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
     out->n = exp(x0);
     out->low = exp(x0 - t * se);
     out->high = exp(x0 + t * se);
-    if (out->n >= (double)lo / CROSSING_OUTSIDE &&
-        out->n <= (double)hi * CROSSING_OUTSIDE)
+    /* The bracket's ends were measured (lo under max_ms, hi over). The
+     * probes' mean stands unless it contradicts them: its interval misses
+     * the bracket, or (a slope the drift has bent, too uncertain for the
+     * interval to miss anything) it lies far outside. Then the point goes
+     * back to what was measured; the interval keeps the probes' spread
+     * and holds the bracket. */
+    bool misses = out->high < (double)lo || out->low > (double)hi;
+    bool far = out->n < (double)lo / CROSSING_OUTSIDE ||
+               out->n > (double)hi * CROSSING_OUTSIDE;
+    if (!misses && !far)
         return;
-    /* The bracket's ends were measured (lo under max_ms, hi over); a mean
-     * of implied crossings far outside it leans on a slope the drift has
-     * bent. The point goes back to what was measured; the interval keeps
-     * the probes' spread and holds the bracket. */
     double probe_n = out->n, low = out->low, high = out->high;
-    snprintf(out->why + strlen(out->why), sizeof out->why - strlen(out->why),
-             "%sthe probes' mean %.0f lay more than %.0f%% outside the "
-             "measured bracket %lld-%lld: interpolated between its ends",
-             out->why[0] ? "; " : "", probe_n, (CROSSING_OUTSIDE - 1) * 100,
-             (long long)lo, (long long)hi);
+    if (misses)
+        snprintf(out->why + strlen(out->why),
+                 sizeof out->why - strlen(out->why),
+                 "%sthe probes' mean %.0f (95%% %.0f-%.0f) missed the "
+                 "measured bracket %lld-%lld: interpolated between its ends",
+                 out->why[0] ? "; " : "", probe_n, low, high, (long long)lo,
+                 (long long)hi);
+    else
+        snprintf(out->why + strlen(out->why),
+                 sizeof out->why - strlen(out->why),
+                 "%sthe probes' mean %.0f lay more than %.0f%% outside the "
+                 "measured bracket %lld-%lld: interpolated between its ends",
+                 out->why[0] ? "; " : "", probe_n,
+                 (CROSSING_OUTSIDE - 1) * 100, (long long)lo, (long long)hi);
     from_bracket(out, max_ms, lo, lo_ms, hi, hi_ms);
     out->low = low < (double)lo ? low : (double)lo;
     out->high = high > (double)hi ? high : (double)hi;

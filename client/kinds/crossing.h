@@ -60,12 +60,14 @@ struct crossing_estimate {
 #define CROSSING_SLOPE_SPAN 2.0
 #define CROSSING_SPAN 1.2
 
-/* How far outside the measured bracket the probes' mean may lie: in 122
- * sweeps of 2026-11-30 it lay at most 6% outside (95% within 4.5%), the
- * small scatter of a mean taken over drifting seconds, and there it is
- * the better estimate (per-run B/A of paired A/A runs: sd 1.2%, against
- * 2.6% for the bracket's interpolation); one run with a shallow,
- * uncertain slope (0.64 ± 0.19) put it 16% above. */
+/* How far outside the measured bracket the probes' mean may lie when its
+ * interval still holds the bracket: in 122 sweeps of 2026-11-30 it lay
+ * at most 6% outside (95% within 4.5%), the small scatter of a mean
+ * taken over drifting seconds, and there it is the better estimate
+ * (per-run B/A of paired A/A runs: sd 1.2%, against 2.6% for the
+ * bracket's interpolation); one run with a shallow, uncertain slope
+ * (0.64 ± 0.19) put it 16% above, its interval wide enough to hold the
+ * bracket. */
 #define CROSSING_OUTSIDE 1.1
 
 /* Estimate the crossing of max_ms from the measurements (any order, an N
@@ -84,10 +86,10 @@ struct crossing_estimate {
  * N), b = 1 is assumed (round time proportional to N) and `why` says so.
  * With fewer than 2 probes near the bracket the crossing is interpolated
  * between lo and hi in log-log space, interval [lo, hi]. When the
- * probes' mean lies more than CROSSING_OUTSIDE outside [lo, hi] (a slope
- * bent by drift), the bracket's interpolation is the point, the interval
- * the probes' widened to hold [lo, hi], and `why` says so. lo == 0: not
- * found. */
+ * probes' mean contradicts the bracket — its interval misses [lo, hi], or
+ * it lies more than CROSSING_OUTSIDE outside (a slope bent by drift) —
+ * the bracket's interpolation is the point, the interval the probes'
+ * widened to hold [lo, hi], and `why` says so. lo == 0: not found. */
 void crossing_estimate(const struct crossing_point *p, size_t k,
                        double max_ms, int64_t lo, double lo_ms, int64_t hi,
                        double hi_ms, struct crossing_estimate *out);

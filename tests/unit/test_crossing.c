@@ -167,27 +167,52 @@ static void test_estimate_near_the_bracket_stands(void **state)
     assert_true(fabs(e.n - 9999.67) < 1);
 }
 
-static void test_estimate_far_outside_the_bracket_falls_back(void **state)
+static void test_interval_missing_the_bracket_falls_back(void **state)
 {
     (void)state;
     /* The same probes (9999.67 [9754.29, 10251.21]) against a bracket
-     * 11100-11200 decided by the bisection: 11100 / 9999.67 = 1.110, more
-     * than 10% outside. The point is the bracket's log-log interpolation
-     * of 100 ms between (11100, 99) and (11200, 101): frac = ln(100/99) /
-     * ln(101/99) = 0.502500; n = 11100 · exp(0.5025 · 0.0089686) = 11150.14
-     * (by hand); the interval keeps the probes' low end and reaches up to
+     * 10300-10400 decided by the bisection: only 3% away, but the
+     * interval misses the bracket, which contradicts what was measured.
+     * The point is the bracket's log-log interpolation of 100 ms between
+     * (10300, 99) and (10400, 101): frac = ln(100/99) / ln(101/99) =
+     * 0.502500; n = 10300 · exp(0.5025 · ln(10400/10300) = 0.0096619) =
+     * 10350.13; the interval keeps the probes' low end and reaches up to
      * hold the bracket. */
     struct crossing_point p[9];
     size_t k = spread_probes(p);
     struct crossing_estimate e;
-    crossing_estimate(p, k, 100, 11100, 99, 11200, 101, &e);
+    crossing_estimate(p, k, 100, 10300, 99, 10400, 101, &e);
     assert_string_equal(e.method, CROSSING_BRACKET);
-    assert_true(fabs(e.n - 11150.14) < 0.05);
-    assert_true(fabs(e.low - 9754.29) < 2 && e.high == 11200);
+    assert_true(fabs(e.n - 10350.13) < 0.05);
+    assert_true(fabs(e.low - 9754.29) < 2 && e.high == 10400);
+    assert_true(strstr(e.why, "missed the measured bracket 10300-10400") !=
+                NULL);
+}
+
+static void test_estimate_far_outside_the_bracket_falls_back(void **state)
+{
+    (void)state;
+    /* An uncertain slope: round times falling with N, so b = 1 is
+     * assumed, and probes that imply 80, 100 and 130 servers (n · 100 /
+     * median). Their geometric mean 101.32, sd 0.2430 in ln N, t(2) =
+     * 4.303: interval 55.40 .. 185.30, wide enough to hold the bracket
+     * 88-90, yet the mean is more than 10% above it (90 · 1.1 = 99). The
+     * point is the bracket's interpolation, 88 · (90/88)^0.5025 = 89.00;
+     * the interval stays the probes'. */
+    struct crossing_point p[3] = {{88, 110, 20, true},
+                                  {90, 90, 20, true},
+                                  {92, 100.0 * 92 / 130, 20, true}};
+    struct crossing_estimate e;
+    crossing_estimate(p, 3, 100, 88, 99, 90, 101, &e);
+    assert_true(e.slope_assumed);
+    assert_string_equal(e.method, CROSSING_BRACKET);
+    assert_true(fabs(e.n - 89.00) < 0.01);
+    assert_true(fabs(e.low - 55.40) < 0.05 && fabs(e.high - 185.30) < 0.05);
     assert_true(strstr(e.why, "more than 10% outside the measured bracket "
-                              "11100-11200") != NULL);
-    /* 9% outside (bracket 10900-11000): the probes' mean stands. */
-    crossing_estimate(p, k, 100, 10900, 99, 11000, 101, &e);
+                              "88-90") != NULL);
+    /* Bracket 92-94: the mean is 8% above it, inside its interval: it
+     * stands. */
+    crossing_estimate(p, 3, 100, 92, 99, 94, 101, &e);
     assert_string_equal(e.method, CROSSING_PROBES);
 }
 
@@ -331,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_interval_is_the_t_interval_of_the_probes),
         cmocka_unit_test(test_far_measurements_do_not_count),
         cmocka_unit_test(test_estimate_near_the_bracket_stands),
+        cmocka_unit_test(test_interval_missing_the_bracket_falls_back),
         cmocka_unit_test(test_estimate_far_outside_the_bracket_falls_back),
         cmocka_unit_test(test_flat_slope_is_assumed_one),
         cmocka_unit_test(test_bracket_interpolation_without_probes),
