@@ -160,31 +160,33 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
     out->low = exp(x0 - t * se);
     out->high = exp(x0 + t * se);
     /* The bracket's ends were measured (lo under max_ms, hi over). The
-     * probes' mean stands unless it contradicts them: its interval misses
-     * the bracket, or (a slope the drift has bent, too uncertain for the
-     * interval to miss anything) it lies far outside. Then the point goes
-     * back to what was measured; the interval keeps the probes' spread
-     * and holds the bracket. */
-    bool misses = out->high < (double)lo || out->low > (double)hi;
-    bool far = out->n < (double)lo / CROSSING_OUTSIDE ||
-               out->n > (double)hi * CROSSING_OUTSIDE;
-    if (!misses && !far)
-        return;
+     * probes' mean is the better estimate near them (it pools every
+     * probe), so it stands; an interval that misses both measured ends is
+     * widened to hold them. Far outside them it leans on a slope the
+     * drift has bent (too uncertain for its interval to miss anything):
+     * then the point goes back to what was measured, the interval keeps
+     * the probes' spread and holds the bracket. */
     double probe_n = out->n, low = out->low, high = out->high;
-    if (misses)
+    bool far = probe_n < (double)lo / CROSSING_OUTSIDE ||
+               probe_n > (double)hi * CROSSING_OUTSIDE;
+    if (!far) {
+        if (high >= (double)lo && low <= (double)hi)
+            return;
         snprintf(out->why + strlen(out->why),
                  sizeof out->why - strlen(out->why),
-                 "%sthe probes' mean %.0f (95%% %.0f-%.0f) missed the "
-                 "measured bracket %lld-%lld: interpolated between its ends",
-                 out->why[0] ? "; " : "", probe_n, low, high, (long long)lo,
+                 "%sthe probes' interval %.0f-%.0f missed the measured "
+                 "bracket %lld-%lld: widened to hold it",
+                 out->why[0] ? "; " : "", low, high, (long long)lo,
                  (long long)hi);
-    else
-        snprintf(out->why + strlen(out->why),
-                 sizeof out->why - strlen(out->why),
-                 "%sthe probes' mean %.0f lay more than %.0f%% outside the "
-                 "measured bracket %lld-%lld: interpolated between its ends",
-                 out->why[0] ? "; " : "", probe_n,
-                 (CROSSING_OUTSIDE - 1) * 100, (long long)lo, (long long)hi);
+        out->low = low < (double)lo ? low : (double)lo;
+        out->high = high > (double)hi ? high : (double)hi;
+        return;
+    }
+    snprintf(out->why + strlen(out->why), sizeof out->why - strlen(out->why),
+             "%sthe probes' mean %.0f lay more than %.0f%% outside the "
+             "measured bracket %lld-%lld: interpolated between its ends",
+             out->why[0] ? "; " : "", probe_n, (CROSSING_OUTSIDE - 1) * 100,
+             (long long)lo, (long long)hi);
     from_bracket(out, max_ms, lo, lo_ms, hi, hi_ms);
     out->low = low < (double)lo ? low : (double)lo;
     out->high = high > (double)hi ? high : (double)hi;

@@ -85,11 +85,12 @@ struct crossing_estimate {
  * drifts. When the slope is not clearly above 0 (or fewer than 3 distinct
  * N), b = 1 is assumed (round time proportional to N) and `why` says so.
  * With fewer than 2 probes near the bracket the crossing is interpolated
- * between lo and hi in log-log space, interval [lo, hi]. When the
- * probes' mean contradicts the bracket — its interval misses [lo, hi], or
- * it lies more than CROSSING_OUTSIDE outside (a slope bent by drift) —
- * the bracket's interpolation is the point, the interval the probes'
- * widened to hold [lo, hi], and `why` says so. lo == 0: not found. */
+ * between lo and hi in log-log space, interval [lo, hi]. The measured
+ * bracket bounds the rest: a probes' interval that misses [lo, hi] is
+ * widened to hold it; a probes' mean more than CROSSING_OUTSIDE outside
+ * it (a slope bent by drift) gives way to the bracket's interpolation,
+ * the interval the probes' widened to hold [lo, hi]; `why` says which.
+ * lo == 0: not found. */
 void crossing_estimate(const struct crossing_point *p, size_t k,
                        double max_ms, int64_t lo, double lo_ms, int64_t hi,
                        double hi_ms, struct crossing_estimate *out);

@@ -167,26 +167,26 @@ static void test_estimate_near_the_bracket_stands(void **state)
     assert_true(fabs(e.n - 9999.67) < 1);
 }
 
-static void test_interval_missing_the_bracket_falls_back(void **state)
+static void test_interval_missing_the_bracket_is_widened(void **state)
 {
     (void)state;
     /* The same probes (9999.67 [9754.29, 10251.21]) against a bracket
-     * 10300-10400 decided by the bisection: only 3% away, but the
-     * interval misses the bracket, which contradicts what was measured.
-     * The point is the bracket's log-log interpolation of 100 ms between
-     * (10300, 99) and (10400, 101): frac = ln(100/99) / ln(101/99) =
-     * 0.502500; n = 10300 · exp(0.5025 · ln(10400/10300) = 0.0096619) =
-     * 10350.13; the interval keeps the probes' low end and reaches up to
-     * hold the bracket. */
+     * 10300-10400 decided by the bisection: only 3% away, so the probes'
+     * mean stands, but an interval that misses both measured ends would
+     * contradict them: it is widened up to 10400. */
     struct crossing_point p[9];
     size_t k = spread_probes(p);
     struct crossing_estimate e;
     crossing_estimate(p, k, 100, 10300, 99, 10400, 101, &e);
-    assert_string_equal(e.method, CROSSING_BRACKET);
-    assert_true(fabs(e.n - 10350.13) < 0.05);
+    assert_string_equal(e.method, CROSSING_PROBES);
+    assert_true(fabs(e.n - 9999.67) < 1);
     assert_true(fabs(e.low - 9754.29) < 2 && e.high == 10400);
-    assert_true(strstr(e.why, "missed the measured bracket 10300-10400") !=
-                NULL);
+    assert_true(strstr(e.why, "missed the measured bracket 10300-10400: "
+                              "widened") != NULL);
+    /* And from above: bracket 9500-9600, widened down to 9500. */
+    crossing_estimate(p, k, 100, 9500, 99, 9600, 101, &e);
+    assert_string_equal(e.method, CROSSING_PROBES);
+    assert_true(e.low == 9500 && fabs(e.high - 10251.21) < 2);
 }
 
 static void test_estimate_far_outside_the_bracket_falls_back(void **state)
@@ -356,7 +356,7 @@ int main(void)
         cmocka_unit_test(test_interval_is_the_t_interval_of_the_probes),
         cmocka_unit_test(test_far_measurements_do_not_count),
         cmocka_unit_test(test_estimate_near_the_bracket_stands),
-        cmocka_unit_test(test_interval_missing_the_bracket_falls_back),
+        cmocka_unit_test(test_interval_missing_the_bracket_is_widened),
         cmocka_unit_test(test_estimate_far_outside_the_bracket_falls_back),
         cmocka_unit_test(test_flat_slope_is_assumed_one),
         cmocka_unit_test(test_bracket_interpolation_without_probes),
