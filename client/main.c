@@ -242,48 +242,27 @@ struct measurement {
                                const struct server_kind *kind,
                                const char **key);
     bool pairs; /* can run paired (--paired, --versus) */
+    /* Starts no server: no spawner, ORB, cgroup or placement of servers
+     * (run_serverless). */
+    bool serverless;
+    /* For a kind that starts other processes than the scenario's echo
+     * servers: sets up the spawner's groups for them before the spawner
+     * is forked. 0, or -errno with a one-line reason (-ENOENT: a missing
+     * executable, a usage error). Optional. */
+    int (*spawn_setup)(const struct scenario *sc, const char *bin_dir,
+                       struct spawn_config *cfg, char *why, size_t why_len);
 };
-
-/* Kinds that start no server: no spawner, ORB, cgroup or placement of
- * servers (run_serverless). */
-static const char *const serverless_kinds[] = {"clock", "marshal"};
-
-static bool serverless(const char *kind)
-{
-    for (size_t i = 0; i < ARRAY_LEN(serverless_kinds); i++)
-        if (strcmp(serverless_kinds[i], kind) == 0)
-            return true;
-    return false;
-}
 
 static const struct measurement measurements[] = {
-    {"sweep", sweep_run, summary, NULL, true},
-    {"clock", clock_run, summary_clock, NULL, false},
-    {"rate", rate_run, summary_rate, rate_unsupported, false},
-    {"scaling", scaling_run, scaling_summary, NULL, false},
-    {"channel", channel_run, channel_summary, channel_unsupported, false},
-    {"latency", latency_run, latency_summary, NULL, false},
-    {"marshal", marshal_run, marshal_summary, NULL, false},
+    {"sweep", sweep_run, summary, NULL, true, false, NULL},
+    {"clock", clock_run, summary_clock, NULL, false, true, NULL},
+    {"rate", rate_run, summary_rate, rate_unsupported, false, false, NULL},
+    {"scaling", scaling_run, scaling_summary, NULL, false, false, NULL},
+    {"channel", channel_run, channel_summary, channel_unsupported, false,
+     false, channel_spawn_setup},
+    {"latency", latency_run, latency_summary, NULL, false, false, NULL},
+    {"marshal", marshal_run, marshal_summary, NULL, false, true, NULL},
 };
-
-/* Kinds that start other processes than the scenario's echo servers:
- * each sets up the spawner's groups for them before the spawner is
- * forked. 0, or -errno with a one-line reason (-ENOENT: a missing
- * executable, a usage error). */
-static const struct {
-    const char *kind;
-    int (*setup)(const struct scenario *sc, const char *bin_dir,
-                 struct spawn_config *cfg, char *why, size_t why_len);
-} spawn_setups[] = {{"channel", channel_spawn_setup}};
-
-static int spawn_setup(const struct scenario *sc, const char *bin_dir,
-                       struct spawn_config *cfg, char *why, size_t why_len)
-{
-    for (size_t i = 0; i < ARRAY_LEN(spawn_setups); i++)
-        if (strcmp(spawn_setups[i].kind, sc->kind) == 0)
-            return spawn_setups[i].setup(sc, bin_dir, cfg, why, why_len);
-    return 0;
-}
 
 static const struct measurement *measurement_lookup(const char *name)
 {
@@ -669,7 +648,7 @@ int main(int argc, char **argv)
             scenario_free(&sides[i].sc);
         return 0;
     }
-    if (serverless(what->name))
+    if (what->serverless)
         return run_serverless(what, &sides[0], path, out, argc, typed,
                               show_progress != 0);
     for (size_t i = 0; i < nsides; i++)
@@ -750,7 +729,9 @@ int main(int argc, char **argv)
     struct spawner *sp;
     char bin_dir[PATH_MAX - 64];
     exe_dir(bin_dir, sizeof bin_dir);
-    if ((rc = spawn_setup(&sides[0].sc, bin_dir, &scfg, why, sizeof why))) {
+    if (what->spawn_setup &&
+        (rc = what->spawn_setup(&sides[0].sc, bin_dir, &scfg, why,
+                                sizeof why))) {
         rmdir(run_dir); /* setup fails before it puts anything there */
         for (size_t i = 0; i < nsides; i++) {
             machine_remove_cgroup(sides[i].machine.cgroup_dir);
