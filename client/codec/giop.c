@@ -109,24 +109,38 @@ static int skip_contexts_to_body(struct cdr_in *in)
     return in->err;
 }
 
+/* Check that msg (len bytes) is one whole GIOP 1.2 message of type
+ * `want`, unfragmented; *type gets its type (0xff when the header does
+ * not parse). 0, a header error, -EBADMSG (length), -ENOMSG (another
+ * type) or -EPROTO (another version, or a first fragment). */
+static int whole_message(const uint8_t *msg, size_t len, uint8_t want,
+                         struct giop_header *h, uint8_t *type)
+{
+    int rc = giop_header_parse(msg, len, h);
+    *type = 0xff;
+    if (rc)
+        return rc;
+    *type = h->type;
+    if (len != GIOP_HEADER_BYTES + (size_t)h->body_bytes)
+        return -EBADMSG;
+    if (h->type != want)
+        return -ENOMSG;
+    if (h->minor != 2 || h->more_fragments)
+        return -EPROTO;
+    return 0;
+}
+
 /* A Reply; with string_result a NO_EXCEPTION body is decoded as the
  * string, else only located (r->body_at). */
 static int decode_reply(const uint8_t *msg, size_t len, struct giop_reply *r,
                         uint8_t *type, bool string_result)
 {
     struct giop_header h;
-    int rc = giop_header_parse(msg, len, &h);
     memset(r, 0, sizeof *r);
-    *type = 0xff;
+    /* we only ever send 1.2, unfragmented */
+    int rc = whole_message(msg, len, GIOP_REPLY, &h, type);
     if (rc)
         return rc;
-    *type = h.type;
-    if (len != GIOP_HEADER_BYTES + (size_t)h.body_bytes)
-        return -EBADMSG;
-    if (h.type != GIOP_REPLY)
-        return -ENOMSG;
-    if (h.minor < 2 || h.more_fragments)
-        return -EPROTO; /* we only ever send 1.2, unfragmented */
 
     struct cdr_in in;
     cdr_in_init(&in, msg, len, h.little);
@@ -231,18 +245,11 @@ int giop_decode_request(const uint8_t *msg, size_t len,
                         struct giop_request *rq, uint8_t *type)
 {
     struct giop_header h;
-    int rc = giop_header_parse(msg, len, &h);
     memset(rq, 0, sizeof *rq);
-    *type = 0xff;
+    /* 1.0/1.1 Requests have another layout */
+    int rc = whole_message(msg, len, GIOP_REQUEST, &h, type);
     if (rc)
         return rc;
-    *type = h.type;
-    if (len != GIOP_HEADER_BYTES + (size_t)h.body_bytes)
-        return -EBADMSG;
-    if (h.type != GIOP_REQUEST)
-        return -ENOMSG;
-    if (h.minor != 2 || h.more_fragments)
-        return -EPROTO; /* 1.0/1.1 Requests have another layout */
     struct cdr_in in;
     cdr_in_init(&in, msg, len, h.little);
     in.pos = GIOP_HEADER_BYTES;
