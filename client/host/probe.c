@@ -58,47 +58,51 @@ static int64_t read_i64(const char *path)
     return parse_i64(buf, &v) == 0 ? v : -1;
 }
 
+/* The first line of `path` that starts with `prefix`, into `line`
+ * without its newline; the text after the prefix, or NULL (no such line,
+ * or no file). */
+static char *line_after(const char *path, const char *prefix, char *line,
+                        size_t size)
+{
+    FILE *f = fopen(path, "re");
+    char *found = NULL;
+    size_t n = strlen(prefix);
+    while (f && !found && fgets(line, (int)size, f))
+        if (strncmp(line, prefix, n) == 0) {
+            line[strcspn(line, "\n")] = 0;
+            found = line + n;
+        }
+    if (f)
+        fclose(f);
+    return found;
+}
+
 static void cpu_model(char *buf, size_t len)
 {
-    FILE *f = fopen("/proc/cpuinfo", "re");
     char line[512];
+    char *v = line_after("/proc/cpuinfo", "model name", line, sizeof line);
+    char *colon = v ? strchr(v, ':') : NULL;
     str_copy(buf, len, "unknown");
-    if (!f)
+    if (!colon)
         return;
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon) {
-            colon++;
-            while (*colon == ' ')
-                colon++;
-            colon[strcspn(colon, "\n")] = 0;
-            str_copy(buf, len, colon);
-            break;
-        }
-    }
-    fclose(f);
+    colon++;
+    while (*colon == ' ')
+        colon++;
+    str_copy(buf, len, colon);
 }
 
 static void os_name(char *buf, size_t len)
 {
-    FILE *f = fopen("/etc/os-release", "re");
     char line[256];
+    char *v = line_after("/etc/os-release", "PRETTY_NAME=", line, sizeof line);
     str_copy(buf, len, "unknown");
-    if (!f)
+    if (!v)
         return;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "PRETTY_NAME=", 12) == 0) {
-            char *v = line + 12;
-            v[strcspn(v, "\n")] = 0;
-            if (*v == '"') {
-                v++;
-                v[strcspn(v, "\"")] = 0;
-            }
-            str_copy(buf, len, v);
-            break;
-        }
+    if (*v == '"') {
+        v++;
+        v[strcspn(v, "\"")] = 0;
     }
-    fclose(f);
+    str_copy(buf, len, v);
 }
 
 json_t *probe_host(void)
