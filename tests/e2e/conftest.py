@@ -210,6 +210,34 @@ def start_repeating_run(scenario, out, *sets):
     return proc, doc
 
 
+def kill_a_server_mid_run(proc, out, doc):
+    """SIGKILL the first server of a run started by start_repeating_run
+    (doc: its first result with a repeat) and let the run end: it must
+    fail with exit 1 and server_died, the repeats so far kept. (stderr,
+    the final result, the killed server's pid)."""
+    victim = doc["servers"][0]["pid"]
+    os.kill(victim, signal.SIGKILL)
+    _, err = finish(proc)
+    assert proc.returncode == 1, err
+    doc = json.loads(out.read_text())
+    assert doc["result"]["stop_reason"] == "server_died"
+    assert len(doc["repeats"]) >= 1
+    return err, doc, victim
+
+
+def interrupt_mid_run(proc, out):
+    """SIGINT to a run started by start_repeating_run: it must end with
+    exit 130 and stop_reason interrupted, the repeats so far kept. The
+    final result."""
+    proc.send_signal(signal.SIGINT)
+    _, err = finish(proc)
+    assert proc.returncode == 130, err
+    doc = json.loads(out.read_text())
+    assert doc["result"]["stop_reason"] == "interrupted"
+    assert len(doc["repeats"]) >= 1
+    return doc
+
+
 def finish(proc, timeout=30):
     """Wait for proc (stdout, stderr); kill it if it has not ended."""
     try:

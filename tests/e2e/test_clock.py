@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from conftest import ORBBENCH, ROOT, SCENARIOS
+from test_report import script
 
 sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -223,9 +224,7 @@ def test_figure_data_equals_the_result(orbbench, tmp_path):
     assert rep.returncode == 0, rep.stderr
     md = (tmp_path / "report" / "report.md").read_text()
     assert "clock.png" in md and "M/s at k=1" in md
-    cmp = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare"),
-                          str(tmp_path), str(tmp_path)], capture_output=True,
-                         text=True, timeout=60)
+    cmp = script("compare", tmp_path, tmp_path)
     assert cmp.returncode == 2
     assert "a clock result" in cmp.stderr
     assert len(cmp.stderr.strip().splitlines()) == 1

@@ -7,8 +7,10 @@ import sys
 
 import pytest
 
-from conftest import (ORBBENCH, ROOT, SCENARIOS, finish, start_repeating_run,
+from conftest import (ORBBENCH, ROOT, SCENARIOS, interrupt_mid_run,
+                      kill_a_server_mid_run, start_repeating_run,
                       write_scenario)
+from test_report import script
 
 sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -203,9 +205,7 @@ def test_figure_data_equals_results(orbbench, tmp_path):
     assert [f.stem for f in figs] == ["rate"]
     assert "kHz" in figs[0].caption
     # compare refuses rate results with one line rather than crashing
-    cmp = subprocess.run([sys.executable, str(ROOT / "scripts" / "compare"),
-                          str(tmp_path), str(tmp_path)], capture_output=True,
-                         text=True, timeout=60)
+    cmp = script("compare", tmp_path, tmp_path)
     assert cmp.returncode == 2
     assert "compares sweep results only" in cmp.stderr
     assert len(cmp.stderr.strip().splitlines()) == 1
@@ -224,33 +224,18 @@ def start_rate(tmp_path):
 def test_server_dying_mid_rate_run(tmp_path):
     """The server killed between repeats: server_died naming it, exit 1,
     the repeats measured so far kept in the result."""
-    import os
-    import signal
-    proc, out, doc = start_rate(tmp_path)
-    victim = doc["servers"][0]["pid"]
-    os.kill(victim, signal.SIGKILL)
-    _, err = finish(proc)
-    assert proc.returncode == 1, err
-    doc = json.loads(out.read_text())
-    assert doc["result"]["stop_reason"] == "server_died"
+    err, doc, victim = kill_a_server_mid_run(*start_rate(tmp_path))
     assert f"(pid {victim})" in doc["result"]["detail"]
-    assert len(doc["repeats"]) >= 1
     assert err.strip().splitlines()[-1].startswith("orbbench: server_died:")
 
 
 def test_ctrl_c_mid_rate_run(tmp_path):
     """SIGINT during a rate run: exit 130, interrupted, repeats kept, and
     the server gone."""
-    import signal
     import time
     proc, out, doc = start_rate(tmp_path)
     pid = doc["servers"][0]["pid"]
-    proc.send_signal(signal.SIGINT)
-    _, err = finish(proc)
-    assert proc.returncode == 130, err
-    doc = json.loads(out.read_text())
-    assert doc["result"]["stop_reason"] == "interrupted"
-    assert len(doc["repeats"]) >= 1
+    interrupt_mid_run(proc, out)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         try:

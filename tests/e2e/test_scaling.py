@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from conftest import (ORBBENCH, ROOT, SCENARIOS, finish,
-                      start_repeating_run)
+from conftest import (ORBBENCH, ROOT, SCENARIOS, interrupt_mid_run,
+                      kill_a_server_mid_run, start_repeating_run)
 
 sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -156,27 +156,11 @@ def start_scaling(tmp_path):
 def test_server_dying_mid_scaling_run(tmp_path):
     """A pair's server killed: server_died naming it, exit 1, the repeats
     so far kept."""
-    import json
-    import signal
-    proc, out, doc = start_scaling(tmp_path)
-    victim = doc["servers"][0]["pid"]
-    os.kill(victim, signal.SIGKILL)
-    _, err = finish(proc)
-    assert proc.returncode == 1, err
-    doc = json.loads(out.read_text())
-    assert doc["result"]["stop_reason"] == "server_died"
+    _, doc, victim = kill_a_server_mid_run(*start_scaling(tmp_path))
     assert f"pid {victim}" in doc["result"]["detail"]
-    assert len(doc["repeats"]) >= 1
 
 
 def test_ctrl_c_mid_scaling_run(tmp_path):
     """SIGINT: exit 130, interrupted, the repeats so far kept."""
-    import json
-    import signal
     proc, out, _ = start_scaling(tmp_path)
-    proc.send_signal(signal.SIGINT)
-    _, err = finish(proc)
-    assert proc.returncode == 130, err
-    doc = json.loads(out.read_text())
-    assert doc["result"]["stop_reason"] == "interrupted"
-    assert len(doc["repeats"]) >= 1
+    interrupt_mid_run(proc, out)
