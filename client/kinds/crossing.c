@@ -41,6 +41,14 @@ static void from_bracket(struct crossing_estimate *e, double max_ms,
     e->high = (double)hi;
 }
 
+/* The interval [low, high] widened to hold the bracket [lo, hi]. */
+static void hold_bracket(struct crossing_estimate *e, double low,
+                         double high, int64_t lo, int64_t hi)
+{
+    e->low = low < (double)lo ? low : (double)lo;
+    e->high = high > (double)hi ? high : (double)hi;
+}
+
 static bool usable(const struct crossing_point *p, double from, double to)
 {
     return p->n >= from && p->n <= to && p->median_ms > 0 && p->rounds > 0;
@@ -178,8 +186,7 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
                  "bracket %lld-%lld: widened to hold it",
                  out->why[0] ? "; " : "", low, high, (long long)lo,
                  (long long)hi);
-        out->low = low < (double)lo ? low : (double)lo;
-        out->high = high > (double)hi ? high : (double)hi;
+        hold_bracket(out, low, high, lo, hi);
         return;
     }
     snprintf(out->why + strlen(out->why), sizeof out->why - strlen(out->why),
@@ -188,6 +195,5 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
              out->why[0] ? "; " : "", probe_n, (CROSSING_OUTSIDE - 1) * 100,
              (long long)lo, (long long)hi);
     from_bracket(out, max_ms, lo, lo_ms, hi, hi_ms);
-    out->low = low < (double)lo ? low : (double)lo;
-    out->high = high > (double)hi ? high : (double)hi;
+    hold_bracket(out, low, high, lo, hi);
 }
