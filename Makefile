@@ -34,14 +34,17 @@ DEFS := -DORBBENCH_VERSION='"$(VERSION)"' -DORBBENCH_CFLAGS='"$(CFLAGS)"'
 OMNI_LIBS = $(shell pkg-config --libs omniORB4)
 OMNI_DYN_LIBS = $(shell pkg-config --libs omniDynamic4)
 
-# client/ by layer: the core at its top (command line, scenario, result,
-# statistics), codec/ (CDR, GIOP, IOR), net/ (wires, transports, the
-# connection), modes/ (call modes), kinds/ (sweep, rate, scaling, clock),
-# host/ (spawner, server kinds, machine, /proc probes). Every folder is on
-# the include path: a module includes "name.h" wherever it lives.
-CLIENT_DIRS := client client/codec client/net client/modes client/kinds \
-	client/host
-CLIENT_INC := $(addprefix -I,$(CLIENT_DIRS))
+# client/ by layer, each using only the ones before it (docs/architecture.md;
+# `make check-layers` enforces it): core/ (scenario, result, statistics,
+# the crossing estimate, util), codec/ (CDR, GIOP, IOR, payloads), net/
+# (transports, wires, connections), modes/ (call modes), host/ (spawner,
+# server kinds and sources, machine, /proc probes), kinds/ (one file per
+# kind of measurement and their registry), and at the top main.c and the
+# ior subcommand. Only client/ is on the include path: a module includes
+# "layer/name.h", so every include says which layer it reaches into.
+CLIENT_DIRS := client client/core client/codec client/net client/modes \
+	client/host client/kinds
+CLIENT_INC := -Iclient
 CLIENT_SRCS := $(wildcard $(addsuffix /*.c,$(CLIENT_DIRS)))
 CLIENT_OBJS := $(CLIENT_SRCS:client/%.c=$(BUILD)/client/%.o)
 LIB_OBJS := $(filter-out $(BUILD)/client/main.o,$(CLIENT_OBJS))
@@ -162,7 +165,7 @@ $(BIN)/omniorb-echo-server: $(BUILD)/server/echo_server.o \
 # operators (payloadsDynSK, libomniDynamic4: events come as anys), and
 # the CosEventComm/CosEventChannelAdmin stubs of Debian's
 # libomnievents-dev (libomniEventsCl.a); event_log.h is the client's.
-$(BUILD)/server/event_consumer.o: CXXFLAGS += -Iclient/codec
+$(BUILD)/server/event_consumer.o: CXXFLAGS += -Iclient
 $(BIN)/omniorb-event-consumer: $(BUILD)/server/event_consumer.o \
 		$(BUILD)/server/payloadsSK.o $(BUILD)/server/payloadsDynSK.o
 	@mkdir -p $(@D)
@@ -225,7 +228,7 @@ FUZZ_BUILD := build/fuzz
 FUZZ_CC := clang
 FUZZ_TARGETS := fuzz_ior fuzz_giop_reply fuzz_wire_raw fuzz_scenario
 FUZZ_MODULES := codec/cdr codec/ior codec/giop codec/payload net/wire_giop \
-	net/wire_raw util scenario
+	net/wire_raw core/util core/scenario
 # clang has no -Wformat-truncation to turn off.
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g \
 	$(filter-out -Wno-format-truncation,$(WARN)) \

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ior.h"
-#include "util.h"
-#include "wire.h"
+#include "codec/ior.h"
+#include "core/util.h"
+#include "net/wire.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 2 };
 #define MAX_LINE_BYTES (1024 * 1024) /* one IOR on standard input */

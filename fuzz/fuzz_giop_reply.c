@@ -15,10 +15,10 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "giop.h"
+#include "codec/giop.h"
 #include "fuzz_wire.h"
-#include "payload.h"
-#include "wire.h"
+#include "codec/payload.h"
+#include "net/wire.h"
 
 /* The input as one message: what the decoder claims lies inside it. */
 static void decode(const uint8_t *msg, size_t len)

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "ior.h"
-#include "transport.h"
-#include "wire.h"
+#include "codec/ior.h"
+#include "net/transport.h"
+#include "net/wire.h"
 
 /* A field the parser filled must end inside its buffer. */
 static void check_terminated(const char *s, size_t cap)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "scenario.h"
+#include "core/scenario.h"
 
 #define FUZZ_MAX_SETS 8
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "wire.h"
+#include "net/wire.h"
 
 struct fed {
     const struct wire_ops *wire;

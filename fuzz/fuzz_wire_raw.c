@@ -8,8 +8,8 @@
 
 #include "fuzz.h"
 #include "fuzz_wire.h"
-#include "transport.h"
-#include "wire.h"
+#include "net/transport.h"
+#include "net/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

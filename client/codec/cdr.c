@@ -1,5 +1,5 @@
 /* CDR encoding and decoding: see cdr.h. */
-#include "cdr.h"
+#include "codec/cdr.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Reading the event consumer's log: see event_log.h. */
-#include "event_log.h"
+#include "codec/event_log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* GIOP 1.2 encoding and decoding: see giop.h. Layouts from CORBA 3 part 2,
  * chapter 15 (GIOP message header, Request 1.2, Reply 1.2). */
-#include "giop.h"
+#include "codec/giop.h"
 
 #include <errno.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cdr.h"
+#include "codec/cdr.h"
 
 #define GIOP_HEADER_BYTES 12
 /* Replies larger than this are refused rather than buffered. */

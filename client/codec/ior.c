@@ -1,7 +1,7 @@
 /* Stringified IOR parsing: see ior.h. Layouts from CORBA 3 part 2, 13.6
  * (IOP::IOR, IIOP::ProfileBody_1_1, CONV_FRAME::CodeSetComponentInfo,
  * the standard components) and omniORB's components (TAG_OMNIORB_*). */
-#include "ior.h"
+#include "codec/ior.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdr.h"
-#include "util.h"
+#include "codec/cdr.h"
+#include "core/util.h"
 
 static int hexval(int c)
 {

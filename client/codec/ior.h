@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cdr.h"
+#include "codec/cdr.h"
 
 /* Profile tags (IOP::ProfileId). */
 #define IOR_TAG_INTERNET_IOP 0u

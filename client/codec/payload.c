@@ -1,7 +1,7 @@
 /* Typed payloads as a table of type descriptions: see payload.h. The
  * types are those of idl/payloads.idl; TypeCode layouts from CORBA 3.0
  * part 2, section 15.3.5 (15.3.5.1, table 15-2). */
-#include "payload.h"
+#include "codec/payload.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cdr.h"
+#include "codec/cdr.h"
 
 struct payload_type; /* a table entry, opaque */
 

@@ -1,5 +1,5 @@
 /* A step's footprint: see footprint.h. */
-#include "footprint.h"
+#include "host/footprint.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 int footprint_init(struct footprint *fp, int64_t budget_ms,
                    int64_t per_server_max)

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "probe.h"
+#include "host/probe.h"
 
 struct footprint {
     struct machine_mem base; /* at the sweep's start, before any server */

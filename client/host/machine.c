@@ -1,5 +1,5 @@
 /* Emulated machines: see machine.h. */
-#include "machine.h"
+#include "host/machine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 #define CG1_ROOT "/sys/fs/cgroup/memory"
 #define CG2_ROOT "/sys/fs/cgroup"

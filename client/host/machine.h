@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "scenario.h"
+#include "core/scenario.h"
 
 struct machine {
     char name_suffix[8];      /* of its cgroups: "" or a paired run's "-b" */

@@ -1,5 +1,5 @@
 /* Readings from /proc and the system: see probe.h. */
-#include "probe.h"
+#include "host/probe.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 /* Sum "Key:   123 kB" lines of a /proc file into the matching fields. */
 struct kb_field {

@@ -1,5 +1,5 @@
 /* Server kinds: see server_kind.h. */
-#include "server_kind.h"
+#include "host/server_kind.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "spawn.h"
-#include "util.h"
+#include "host/spawn.h"
+#include "core/util.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)

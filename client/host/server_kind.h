@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire.h"
+#include "net/wire.h"
 
 /* How a kind's server is told its endpoint over one transport: the words
  * of its command line, in which "{dir}" stands for the run's private

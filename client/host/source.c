@@ -1,5 +1,5 @@
 /* Server sources: see source.h. */
-#include "source.h"
+#include "host/source.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ior.h"
-#include "sha256.h"
-#include "util.h"
+#include "codec/ior.h"
+#include "core/sha256.h"
+#include "core/util.h"
 
 #define LIST_MAX_BYTES (16 << 20)
 

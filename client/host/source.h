@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "spawn.h"
+#include "host/spawn.h"
 
 struct server_source_ops {
     const char *name;  /* "spawner", "list" */

@@ -4,7 +4,7 @@
  * the client's ends of a server's pipe pair (SCM_RIGHTS: descriptors
  * cannot cross a pipe). It ends (killing every server) when the client
  * says stop or goes away. */
-#include "spawn.h"
+#include "host/spawn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "machine.h"
-#include "util.h"
+#include "host/machine.h"
+#include "core/util.h"
 
 enum { CMD_SPAWN = 1, CMD_CHECK = 2, CMD_STOP = 3, CMD_KILL = 4 };
 

@@ -5,7 +5,7 @@
  * request is encoded once: each push rewrites only its request id and
  * its sent_ns stamp, so the client's own work per event is a few stores
  * and the system calls. */
-#include "channel.h"
+#include "kinds/channel.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,16 +20,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "event_log.h"
-#include "giop.h"
-#include "invoke.h"
-#include "ior.h"
-#include "payload.h"
-#include "rate.h"
-#include "result.h"
-#include "server_kind.h"
-#include "stats.h"
-#include "util.h"
+#include "codec/event_log.h"
+#include "codec/giop.h"
+#include "net/invoke.h"
+#include "codec/ior.h"
+#include "codec/payload.h"
+#include "kinds/rate.h"
+#include "core/result.h"
+#include "host/server_kind.h"
+#include "core/stats.h"
+#include "core/util.h"
 
 /* Spawner groups and server indices: omniEvents, then the consumer. */
 enum { EVENTS_SERVER = 0, CONSUMER_SERVER = 1 };

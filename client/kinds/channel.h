@@ -16,9 +16,9 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "scenario.h"
-#include "spawn.h"
-#include "sweep.h"
+#include "core/scenario.h"
+#include "host/spawn.h"
+#include "kinds/sweep.h"
 
 /* Stop reasons of a channel run beside the common ones (exit 1 both):
  * events not all logged by channel.deadline_ms, and a consumer log too

@@ -4,7 +4,7 @@
  * which each thread reads once per batch of CLOCK_BATCH calls, so a
  * thread's count is exact (a multiple of the batch) and the check costs
  * one relaxed load per batch. */
-#include "clock.h"
+#include "kinds/clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -25,9 +25,9 @@
 #define CLOCK_HAVE_RDTSC 0
 #endif
 
-#include "rate.h"
-#include "result.h"
-#include "util.h"
+#include "kinds/rate.h"
+#include "core/result.h"
+#include "core/util.h"
 
 #define CLOCK_BATCH 1024
 #define CLOCK_MAX_THREADS 64 /* clock.k is at most 64 */

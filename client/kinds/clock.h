@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "sweep.h"
+#include "kinds/sweep.h"
 
 /* Run the clock benchmark of sides[0] (no servers: only sc, doc,
  * out_path, interrupted and progress are used). Fills o[0] (stop_reason

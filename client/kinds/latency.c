@@ -2,7 +2,7 @@
  * seed's logging client did one event at a time), so a call's time is
  * the transport's and the two sides' marshaling, and the client encodes
  * each server's request once (conn_use_payload) to stay out of it. */
-#include "latency.h"
+#include "kinds/latency.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conn.h"
-#include "payload.h"
-#include "rate.h"
-#include "result.h"
-#include "stats.h"
-#include "util.h"
+#include "net/conn.h"
+#include "codec/payload.h"
+#include "kinds/rate.h"
+#include "core/result.h"
+#include "core/stats.h"
+#include "core/util.h"
 
 #define LATENCY_MAX_SERVERS 256
 

@@ -12,8 +12,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "scenario.h"
-#include "sweep.h"
+#include "core/scenario.h"
+#include "kinds/sweep.h"
 
 /* Measure one side (nsides must be 1: main refuses paired latency runs).
  * Uses sides[0]'s scenario, kind, transport, spawner group and doc; fills

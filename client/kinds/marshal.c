@@ -1,5 +1,5 @@
 /* Marshaling alone: see marshal.h. */
-#include "marshal.h"
+#include "kinds/marshal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,11 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "payload.h"
-#include "rate.h"
-#include "result.h"
-#include "stats.h"
-#include "util.h"
+#include "codec/payload.h"
+#include "kinds/rate.h"
+#include "core/result.h"
+#include "core/stats.h"
+#include "core/util.h"
 
 /* The stamp every event any carries here: the C++ side checks it. */
 #define MARSHAL_SENT_NS 1234567890123ull

@@ -14,8 +14,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "scenario.h"
-#include "sweep.h"
+#include "core/scenario.h"
+#include "kinds/sweep.h"
 
 /* The C++ benchmark's file name, beside orbbench. */
 #define MARSHAL_OMNIORB_BENCH "omniorb-marshal-bench"

@@ -2,7 +2,7 @@
  * ppoll: it keeps each one's window full (a batch of requests in one
  * write), matches replies to requests by id in any order, checks each
  * echo, and fails a request without a reply within call.timeout_ms. */
-#include "rate.h"
+#include "kinds/rate.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "probe.h"
-#include "result.h"
-#include "util.h"
+#include "host/probe.h"
+#include "core/result.h"
+#include "core/util.h"
 
 #define RATE_MAX_SERVERS 256
 

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "sweep.h"
+#include "kinds/sweep.h"
 
 /* Every repeat was measured. */
 #define STOP_DONE "done"

@@ -3,7 +3,7 @@
  * spawner pinned to its CPU before exec; the threads start together at a
  * gate and stop on a shared flag after duration_s. Every call is checked
  * (conn_call). */
-#include "scaling.h"
+#include "kinds/scaling.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "conn.h"
-#include "payload.h"
-#include "result.h"
-#include "util.h"
+#include "net/conn.h"
+#include "codec/payload.h"
+#include "core/result.h"
+#include "core/util.h"
 
 #define STOP_DONE "done"
 #define THREAD_STACK_BYTES (256 * 1024)

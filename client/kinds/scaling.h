@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "sweep.h"
+#include "kinds/sweep.h"
 
 /* Measure one side (main refuses paired scaling runs). Uses sides[0]'s
  * scenario, kind, transport, spawner group, machine and doc; starts the

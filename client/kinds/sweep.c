@@ -4,7 +4,7 @@
  * side still running sets its number of servers, then all of them are
  * measured together, round by round in turn, and each decides its next
  * N from what it measured. */
-#include "sweep.h"
+#include "kinds/sweep.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -15,13 +15,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "crossing.h"
-#include "footprint.h"
-#include "payload.h"
-#include "probe.h"
-#include "result.h"
-#include "stats.h"
-#include "util.h"
+#include "core/crossing.h"
+#include "host/footprint.h"
+#include "codec/payload.h"
+#include "host/probe.h"
+#include "core/result.h"
+#include "core/stats.h"
+#include "core/util.h"
 
 /* The client's own costs over one step's timed rounds. */
 struct client_costs {

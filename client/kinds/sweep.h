@@ -15,13 +15,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "callmode.h"
-#include "machine.h"
-#include "scenario.h"
-#include "server_kind.h"
-#include "source.h"
-#include "spawn.h"
-#include "transport.h"
+#include "modes/callmode.h"
+#include "host/machine.h"
+#include "core/scenario.h"
+#include "host/server_kind.h"
+#include "host/source.h"
+#include "host/spawn.h"
+#include "net/transport.h"
 
 #define SWEEP_MAX_SIDES SPAWN_MAX_GROUPS
 

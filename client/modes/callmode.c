@@ -1,9 +1,9 @@
 /* Call mode lookup. */
-#include "callmode.h"
+#include "modes/callmode.h"
 
 #include <string.h>
 
-#include "util.h"
+#include "core/util.h"
 
 static const struct callmode_ops *const all[] = {
     &callmode_sync, &callmode_thread_per_call, &callmode_pool,

@@ -11,8 +11,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "conn.h"
-#include "stats.h"
+#include "net/conn.h"
+#include "core/stats.h"
 
 struct callmode_config {
     int64_t timeout_ms;       /* per call */

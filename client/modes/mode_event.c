@@ -16,8 +16,8 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "callmode.h"
-#include "util.h"
+#include "modes/callmode.h"
+#include "core/util.h"
 
 struct callmode {
     struct callmode_config cfg;

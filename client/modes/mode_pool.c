@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "callmode.h"
-#include "util.h"
+#include "modes/callmode.h"
+#include "core/util.h"
 
 struct worker {
     struct callmode *m;

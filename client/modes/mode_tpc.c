@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "callmode.h"
-#include "util.h"
+#include "modes/callmode.h"
+#include "core/util.h"
 
 struct callmode {
     struct callmode_config cfg;

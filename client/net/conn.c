@@ -1,5 +1,5 @@
 /* One client connection: see conn.h. */
-#include "conn.h"
+#include "net/conn.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "payload.h"
-#include "util.h"
+#include "codec/payload.h"
+#include "core/util.h"
 
 /* Prefix every failure with the server it concerns. */
 static int conn_fail(struct conn *c, int rc, const char *what)

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cdr.h"
-#include "transport.h"
-#include "wire.h"
+#include "codec/cdr.h"
+#include "net/transport.h"
+#include "net/wire.h"
 
 #define CONN_WHY_BYTES 320
 /* conn_write_some, conn_read_some: the server closed the connection

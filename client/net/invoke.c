@@ -1,5 +1,5 @@
 /* Blocking GIOP calls of any signature: see invoke.h. */
-#include "invoke.h"
+#include "net/invoke.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "giop.h"
-#include "util.h"
+#include "codec/giop.h"
+#include "core/util.h"
 
 static int invoke_fail(struct invoke *v, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

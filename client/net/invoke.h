@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cdr.h"
-#include "transport.h"
+#include "codec/cdr.h"
+#include "net/transport.h"
 
 #define INVOKE_WHY_BYTES 320
 

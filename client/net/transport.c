@@ -1,5 +1,5 @@
 /* Transport lookup and the read/write/close shared by fd transports. */
-#include "transport.h"
+#include "net/transport.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 static const struct transport_ops *const all[] = {
     &transport_tcp, &transport_unix, &transport_pipe};

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "transport.h"
+#include "net/transport.h"
 
 static int pipe_connect(const struct target *t, struct conn_fds *fds,
                         int64_t timeout_ms, char *why, size_t why_len)

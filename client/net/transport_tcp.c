@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "transport.h"
+#include "net/transport.h"
 
 static int tcp_connect(const struct target *t, struct conn_fds *fds,
                        int64_t timeout_ms, char *why, size_t why_len)

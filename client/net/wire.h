@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cdr.h"
-#include "transport.h"
+#include "codec/cdr.h"
+#include "net/transport.h"
 
 struct payload_type;
 

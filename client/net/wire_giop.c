@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "giop.h"
-#include "ior.h"
-#include "payload.h"
-#include "util.h"
-#include "wire.h"
+#include "codec/giop.h"
+#include "codec/ior.h"
+#include "codec/payload.h"
+#include "core/util.h"
+#include "net/wire.h"
 
 static int giop_parse_ready(const char *line, struct target *t, char *why,
                             size_t why_len)

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "payload.h"
-#include "util.h"
-#include "wire.h"
+#include "codec/payload.h"
+#include "core/util.h"
+#include "net/wire.h"
 
 static int raw_parse_ready(const char *line, struct target *t, char *why,
                            size_t why_len)

@@ -28,10 +28,10 @@
 #include <unistd.h>
 
 #include "../common/listen.h"
-#include "cdr.h"
-#include "giop.h"
-#include "ior.h"
-#include "payload.h"
+#include "codec/cdr.h"
+#include "codec/giop.h"
+#include "codec/ior.h"
+#include "codec/payload.h"
 
 /* The one object's key: any other key is OBJECT_NOT_EXIST. */
 static const uint8_t echo_key[] = "orbbench-giop-min-echo";

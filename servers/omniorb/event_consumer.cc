@@ -25,7 +25,7 @@
 #include <omniEvents/CosLifeCycle.hh>
 
 #include "activate.hh"
-#include "event_log.h"
+#include "codec/event_log.h"
 #include "payloads.hh"
 
 namespace {

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "../common/listen.h"
-#include "wire.h"
+#include "net/wire.h"
 
 /* The client's limit (wire.h): a larger length is a broken peer. */
 #define RAW_MAX_MESSAGE_BYTES WIRE_RAW_MAX_MESSAGE_BYTES

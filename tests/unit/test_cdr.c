@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "cdr.h"
+#include "codec/cdr.h"
 
 /* A heap copy of exactly `n` bytes, so that valgrind sees any read past
  * the end. Never returns NULL (a zero-length copy still gets a block). */

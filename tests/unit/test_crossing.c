@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "crossing.h"
-#include "stats.h"
+#include "core/crossing.h"
+#include "core/stats.h"
 
 /* ---- the bracket ------------------------------------------------------- */
 

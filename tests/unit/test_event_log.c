@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "event_log.h"
+#include "codec/event_log.h"
 
 #define CAPACITY 4096
 #define NAMES 2

@@ -9,9 +9,9 @@
 
 #include <cmocka.h>
 
-#include "cdr.h"
-#include "giop.h"
-#include "wire.h"
+#include "codec/cdr.h"
+#include "codec/giop.h"
+#include "net/wire.h"
 
 /* --- A small decoder of our own, so the encoder is not checked against
  * --- the code it shares with cdr.c. */

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "cdr.h"
-#include "ior.h"
+#include "codec/cdr.h"
+#include "codec/ior.h"
 
 /* From an omniORB 4.2.5 echo server, -ORBendPoint giop:tcp:127.0.0.1: */
 static const char tcp_ior[] =

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "payload.h"
+#include "codec/payload.h"
 
 static const struct payload_type *get(const char *name)
 {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "scenario.h"
+#include "core/scenario.h"
 
 static const char text[] =
     "{\"transport\": \"unix\", \"sweep\": {\"max_n\": 50, \"step\": 5}}";

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "server_kind.h"
-#include "spawn.h"
+#include "host/server_kind.h"
+#include "host/spawn.h"
 
 /* argv for server `index` of `kind` over `transport`, two extra args. */
 static void make(const char *kind, const char *transport, int64_t work_us,

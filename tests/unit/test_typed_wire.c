@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "giop.h"
-#include "payload.h"
-#include "wire.h"
+#include "codec/giop.h"
+#include "codec/payload.h"
+#include "net/wire.h"
 
 static const uint8_t key[] = "an-object-key";
 

@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "cdr.h"
-#include "wire.h"
+#include "codec/cdr.h"
+#include "net/wire.h"
 
 static void test_parse_ready(void **state)
 {

@@ -1,5 +1,5 @@
 /* SHA-256: see sha256.h. */
-#include "sha256.h"
+#include "core/sha256.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "stats.h"
+#include "core/stats.h"
 
 #define RESULT_SCHEMA "orbbench-result/1"
 

@@ -1,5 +1,5 @@
 /* Sample arrays and summaries: see stats.h. */
-#include "stats.h"
+#include "core/stats.h"
 
 #include <errno.h>
 #include <math.h>

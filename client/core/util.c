@@ -1,5 +1,5 @@
 /* Small shared helpers: see util.h. */
-#include "util.h"
+#include "core/util.h"
 
 #include <errno.h>
 #include <libgen.h>

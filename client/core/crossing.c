@@ -1,11 +1,11 @@
 /* The crossing estimate and the bisection's bracket: see crossing.h. */
-#include "crossing.h"
+#include "core/crossing.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "stats.h"
+#include "core/stats.h"
 
 int64_t crossing_next_n(const struct bracket *b, double resolution)
 {

@@ -1,5 +1,5 @@
 /* The result document: see result.h and docs/results.md. */
-#include "result.h"
+#include "core/result.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,10 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "probe.h"
-#include "util.h"
-#include "version.h"
+#include "kinds/clock.h"
+#include "host/probe.h"
+#include "core/util.h"
+#include "core/version.h"
 
 
 static void iso_time(char *buf, size_t len)

@@ -1,6 +1,6 @@
 /* Scenario loading and strict validation: see scenario.h. Every key is one
  * row of `keys` (fio-style option table); one walker checks them all. */
-#include "scenario.h"
+#include "core/scenario.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "payload.h"
-#include "util.h"
+#include "codec/payload.h"
+#include "core/util.h"
 
 enum key_type {
     K_STRING, K_ENUM, K_INT, K_NUM, K_STRLIST, K_BOOL,
