@@ -25,6 +25,7 @@
 #include "kinds/latency.h"
 #include "kinds/marshal.h"
 #include "host/machine.h"
+#include "host/probe.h"
 #include "kinds/rate.h"
 #include "core/result.h"
 #include "kinds/scaling.h"
@@ -126,7 +127,7 @@ static void default_out(const struct scenario *sc, char *buf, size_t len)
 /* One paragraph: what ran, how far it got, why it stopped, where the
  * figures are. */
 static void summary(const struct scenario *sc, json_t *doc,
-                    const struct sweep_outcome *o, const char *out)
+                    const struct run_outcome *o, const char *out)
 {
     json_t *orb = json_object_get(doc, "orb");
     json_t *steps = json_object_get(doc, "steps");
@@ -168,7 +169,7 @@ static void summary(const struct scenario *sc, json_t *doc,
 
 /* One paragraph for a rate run: the rate, the CPU per upcall. */
 static void summary_rate(const struct scenario *sc, json_t *doc,
-                         const struct sweep_outcome *o, const char *out)
+                         const struct run_outcome *o, const char *out)
 {
     json_t *orb = json_object_get(doc, "orb");
     json_t *sum = json_object_get(doc, "rate");
@@ -203,7 +204,7 @@ static void summary_rate(const struct scenario *sc, json_t *doc,
 /* One paragraph for a clock run: per source the summed calls/s at the
  * smallest and largest k. */
 static void summary_clock(const struct scenario *sc, json_t *doc,
-                          const struct sweep_outcome *o, const char *out)
+                          const struct run_outcome *o, const char *out)
 {
     json_t *src, *ks;
     size_t i;
@@ -233,9 +234,9 @@ static void summary_clock(const struct scenario *sc, json_t *doc,
 /* The kinds of measurement a scenario's "kind" names. */
 struct measurement {
     const char *name;
-    void (*run)(struct sweep *sides, struct sweep_outcome *o, size_t n);
+    void (*run)(struct run *sides, struct run_outcome *o, size_t n);
     void (*summary)(const struct scenario *sc, json_t *doc,
-                    const struct sweep_outcome *o, const char *out);
+                    const struct run_outcome *o, const char *out);
     /* Why this kind of server cannot run it (and the key to blame), or
      * NULL. Optional. */
     const char *(*unsupported)(const struct scenario *sc,
@@ -372,14 +373,15 @@ static int run_serverless(const struct measurement *what, struct side *s,
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    s->doc = result_new(argc, typed);
+    s->doc = result_new(what->name, argc, typed);
+    probe_describe(s->doc);
     json_object_set_new(s->doc, "orb", json_null());
     json_object_set(s->doc, "scenario", s->sc.resolved);
     json_object_set_new(s->doc, "scenario_file", json_string(path));
-    struct sweep sw = {.sc = &s->sc, .doc = s->doc, .out_path = s->out,
+    struct run sw = {.sc = &s->sc, .doc = s->doc, .out_path = s->out,
                        .interrupted = &interrupted,
                        .progress = show_progress};
-    struct sweep_outcome o;
+    struct run_outcome o;
     what->run(&sw, &o, 1);
     int w = result_write(s->doc, s->out);
     what->summary(&s->sc, s->doc, &o, s->out);
@@ -617,7 +619,7 @@ int main(int argc, char **argv)
                         "--versus)");
     const char *path = argv[optind];
 
-    static struct side sides[SWEEP_MAX_SIDES];
+    static struct side sides[RUN_MAX_SIDES];
     size_t nsides = paired ? 2 : 1;
     char err[1024], why[1024];
     if (scenario_load(path, sets, nsets, &sides[0].sc, err, sizeof err) != 0)
@@ -775,11 +777,12 @@ int main(int argc, char **argv)
         server_source_list(&list_src, &iors);
     char pair_id[64];
     pairing_id(pair_id, sizeof pair_id);
-    struct sweep sw[SWEEP_MAX_SIDES];
-    struct sweep_outcome o[SWEEP_MAX_SIDES];
+    struct run sw[RUN_MAX_SIDES];
+    struct run_outcome o[RUN_MAX_SIDES];
     for (size_t i = 0; i < nsides; i++) {
         struct side *s = &sides[i];
-        s->doc = result_new(argc, typed);
+        s->doc = result_new(what->name, argc, typed);
+        probe_describe(s->doc);
         json_object_set_new(
             s->doc, "orb",
             json_pack("{s:s, s:s, s:s*, s:s, s:s*}", "id",
@@ -810,7 +813,7 @@ int main(int argc, char **argv)
                           i ? "b" : "a", "other", sides[1 - i].out,
                           "versus", vs));
         }
-        sw[i] = (struct sweep){&s->sc,      s->kind,
+        sw[i] = (struct run){&s->sc,      s->kind,
                                s->tp,       s->mode,
                                sp,          (int)i,
                                &s->machine, s->doc,

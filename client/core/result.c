@@ -8,8 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kinds/clock.h"
-#include "host/probe.h"
 #include "core/util.h"
 #include "core/version.h"
 
@@ -22,31 +20,19 @@ static void iso_time(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-json_t *result_new(int argc, char **argv)
+json_t *result_new(const char *kind, int argc, char **argv)
 {
     char started[32];
-    double cost_ns;
-    int64_t res_ns;
-    char clocksource[64];
     iso_time(started, sizeof started);
-    clock_measure(&cost_ns, &res_ns);
-    /* What CLOCK_MONOTONIC reads (tsc, hpet, acpi_pm, kvm-clock...): its
-     * cost above depends on it. "" when sysfs does not say. */
-    clock_kernel_source(clocksource, sizeof clocksource);
     json_t *cmd = json_array();
     for (int i = 0; i < argc; i++)
         json_array_append_new(cmd, json_string(argv[i]));
-    return json_pack(
-        "{s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:o, s:{s:s, s:f, s:I, s:s},"
-        " s:o,"
-        " s:s, s:o, s:[], s:[]}",
-        "schema", RESULT_SCHEMA, "tool", "name", "orbbench", "version",
-        ORBBENCH_VERSION, "git_revision", ORBBENCH_GIT_REV, "compiler",
-        "gcc " __VERSION__, "cflags", ORBBENCH_CFLAGS, "host", probe_host(),
-        "clock", "source", "CLOCK_MONOTONIC", "cost_ns", cost_ns,
-        "resolution_ns", (json_int_t)res_ns, "clocksource", clocksource,
-        "limits", probe_limits(),
-        "started_at", started, "command", cmd, "steps", "servers");
+    return json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:o}",
+                     "schema", RESULT_SCHEMA, "tool", "name", "orbbench",
+                     "version", ORBBENCH_VERSION, "git_revision",
+                     ORBBENCH_GIT_REV, "compiler", "gcc " __VERSION__,
+                     "cflags", ORBBENCH_CFLAGS, "kind", kind, "started_at",
+                     started, "command", cmd);
 }
 
 json_t *result_summary(const struct summary *s)
@@ -60,22 +46,25 @@ json_t *result_summary(const struct summary *s)
 void result_add_server(json_t *doc, unsigned index, pid_t pid,
                        double start_ms)
 {
-    json_array_append_new(json_object_get(doc, "servers"),
+    json_t *servers = json_object_get(doc, "servers");
+    if (!servers) {
+        servers = json_array();
+        json_object_set_new(doc, "servers", servers);
+    }
+    json_array_append_new(servers,
                           json_pack("{s:I, s:I, s:f}", "index",
                                     (json_int_t)index, "pid", (json_int_t)pid,
                                     "start_ms", start_ms));
 }
 
-void result_set_outcome(json_t *doc, int64_t max_servers,
-                        const char *stop_reason, const char *detail,
-                        double duration_s)
+void result_set_outcome(json_t *doc, const char *stop_reason,
+                        const char *detail, double duration_s)
 {
     char finished[32];
     iso_time(finished, sizeof finished);
     json_object_set_new(
         doc, "result",
-        json_pack("{s:I, s:s, s:s, s:s, s:f}", "max_servers",
-                  (json_int_t)max_servers, "stop_reason", stop_reason,
+        json_pack("{s:s, s:s, s:s, s:f}", "stop_reason", stop_reason,
                   "detail", detail, "finished_at", finished, "duration_s",
                   duration_s));
 }

@@ -12,21 +12,23 @@
 
 #define RESULT_SCHEMA "orbbench-result/1"
 
-/* A new document with schema, tool, host, clock, limits and started_at
- * filled in. New reference. */
-json_t *result_new(int argc, char **argv);
+/* A new document with what every kind's result has: schema, tool, the
+ * kind of measurement, started_at and the command line. The host, clock
+ * and limits are the host layer's to add (probe_describe); each kind adds
+ * its own fields. New reference. */
+json_t *result_new(const char *kind, int argc, char **argv);
 
 /* {count, min, mean, median, p90, p99, max, stddev} of a summary. */
 json_t *result_summary(const struct summary *s);
 
-/* Record server `index` (its pid and ms from fork to ready line). */
+/* Record server `index` (its pid and ms from fork to ready line) in
+ * doc.servers, made on the first call. */
 void result_add_server(json_t *doc, unsigned index, pid_t pid,
                        double start_ms);
 
-/* Set doc.result. */
-void result_set_outcome(json_t *doc, int64_t max_servers,
-                        const char *stop_reason, const char *detail,
-                        double duration_s);
+/* Set doc.result: stop_reason, detail, finished_at, duration_s. */
+void result_set_outcome(json_t *doc, const char *stop_reason,
+                        const char *detail, double duration_s);
 
 /* Can result_write write to path? Creates and removes its temporary file
  * there. 0 or -errno. Check before a run, so none is lost at the end. */

@@ -376,3 +376,34 @@ int probe_task_limit(pid_t pid, char *note, size_t len)
     }
     return 0;
 }
+
+void probe_clocksource(char *buf, size_t len)
+{
+    buf[0] = 0;
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+                    "current_clocksource", "re");
+    if (!f)
+        return;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = 0;
+    fclose(f);
+    buf[strcspn(buf, "\n")] = 0;
+}
+
+void probe_describe(json_t *doc)
+{
+    double cost_ns;
+    int64_t res_ns;
+    char clocksource[64];
+    clock_measure(&cost_ns, &res_ns);
+    /* What CLOCK_MONOTONIC reads (tsc, hpet, acpi_pm, kvm-clock...): its
+     * cost above depends on it. "" when sysfs does not say. */
+    probe_clocksource(clocksource, sizeof clocksource);
+    json_object_set_new(doc, "host", probe_host());
+    json_object_set_new(
+        doc, "clock",
+        json_pack("{s:s, s:f, s:I, s:s}", "source", "CLOCK_MONOTONIC",
+                  "cost_ns", cost_ns, "resolution_ns", (json_int_t)res_ns,
+                  "clocksource", clocksource));
+    json_object_set_new(doc, "limits", probe_limits());
+}

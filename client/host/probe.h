@@ -64,4 +64,13 @@ struct machine_mem {
  * 0 or -errno (-1 counters when unreadable). */
 int probe_machine_mem(struct machine_mem *m);
 
+/* The kernel's current clock source (clocksource0: tsc, kvm-clock, ...),
+ * or "" when it cannot be read. */
+void probe_clocksource(char *buf, size_t len);
+
+/* Into a result document: "host" (probe_host), "clock" (CLOCK_MONOTONIC's
+ * measured cost and resolution, the kernel's clock source) and "limits"
+ * (probe_limits). */
+void probe_describe(json_t *doc);
+
 #endif

@@ -25,7 +25,7 @@
 #include "net/invoke.h"
 #include "codec/ior.h"
 #include "codec/payload.h"
-#include "kinds/rate.h"
+#include "kinds/run.h"
 #include "core/result.h"
 #include "host/server_kind.h"
 #include "core/stats.h"
@@ -237,8 +237,8 @@ const char *channel_unsupported(const struct scenario *sc,
 /* ---- the run ------------------------------------------------------------ */
 
 struct chan {
-    struct sweep *s;
-    struct sweep_outcome *o;
+    struct run *s;
+    struct run_outcome *o;
     const struct payload_type *pt;
     const char *label; /* "event channel" or "direct push": errors say it */
     int64_t t0_ns;
@@ -275,11 +275,11 @@ static void process_failed(struct chan *c, pid_t pid, const char *who,
     va_end(ap);
     if (pid > 0 && spawner_check(c->s->sp, pid, 200, &st) == 1) {
         spawn_describe_status(st, status, sizeof status);
-        sweep_outcome_stop(c->o, STOP_SERVER_DIED, 1, "%s (pid %d) %s: %s",
+        run_stop(c->o, STOP_SERVER_DIED, 1, "%s (pid %d) %s: %s",
                            who, (int)pid, status, what);
         return;
     }
-    sweep_outcome_stop(c->o, STOP_CALL_FAILED, 1, "%s: %s", c->label, what);
+    run_stop(c->o, STOP_CALL_FAILED, 1, "%s: %s", c->label, what);
 }
 
 /* Start server `index` of its own group. 0, or -1 with the run stopped. */
@@ -291,13 +291,13 @@ static int spawn_one(struct chan *c, unsigned index, const char *who,
         result_add_server(c->s->doc, index, r->pid,
                           (double)r->start_ns / 1e6);
     if (rc == -EINTR && *c->s->interrupted) {
-        sweep_outcome_stop(c->o, STOP_INTERRUPTED, 130,
+        run_stop(c->o, STOP_INTERRUPTED, 130,
                            "interrupted starting %s", who);
         return -1;
     }
     if (rc) {
         bool resource = rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE;
-        sweep_outcome_stop(c->o, resource ? STOP_RESOURCE : STOP_SERVER_DIED,
+        run_stop(c->o, resource ? STOP_RESOURCE : STOP_SERVER_DIED,
                            resource ? 0 : 1, "%s: %s", who,
                            r->err ? r->why : "the spawner is gone");
         return -1;
@@ -339,7 +339,7 @@ static int setup_call(struct chan *c, const uint8_t *key, size_t key_len,
                     : strcmp(ref->host, c->target.host) == 0 &&
                           ref->port == c->target.port;
     if (rc || !here) {
-        sweep_outcome_stop(c->o, STOP_CALL_FAILED, 1, "%s: %s returned %s",
+        run_stop(c->o, STOP_CALL_FAILED, 1, "%s: %s returned %s",
                            c->label, op,
                            rc ? ior_strerror(rc)
                               : "an object at another endpoint (not "
@@ -416,7 +416,7 @@ static int start(struct chan *c)
     if (setup.via_channel != (channel_ior != NULL) ||
         wire_giop.parse_ready(channel_ior ? channel_ior : r.line, &c->target,
                               why, sizeof why) != 0) {
-        sweep_outcome_stop(c->o, STOP_CALL_FAILED, 1, "event consumer (pid "
+        run_stop(c->o, STOP_CALL_FAILED, 1, "event consumer (pid "
                            "%d): its ready line is not %s: %.80s", (int)r.pid,
                            setup.via_channel ? "two IORs" : "one IOR",
                            r.line);
@@ -424,7 +424,7 @@ static int start(struct chan *c)
     }
     int rc = event_log_open(&c->log, setup.log_path, why, sizeof why);
     if (rc) {
-        sweep_outcome_stop(c->o, STOP_CALL_FAILED, 1, "event consumer (pid "
+        run_stop(c->o, STOP_CALL_FAILED, 1, "event consumer (pid "
                            "%d): %s", (int)r.pid, why);
         return -1;
     }
@@ -453,7 +453,7 @@ static int start(struct chan *c)
     }
     rc = build_push(c);
     if (rc) {
-        sweep_outcome_stop(c->o, STOP_CALL_FAILED, 1, "%s: cannot encode "
+        run_stop(c->o, STOP_CALL_FAILED, 1, "%s: cannot encode "
                            "the push of a %s event: %s", c->label,
                            payload_name(c->pt), strerror(-rc));
         return -1;
@@ -493,13 +493,13 @@ static void phase_failed(struct chan *c, int rc, bool pushed, int64_t i,
     const struct scenario *sc = c->s->sc;
     uint64_t logged = event_log_records(&c->log) - base;
     if (rc == -EINTR && *c->s->interrupted) {
-        sweep_outcome_stop(c->o, STOP_INTERRUPTED, 130, "interrupted at "
+        run_stop(c->o, STOP_INTERRUPTED, 130, "interrupted at "
                            "%s%sevent %lld of %lld", phase, *phase ? " " : "",
                            (long long)i + 1, (long long)n);
         return;
     }
     if (rc == -ENOSPC) {
-        sweep_outcome_stop(c->o, STOP_LOG_FULL, 1, "event consumer (pid %d): "
+        run_stop(c->o, STOP_LOG_FULL, 1, "event consumer (pid %d): "
                            "its log %s is full (%s bytes): %llu events "
                            "dropped (channel.log_mb)", (int)c->consumer_pid,
                            setup.log_path, setup.log_bytes,
@@ -508,7 +508,7 @@ static void phase_failed(struct chan *c, int rc, bool pushed, int64_t i,
         return;
     }
     if (rc == -EPROTO) {
-        sweep_outcome_stop(c->o, STOP_CALL_FAILED, 1, "event consumer (pid "
+        run_stop(c->o, STOP_CALL_FAILED, 1, "event consumer (pid "
                            "%d): an event it was pushed is no %sEvent it "
                            "knows", (int)c->consumer_pid,
                            payload_name(c->pt));
@@ -516,7 +516,7 @@ static void phase_failed(struct chan *c, int rc, bool pushed, int64_t i,
     }
     /* The phase's deadline, while pushing or waiting: the named error. */
     if (rc == -ETIMEDOUT && (pushed || now_ns() >= deadline_ns)) {
-        sweep_outcome_stop(c->o, STOP_NOT_DELIVERED, 1, "%s: %llu of %lld "
+        run_stop(c->o, STOP_NOT_DELIVERED, 1, "%s: %llu of %lld "
                            "%s%sevents reached the consumer within %lld ms%s",
                            c->label, (unsigned long long)logged, (long long)n,
                            phase, *phase ? " " : "",
@@ -571,7 +571,7 @@ static int run_phase(struct chan *c, int64_t n, bool measured)
             c->sent[i] = t;
             c->pushed = i + 1;
             if (samples_add(&c->call_ns, t2 - t) != 0) {
-                sweep_outcome_stop(c->o, STOP_RESOURCE, 0, "out of memory "
+                run_stop(c->o, STOP_RESOURCE, 0, "out of memory "
                                    "in the client");
                 return -1;
             }
@@ -605,7 +605,7 @@ static void read_back(struct chan *c)
     for (uint64_t k = 0; k < have && got < c->pushed; k++) {
         if (event_log_next(&c->log, &at, &rec) != 0) {
             if (!c->o->stop_reason)
-                sweep_outcome_stop(c->o, STOP_CALL_FAILED, 1, "event "
+                run_stop(c->o, STOP_CALL_FAILED, 1, "event "
                                    "consumer: its log's record %llu runs "
                                    "past its end", (unsigned long long)k);
             break;
@@ -615,7 +615,7 @@ static void read_back(struct chan *c)
         const char *type = event_log_type_name(&c->log, rec.type);
         if ((int64_t)rec.sent_ns != c->sent[got] || strcmp(type, name)) {
             if (!c->o->stop_reason)
-                sweep_outcome_stop(c->o, STOP_CALL_FAILED, 1, "event "
+                run_stop(c->o, STOP_CALL_FAILED, 1, "event "
                                    "consumer: measured event %lld was "
                                    "logged as a %s sent at %llu ns, not the "
                                    "%s sent at %lld ns", (long long)got + 1,
@@ -645,7 +645,7 @@ static void read_back(struct chan *c)
     samples_free(&received);
 }
 
-void channel_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
+void channel_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
     const struct scenario *sc = sides[0].sc;
     struct chan c = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
@@ -659,7 +659,6 @@ void channel_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
                        sc->transport, "warmup_events",
                        (json_int_t)sc->channel.warmup_events, "events",
                        (json_int_t)sc->channel.events);
-    json_object_set_new(c.s->doc, "kind", json_string("channel"));
     /* The ORB's server here is the consumer, not the echo server. */
     json_t *orb = json_object_get(c.s->doc, "orb");
     if (orb)
@@ -667,12 +666,12 @@ void channel_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
     json_object_set(c.s->doc, "channel", c.info);
     c.sent = calloc((size_t)sc->channel.events, sizeof *c.sent);
     if (!c.sent || !c.pt)
-        sweep_outcome_stop(c.o, STOP_RESOURCE, 0, "out of memory in the "
+        run_stop(c.o, STOP_RESOURCE, 0, "out of memory in the "
                            "client");
     else if (start(&c) == 0 &&
              run_phase(&c, sc->channel.warmup_events, false) == 0 &&
              run_phase(&c, sc->channel.events, true) == 0)
-        sweep_outcome_stop(c.o, STOP_DONE, 0, "%lld %s events %s after %lld",
+        run_stop(c.o, STOP_DONE, 0, "%lld %s events %s after %lld",
                            (long long)sc->channel.events, sc->call.payload,
                            setup.via_channel ? "through the channel"
                                              : "pushed directly",
@@ -681,10 +680,8 @@ void channel_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
         fprintf(stderr, "\r\033[K");
     if (c.log.map)
         read_back(&c);
-    result_set_outcome(c.s->doc, 0, o->stop_reason, o->detail,
+    result_set_outcome(c.s->doc, o->stop_reason, o->detail,
                        (double)(now_ns() - c.t0_ns) / 1e9);
-    /* max_servers is the sweep's figure: a channel run has none. */
-    json_object_del(json_object_get(c.s->doc, "result"), "max_servers");
     invoke_close(&c.inv);
     event_log_close(&c.log);
     cdr_out_free(&c.req);
@@ -694,7 +691,7 @@ void channel_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
 }
 
 void channel_summary(const struct scenario *sc, json_t *doc,
-                     const struct sweep_outcome *o, const char *out)
+                     const struct run_outcome *o, const char *out)
 {
     json_t *lat = json_object_get(doc, "latency_us");
     json_t *lg = json_object_get(lat, "push_to_logged");

@@ -18,13 +18,11 @@
 
 #include "core/scenario.h"
 #include "host/spawn.h"
-#include "kinds/sweep.h"
+#include "kinds/run.h"
 
 /* Stop reasons of a channel run beside the common ones (exit 1 both):
  * events not all logged by channel.deadline_ms, and a consumer log too
  * small for the run (channel.log_mb). */
-#define STOP_NOT_DELIVERED "not_delivered"
-#define STOP_LOG_FULL "log_full"
 
 /* Make the spawner start omniEvents (group 0, server 0; its ready line is
  * the IOR it prints on stderr) and the consumer (group 1, server 1)
@@ -42,12 +40,12 @@ int channel_spawn_setup(const struct scenario *sc, const char *bin_dir,
  * 0 of 1000 events reached the consumer within 5000 ms") and the doc's
  * `channel`, `latency_us` and `result`; what was measured before a
  * failure is kept. */
-void channel_run(struct sweep *sides, struct sweep_outcome *o,
+void channel_run(struct run *sides, struct run_outcome *o,
                  size_t nsides);
 
 /* One paragraph on stdout: the medians and where the result went. */
 void channel_summary(const struct scenario *sc, json_t *doc,
-                     const struct sweep_outcome *o, const char *out);
+                     const struct run_outcome *o, const char *out);
 
 /* Why the scenario cannot run with this kind of server, or NULL (*key:
  * the key to blame): the consumer is built for the system omniORB. */

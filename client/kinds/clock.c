@@ -25,13 +25,13 @@
 #define CLOCK_HAVE_RDTSC 0
 #endif
 
-#include "kinds/rate.h"
+#include "host/probe.h"
+#include "kinds/run.h"
 #include "core/result.h"
 #include "core/util.h"
 
 #define CLOCK_BATCH 1024
 #define CLOCK_MAX_THREADS 64 /* clock.k is at most 64 */
-#define STOP_THREAD_FAILED "thread_failed"
 
 enum path { VIA_VDSO, VIA_SYSCALL, VIA_TSC };
 
@@ -66,19 +66,6 @@ static const struct source sources[] = {
      "syscall(SYS_clock_gettime, CLOCK_MONOTONIC): the system call, not "
      "the vDSO", true},
 };
-
-void clock_kernel_source(char *buf, size_t len)
-{
-    buf[0] = 0;
-    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
-                    "current_clocksource", "re");
-    if (!f)
-        return;
-    if (!fgets(buf, (int)len, f))
-        buf[0] = 0;
-    fclose(f);
-    buf[strcspn(buf, "\n")] = 0;
-}
 
 /* Does /proc/cpuinfo list `flag` among the first CPU's flags? */
 static bool cpu_flag(const char *flag)
@@ -209,8 +196,8 @@ static void *worker_main(void *arg)
 }
 
 struct clock_bench {
-    struct sweep *s;
-    struct sweep_outcome *o;
+    struct run *s;
+    struct run_outcome *o;
     int cpus[CLOCK_MAX_THREADS]; /* the CPUs usable, the first k used */
     int ncpus;
     uint64_t k_set;
@@ -239,7 +226,7 @@ static json_t *repeat_json(struct clock_bench *b, const struct worker *w,
     for (int i = 0; i < k; i++) {
         if (w[i].err) {
             json_decref(th);
-            sweep_outcome_stop(b->o, STOP_THREAD_FAILED, 1, "pthread_setaffinity_np to CPU "
+            run_stop(b->o, STOP_THREAD_FAILED, 1, "pthread_setaffinity_np to CPU "
                  "%d: %s", w[i].cpu, strerror(w[i].err));
             return NULL;
         }
@@ -292,12 +279,12 @@ static json_t *one_repeat(struct clock_bench *b, const struct source *src,
     for (int i = 0; i < started; i++)
         pthread_join(w[i].tid, NULL);
     if (err) {
-        sweep_outcome_stop(b->o, STOP_THREAD_FAILED, 1, "pthread_create (thread %d of %d): "
+        run_stop(b->o, STOP_THREAD_FAILED, 1, "pthread_create (thread %d of %d): "
              "%s", started + 1, k, strerror(err));
         return NULL;
     }
     if (!done) {
-        sweep_outcome_stop(b->o, STOP_INTERRUPTED, 130, "interrupted in repeat %d of %s "
+        run_stop(b->o, STOP_INTERRUPTED, 130, "interrupted in repeat %d of %s "
              "with %d thread(s)", repeat + 1, src->name, k);
         return NULL;
     }
@@ -430,12 +417,11 @@ static void outcome(struct clock_bench *b, const char *reason,
                     const char *detail)
 {
     char cs[64];
-    clock_kernel_source(cs, sizeof cs);
+    probe_clocksource(cs, sizeof cs);
     json_object_set_new(json_object_get(b->s->doc, "clock"),
                         "clocksource_at_end", json_string(cs));
-    result_set_outcome(b->s->doc, 0, reason, detail,
+    result_set_outcome(b->s->doc, reason, detail,
                        (double)(now_ns() - b->t0_ns) / 1e9);
-    json_object_del(json_object_get(b->s->doc, "result"), "max_servers");
 }
 
 /* Every repeat, in the order repeat, source, k: a drift of the host's
@@ -470,19 +456,18 @@ static void measure(struct clock_bench *b, json_t *list)
         if (b->s->out_path)
             result_write(b->s->doc, b->s->out_path);
     }
-    sweep_outcome_stop(b->o, STOP_DONE, 0, "%lld repeats of %g s", (long long)sc->clock.repeats,
+    run_stop(b->o, STOP_DONE, 0, "%lld repeats of %g s", (long long)sc->clock.repeats,
          sc->clock.duration_s);
 }
 
-void clock_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
+void clock_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
     struct clock_bench b = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
     char why[256];
     memset(o, 0, nsides * sizeof *o);
     json_t *doc = b.s->doc;
-    json_object_set_new(doc, "kind", json_string("clock"));
     if (usable_cpus(&b, why, sizeof why) != 0) {
-        sweep_outcome_stop(b.o, STOP_THREAD_FAILED, 1, "%s", why);
+        run_stop(b.o, STOP_THREAD_FAILED, 1, "%s", why);
         json_object_set_new(doc, "sources", json_array());
     } else {
         json_t *cpus = json_array();

@@ -9,17 +9,14 @@
 
 #include <stddef.h>
 
-#include "kinds/sweep.h"
+#include "kinds/run.h"
 
 /* Run the clock benchmark of sides[0] (no servers: only sc, doc,
  * out_path, interrupted and progress are used). Fills o[0] (stop_reason
  * "done", interrupted, or thread_failed with the detail) and the doc's
  * `kind`, `cpus`, `sources` and `result`, rewriting out_path after every
  * repeat. */
-void clock_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides);
+void clock_run(struct run *sides, struct run_outcome *o, size_t nsides);
 
-/* The kernel's current clock source (clocksource0), or "" when it cannot
- * be read. */
-void clock_kernel_source(char *buf, size_t len);
 
 #endif

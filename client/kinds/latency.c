@@ -12,7 +12,7 @@
 
 #include "net/conn.h"
 #include "codec/payload.h"
-#include "kinds/rate.h"
+#include "kinds/run.h"
 #include "core/result.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -20,8 +20,8 @@
 #define LATENCY_MAX_SERVERS 256
 
 struct latency {
-    struct sweep *s;
-    struct sweep_outcome *o;
+    struct run *s;
+    struct run_outcome *o;
     struct conn conns[LATENCY_MAX_SERVERS];
     size_t n; /* conns open */
     int64_t t0_ns;
@@ -36,15 +36,15 @@ static void call_failed(struct latency *l, size_t i, int err,
     int st;
     char status[96];
     if (err == -EINTR && *l->s->interrupted) {
-        sweep_outcome_stop(l->o, STOP_INTERRUPTED, 130, "interrupted %s",
+        run_stop(l->o, STOP_INTERRUPTED, 130, "interrupted %s",
                            when);
     } else if (spawner_check(l->s->sp, c->pid, 200, &st) == 1) {
         spawn_describe_status(st, status, sizeof status);
-        sweep_outcome_stop(l->o, STOP_SERVER_DIED, 1, "server %u (pid %d) "
+        run_stop(l->o, STOP_SERVER_DIED, 1, "server %u (pid %d) "
                            "%s %s: %s", c->index, (int)c->pid, status, when,
                            c->why);
     } else {
-        sweep_outcome_stop(l->o, STOP_CALL_FAILED, 1, "%s %s", c->why, when);
+        run_stop(l->o, STOP_CALL_FAILED, 1, "%s %s", c->why, when);
     }
 }
 
@@ -54,7 +54,7 @@ static bool start(struct latency *l, size_t k)
     const struct scenario *sc = l->s->sc;
     struct spawn_result *res = calloc(k, sizeof *res);
     if (!res) {
-        sweep_outcome_stop(l->o, STOP_RESOURCE, 0, "out of memory");
+        run_stop(l->o, STOP_RESOURCE, 0, "out of memory");
         return false;
     }
     int rc = spawner_spawn(l->s->sp, l->s->group, 0, (unsigned)k, res);
@@ -69,19 +69,19 @@ static bool start(struct latency *l, size_t k)
             break;
         }
     if (rc == -EINTR && *l->s->interrupted)
-        sweep_outcome_stop(l->o, STOP_INTERRUPTED, 130,
+        run_stop(l->o, STOP_INTERRUPTED, 130,
                            "interrupted starting the servers");
     else if (rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE)
-        sweep_outcome_stop(l->o, STOP_RESOURCE, 0, "%s", why);
+        run_stop(l->o, STOP_RESOURCE, 0, "%s", why);
     else if (rc)
-        sweep_outcome_stop(l->o, STOP_SERVER_DIED, 1, "%s", why);
+        run_stop(l->o, STOP_SERVER_DIED, 1, "%s", why);
     const struct payload_type *pt = payload_lookup(sc->call.payload);
     for (size_t i = 0; !rc && i < k; i++) {
         struct target t;
         struct conn *c = &l->conns[i];
         if (l->s->kind->wire->parse_ready(res[i].line, &t, c->why,
                                           sizeof c->why)) {
-            sweep_outcome_stop(l->o, STOP_CALL_FAILED, 1, "server %u (pid "
+            run_stop(l->o, STOP_CALL_FAILED, 1, "server %u (pid "
                                "%d): %s", res[i].index, (int)res[i].pid,
                                c->why);
             break;
@@ -123,13 +123,13 @@ static int calls(struct latency *l, int64_t count, bool keep,
             return -1;
         }
         if (keep && samples_add(&l->times, lat)) {
-            sweep_outcome_stop(l->o, STOP_RESOURCE, 0, "out of memory "
+            run_stop(l->o, STOP_RESOURCE, 0, "out of memory "
                                "keeping call %lld", (long long)k + 1);
             return -1;
         }
         /* Bounded in time as in count: now_ns is cheap beside a call. */
         if (now_ns() > deadline_ns && k + 1 < count) {
-            sweep_outcome_stop(l->o, STOP_TIME, 0, "latency.max_seconds "
+            run_stop(l->o, STOP_TIME, 0, "latency.max_seconds "
                                "(%g s) reached %s after %lld of %lld calls",
                                l->s->sc->latency.max_seconds, when,
                                (long long)k + 1, (long long)count);
@@ -191,7 +191,7 @@ static void record(struct latency *l)
     json_object_set_new(l->s->doc, "latency", lat);
 }
 
-void latency_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
+void latency_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
     static struct latency l; /* 256 conns: not on the stack */
     memset(&l, 0, sizeof l);
@@ -200,34 +200,31 @@ void latency_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
     l.o = &o[0];
     l.t0_ns = now_ns();
     const struct scenario *sc = l.s->sc;
-    json_object_set_new(l.s->doc, "kind", json_string("latency"));
     size_t k = (size_t)sc->latency.servers;
     int64_t deadline = l.t0_ns + (int64_t)(sc->latency.max_seconds * 1e9);
     l.times.ns = malloc((size_t)sc->latency.calls * sizeof *l.times.ns);
     l.times.cap = l.times.ns ? (size_t)sc->latency.calls : 0;
     if (k > LATENCY_MAX_SERVERS || !l.times.ns)
-        sweep_outcome_stop(l.o, STOP_RESOURCE, 0, "out of memory in the "
+        run_stop(l.o, STOP_RESOURCE, 0, "out of memory in the "
                            "client");
     else if (start(&l, k) &&
              calls(&l, sc->latency.warmup_calls, false, deadline,
                    "during the warm-up") == 0 &&
              calls(&l, sc->latency.calls, true, deadline,
                    "in the measured calls") == 0)
-        sweep_outcome_stop(l.o, STOP_DONE, 0, "%lld calls after %lld "
+        run_stop(l.o, STOP_DONE, 0, "%lld calls after %lld "
                            "warm-up calls", (long long)sc->latency.calls,
                            (long long)sc->latency.warmup_calls);
     record(&l);
-    result_set_outcome(l.s->doc, 0, l.o->stop_reason, l.o->detail,
+    result_set_outcome(l.s->doc, l.o->stop_reason, l.o->detail,
                        (double)(now_ns() - l.t0_ns) / 1e9);
-    /* max_servers is the sweep's figure: a latency run has none. */
-    json_object_del(json_object_get(l.s->doc, "result"), "max_servers");
     for (size_t i = 0; i < l.n; i++)
         conn_close(&l.conns[i]);
     samples_free(&l.times);
 }
 
 void latency_summary(const struct scenario *sc, json_t *doc,
-                     const struct sweep_outcome *o, const char *out)
+                     const struct run_outcome *o, const char *out)
 {
     json_t *orb = json_object_get(doc, "orb");
     json_t *lat = json_object_get(doc, "latency");

@@ -13,18 +13,18 @@
 #include <stddef.h>
 
 #include "core/scenario.h"
-#include "kinds/sweep.h"
+#include "kinds/run.h"
 
 /* Measure one side (nsides must be 1: main refuses paired latency runs).
  * Uses sides[0]'s scenario, kind, transport, spawner group and doc; fills
  * o[0] (STOP_DONE, or interrupted / time_limit / server_died /
  * call_failed / resource with the detail) and the doc's `latency` and
  * `result`. */
-void latency_run(struct sweep *sides, struct sweep_outcome *o,
+void latency_run(struct run *sides, struct run_outcome *o,
                  size_t nsides);
 
 /* One paragraph on stdout: the payload, its sizes, the call times. */
 void latency_summary(const struct scenario *sc, json_t *doc,
-                     const struct sweep_outcome *o, const char *out);
+                     const struct run_outcome *o, const char *out);
 
 #endif

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "codec/payload.h"
-#include "kinds/rate.h"
+#include "kinds/run.h"
 #include "core/result.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -25,8 +25,8 @@
 #define MARSHAL_MAX_ANSWER (1u << 20)
 
 struct marshal {
-    struct sweep *s;
-    struct sweep_outcome *o;
+    struct run *s;
+    struct run_outcome *o;
     int64_t t0_ns, deadline_ns;
     const struct payload_type *types[SCENARIO_MAX_PAYLOADS];
     size_t n;
@@ -37,12 +37,12 @@ struct marshal {
 static bool must_stop(struct marshal *m, const char *when)
 {
     if (*m->s->interrupted) {
-        sweep_outcome_stop(m->o, STOP_INTERRUPTED, 130, "interrupted %s",
+        run_stop(m->o, STOP_INTERRUPTED, 130, "interrupted %s",
                            when);
         return true;
     }
     if (now_ns() > m->deadline_ns) {
-        sweep_outcome_stop(m->o, STOP_TIME, 0, "marshal.max_seconds (%g s) "
+        run_stop(m->o, STOP_TIME, 0, "marshal.max_seconds (%g s) "
                            "reached %s", m->s->sc->marshal.max_seconds,
                            when);
         return true;
@@ -247,7 +247,7 @@ static int fold_row(struct marshal *m, json_t *mine, json_t *theirs,
     const char *err = json_string_value(json_object_get(theirs, "error"));
     const char *event = json_string_value(json_object_get(theirs, "event"));
     if (!theirs || err || !event || strcmp(event, "ok") != 0) {
-        sweep_outcome_stop(m->o, STOP_CALL_FAILED, 1, "%s: %s: %s",
+        run_stop(m->o, STOP_CALL_FAILED, 1, "%s: %s: %s",
                            MARSHAL_OMNIORB_BENCH, name,
                            !theirs ? "no answer for this payload"
                            : err   ? err
@@ -298,7 +298,7 @@ static void time_omniorb(struct marshal *m)
             snprintf(why, sizeof why, "cannot run it (run make first?)");
         else if (rc == 0)
             snprintf(why, sizeof why, "%s, no JSON answer", status);
-        sweep_outcome_stop(m->o, rc == -ETIMEDOUT ? STOP_TIME
+        run_stop(m->o, rc == -ETIMEDOUT ? STOP_TIME
                                                   : STOP_CALL_FAILED,
                            1, "%s: %s", path, why);
         return;
@@ -318,7 +318,7 @@ static void time_omniorb(struct marshal *m)
     json_decref(answer);
 }
 
-void marshal_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
+void marshal_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
     struct marshal m = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
     const struct scenario *sc = m.s->sc;
@@ -330,7 +330,6 @@ void marshal_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
             m.types[m.n++] = payload_at(i);
     for (size_t i = 0; i < sc->marshal.npayloads; i++)
         m.types[m.n++] = payload_lookup(sc->marshal.payloads[i]);
-    json_object_set_new(m.s->doc, "kind", json_string("marshal"));
     m.rows = json_array();
     json_object_set_new(m.s->doc, "marshal",
                         json_pack("{s:I, s:I, s:n, s:O}", "encodes",
@@ -356,14 +355,13 @@ void marshal_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
     if (m.s->progress)
         fprintf(stderr, "\r\033[K");
     if (!m.o->stop_reason)
-        sweep_outcome_stop(m.o, STOP_DONE, 0, "%zu payloads, %lld repeats "
+        run_stop(m.o, STOP_DONE, 0, "%zu payloads, %lld repeats "
                            "of %lld encodes", m.n,
                            (long long)sc->marshal.repeats,
                            (long long)sc->marshal.encodes);
     json_decref(m.rows);
-    result_set_outcome(m.s->doc, 0, m.o->stop_reason, m.o->detail,
+    result_set_outcome(m.s->doc, m.o->stop_reason, m.o->detail,
                        (double)(now_ns() - m.t0_ns) / 1e9);
-    json_object_del(json_object_get(m.s->doc, "result"), "max_servers");
 }
 
 /* The median ns per encode of one codec in a payload's row, or -1. */
@@ -376,7 +374,7 @@ static double median_ns(json_t *row, const char *codec)
 }
 
 void marshal_summary(const struct scenario *sc, json_t *doc,
-                     const struct sweep_outcome *o, const char *out)
+                     const struct run_outcome *o, const char *out)
 {
     json_t *mar = json_object_get(doc, "marshal");
     size_t i;

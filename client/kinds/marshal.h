@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "core/scenario.h"
-#include "kinds/sweep.h"
+#include "kinds/run.h"
 
 /* The C++ benchmark's file name, beside orbbench. */
 #define MARSHAL_OMNIORB_BENCH "omniorb-marshal-bench"
@@ -24,11 +24,11 @@
  * Fills o[0] (STOP_DONE, interrupted, time_limit, or call_failed when
  * the omniORB benchmark failed or disagreed) and the doc's `kind`,
  * `marshal` and `result`. */
-void marshal_run(struct sweep *sides, struct sweep_outcome *o,
+void marshal_run(struct run *sides, struct run_outcome *o,
                  size_t nsides);
 
 /* One paragraph on stdout: ns per encode per payload and codec. */
 void marshal_summary(const struct scenario *sc, json_t *doc,
-                     const struct sweep_outcome *o, const char *out);
+                     const struct run_outcome *o, const char *out);
 
 #endif

@@ -54,8 +54,8 @@ struct snap {
 };
 
 struct rate {
-    struct sweep *s;
-    struct sweep_outcome *o;
+    struct run *s;
+    struct run_outcome *o;
     struct rconn *rc;
     struct pollfd *pfd;
     size_t n;        /* connected servers */
@@ -594,10 +594,8 @@ static void summarize(struct rate *r)
 static void outcome(struct rate *r, const char *reason, const char *detail)
 {
     summarize(r);
-    result_set_outcome(r->s->doc, 0, reason, detail,
+    result_set_outcome(r->s->doc, reason, detail,
                        (double)(now_ns() - r->t0_ns) / 1e9);
-    /* max_servers is the sweep's figure: a rate run has none. */
-    json_object_del(json_object_get(r->s->doc, "result"), "max_servers");
 }
 
 static void checkpoint(struct rate *r)
@@ -613,17 +611,17 @@ static void pump_failed(struct rate *r, int err, const char *when)
     int st;
     char status[96];
     if (err == -EINTR && *r->s->interrupted) {
-        sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted %s", when);
+        run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted %s", when);
         return;
     }
     const struct conn *c = &r->rc[r->failed].c;
     if (spawner_check(r->s->sp, c->pid, 200, &st) == 1) {
         spawn_describe_status(st, status, sizeof status);
-        sweep_outcome_stop(r->o, STOP_SERVER_DIED, 1, "server %u (pid %d) %s %s: %s",
+        run_stop(r->o, STOP_SERVER_DIED, 1, "server %u (pid %d) %s %s: %s",
              c->index, (int)c->pid, status, when, r->why);
         return;
     }
-    sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1, "%s %s", r->why, when);
+    run_stop(r->o, STOP_CALL_FAILED, 1, "%s %s", r->why, when);
 }
 
 /* Close the pipe ends the spawner handed over for servers not connected. */
@@ -649,7 +647,7 @@ static bool start(struct rate *r)
             result_add_server(r->s->doc, res[i].index, res[i].pid,
                               (double)res[i].start_ns / 1e6);
     if (rc == -EINTR && *r->s->interrupted) {
-        sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted starting the servers");
+        run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted starting the servers");
         return false;
     }
     if (rc) {
@@ -661,9 +659,9 @@ static bool start(struct rate *r)
                 break;
             }
         if (rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE)
-            sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "%s", why);
+            run_stop(r->o, STOP_RESOURCE, 0, "%s", why);
         else
-            sweep_outcome_stop(r->o, STOP_SERVER_DIED, 1, "%s", why);
+            run_stop(r->o, STOP_SERVER_DIED, 1, "%s", why);
         return false;
     }
     for (size_t i = 0; i < k; i++) {
@@ -671,7 +669,7 @@ static bool start(struct rate *r)
         char why[CONN_WHY_BYTES];
         struct rconn *rcn = &r->rc[i];
         if (r->s->kind->wire->parse_ready(res[i].line, &t, why, sizeof why)) {
-            sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
+            run_stop(r->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
                  res[i].index, (int)res[i].pid, why);
             close_handed_over(res + i, k - i);
             return false;
@@ -754,22 +752,21 @@ static void measure(struct rate *r)
     e = pump(r, settle, 0);
     if (e)
         return pump_failed(r, e, "draining after the last repeat");
-    sweep_outcome_stop(r->o, STOP_DONE, 0, "%lld repeats of %g s", (long long)sc->rate.repeats,
+    run_stop(r->o, STOP_DONE, 0, "%lld repeats of %g s", (long long)sc->rate.repeats,
          sc->rate.duration_s);
 }
 
-void rate_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
+void rate_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
     struct rate r = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
     const struct scenario *sc = r.s->sc;
     memset(o, 0, nsides * sizeof *o);
-    json_object_set_new(r.s->doc, "kind", json_string("rate"));
     json_object_set_new(r.s->doc, "repeats", json_array());
     size_t k = (size_t)sc->rate.servers;
     r.rc = calloc(k, sizeof *r.rc);
     r.pfd = calloc(2 * k, sizeof *r.pfd);
     if (!r.rc || !r.pfd || k > RATE_MAX_SERVERS)
-        sweep_outcome_stop(r.o, STOP_RESOURCE, 0, "out of memory in the client");
+        run_stop(r.o, STOP_RESOURCE, 0, "out of memory in the client");
     else if (start(&r))
         measure(&r);
     if (r.s->progress)

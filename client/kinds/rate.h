@@ -10,10 +10,8 @@
 
 #include <stddef.h>
 
-#include "kinds/sweep.h"
+#include "kinds/run.h"
 
-/* Every repeat was measured. */
-#define STOP_DONE "done"
 
 /* Measure the upcall rate of one side (nsides must be 1: main refuses
  * paired rate runs). Uses sides[0]'s scenario, kind, transport, spawner
@@ -21,7 +19,7 @@
  * STOP_DONE, or interrupted / server_died / call_failed / resource with
  * the detail) and the doc's `repeats`, `rate` and `result`, rewriting
  * out_path after every repeat. */
-void rate_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides);
+void rate_run(struct run *sides, struct run_outcome *o, size_t nsides);
 
 /* Why the scenario cannot run with this kind of server, or NULL: the key
  * to blame in *key (oneway on a wire without oneway operations). */

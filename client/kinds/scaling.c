@@ -23,7 +23,6 @@
 #include "core/result.h"
 #include "core/util.h"
 
-#define STOP_DONE "done"
 #define THREAD_STACK_BYTES (256 * 1024)
 #define READY_WAIT_MS 10000 /* threads created to all at the gate */
 
@@ -44,8 +43,8 @@ struct pair {
 };
 
 struct scaling {
-    struct sweep *s;
-    struct sweep_outcome *o;
+    struct run *s;
+    struct run_outcome *o;
     struct pair *p;
     size_t npairs;   /* servers started and connected */
     int *cpus;       /* the CPUs allowed, increasing */
@@ -142,22 +141,22 @@ static bool start_one(struct scaling *g, size_t i, json_t *pairs)
         result_add_server(g->s->doc, res.index, res.pid,
                           (double)res.start_ns / 1e6);
     if (rc == -EINTR && *g->s->interrupted) {
-        sweep_outcome_stop(g->o, STOP_INTERRUPTED, 130, "interrupted starting the servers");
+        run_stop(g->o, STOP_INTERRUPTED, 130, "interrupted starting the servers");
         return false;
     }
     if (rc) {
         close_handed_over(&res);
         if (rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE)
-            sweep_outcome_stop(g->o, STOP_RESOURCE, 0, "%s", res.why);
+            run_stop(g->o, STOP_RESOURCE, 0, "%s", res.why);
         else
-            sweep_outcome_stop(g->o, STOP_SERVER_DIED, 1, "%s", res.why);
+            run_stop(g->o, STOP_SERVER_DIED, 1, "%s", res.why);
         return false;
     }
     struct target t;
     char why[CONN_WHY_BYTES];
     if (g->s->kind->wire->parse_ready(res.line, &t, why, sizeof why)) {
         close_handed_over(&res);
-        sweep_outcome_stop(g->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s", res.index,
+        run_stop(g->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s", res.index,
              (int)res.pid, why);
         return false;
     }
@@ -178,9 +177,9 @@ static bool start_one(struct scaling *g, size_t i, json_t *pairs)
                          "server_affinity", affinity_json(res.pid)));
     if (e) {
         if (e == -EINTR && *g->s->interrupted)
-            sweep_outcome_stop(g->o, STOP_INTERRUPTED, 130, "interrupted connecting");
+            run_stop(g->o, STOP_INTERRUPTED, 130, "interrupted connecting");
         else
-            sweep_outcome_stop(g->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
+            run_stop(g->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
                  res.index, (int)res.pid, p->c.why);
         return false;
     }
@@ -338,7 +337,7 @@ static void run_failed(struct scaling *g, size_t k, int err,
                        const char *when)
 {
     if (*g->s->interrupted) {
-        sweep_outcome_stop(g->o, STOP_INTERRUPTED, 130, "interrupted %s", when);
+        run_stop(g->o, STOP_INTERRUPTED, 130, "interrupted %s", when);
         return;
     }
     for (size_t i = 0; i < k; i++) {
@@ -349,18 +348,18 @@ static void run_failed(struct scaling *g, size_t k, int err,
         char status[96];
         if (spawner_check(g->s->sp, p->c.pid, 200, &st) == 1) {
             spawn_describe_status(st, status, sizeof status);
-            sweep_outcome_stop(g->o, STOP_SERVER_DIED, 1, "server %u (pid %d) %s %s: %s",
+            run_stop(g->o, STOP_SERVER_DIED, 1, "server %u (pid %d) %s %s: %s",
                  p->c.index, (int)p->c.pid, status, when, p->why);
             return;
         }
     }
     for (size_t i = 0; i < k; i++)
         if (g->p[i].err) {
-            sweep_outcome_stop(g->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s %s",
+            run_stop(g->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s %s",
                  g->p[i].c.index, (int)g->p[i].c.pid, g->p[i].why, when);
             return;
         }
-    sweep_outcome_stop(g->o, STOP_CALL_FAILED, 1, "%s %s", strerror(-err), when);
+    run_stop(g->o, STOP_CALL_FAILED, 1, "%s %s", strerror(-err), when);
 }
 
 /* One repeat of k pairs as JSON. */
@@ -463,10 +462,8 @@ static void outcome(struct scaling *g, const char *reason,
                     const char *detail)
 {
     summarize(g);
-    result_set_outcome(g->s->doc, 0, reason, detail,
+    result_set_outcome(g->s->doc, reason, detail,
                        (double)(now_ns() - g->t0_ns) / 1e9);
-    /* max_servers is the sweep's figure: a scaling run has none. */
-    json_object_del(json_object_get(g->s->doc, "result"), "max_servers");
 }
 
 static void checkpoint(struct scaling *g)
@@ -518,12 +515,12 @@ static void measure(struct scaling *g)
             checkpoint(g);
         }
     }
-    sweep_outcome_stop(g->o, STOP_DONE, 0, "k = %lld..%lld pairs, %lld repeats of %g s each",
+    run_stop(g->o, STOP_DONE, 0, "k = %lld..%lld pairs, %lld repeats of %g s each",
          (long long)g->ks[0], (long long)g->ks[g->nks - 1],
          (long long)sc->scaling.repeats, sc->scaling.duration_s);
 }
 
-void scaling_run(struct sweep *sides, struct sweep_outcome *o,
+void scaling_run(struct run *sides, struct run_outcome *o,
                  size_t nsides)
 {
     struct scaling g = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
@@ -534,7 +531,6 @@ void scaling_run(struct sweep *sides, struct sweep_outcome *o,
     json_t *pairs = json_array();
     json_t *ks = json_array();
     json_t *cpus = json_array();
-    json_object_set_new(g.s->doc, "kind", json_string("scaling"));
     json_object_set_new(g.s->doc, "repeats", json_array());
     json_object_set_new(g.s->doc, "scaling",
                         json_pack("{s:s, s:o, s:o, s:o, s:[]}", "placement",
@@ -545,7 +541,7 @@ void scaling_run(struct sweep *sides, struct sweep_outcome *o,
         allowed_cpus(&g);
     size_t kmax = 0;
     if (!g.cpus || steps(&g) != 0 || g.ncpus == 0) {
-        sweep_outcome_stop(g.o, STOP_RESOURCE, 0, "out of memory in the client, or no "
+        run_stop(g.o, STOP_RESOURCE, 0, "out of memory in the client, or no "
              "CPU allowed");
     } else {
         for (size_t i = 0; i < g.ncpus; i++)
@@ -555,7 +551,7 @@ void scaling_run(struct sweep *sides, struct sweep_outcome *o,
         kmax = (size_t)g.ks[g.nks - 1];
         g.p = calloc(kmax, sizeof *g.p);
         if (!g.p)
-            sweep_outcome_stop(g.o, STOP_RESOURCE, 0, "out of memory in the client");
+            run_stop(g.o, STOP_RESOURCE, 0, "out of memory in the client");
     }
     /* The largest k's servers, once: pair i's placement does not depend
      * on k, and idle servers (blocked in accept or epoll) take no CPU,
@@ -582,7 +578,7 @@ void scaling_run(struct sweep *sides, struct sweep_outcome *o,
 }
 
 void scaling_summary(const struct scenario *sc, json_t *doc,
-                     const struct sweep_outcome *o, const char *out)
+                     const struct run_outcome *o, const char *out)
 {
     json_t *orb = json_object_get(doc, "orb");
     json_t *steps_j = json_object_get(json_object_get(doc, "scaling"),

@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "kinds/sweep.h"
+#include "kinds/run.h"
 
 /* Measure one side (main refuses paired scaling runs). Uses sides[0]'s
  * scenario, kind, transport, spawner group, machine and doc; starts the
@@ -19,11 +19,11 @@
  * or interrupted / server_died / call_failed / resource with the detail)
  * and the doc's `scaling`, `repeats` and `result`, rewriting out_path
  * after every repeat. */
-void scaling_run(struct sweep *sides, struct sweep_outcome *o,
+void scaling_run(struct run *sides, struct run_outcome *o,
                  size_t nsides);
 
 /* One paragraph on stdout: per k the summed and per-pair calls/s. */
 void scaling_summary(const struct scenario *sc, json_t *doc,
-                     const struct sweep_outcome *o, const char *out);
+                     const struct run_outcome *o, const char *out);
 
 #endif

@@ -50,11 +50,11 @@ enum phase { SWEEPING, CONFIRMING, CHECKING_LO, BISECTING, DONE };
 struct driver;
 
 /* One side: its servers, its measurements, where its search stands. */
-struct run {
+struct sweep_side {
     struct client_costs client;
     struct driver *d;
-    struct sweep *s;
-    struct sweep_outcome *o;
+    struct run *s;
+    struct run_outcome *o;
     struct conn *conns;
     size_t n;      /* connected servers */
     int64_t t0_ns; /* sweep start */
@@ -82,7 +82,7 @@ struct run {
 
 /* The sides of one run and what they share. */
 struct driver {
-    struct run sides[SWEEP_MAX_SIDES];
+    struct sweep_side sides[RUN_MAX_SIDES];
     size_t nsides;
     unsigned next_index; /* of the next server started, on any side */
     int64_t t0_ns;
@@ -97,17 +97,6 @@ static bool is_resource_errno(int e)
     default:
         return false;
     }
-}
-
-void sweep_outcome_stop(struct sweep_outcome *o, const char *reason,
-                        int exit_code, const char *fmt, ...)
-{
-    va_list ap;
-    o->stop_reason = reason;
-    o->exit_code = exit_code;
-    va_start(ap, fmt);
-    vsnprintf(o->detail, sizeof o->detail, fmt, ap);
-    va_end(ap);
 }
 
 /* Name the limit that a resource error most likely hit. */
@@ -129,7 +118,7 @@ static void limit_note(int e, char *buf, size_t len)
 
 /* A server died by SIGKILL while the memory cgroup's OOM count rose:
  * the limit, not the ORB, ended it. */
-static bool oom_killed(struct run *r, int wstatus)
+static bool oom_killed(struct sweep_side *r, int wstatus)
 {
     if (!WIFSIGNALED(wstatus) || WTERMSIG(wstatus) != SIGKILL)
         return false;
@@ -137,9 +126,9 @@ static bool oom_killed(struct run *r, int wstatus)
     return now > r->oom_kills;
 }
 
-static void stop_oom(struct run *r, unsigned index, pid_t pid)
+static void stop_oom(struct sweep_side *r, unsigned index, pid_t pid)
 {
-    sweep_outcome_stop(r->o, STOP_MEMORY, 0,
+    run_stop(r->o, STOP_MEMORY, 0,
          "server %u (pid %d) was killed by the OOM killer in the %lld MB "
          "memory cgroup at N=%zu (OOM kills so far: %lld)",
          index, (int)pid,
@@ -148,44 +137,44 @@ static void stop_oom(struct run *r, unsigned index, pid_t pid)
 }
 
 /* A failed call or connect on server i: find out whether it died. */
-static void call_failure(struct run *r, size_t i, int err, const char *why)
+static void call_failure(struct sweep_side *r, size_t i, int err, const char *why)
 {
     struct conn *c = &r->conns[i];
     char status[96], note[600];
     int st;
     const struct server_source *src = r->s->src;
     if (err == -EINTR && *r->s->interrupted) {
-        sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+        run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
     } else if (!src->ops->started_here) {
         /* Not ours: no wait status, no cgroup; say which server it was. */
         bool gone = src->ops->check(src->ctx, c->pid, 200, &st) == 1;
         src->ops->describe(src->ctx, c->index, note, sizeof note);
-        sweep_outcome_stop(r->o, gone ? STOP_SERVER_DIED : STOP_CALL_FAILED,
+        run_stop(r->o, gone ? STOP_SERVER_DIED : STOP_CALL_FAILED,
              1, "external server %u (%s)%s at N=%zu: %s", c->index, note,
              gone ? " is not running" : "", r->n, why);
     } else if (src->ops->check(src->ctx, c->pid, 200, &st) == 1) {
         if (oom_killed(r, st))
             return stop_oom(r, c->index, c->pid);
         spawn_describe_status(st, status, sizeof status);
-        sweep_outcome_stop(r->o, STOP_SERVER_DIED, 1, "server %u (pid %d) %s at N=%zu: %s",
+        run_stop(r->o, STOP_SERVER_DIED, 1, "server %u (pid %d) %s at N=%zu: %s",
              c->index, (int)c->pid, status, r->n, why);
     } else if (probe_task_limit(c->pid, note, sizeof note)) {
         /* A live server that dropped its connection: it could not start
          * a thread for it. */
-        sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu: %s", why, r->n, note);
+        run_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu: %s", why, r->n, note);
     } else {
-        sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1, "%s at N=%zu", why, r->n);
+        run_stop(r->o, STOP_CALL_FAILED, 1, "%s at N=%zu", why, r->n);
     }
 }
 
 /* Start servers n..target-1 and connect to each. True when all are up. */
-static bool grow(struct run *r, size_t target)
+static bool grow(struct sweep_side *r, size_t target)
 {
     const struct scenario *sc = r->s->sc;
     size_t count = target - r->n;
     struct spawn_result *res = calloc(count, sizeof *res);
     if (!res) {
-        sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
+        run_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
              r->n);
         return false;
     }
@@ -204,9 +193,9 @@ static bool grow(struct run *r, size_t target)
         }
     bool ok = rc == 0;
     if (rc == -EINTR && *r->s->interrupted) {
-        sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+        run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
     } else if (rc == -EPIPE) {
-        sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1,
+        run_stop(r->o, STOP_CALL_FAILED, 1,
              "the spawner process stopped answering at N=%zu", r->n);
     } else if (rc) {
         const struct spawn_result *bad = NULL;
@@ -216,14 +205,14 @@ static bool grow(struct run *r, size_t target)
         char note[600];
         limit_note(-rc, note, sizeof note);
         if (bad && is_resource_errno(-rc))
-            sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu%s", bad->why, r->n, note);
+            run_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu%s", bad->why, r->n, note);
         else if (bad && bad->pid > 0 && oom_killed(r, bad->wstatus))
             stop_oom(r, bad->index, bad->pid);
         else if (bad && probe_task_limit(getpid(), note, sizeof note))
-            sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu: %s", bad->why, r->n,
+            run_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu: %s", bad->why, r->n,
                  note);
         else
-            sweep_outcome_stop(r->o, STOP_SERVER_DIED, 1, "%s",
+            run_stop(r->o, STOP_SERVER_DIED, 1, "%s",
                  bad ? bad->why : "a server failed to start");
     }
     /* Connect to those that are up, in order, so conns stay dense. */
@@ -246,10 +235,10 @@ static bool grow(struct run *r, size_t target)
             char who[600];
             src->ops->describe(src->ctx, sr->index, who, sizeof who);
             if (ok && who[0])
-                sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1,
+                run_stop(r->o, STOP_CALL_FAILED, 1,
                      "server %u (%s): %s", sr->index, who, why);
             else if (ok)
-                sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
+                run_stop(r->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
                      sr->index, (int)sr->pid, why);
             ok = false;
             break;
@@ -277,7 +266,7 @@ static bool grow(struct run *r, size_t target)
                 char note[160];
                 limit_note(-crc, note, sizeof note);
                 if (is_resource_errno(-crc))
-                    sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu%s", c->why, r->n,
+                    run_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu%s", c->why, r->n,
                          note);
                 else
                     call_failure(r, r->n, crc, c->why);
@@ -305,12 +294,12 @@ static double tv_s(struct timeval tv)
 /* Drop the newest servers until n remain: close their connections, then
  * have the source drop them (the spawner kills and reaps its own; servers
  * of a list are left running). True when all went. */
-static bool shrink(struct run *r, size_t target)
+static bool shrink(struct sweep_side *r, size_t target)
 {
     size_t count = r->n - target;
     pid_t *pids = malloc(count * sizeof *pids);
     if (!pids) {
-        sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
+        run_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
              r->n);
         return false;
     }
@@ -326,11 +315,11 @@ static bool shrink(struct run *r, size_t target)
                                   5000);
     free(pids);
     if (rc == -EINTR && *r->s->interrupted) {
-        sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", was);
+        run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", was);
         return false;
     }
     if (rc) {
-        sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1,
+        run_stop(r->o, STOP_CALL_FAILED, 1,
              "could not stop servers %zu..%zu to go from N=%zu down to "
              "%zu: %s",
              target, was - 1, was, target,
@@ -342,7 +331,7 @@ static bool shrink(struct run *r, size_t target)
 }
 
 /* Start or stop servers until exactly `target` run. */
-static bool set_n(struct run *r, size_t target)
+static bool set_n(struct sweep_side *r, size_t target)
 {
     if (target > r->n)
         return grow(r, target);
@@ -353,7 +342,7 @@ static bool set_n(struct run *r, size_t target)
 
 /* Get ready for a measurement: clear what the last one kept. */
 /* Connections made again so far, every server's (conn.reconnects). */
-static uint64_t reconnects(const struct run *r)
+static uint64_t reconnects(const struct sweep_side *r)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < r->n; i++)
@@ -361,7 +350,7 @@ static uint64_t reconnects(const struct run *r)
     return sum;
 }
 
-static void measure_begin(struct run *r)
+static void measure_begin(struct sweep_side *r)
 {
     samples_clear(&r->rounds);
     samples_clear(&r->calls);
@@ -373,7 +362,7 @@ static void measure_begin(struct run *r)
  * own costs (getrusage around the round: while one side's round runs the
  * others' threads wait) and the servers' CPU at the first and after the
  * last timed round. False when the side stopped. */
-static bool one_round(struct run *r, int64_t k, int64_t warmup)
+static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
 {
     struct round_info info;
     struct rusage ru0, ru1;
@@ -390,7 +379,7 @@ static bool one_round(struct run *r, int64_t k, int64_t warmup)
     if (rc && info.client_resource && is_resource_errno(-rc)) {
         char note[160];
         limit_note(-rc, note, sizeof note);
-        sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu%s", info.why, r->n, note);
+        run_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu%s", info.why, r->n, note);
         return false;
     }
     if (rc) {
@@ -398,7 +387,7 @@ static bool one_round(struct run *r, int64_t k, int64_t warmup)
         return false;
     }
     if (info.calls != r->n) {
-        sweep_outcome_stop(r->o, STOP_CALL_FAILED, 1, "a round made %llu calls for %zu servers",
+        run_stop(r->o, STOP_CALL_FAILED, 1, "a round made %llu calls for %zu servers",
              (unsigned long long)info.calls, r->n);
         return false;
     }
@@ -426,7 +415,7 @@ static bool one_round(struct run *r, int64_t k, int64_t warmup)
  * another side still measures: each side's rounds then always follow the
  * other's, as they did all along (each round finds the caches cleared by
  * the other side's round: a side left alone measures faster). */
-static void companion_round(struct run *r)
+static void companion_round(struct sweep_side *r)
 {
     struct round_info info;
     if (r->s->mode->round(r->mode, r->conns, r->n, false, &info) != 0)
@@ -438,7 +427,7 @@ static void companion_round(struct run *r)
  * one idle for its scan period, 180 s by default, with a GIOP
  * CloseConnection). Connect again, as an ORB's client would, and count
  * it. False when the side stopped. */
-static bool refresh(struct run *r)
+static bool refresh(struct sweep_side *r)
 {
     for (size_t i = 0; i < r->n; i++) {
         int rc = conn_refresh(&r->conns[i]);
@@ -455,7 +444,7 @@ static bool refresh(struct run *r)
  * host does to one round it does to the others' neighbouring rounds;
  * finished sides in `pals` call along, unrecorded. A side that fails
  * stops alone here; the caller stops the others. */
-static void measure(struct run **who, size_t k, struct run **pals,
+static void measure(struct sweep_side **who, size_t k, struct sweep_side **pals,
                     size_t npals)
 {
     int64_t warmup = who[0]->s->sc->sweep.warmup_rounds, most = 0;
@@ -471,11 +460,11 @@ static void measure(struct run **who, size_t k, struct run **pals,
             pals[i]->companion = false;
     for (int64_t j = 0; j < warmup + most; j++) {
         for (size_t i = 0; i < k; i++) {
-            struct run *r = who[i];
+            struct sweep_side *r = who[i];
             if (r->o->stop_reason)
                 continue;
             if (*r->s->interrupted)
-                sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+                run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
             else if (j < warmup + r->timed)
                 one_round(r, j, warmup);
             else
@@ -488,7 +477,7 @@ static void measure(struct run **who, size_t k, struct run **pals,
 }
 
 /* Servers on the machine, every side's. */
-static size_t on_machine(const struct run *r)
+static size_t on_machine(const struct sweep_side *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->d->nsides; i++)
@@ -497,7 +486,7 @@ static size_t on_machine(const struct run *r)
 }
 
 /* The live line on stderr: where each side is. */
-static void progress(struct run *r, const char *phase, double median_ms,
+static void progress(struct sweep_side *r, const char *phase, double median_ms,
                      int64_t mem_available_kb)
 {
     if (!r->s->progress)
@@ -515,7 +504,7 @@ static void progress(struct run *r, const char *phase, double median_ms,
 }
 
 /* The servers' memory, threads and descriptors, the machine's memory. */
-static void footprint_probe(struct run *r, json_t *step)
+static void footprint_probe(struct sweep_side *r, json_t *step)
 {
     const struct server_source *src = r->s->src;
     pid_t *pids = malloc((r->n ? r->n : 1) * sizeof *pids);
@@ -572,7 +561,7 @@ static void server_cpu_json(json_t *step, const struct client_costs *cc,
 }
 
 /* Keep this measurement's rounds for pooling and the fit. */
-static int keep_point(struct run *r, double median_ms, bool search)
+static int keep_point(struct sweep_side *r, double median_ms, bool search)
 {
     if (r->npoints == r->points_cap) {
         size_t cap = r->points_cap ? r->points_cap * 2 : 64;
@@ -597,7 +586,7 @@ static int keep_point(struct run *r, double median_ms, bool search)
 }
 
 /* Every timed round at n so far, pooled: its median (ms) and count. */
-static double pooled_median(struct run *r, int64_t n, size_t *count)
+static double pooled_median(struct sweep_side *r, int64_t n, size_t *count)
 {
     struct samples all = {0};
     for (size_t i = 0; i < r->npoints; i++)
@@ -616,7 +605,7 @@ static double pooled_median(struct run *r, int64_t n, size_t *count)
  * the calls' service and completion times, the client's and servers'
  * costs. Keeps the measurement's rounds (r->points). *median_ms gets the
  * median round time. */
-static json_t *measurement_json(struct run *r, const char *phase,
+static json_t *measurement_json(struct sweep_side *r, const char *phase,
                                 double *median_ms)
 {
     struct summary round_ms, call_us, done_us;
@@ -657,13 +646,13 @@ static json_t *measurement_json(struct run *r, const char *phase,
     if (cc->server_cpu && r->calls.len)
         server_cpu_json(m, cc, (double)r->calls.len);
     if (keep_point(r, round_ms.median, strcmp(phase, "sweep") != 0) != 0)
-        sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
+        run_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
              r->n);
     return m;
 }
 
 /* Record one step of the sweep. Returns its median round time (ms). */
-static double record_step(struct run *r)
+static double record_step(struct sweep_side *r)
 {
     struct summary start_ms;
     struct machine_mem mi;
@@ -689,17 +678,19 @@ static double record_step(struct run *r)
 }
 
 /* The result's outcome, with the crossing's fields when there are any. */
-static void outcome(struct run *r, const char *reason, const char *detail)
+static void outcome(struct sweep_side *r, const char *reason, const char *detail)
 {
-    result_set_outcome(r->s->doc, r->o->max_servers, reason, detail,
+    result_set_outcome(r->s->doc, reason, detail,
                        (double)(now_ns() - r->t0_ns) / 1e9);
     json_t *res = json_object_get(r->s->doc, "result");
+    json_object_set_new(res, "max_servers",
+                        json_integer(r->o->max_servers));
     if (r->crossing)
         json_object_update(res, r->crossing);
 }
 
 /* Write what we have so far; a later step or the end rewrites it. */
-static void checkpoint(struct run *r)
+static void checkpoint(struct sweep_side *r)
 {
     outcome(r, "running", "the run had not finished when this was written");
     if (r->s->out_path)
@@ -709,7 +700,7 @@ static void checkpoint(struct run *r)
 /* Record the measurement just taken as a probe of the crossing search,
  * with the decision taken on every round measured at this N so far.
  * True when that says over. */
-static bool record_probe(struct run *r, const char *phase)
+static bool record_probe(struct sweep_side *r, const char *phase)
 {
     const struct scenario *sc = r->s->sc;
     r->probes++;
@@ -732,7 +723,7 @@ static bool record_probe(struct run *r, const char *phase)
 }
 
 /* The sweep step before `n`, or 0 when n was the first. */
-static int64_t step_before(const struct run *r, int64_t n)
+static int64_t step_before(const struct sweep_side *r, int64_t n)
 {
     int64_t prev = 0;
     for (size_t i = 0; i < r->nsteps && r->step_ns[i] < n; i++)
@@ -741,7 +732,7 @@ static int64_t step_before(const struct run *r, int64_t n)
 }
 
 /* Rounds measured at n so far. */
-static size_t rounds_at(const struct run *r, int64_t n)
+static size_t rounds_at(const struct sweep_side *r, int64_t n)
 {
     size_t count = 0;
     for (size_t i = 0; i < r->npoints; i++)
@@ -752,7 +743,7 @@ static size_t rounds_at(const struct run *r, int64_t n)
 
 /* The crossing from what was measured: result.crossing_n, its interval
  * and how they were found (r->crossing). */
-static void estimate(struct run *r, const struct bracket *b, bool complete)
+static void estimate(struct sweep_side *r, const struct bracket *b, bool complete)
 {
     const struct scenario *sc = r->s->sc;
     struct crossing_point *pts = calloc(r->npoints ? r->npoints : 1,
@@ -805,7 +796,7 @@ static void estimate(struct run *r, const struct bracket *b, bool complete)
 
 /* Side r reached its stop (latency, max_n): done, and while another side
  * still measures, it calls along. */
-static void done(struct run *r)
+static void done(struct sweep_side *r)
 {
     r->phase = DONE;
     r->companion = r->s->sc->client.connect && r->n > 0;
@@ -813,7 +804,7 @@ static void done(struct run *r)
 
 /* The search has ended: the bracket is narrow enough, or the probes ran
  * out. The crossing from what was measured, and the stop. */
-static void finish_search(struct run *r)
+static void finish_search(struct sweep_side *r)
 {
     const struct scenario *sc = r->s->sc;
     const struct bracket *b = &r->b;
@@ -821,7 +812,7 @@ static void finish_search(struct run *r)
     estimate(r, b, true);
     done(r);
     if (b->lo == 0) {
-        sweep_outcome_stop(r->o, STOP_LATENCY, 0,
+        run_stop(r->o, STOP_LATENCY, 0,
              "the median round time exceeded max_ms %g even at N=%lld "
              "(%d measurements of the crossing search); no N was within it",
              sc->sweep.max_ms, (long long)b->hi, r->probes);
@@ -834,7 +825,7 @@ static void finish_search(struct run *r)
                  json_real_value(json_object_get(r->crossing, "crossing_n")),
                  json_real_value(json_array_get(cx, 0)),
                  json_real_value(json_array_get(cx, 1)));
-    sweep_outcome_stop(r->o, STOP_LATENCY, 0,
+    run_stop(r->o, STOP_LATENCY, 0,
          "the median round time crossed max_ms %g between N=%lld (under) and "
          "N=%lld (over), %.1f%% apart, after %d measurements of the crossing "
          "search%s%s; the largest N within it was %lld",
@@ -850,7 +841,7 @@ static void finish_search(struct run *r)
 /* The next measurement of a search whose bracket is r->b: the low end
  * again while it was measured with fewer rounds than the rest (it may have
  * been a lucky under), else the bracket's midpoint; or the end. */
-static void search_next(struct run *r)
+static void search_next(struct sweep_side *r)
 {
     const struct scenario *sc = r->s->sc;
     bool budget = r->probes < sc->sweep.max_probes;
@@ -868,13 +859,13 @@ static void search_next(struct run *r)
 }
 
 /* A step or a confirmation came out under: the sweep goes on. */
-static void sweep_on(struct run *r, double median)
+static void sweep_on(struct sweep_side *r, double median)
 {
     const struct scenario *sc = r->s->sc;
     r->o->max_servers = (int64_t)r->n;
     r->phase = SWEEPING;
     if ((int64_t)r->n >= sc->sweep.max_n) {
-        sweep_outcome_stop(r->o, STOP_MAX_N, 0,
+        run_stop(r->o, STOP_MAX_N, 0,
              "reached max_n=%zu%s%s%s with a median round time of %.3f ms "
              "(max_ms %g)",
              r->n, r->s->max_n_why ? " (" : "",
@@ -889,7 +880,7 @@ static void sweep_on(struct run *r, double median)
 }
 
 /* Record what side r just measured and decide its next N. */
-static void decide(struct run *r)
+static void decide(struct sweep_side *r)
 {
     const struct scenario *sc = r->s->sc;
     double median;
@@ -901,7 +892,7 @@ static void decide(struct run *r)
         } else if (!sc->client.connect || median <= sc->sweep.max_ms) {
             sweep_on(r, median);
         } else if (sc->sweep.resolution <= 0) {
-            sweep_outcome_stop(r->o, STOP_LATENCY, 0,
+            run_stop(r->o, STOP_LATENCY, 0,
                  "median round time %.3f ms at N=%zu exceeded max_ms %g; "
                  "the largest N within it was %lld",
                  median, r->n, sc->sweep.max_ms,
@@ -938,7 +929,7 @@ static void decide(struct run *r)
 }
 
 /* The side stopped during its search: keep the crossing it had. */
-static void stopped(struct run *r)
+static void stopped(struct sweep_side *r)
 {
     r->companion = false;
     if (r->phase == CHECKING_LO || r->phase == BISECTING) {
@@ -949,7 +940,7 @@ static void stopped(struct run *r)
 }
 
 /* What the server of side r really loaded, not what we meant to run. */
-static void record_library(struct run *r)
+static void record_library(struct sweep_side *r)
 {
     char lib[512];
     json_t *orb = json_object_get(r->s->doc, "orb");
@@ -964,8 +955,8 @@ static void record_library(struct run *r)
 
 /* Side r ready to sweep. Its memory baseline is `base` when given (the
  * first side's: one machine, one baseline), else taken now. */
-static void init_side(struct driver *d, struct run *r, struct sweep *s,
-                      struct sweep_outcome *o, const struct footprint *base)
+static void init_side(struct driver *d, struct sweep_side *r, struct run *s,
+                      struct run_outcome *o, const struct footprint *base)
 {
     const struct scenario *sc = s->sc;
     struct callmode_config mcfg = {
@@ -975,7 +966,7 @@ static void init_side(struct driver *d, struct run *r, struct sweep *s,
         .interrupted = s->interrupted,
     };
     memset(o, 0, sizeof *o);
-    *r = (struct run){.d = d, .s = s, .o = o, .t0_ns = d->t0_ns,
+    *r = (struct sweep_side){.d = d, .s = s, .o = o, .t0_ns = d->t0_ns,
                       .phase = SWEEPING, .target = (size_t)sc->sweep.start};
     r->conns = calloc((size_t)sc->sweep.max_n, sizeof *r->conns);
     if (base)
@@ -995,13 +986,13 @@ static void init_side(struct driver *d, struct run *r, struct sweep *s,
     r->oom_kills = s->machine ? machine_oom_kills(s->machine) : -1;
     int mrc = r->conns ? s->mode->create(&r->mode, &mcfg) : -ENOMEM;
     if (mrc) {
-        sweep_outcome_stop(r->o, STOP_RESOURCE, 0, "cannot start call mode %s: %s",
+        run_stop(r->o, STOP_RESOURCE, 0, "cannot start call mode %s: %s",
              s->mode->name, strerror(-mrc));
         r->phase = DONE;
     }
 }
 
-static void free_side(struct run *r)
+static void free_side(struct sweep_side *r)
 {
     if (r->s->progress)
         fprintf(stderr, "\r\033[K");
@@ -1026,40 +1017,45 @@ static void free_side(struct run *r)
  * experiment, so the other sides stop too. */
 static void stop_partners(struct driver *d)
 {
-    const struct run *bad = NULL;
+    const struct sweep_side *bad = NULL;
     for (size_t i = 0; i < d->nsides && !bad; i++)
         if (d->sides[i].o->exit_code != 0)
             bad = &d->sides[i];
     if (!bad)
         return;
     for (size_t i = 0; i < d->nsides; i++) {
-        struct run *r = &d->sides[i];
+        struct sweep_side *r = &d->sides[i];
         if (r->phase == DONE || r == bad)
             continue;
         if (bad->o->exit_code == 130)
-            sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+            run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
         else
-            sweep_outcome_stop(r->o, STOP_PARTNER, 1, "side %s stopped at N=%zu: %s",
+            run_stop(r->o, STOP_PARTNER, 1, "side %s stopped at N=%zu: %s",
                  bad->s->label ? bad->s->label : "?", bad->n,
                  bad->o->detail);
         stopped(r);
     }
 }
 
-void sweep_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
+void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
     struct driver d = {.nsides = nsides, .t0_ns = now_ns()};
-    struct server_source spawned[SWEEP_MAX_SIDES];
+    struct server_source spawned[RUN_MAX_SIDES];
     for (size_t i = 0; i < nsides; i++)
         if (!sides[i].src) {
             server_source_spawner(&spawned[i], sides[i].sp);
             sides[i].src = &spawned[i];
         }
+    for (size_t i = 0; i < nsides; i++) {
+        /* A sweep's own fields: every step and the servers it started. */
+        json_object_set_new(sides[i].doc, "steps", json_array());
+        json_object_set_new(sides[i].doc, "servers", json_array());
+    }
     for (size_t i = 0; i < nsides; i++)
         init_side(&d, &d.sides[i], &sides[i], &o[i],
                   i ? &d.sides[0].fp : NULL);
     for (;;) {
-        struct run *who[SWEEP_MAX_SIDES];
+        struct sweep_side *who[RUN_MAX_SIDES];
         size_t k = 0;
         for (size_t i = 0; i < nsides; i++)
             if (d.sides[i].phase != DONE)
@@ -1069,13 +1065,13 @@ void sweep_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
         /* Each side sets its number of servers for this measurement. */
         size_t ready = 0;
         for (size_t i = 0; i < k; i++) {
-            struct run *r = who[i];
+            struct sweep_side *r = who[i];
             const struct scenario *sc = r->s->sc;
             double elapsed = (double)(now_ns() - d.t0_ns) / 1e9;
             if (*r->s->interrupted) {
-                sweep_outcome_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+                run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
             } else if (elapsed > sc->sweep.max_seconds) {
-                sweep_outcome_stop(r->o, STOP_TIME, 0, "sweep.max_seconds (%g s) ran out at "
+                run_stop(r->o, STOP_TIME, 0, "sweep.max_seconds (%g s) ran out at "
                      "N=%zu%s", sc->sweep.max_seconds, r->n,
                      r->phase == SWEEPING ? "" : " during the crossing "
                                                  "search");
@@ -1100,7 +1096,7 @@ void sweep_run(struct sweep *sides, struct sweep_outcome *o, size_t nsides)
             continue;
         /* Finished sides that stopped normally call along (see
          * companion_round). */
-        struct run *pals[SWEEP_MAX_SIDES];
+        struct sweep_side *pals[RUN_MAX_SIDES];
         size_t npals = 0;
         for (size_t i = 0; i < nsides; i++)
             if (d.sides[i].phase == DONE && d.sides[i].companion)

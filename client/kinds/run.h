@@ -1,0 +1,81 @@
+/* The run context every kind of measurement gets, and how a run ends.
+ *
+ * A run has one side, or two (a paired run, `orbbench run --versus`): two
+ * sets of servers on the machine at once, measured in alternate rounds, so
+ * that the host's drifting speed falls on both alike. main fills one
+ * struct run per side and calls the kind's run (kinds/kind.h); the kind
+ * fills one struct run_outcome per side. No kind owns this context. */
+#ifndef ORBBENCH_RUN_H
+#define ORBBENCH_RUN_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/scenario.h"
+#include "host/machine.h"
+#include "host/server_kind.h"
+#include "host/source.h"
+#include "host/spawn.h"
+#include "modes/callmode.h"
+#include "net/transport.h"
+
+#define RUN_MAX_SIDES SPAWN_MAX_GROUPS
+
+/* One side of a run. A kind that starts no server (KIND_SERVERLESS) gets
+ * only sc, doc, out_path, interrupted and progress. */
+struct run {
+    const struct scenario *sc;
+    const struct server_kind *kind;
+    const struct transport_ops *tp;
+    const struct callmode_ops *mode;
+    struct spawner *sp;   /* shared by the sides */
+    int group;            /* the spawner group of this side's servers */
+    const struct machine *machine;
+    json_t *doc;          /* the result document */
+    const char *out_path; /* rewritten as the run goes */
+    volatile sig_atomic_t *interrupted;
+    bool progress;        /* a live line on stderr */
+    const char *label;    /* "A", "B" in a paired run's progress line */
+    /* Where the servers come from; NULL: the spawner sp. */
+    const struct server_source *src;
+    /* Servers orbbench did not start, whose addresses were checked
+     * against client.allow_hosts: TCP may leave loopback. */
+    bool remote_ok;
+    /* Why sweep.max_n is what it is, when not the scenario's (the IOR
+     * list's length), or NULL. */
+    const char *max_n_why;
+};
+
+/* Stop reasons, every kind's. "interrupted" exits 130, the failures 1,
+ * the rest 0. */
+#define STOP_DONE "done"            /* every repeat was measured */
+#define STOP_LATENCY "latency"      /* a sweep's round crossed max_ms */
+#define STOP_MAX_N "max_n"
+#define STOP_RESOURCE "resource"    /* a limit of the machine was hit */
+#define STOP_MEMORY "memory"
+#define STOP_TIME "time_limit"
+#define STOP_SERVER_DIED "server_died"
+#define STOP_CALL_FAILED "call_failed"
+#define STOP_THREAD_FAILED "thread_failed"
+#define STOP_NOT_DELIVERED "not_delivered" /* an event was never logged */
+#define STOP_LOG_FULL "log_full"
+#define STOP_INTERRUPTED "interrupted"
+/* A paired run: the other side failed, so this one stopped too. */
+#define STOP_PARTNER "partner_failed"
+
+struct run_outcome {
+    const char *stop_reason;
+    char detail[768];
+    int64_t max_servers; /* a sweep: the largest N whose median round
+                          * stayed in max_ms; other kinds: servers used */
+    int exit_code;
+};
+
+/* End a run: its stop reason (a STOP_* string), exit code and one-line
+ * detail. Every kind ends through this. */
+void run_stop(struct run_outcome *o, const char *reason, int exit_code,
+              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#endif
