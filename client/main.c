@@ -19,21 +19,15 @@
 #include <unistd.h>
 
 #include "modes/callmode.h"
-#include "kinds/channel.h"
-#include "kinds/clock.h"
 #include "iorcmd.h"
-#include "kinds/latency.h"
-#include "kinds/marshal.h"
+#include "kinds/kind.h"
 #include "host/machine.h"
 #include "host/probe.h"
-#include "kinds/rate.h"
 #include "core/result.h"
-#include "kinds/scaling.h"
 #include "core/scenario.h"
 #include "host/server_kind.h"
 #include "host/source.h"
 #include "host/spawn.h"
-#include "kinds/sweep.h"
 #include "net/transport.h"
 #include "core/util.h"
 #include "core/version.h"
@@ -124,155 +118,6 @@ static void default_out(const struct scenario *sc, char *buf, size_t len)
     snprintf(buf, len, "results/%s-%s.json", sc->name, stamp);
 }
 
-/* One paragraph: what ran, how far it got, why it stopped, where the
- * figures are. */
-static void summary(const struct scenario *sc, json_t *doc,
-                    const struct run_outcome *o, const char *out)
-{
-    json_t *orb = json_object_get(doc, "orb");
-    json_t *steps = json_object_get(doc, "steps");
-    json_t *first = json_array_get(steps, 0);
-    printf("%s: %s %s over %s, %s calls, max_ms %g: the machine held %lld "
-           "servers (stop: %s; %s).",
-           sc->name, json_string_value(json_object_get(orb, "name")),
-           json_string_value(json_object_get(orb, "version"))
-               ? json_string_value(json_object_get(orb, "version"))
-               : "(version unknown)",
-           sc->transport, sc->mode, sc->sweep.max_ms,
-           (long long)o->max_servers, o->stop_reason, o->detail);
-    json_t *res = json_object_get(doc, "result");
-    json_t *cx = json_object_get(res, "crossing_interval");
-    if (json_is_array(cx))
-        printf(" Round time crosses %g ms at N=%.0f (95%% interval %.0f-%.0f).",
-               sc->sweep.max_ms,
-               json_number_value(json_object_get(res, "crossing_n")),
-               json_number_value(json_array_get(cx, 0)),
-               json_number_value(json_array_get(cx, 1)));
-    json_t *last = json_array_get(steps, json_array_size(steps) - 1);
-    json_t *per = json_object_get(last, "mem_per_server_kb");
-    if (per)
-        printf(" At N=%lld each server cost %.0f kB PSS, %.0f kB USS, %.0f kB "
-               "of MemAvailable.",
-               (long long)json_integer_value(json_object_get(last, "n")),
-               json_number_value(json_object_get(per, "pss")),
-               json_number_value(json_object_get(per, "uss")),
-               json_number_value(json_object_get(per, "mem_available")));
-    if (!sc->client.connect)
-        printf(" The servers were idle: never connected or called.");
-    else if (first)
-        printf(" At N=%lld the median call took %.1f us.",
-               (long long)json_integer_value(json_object_get(first, "n")),
-               json_real_value(json_object_get(
-                   json_object_get(first, "call_us"), "median")));
-    printf(" %zu steps; result: %s\n", json_array_size(steps), out);
-}
-
-/* One paragraph for a rate run: the rate, the CPU per upcall. */
-static void summary_rate(const struct scenario *sc, json_t *doc,
-                         const struct run_outcome *o, const char *out)
-{
-    json_t *orb = json_object_get(doc, "orb");
-    json_t *sum = json_object_get(doc, "rate");
-    json_t *ups = json_object_get(sum, "upcalls_per_s");
-    json_t *cpu = json_object_get(sum, "cpu_per_upcall_us");
-    printf("%s: %s %s over %s, %lld server(s), %s: ", sc->name,
-           json_string_value(json_object_get(orb, "name")),
-           json_string_value(json_object_get(orb, "version"))
-               ? json_string_value(json_object_get(orb, "version"))
-               : "(version unknown)",
-           sc->transport, (long long)sc->rate.servers,
-           sc->rate.oneway ? "oneway requests"
-           : sc->rate.window > 1 ? "pipelined calls"
-                                 : "ping-pong calls");
-    if (json_integer_value(json_object_get(sum, "repeats")) > 0)
-        printf("%.1f kHz upcalls (median of %lld repeats, %.1f-%.1f); CPU "
-               "per upcall client %.2f+%.2f us, servers %.2f+%.2f us "
-               "(user+kernel).",
-               json_number_value(json_object_get(ups, "median")) / 1e3,
-               (long long)json_integer_value(json_object_get(sum, "repeats")),
-               json_number_value(json_object_get(ups, "min")) / 1e3,
-               json_number_value(json_object_get(ups, "max")) / 1e3,
-               json_number_value(json_object_get(cpu, "client_user")),
-               json_number_value(json_object_get(cpu, "client_sys")),
-               json_number_value(json_object_get(cpu, "server_user")),
-               json_number_value(json_object_get(cpu, "server_sys")));
-    else
-        printf("no repeat was measured.");
-    printf(" Stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
-}
-
-/* One paragraph for a clock run: per source the summed calls/s at the
- * smallest and largest k. */
-static void summary_clock(const struct scenario *sc, json_t *doc,
-                          const struct run_outcome *o, const char *out)
-{
-    json_t *src, *ks;
-    size_t i;
-    printf("%s: time-source calls per second, clocksource %s:", sc->name,
-           json_string_value(json_object_get(json_object_get(doc, "clock"),
-                                             "clocksource")));
-    json_array_foreach(json_object_get(doc, "sources"), i, src) {
-        ks = json_object_get(src, "ks");
-        json_t *lo = json_array_get(ks, 0);
-        json_t *hi = json_array_get(ks, json_array_size(ks) - 1);
-        json_t *slo = json_object_get(lo, "sum_calls_per_s");
-        json_t *shi = json_object_get(hi, "sum_calls_per_s");
-        const char *name = json_string_value(json_object_get(src, "name"));
-        if (!json_is_object(slo) || !json_is_object(shi)) {
-            printf(" %s not measured;", name);
-            continue;
-        }
-        printf(" %s %.1f M/s at k=%lld, %.1f M/s at k=%lld;", name,
-               json_number_value(json_object_get(slo, "median")) / 1e6,
-               (long long)json_integer_value(json_object_get(lo, "k")),
-               json_number_value(json_object_get(shi, "median")) / 1e6,
-               (long long)json_integer_value(json_object_get(hi, "k")));
-    }
-    printf(" stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
-}
-
-/* The kinds of measurement a scenario's "kind" names. */
-struct measurement {
-    const char *name;
-    void (*run)(struct run *sides, struct run_outcome *o, size_t n);
-    void (*summary)(const struct scenario *sc, json_t *doc,
-                    const struct run_outcome *o, const char *out);
-    /* Why this kind of server cannot run it (and the key to blame), or
-     * NULL. Optional. */
-    const char *(*unsupported)(const struct scenario *sc,
-                               const struct server_kind *kind,
-                               const char **key);
-    bool pairs; /* can run paired (--paired, --versus) */
-    /* Starts no server: no spawner, ORB, cgroup or placement of servers
-     * (run_serverless). */
-    bool serverless;
-    /* For a kind that starts other processes than the scenario's echo
-     * servers: sets up the spawner's groups for them before the spawner
-     * is forked. 0, or -errno with a one-line reason (-ENOENT: a missing
-     * executable, a usage error). Optional. */
-    int (*spawn_setup)(const struct scenario *sc, const char *bin_dir,
-                       struct spawn_config *cfg, char *why, size_t why_len);
-};
-
-static const struct measurement measurements[] = {
-    {"sweep", sweep_run, summary, NULL, true, false, NULL},
-    {"clock", clock_run, summary_clock, NULL, false, true, NULL},
-    {"rate", rate_run, summary_rate, rate_unsupported, false, false, NULL},
-    {"scaling", scaling_run, scaling_summary, NULL, false, false, NULL},
-    {"channel", channel_run, channel_summary, channel_unsupported, false,
-     false, channel_spawn_setup},
-    {"latency", latency_run, latency_summary, NULL, false, false, NULL},
-    {"marshal", marshal_run, marshal_summary, NULL, false, true, NULL},
-};
-
-static const struct measurement *measurement_lookup(const char *name)
-{
-    for (size_t i = 0; i < ARRAY_LEN(measurements); i++)
-        if (strcmp(measurements[i].name, name) == 0)
-            return &measurements[i];
-    return NULL;
-}
-
 /* What one side of a run needs: its scenario, server, result. */
 struct side {
     struct scenario sc;
@@ -311,7 +156,7 @@ static void resolve_side(struct side *s, const char *path)
     if (sc->server.work_us > 0 && !s->kind->work_option)
         die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
                         "has no work option", path, s->kind->name);
-    const struct measurement *m = measurement_lookup(sc->kind);
+    const struct kind_ops *m = kind_lookup(sc->kind);
     const char *key = NULL, *no = m && m->unsupported
                                           ? m->unsupported(sc, s->kind, &key)
                                           : NULL;
@@ -354,7 +199,7 @@ static void resolve_side(struct side *s, const char *path)
 
 /* A kind that starts no server (clock): its result, run and summary.
  * Returns the exit code. */
-static int run_serverless(const struct measurement *what, struct side *s,
+static int run_serverless(const struct kind_ops *what, struct side *s,
                           const char *path, const char *out, int argc,
                           char **typed, bool show_progress)
 {
@@ -373,7 +218,7 @@ static int run_serverless(const struct measurement *what, struct side *s,
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    s->doc = result_new(what->name, argc, typed);
+    s->doc = result_new(what->scenario.name, argc, typed);
     probe_describe(s->doc);
     json_object_set_new(s->doc, "orb", json_null());
     json_object_set(s->doc, "scenario", s->sc.resolved);
@@ -603,7 +448,7 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[optind++];
     if (strcmp(cmd, "keys") == 0) {
-        scenario_print_keys(stdout);
+        scenario_print_keys(kind_schema(), stdout);
         return 0;
     }
     if (strcmp(cmd, "run") != 0 && strcmp(cmd, "check") != 0)
@@ -622,19 +467,19 @@ int main(int argc, char **argv)
     static struct side sides[RUN_MAX_SIDES];
     size_t nsides = paired ? 2 : 1;
     char err[1024], why[1024];
-    if (scenario_load(path, sets, nsets, &sides[0].sc, err, sizeof err) != 0)
+    if (scenario_load(kind_schema(), path, sets, nsets, &sides[0].sc, err, sizeof err) != 0)
         die(EXIT_USAGE, "%s", err);
-    const struct measurement *what = measurement_lookup(sides[0].sc.kind);
+    const struct kind_ops *what = kind_lookup(sides[0].sc.kind);
     if (!what)
         die(EXIT_USAGE, "%s: key \"kind\": \"%s\" has no implementation",
             path, sides[0].sc.kind);
-    if (paired && !what->pairs)
+    if (paired && !(what->flags & KIND_PAIRS))
         die(EXIT_USAGE, "%s: key \"kind\": a %s scenario cannot run paired "
-                        "(--paired, --versus)", path, what->name);
+                        "(--paired, --versus)", path, what->scenario.name);
     if (paired) {
         check_versus(versus, nversus, &sides[0]);
         memcpy(sets + nsets, versus, nversus * sizeof *versus);
-        if (scenario_load(path, sets, nsets + nversus, &sides[1].sc, err,
+        if (scenario_load(kind_schema(), path, sets, nsets + nversus, &sides[1].sc, err,
                           sizeof err) != 0)
             die(EXIT_USAGE, "%s", err);
     }
@@ -650,7 +495,7 @@ int main(int argc, char **argv)
             scenario_free(&sides[i].sc);
         return 0;
     }
-    if (what->serverless)
+    if ((what->flags & KIND_SERVERLESS))
         return run_serverless(what, &sides[0], path, out, argc, typed,
                               show_progress != 0);
     for (size_t i = 0; i < nsides; i++)
@@ -781,7 +626,7 @@ int main(int argc, char **argv)
     struct run_outcome o[RUN_MAX_SIDES];
     for (size_t i = 0; i < nsides; i++) {
         struct side *s = &sides[i];
-        s->doc = result_new(what->name, argc, typed);
+        s->doc = result_new(what->scenario.name, argc, typed);
         probe_describe(s->doc);
         json_object_set_new(
             s->doc, "orb",

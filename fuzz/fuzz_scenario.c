@@ -9,6 +9,7 @@
 
 #include "fuzz.h"
 #include "core/scenario.h"
+#include "kinds/kind.h"
 
 #define FUZZ_MAX_SETS 8
 
@@ -70,8 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct scenario sc;
     char err[512];
     err[0] = 0;
-    int rc = scenario_load_text("fuzz.json", copy, text_len, sets, nsets,
-                                &sc, err, sizeof err);
+    int rc = scenario_load_text(kind_schema(), "fuzz.json", copy, text_len,
+                                sets, nsets, &sc, err, sizeof err);
     if (rc == 0) {
         check_loaded(&sc);
         scenario_free(&sc);

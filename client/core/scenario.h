@@ -1,5 +1,9 @@
-/* Scenario files: the only module that knows the JSON scenario keys. Loads
- * a file, applies --set overrides, validates strictly and fills defaults. */
+/* Scenario files: loads a file, applies --set overrides, validates
+ * strictly against key tables and fills defaults. The keys every kind has
+ * are this module's table; each kind of measurement brings its own rows
+ * and cross-key rules (struct scenario_kind, filled in by each file of kinds/ and
+ * handed in by the kind registry as a struct scenario_schema), the way a
+ * fio engine carries its options. */
 #ifndef ORBBENCH_SCENARIO_H
 #define ORBBENCH_SCENARIO_H
 
@@ -7,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SCENARIO_MAX_ARGS 64
 #define SCENARIO_MAX_HOSTS 32
@@ -26,8 +31,8 @@ struct scenario {
     char source[512]; /* the file it came from */
     char name[128];
     char description[512];
-    char kind[16]; /* "sweep" (default) | "rate" | "scaling" | "clock" |
-                    * "latency" | "marshal" | "channel" */
+    char kind[16]; /* a kind of measurement's name: "sweep" (default),
+                    * or another of the schema's kinds */
     char transport[16]; /* "tcp" | "unix" */
     char mode[32];      /* a call mode's name */
     struct {
@@ -140,17 +145,78 @@ struct scenario {
     } channel;
     /* The fully resolved scenario (defaults filled in) for the result. */
     json_t *resolved;
+    /* The schema it was loaded with (scenario_free walks its lists). */
+    const struct scenario_schema *schema;
+};
+
+/* A key's type. */
+enum scenario_key_type {
+    SCENARIO_STRING, SCENARIO_ENUM, SCENARIO_INT, SCENARIO_NUM,
+    SCENARIO_STRLIST, SCENARIO_BOOL,
+    SCENARIO_KLIST, /* an integer K (1..K) or a list of integers */
+};
+
+/* One key: a row of a key table. */
+struct scenario_key {
+    const char *key; /* dotted path */
+    enum scenario_key_type type;
+    size_t off;  /* into struct scenario */
+    size_t size; /* STRING/ENUM: buffer size; STRLIST: the offset of its
+                  * size_t count of entries */
+    double min, max; /* INT/NUM: range; STRING: min 1 = not empty;
+                      * STRLIST/KLIST: max entries */
+    const char *const *choices; /* ENUM (and STRLIST, optional),
+                                 * NULL-terminated */
+    const char *def_str;
+    double def_num;
+    const char *help;
+};
+
+#define SCENARIO_OFF(f) offsetof(struct scenario, f)
+#define SCENARIO_SZ(f) sizeof(((struct scenario *)0)->f)
+
+/* Where a check's message goes: the file and --set options being loaded. */
+struct scenario_ctx;
+
+/* Fill the load's error message, naming the file (or the --set option
+ * that gave `key`) and `key` (NULL: the file alone). Returns -EINVAL. */
+int scenario_fail(const struct scenario_ctx *c, const char *key,
+                  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* What a kind of measurement brings to a scenario: its name, its key rows
+ * (keys of groups that only it uses; present in another kind's scenario,
+ * they are refused) and the rules that tie its keys to others. */
+struct scenario_kind {
+    const char *name;
+    const struct scenario_key *keys;
+    size_t nkeys;
+    /* Cross-key rules, after every key is loaded: 0, or scenario_fail's
+     * -EINVAL. Optional. */
+    int (*check)(const struct scenario_ctx *c, const struct scenario *sc);
+    /* server.kind external (servers orbbench did not start) is for this
+     * kind. */
+    bool external_servers;
+};
+
+/* Every kind the loader knows, and the rules on the common keys that need
+ * more than this layer knows (call.payload's names). */
+struct scenario_schema {
+    const struct scenario_kind *const *kinds;
+    size_t nkinds;
+    int (*check)(const struct scenario_ctx *c, const struct scenario *sc);
 };
 
 /* Load `path`, apply `nsets` overrides "dotted.key=value" and validate.
  * Returns 0, or -EINVAL (bad content) / -errno (unreadable) with a one-line
  * message in err naming the file or --set and the key. On success the
  * caller owns *sc and frees it with scenario_free. */
-int scenario_load(const char *path, char *const *sets, size_t nsets,
-                  struct scenario *sc, char *err, size_t err_len);
+int scenario_load(const struct scenario_schema *schema, const char *path,
+                  char *const *sets, size_t nsets, struct scenario *sc,
+                  char *err, size_t err_len);
 /* The same from `len` bytes of JSON text (no NUL needed); `source` stands
  * for the file name in messages and gives the default name. */
-int scenario_load_text(const char *source, const char *text, size_t len,
+int scenario_load_text(const struct scenario_schema *schema,
+                       const char *source, const char *text, size_t len,
                        char *const *sets, size_t nsets, struct scenario *sc,
                        char *err, size_t err_len);
 void scenario_free(struct scenario *sc);
@@ -159,14 +225,11 @@ void scenario_free(struct scenario *sc);
  * each k, k in 1..64). 0, or -EINVAL. */
 int scenario_parse_k(const char *list, uint64_t *k_set);
 
-/* The kind of measurement a key belongs to ("sweep", "rate"), or NULL
- * for keys every kind uses. A key of the other kind is refused. */
-const char *scenario_key_kind(const char *key);
-
 /* The next N of the sweep after `n` servers (the caller clamps to max_n). */
 int64_t scenario_next_n(const struct scenario *sc, int64_t n);
 
-/* Print every key with its type, range, default and help to `f`. */
-void scenario_print_keys(FILE *f);
+/* Print every key with its type, range, default and help to `f`: the
+ * common ones, then each kind's. */
+void scenario_print_keys(const struct scenario_schema *schema, FILE *f);
 
 #endif

@@ -1,11 +1,24 @@
-/* The event channel kind: see channel.h. One thread pushes an event,
+/* An event channel in the path (scenario kind "channel"), after the Miro
+ * evaluation's Table 8.3: the client pushes Bench::<Name>Event anys
+ * (call.payload) one at a time, each stamped with CLOCK_MONOTONIC, either
+ * through an omniEvents event channel (channel.via "channel": the client
+ * is the push supplier, speaking GIOP itself) or straight to the push
+ * consumer (channel.via "direct"); the consumer (servers/omniorb/
+ * event_consumer.cc) appends each event to a memory-mapped log with the
+ * time it was logged. Per event: push to logged and push to received
+ * (read back from the log: same machine, same clock) and the push call's
+ * own round trip, after channel.warmup_events untimed ones. omniEvents
+ * and the consumer are started by the spawner (servers 0 and 1) and
+ * stopped with it.
+ *
+ * One thread pushes an event,
  * waits until the consumer has logged it (it looks at the log's record
  * count every POLL_NS), then pushes the next, so no event waits behind
  * another; the times are read back from the log at the end. The push
  * request is encoded once: each push rewrites only its request id and
  * its sent_ns stamp, so the client's own work per event is a few stores
  * and the system calls. */
-#include "kinds/channel.h"
+#include "kinds/kind.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,6 +43,52 @@
 #include "host/server_kind.h"
 #include "core/stats.h"
 #include "core/util.h"
+
+static const char *const channel_vias[] = {"channel", "direct", NULL};
+
+/* The keys of kind channel. */
+static const struct scenario_key channel_keys[] = {
+    {"channel.via", SCENARIO_ENUM, SCENARIO_OFF(channel.via),
+     SCENARIO_SZ(channel.via), 0, 0,
+     channel_vias, "channel", 0, "kind channel: push each event through an "
+     "omniEvents event channel to the consumer, or straight to it (direct)"},
+    {"channel.events", SCENARIO_INT, SCENARIO_OFF(channel.events), 0, 1,
+     10000000, NULL,
+     NULL, 10000, "kind channel: events measured, one in flight at a time "
+     "(each logged before the next is pushed)"},
+    {"channel.warmup_events", SCENARIO_INT,
+     SCENARIO_OFF(channel.warmup_events), 0, 0,
+     10000000, NULL, NULL, 1000, "kind channel: events pushed and logged "
+     "before the measured ones, not measured"},
+    {"channel.deadline_ms", SCENARIO_INT, SCENARIO_OFF(channel.deadline_ms),
+     0, 1, 86400000,
+     NULL, NULL, 60000, "kind channel: the warm-up's events, then the "
+     "measured ones, must all be logged within this (ms) or the run fails"},
+    {"channel.cycle_period_ns", SCENARIO_INT,
+     SCENARIO_OFF(channel.cycle_period_ns), 0, 1,
+     4294967295.0, NULL, NULL, 100000, "kind channel: omniEvents's "
+     "CyclePeriod_ns, how long its channel sleeps between moving events "
+     "from suppliers to consumers (its own default: 100000000)"},
+    {"channel.log_mb", SCENARIO_INT, SCENARIO_OFF(channel.log_mb), 0, 1,
+     65536, NULL, NULL, 0,
+     "kind channel: the consumer's log file (MiB; default: sized for the "
+     "run's events)"},
+    {"channel.omnievents", SCENARIO_STRING, SCENARIO_OFF(channel.omnievents),
+     SCENARIO_SZ(channel.omnievents), 1, 0, NULL, "/usr/sbin/omniEvents", 0,
+     "kind channel: the omniEvents executable (Debian's omnievents)"},
+};
+
+/* Events are typed payloads: the channel carries anys. */
+static int channel_check(const struct scenario_ctx *c,
+                         const struct scenario *sc)
+{
+    if (strcmp(sc->call.payload, "string") == 0)
+        return scenario_fail(c, "call.payload", "kind channel pushes "
+                             "events: give one of the typed payloads "
+                             "(None, Octet1K, ...)");
+    return 0;
+}
+
 
 /* Spawner groups and server indices: omniEvents, then the consumer. */
 enum { EVENTS_SERVER = 0, CONSUMER_SERVER = 1 };
@@ -137,7 +196,7 @@ static size_t any_bytes(const struct payload_type *pt)
     return n;
 }
 
-int channel_spawn_setup(const struct scenario *sc, const char *bin_dir,
+static int channel_spawn_setup(const struct scenario *sc, const char *bin_dir,
                         struct spawn_config *cfg, char *why, size_t why_len)
 {
     struct channel_setup *s = &setup;
@@ -212,7 +271,7 @@ int channel_spawn_setup(const struct scenario *sc, const char *bin_dir,
     return 0;
 }
 
-const char *channel_unsupported(const struct scenario *sc,
+static const char *channel_unsupported(const struct scenario *sc,
                                 const struct server_kind *kind,
                                 const char **key)
 {
@@ -645,7 +704,7 @@ static void read_back(struct chan *c)
     samples_free(&received);
 }
 
-void channel_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void channel_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
     const struct scenario *sc = sides[0].sc;
     struct chan c = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
@@ -690,7 +749,7 @@ void channel_run(struct run *sides, struct run_outcome *o, size_t nsides)
     json_decref(c.info);
 }
 
-void channel_summary(const struct scenario *sc, json_t *doc,
+static void channel_summary(const struct scenario *sc, json_t *doc,
                      const struct run_outcome *o, const char *out)
 {
     json_t *lat = json_object_get(doc, "latency_us");
@@ -715,3 +774,14 @@ void channel_summary(const struct scenario *sc, json_t *doc,
         printf("no event was measured.");
     printf(" Stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
 }
+
+const struct kind_ops kind_channel = {
+    .scenario = {.name = "channel",
+                 .keys = channel_keys,
+                 .nkeys = ARRAY_LEN(channel_keys),
+                 .check = channel_check},
+    .run = channel_run,
+    .summary = channel_summary,
+    .unsupported = channel_unsupported,
+    .spawn_setup = channel_spawn_setup,
+};

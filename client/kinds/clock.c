@@ -1,10 +1,17 @@
-/* The clock benchmark: see clock.h. Per repeat, k threads are started,
+/* The clock benchmark (scenario kind "clock"): for each k in clock.k, k
+ * threads, each pinned to its own CPU, call a time source as often as
+ * they can for clock.duration_s, clock.repeats times; per thread the
+ * calls counted exactly and the calls per second. After the RTEMS
+ * timekeeping study (#2271): a source that reads the clock hardware
+ * against a coarse one that reads none.
+ *
+ * Per repeat, k threads are started,
  * each pins itself to its CPU and waits at a barrier with the main
  * thread; the main thread sleeps duration_s and sets a shared stop flag,
  * which each thread reads once per batch of CLOCK_BATCH calls, so a
  * thread's count is exact (a multiple of the batch) and the check costs
  * one relaxed load per batch. */
-#include "kinds/clock.h"
+#include "kinds/kind.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -29,6 +36,62 @@
 #include "kinds/run.h"
 #include "core/result.h"
 #include "core/util.h"
+
+/* The time sources this file implements. */
+static const char *const clock_sources[] = {
+    "monotonic", "monotonic_raw", "realtime", "boottime",
+    "monotonic_coarse", "realtime_coarse", "tsc", "monotonic_syscall",
+    NULL};
+
+/* The keys of kind clock. */
+static const struct scenario_key clock_keys[] = {
+    {"clock.sources", SCENARIO_STRLIST, SCENARIO_OFF(clock.sources),
+     SCENARIO_OFF(clock.nsources), 0,
+     SCENARIO_MAX_CLOCK_SOURCES, clock_sources, NULL, 0,
+     "kind clock: time sources to call (default: every one available "
+     "here)"},
+    {"clock.duration_s", SCENARIO_NUM, SCENARIO_OFF(clock.duration_s), 0,
+     0.01, 3600, NULL,
+     NULL, 1, "kind clock: how long the threads call, each repeat (s)"},
+    {"clock.repeats", SCENARIO_INT, SCENARIO_OFF(clock.repeats), 0, 1, 1000,
+     NULL, NULL, 5,
+     "kind clock: repeats of every source at every k"},
+    {"clock.k", SCENARIO_STRING, SCENARIO_OFF(clock.k), SCENARIO_SZ(clock.k),
+     0, 0, NULL, "", 0,
+     "kind clock: thread counts, e.g. \"1-4\" or \"1,2,4\" (default: 1 "
+     "to the CPUs usable, machine.cpus if given)"},
+};
+
+/* clock.k: a list of thread counts, none above the CPUs usable (the
+ * process's affinity, within machine.cpus when given). */
+static int clock_check(const struct scenario_ctx *c,
+                       const struct scenario *sc)
+{
+    cpu_set_t set;
+    char why[160];
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return scenario_fail(c, NULL, "sched_getaffinity: %s",
+                             strerror(errno));
+    if (sc->machine.cpus[0] &&
+        parse_cpu_list(sc->machine.cpus, &set, why, sizeof why) != 0)
+        return scenario_fail(c, "machine.cpus", "%s", why);
+    uint64_t ks;
+    if (!sc->clock.k[0])
+        return 0;
+    if (scenario_parse_k(sc->clock.k, &ks) != 0)
+        return scenario_fail(c, "clock.k", "\"%s\" is not a list of thread "
+                             "counts (e.g. 1-4 or 1,2,4; each 1..64)",
+                             sc->clock.k);
+    int usable = CPU_COUNT(&set);
+    for (int k = 64; k > usable; k--)
+        if (ks & (1ULL << (k - 1)))
+            return scenario_fail(c, "clock.k", "%d threads, but only %d "
+                                 "CPU(s) are usable%s", k, usable,
+                                 sc->machine.cpus[0] ? " in machine.cpus"
+                                                     : "");
+    return 0;
+}
+
 
 #define CLOCK_BATCH 1024
 #define CLOCK_MAX_THREADS 64 /* clock.k is at most 64 */
@@ -460,7 +523,7 @@ static void measure(struct clock_bench *b, json_t *list)
          sc->clock.duration_s);
 }
 
-void clock_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void clock_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
     struct clock_bench b = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
     char why[256];
@@ -482,3 +545,43 @@ void clock_run(struct run *sides, struct run_outcome *o, size_t nsides)
         fprintf(stderr, "\r\033[K");
     outcome(&b, o->stop_reason, o->detail);
 }
+
+/* One paragraph for a clock run: per source the summed calls/s at the
+ * smallest and largest k. */
+static void clock_summary(const struct scenario *sc, json_t *doc,
+                          const struct run_outcome *o, const char *out)
+{
+    json_t *src, *ks;
+    size_t i;
+    printf("%s: time-source calls per second, clocksource %s:", sc->name,
+           json_string_value(json_object_get(json_object_get(doc, "clock"),
+                                             "clocksource")));
+    json_array_foreach(json_object_get(doc, "sources"), i, src) {
+        ks = json_object_get(src, "ks");
+        json_t *lo = json_array_get(ks, 0);
+        json_t *hi = json_array_get(ks, json_array_size(ks) - 1);
+        json_t *slo = json_object_get(lo, "sum_calls_per_s");
+        json_t *shi = json_object_get(hi, "sum_calls_per_s");
+        const char *name = json_string_value(json_object_get(src, "name"));
+        if (!json_is_object(slo) || !json_is_object(shi)) {
+            printf(" %s not measured;", name);
+            continue;
+        }
+        printf(" %s %.1f M/s at k=%lld, %.1f M/s at k=%lld;", name,
+               json_number_value(json_object_get(slo, "median")) / 1e6,
+               (long long)json_integer_value(json_object_get(lo, "k")),
+               json_number_value(json_object_get(shi, "median")) / 1e6,
+               (long long)json_integer_value(json_object_get(hi, "k")));
+    }
+    printf(" stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
+}
+
+const struct kind_ops kind_clock = {
+    .scenario = {.name = "clock",
+                 .keys = clock_keys,
+                 .nkeys = ARRAY_LEN(clock_keys),
+                 .check = clock_check},
+    .flags = KIND_SERVERLESS,
+    .run = clock_run,
+    .summary = clock_summary,
+};

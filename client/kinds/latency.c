@@ -1,8 +1,17 @@
-/* The latency table: see latency.h. One thread makes every call (the
+/* The latency table (scenario kind "latency"), after the Miro evaluation's
+ * Table 8.2: latency.servers servers (default 1), latency.warmup_calls
+ * untimed calls, then latency.calls synchronous calls, one at a time, to
+ * the servers in turn, each echoing call.payload; every call's time is
+ * kept. The result gives min, mean, max, standard deviation, median and
+ * p99 in µs, every sample, and the payload's sizes: its value, the
+ * request and the reply on the wire, and the event (an any) that would
+ * store it.
+ *
+ * One thread makes every call (the
  * seed's logging client did one event at a time), so a call's time is
  * the transport's and the two sides' marshaling, and the client encodes
  * each server's request once (conn_use_payload) to stay out of it. */
-#include "kinds/latency.h"
+#include "kinds/kind.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +25,23 @@
 #include "core/result.h"
 #include "core/stats.h"
 #include "core/util.h"
+
+/* The keys of kind latency. */
+static const struct scenario_key latency_keys[] = {
+    {"latency.servers", SCENARIO_INT, SCENARIO_OFF(latency.servers), 0, 1,
+     256, NULL, NULL,
+     1, "kind latency: servers, called in turn"},
+    {"latency.warmup_calls", SCENARIO_INT, SCENARIO_OFF(latency.warmup_calls),
+     0, 0,
+     1000000, NULL, NULL, 100, "kind latency: untimed calls first"},
+    {"latency.calls", SCENARIO_INT, SCENARIO_OFF(latency.calls), 0, 1,
+     1000000, NULL, NULL,
+     10000, "kind latency: measured calls, each one's time kept"},
+    {"latency.max_seconds", SCENARIO_NUM, SCENARIO_OFF(latency.max_seconds),
+     0, 1, 86400,
+     NULL, NULL, 600, "kind latency: stop the run after this long (s)"},
+};
+
 
 #define LATENCY_MAX_SERVERS 256
 
@@ -191,7 +217,7 @@ static void record(struct latency *l)
     json_object_set_new(l->s->doc, "latency", lat);
 }
 
-void latency_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void latency_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
     static struct latency l; /* 256 conns: not on the stack */
     memset(&l, 0, sizeof l);
@@ -223,7 +249,7 @@ void latency_run(struct run *sides, struct run_outcome *o, size_t nsides)
     samples_free(&l.times);
 }
 
-void latency_summary(const struct scenario *sc, json_t *doc,
+static void latency_summary(const struct scenario *sc, json_t *doc,
                      const struct run_outcome *o, const char *out)
 {
     json_t *orb = json_object_get(doc, "orb");
@@ -255,3 +281,11 @@ void latency_summary(const struct scenario *sc, json_t *doc,
         printf(": no call was measured.");
     printf(" Stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
 }
+
+const struct kind_ops kind_latency = {
+    .scenario = {.name = "latency",
+                 .keys = latency_keys,
+                 .nkeys = ARRAY_LEN(latency_keys)},
+    .run = latency_run,
+    .summary = latency_summary,
+};

@@ -1,5 +1,14 @@
-/* Marshaling alone: see marshal.h. */
-#include "kinds/marshal.h"
+/* Marshaling alone (scenario kind "marshal", no servers): the cost of
+ * encoding each payload of marshal.payloads, marshal.encodes times per
+ * repeat, marshal.repeats times, in the client's C codec (payload_encode
+ * into a reused buffer: the value's generation from its seed included,
+ * one add per field) and, with marshal.omniorb, in omniORB's C++
+ * marshaling (bin/omniorb-marshal-bench: the same bytes, unmarshaled into
+ * the C++ type, marshaled into a cdrMemoryStream). Per payload and codec
+ * the ns per encode of every repeat and their median; omniORB must
+ * marshal the client's bytes exactly, and extract the client's event any
+ * as its <Name>Event, or the run fails naming the payload. */
+#include "kinds/kind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +27,49 @@
 #include "core/result.h"
 #include "core/stats.h"
 #include "core/util.h"
+
+/* omniORB's own marshaling, timed by this program beside orbbench. */
+#define MARSHAL_OMNIORB_BENCH "omniorb-marshal-bench"
+
+/* The keys of kind marshal. */
+static const struct scenario_key marshal_keys[] = {
+    {"marshal.payloads", SCENARIO_STRLIST, SCENARIO_OFF(marshal.payloads),
+     SCENARIO_OFF(marshal.npayloads), 0, SCENARIO_MAX_PAYLOADS, NULL, NULL, 0,
+     "kind marshal: payloads to encode (default: the six of "
+     "idl/payloads.idl)"},
+    {"marshal.encodes", SCENARIO_INT, SCENARIO_OFF(marshal.encodes), 0, 1,
+     100000000, NULL,
+     NULL, 10000, "kind marshal: encodes of a payload per repeat"},
+    {"marshal.repeats", SCENARIO_INT, SCENARIO_OFF(marshal.repeats), 0, 1,
+     1000, NULL, NULL,
+     11, "kind marshal: repeats; each gives ns per encode"},
+    {"marshal.omniorb", SCENARIO_BOOL, SCENARIO_OFF(marshal.omniorb), 0, 0, 0,
+     NULL, NULL, 1,
+     "kind marshal: also time omniORB's C++ marshaling of the same bytes "
+     "(bin/omniorb-marshal-bench)"},
+    {"marshal.max_seconds", SCENARIO_NUM, SCENARIO_OFF(marshal.max_seconds),
+     0, 1, 86400,
+     NULL, NULL, 600, "kind marshal: stop the run after this long (s)"},
+};
+
+/* Each payload once, and only typed ones. */
+static int marshal_check(const struct scenario_ctx *c,
+                         const struct scenario *sc)
+{
+    for (size_t i = 0; i < sc->marshal.npayloads; i++) {
+        const char *p = sc->marshal.payloads[i];
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(sc->marshal.payloads[j], p) == 0)
+                return scenario_fail(c, "marshal.payloads",
+                                     "\"%s\" is listed twice", p);
+        if (!payload_lookup(p) || strcmp(p, "string") == 0)
+            return scenario_fail(c, "marshal.payloads", "\"%s\" is not a "
+                                 "typed payload (None, Octet1K, Octet100K, "
+                                 "Odometry, RangeSensor, SharedBelief)", p);
+    }
+    return 0;
+}
+
 
 /* The stamp every event any carries here: the C++ side checks it. */
 #define MARSHAL_SENT_NS 1234567890123ull
@@ -318,7 +370,7 @@ static void time_omniorb(struct marshal *m)
     json_decref(answer);
 }
 
-void marshal_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void marshal_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
     struct marshal m = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
     const struct scenario *sc = m.s->sc;
@@ -373,7 +425,7 @@ static double median_ns(json_t *row, const char *codec)
     return json_is_number(v) ? json_number_value(v) : -1;
 }
 
-void marshal_summary(const struct scenario *sc, json_t *doc,
+static void marshal_summary(const struct scenario *sc, json_t *doc,
                      const struct run_outcome *o, const char *out)
 {
     json_t *mar = json_object_get(doc, "marshal");
@@ -395,3 +447,13 @@ void marshal_summary(const struct scenario *sc, json_t *doc,
     }
     printf(" stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
 }
+
+const struct kind_ops kind_marshal = {
+    .scenario = {.name = "marshal",
+                 .keys = marshal_keys,
+                 .nkeys = ARRAY_LEN(marshal_keys),
+                 .check = marshal_check},
+    .flags = KIND_SERVERLESS,
+    .run = marshal_run,
+    .summary = marshal_summary,
+};

@@ -1,8 +1,16 @@
-/* The upcall rate: see rate.h. One thread drives every connection with
+/* The upcall rate (scenario kind "rate"): k servers, each called on its
+ * own connection with rate.window requests in flight (1: ping-pong; more:
+ * pipelining, replies matched by request id), or with GIOP oneway
+ * requests that the server counts; after rate.warmup_s, rate.repeats
+ * back-to-back windows of rate.duration_s each give upcalls per second
+ * and the CPU per upcall of client and servers, user and kernel, and
+ * context switches per upcall.
+ *
+ * One thread drives every connection with
  * ppoll: it keeps each one's window full (a batch of requests in one
  * write), matches replies to requests by id in any order, checks each
  * echo, and fails a request without a reply within call.timeout_ms. */
-#include "kinds/rate.h"
+#include "kinds/kind.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +26,40 @@
 #include "host/probe.h"
 #include "core/result.h"
 #include "core/util.h"
+
+/* The keys of kind rate. */
+static const struct scenario_key rate_keys[] = {
+    {"rate.window", SCENARIO_INT, SCENARIO_OFF(rate.window), 0, 1, 1024, NULL,
+     NULL, 1,
+     "kind rate: requests in flight per connection (1 = ping-pong); "
+     "oneway: requests per write"},
+    {"rate.duration_s", SCENARIO_NUM, SCENARIO_OFF(rate.duration_s), 0, 0.01,
+     3600, NULL,
+     NULL, 1, "kind rate: length of one repeat's measuring window (s)"},
+    {"rate.warmup_s", SCENARIO_NUM, SCENARIO_OFF(rate.warmup_s), 0, 0, 3600,
+     NULL, NULL, 0.5,
+     "kind rate: untimed calls before the first repeat (s)"},
+    {"rate.repeats", SCENARIO_INT, SCENARIO_OFF(rate.repeats), 0, 1, 1000,
+     NULL, NULL, 5,
+     "kind rate: measuring windows, back to back"},
+    {"rate.servers", SCENARIO_INT, SCENARIO_OFF(rate.servers), 0, 1, 256,
+     NULL, NULL, 1,
+     "kind rate: servers, each called on its own connection"},
+    {"rate.oneway", SCENARIO_BOOL, SCENARIO_OFF(rate.oneway), 0, 0, 0, NULL,
+     NULL, 0,
+     "kind rate: GIOP oneway requests, counted by the server and read "
+     "back after each window"},
+};
+
+/* Kind rate echoes strings (call.payload_bytes long). */
+static int rate_check(const struct scenario_ctx *c, const struct scenario *sc)
+{
+    if (strcmp(sc->call.payload, "string") != 0)
+        return scenario_fail(c, "call.payload", "kind rate echoes strings "
+                             "only (call.payload_bytes)");
+    return 0;
+}
+
 
 #define RATE_MAX_SERVERS 256
 
@@ -81,7 +123,7 @@ static int fail(struct rate *r, size_t i, int err, const char *fmt, ...)
     return err;
 }
 
-const char *rate_unsupported(const struct scenario *sc,
+static const char *rate_unsupported(const struct scenario *sc,
                              const struct server_kind *kind,
                              const char **key)
 {
@@ -756,7 +798,7 @@ static void measure(struct rate *r)
          sc->rate.duration_s);
 }
 
-void rate_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void rate_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
     struct rate r = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
     const struct scenario *sc = r.s->sc;
@@ -780,3 +822,47 @@ void rate_run(struct run *sides, struct run_outcome *o, size_t nsides)
     free(r.rc);
     free(r.pfd);
 }
+
+/* One paragraph for a rate run: the rate, the CPU per upcall. */
+static void rate_summary(const struct scenario *sc, json_t *doc,
+                         const struct run_outcome *o, const char *out)
+{
+    json_t *orb = json_object_get(doc, "orb");
+    json_t *sum = json_object_get(doc, "rate");
+    json_t *ups = json_object_get(sum, "upcalls_per_s");
+    json_t *cpu = json_object_get(sum, "cpu_per_upcall_us");
+    printf("%s: %s %s over %s, %lld server(s), %s: ", sc->name,
+           json_string_value(json_object_get(orb, "name")),
+           json_string_value(json_object_get(orb, "version"))
+               ? json_string_value(json_object_get(orb, "version"))
+               : "(version unknown)",
+           sc->transport, (long long)sc->rate.servers,
+           sc->rate.oneway ? "oneway requests"
+           : sc->rate.window > 1 ? "pipelined calls"
+                                 : "ping-pong calls");
+    if (json_integer_value(json_object_get(sum, "repeats")) > 0)
+        printf("%.1f kHz upcalls (median of %lld repeats, %.1f-%.1f); CPU "
+               "per upcall client %.2f+%.2f us, servers %.2f+%.2f us "
+               "(user+kernel).",
+               json_number_value(json_object_get(ups, "median")) / 1e3,
+               (long long)json_integer_value(json_object_get(sum, "repeats")),
+               json_number_value(json_object_get(ups, "min")) / 1e3,
+               json_number_value(json_object_get(ups, "max")) / 1e3,
+               json_number_value(json_object_get(cpu, "client_user")),
+               json_number_value(json_object_get(cpu, "client_sys")),
+               json_number_value(json_object_get(cpu, "server_user")),
+               json_number_value(json_object_get(cpu, "server_sys")));
+    else
+        printf("no repeat was measured.");
+    printf(" Stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
+}
+
+const struct kind_ops kind_rate = {
+    .scenario = {.name = "rate",
+                 .keys = rate_keys,
+                 .nkeys = ARRAY_LEN(rate_keys),
+                 .check = rate_check},
+    .run = rate_run,
+    .summary = rate_summary,
+    .unsupported = rate_unsupported,
+};

@@ -1,9 +1,16 @@
-/* The ORB across cores: see scaling.h. One client thread per pair, pinned
+/* The ORB across cores (scenario kind "scaling"): for each k of
+ * scaling.k, k client/server pairs, each pair pinned (its client thread
+ * and its server on one CPU, or on two: scaling.placement), ping-pong
+ * echo calls for scaling.duration_s, scaling.repeats times; per pair the
+ * calls and calls per second, their sum, and the CPU of client and
+ * servers.
+ *
+ * One client thread per pair, pinned
  * to its CPU, each with its own connection to its own server, which the
  * spawner pinned to its CPU before exec; the threads start together at a
  * gate and stop on a shared flag after duration_s. Every call is checked
  * (conn_call). */
-#include "kinds/scaling.h"
+#include "kinds/kind.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -22,6 +29,68 @@
 #include "codec/payload.h"
 #include "core/result.h"
 #include "core/util.h"
+
+static const char *const placements[] = {"same", "spread", NULL};
+
+/* The keys of kind scaling. */
+static const struct scenario_key scaling_keys[] = {
+    {"scaling.duration_s", SCENARIO_NUM, SCENARIO_OFF(scaling.duration_s), 0,
+     0.01, 3600,
+     NULL, NULL, 1, "kind scaling: each pair ping-pongs this long per "
+     "repeat (s)"},
+    {"scaling.warmup_s", SCENARIO_NUM, SCENARIO_OFF(scaling.warmup_s), 0, 0,
+     3600, NULL,
+     NULL, 0.2, "kind scaling: untimed calls by every pair before each "
+     "k's repeats (s)"},
+    {"scaling.repeats", SCENARIO_INT, SCENARIO_OFF(scaling.repeats), 0, 1,
+     1000, NULL, NULL,
+     5, "kind scaling: measured repeats for each k"},
+    {"scaling.k", SCENARIO_KLIST, SCENARIO_OFF(scaling.k), 0, 1,
+     SCENARIO_MAX_K, NULL, NULL,
+     0, "kind scaling: pairs, K (1..K) or a list [1, 2, 4] (default: 1.."
+     "the CPUs machine.cpus allows)"},
+    {"scaling.placement", SCENARIO_ENUM, SCENARIO_OFF(scaling.placement),
+     SCENARIO_SZ(scaling.placement), 0, 0, placements, "same", 0,
+     "kind scaling: same (a pair's client thread and server on one CPU) "
+     "or spread (on two CPUs)"},
+};
+
+/* A scaling run places its pairs on the CPUs machine.cpus allows (all of
+ * this process's when absent): k cannot exceed them, spread needs two,
+ * and the client's threads are placed per pair, not by
+ * machine.client_cpus. */
+static int scaling_check(const struct scenario_ctx *c,
+                         const struct scenario *sc)
+{
+    cpu_set_t set;
+    char why[160];
+    if (sc->machine.client_cpus[0])
+        return scenario_fail(c, "machine.client_cpus", "not used by a "
+                             "scaling run: each pair's client thread is "
+                             "pinned by scaling.placement on the CPUs of "
+                             "machine.cpus");
+    if (sc->machine.cpus[0]) {
+        if (parse_cpu_list(sc->machine.cpus, &set, why, sizeof why) != 0)
+            return scenario_fail(c, "machine.cpus", "%s", why);
+    } else if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        CPU_ZERO(&set);
+    }
+    int64_t ncpu = CPU_COUNT(&set);
+    const struct scenario_klist *k = &sc->scaling.k;
+    int64_t top = k->max > 0 ? k->max : k->n ? k->v[k->n - 1] : ncpu;
+    if (top > ncpu)
+        return scenario_fail(c, "scaling.k", "%lld pairs, above the %lld "
+                             "CPUs allowed (%s)", (long long)top,
+                             (long long)ncpu,
+                             sc->machine.cpus[0] ? "machine.cpus"
+                                                 : "this process's");
+    if (strcmp(sc->scaling.placement, "spread") == 0 && ncpu < 2)
+        return scenario_fail(c, "scaling.placement", "spread needs two "
+                             "CPUs; machine.cpus allows %lld",
+                             (long long)ncpu);
+    return 0;
+}
+
 
 #define THREAD_STACK_BYTES (256 * 1024)
 #define READY_WAIT_MS 10000 /* threads created to all at the gate */
@@ -520,7 +589,7 @@ static void measure(struct scaling *g)
          (long long)sc->scaling.repeats, sc->scaling.duration_s);
 }
 
-void scaling_run(struct run *sides, struct run_outcome *o,
+static void scaling_run(struct run *sides, struct run_outcome *o,
                  size_t nsides)
 {
     struct scaling g = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
@@ -577,7 +646,7 @@ void scaling_run(struct run *sides, struct run_outcome *o,
     pthread_mutex_destroy(&g.mu);
 }
 
-void scaling_summary(const struct scenario *sc, json_t *doc,
+static void scaling_summary(const struct scenario *sc, json_t *doc,
                      const struct run_outcome *o, const char *out)
 {
     json_t *orb = json_object_get(doc, "orb");
@@ -608,3 +677,12 @@ void scaling_summary(const struct scenario *sc, json_t *doc,
     printf(" medians over each k's repeats. Stop: %s (%s); result: %s\n",
            o->stop_reason, o->detail, out);
 }
+
+const struct kind_ops kind_scaling = {
+    .scenario = {.name = "scaling",
+                 .keys = scaling_keys,
+                 .nkeys = ARRAY_LEN(scaling_keys),
+                 .check = scaling_check},
+    .run = scaling_run,
+    .summary = scaling_summary,
+};

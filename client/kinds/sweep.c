@@ -1,10 +1,16 @@
-/* The footprint sweep and its crossing search, for one side or two: see
- * sweep.h. Each side is a small state machine (sweeping, confirming,
+/* The footprint sweep: grow the number of servers step by step, time
+ * rounds of calls at each step; when a step's median round time exceeds
+ * max_ms, confirm it and narrow the crossing down by bisection; stop at
+ * max_n, a resource limit, a failure or an interrupt.
+ * A paired run's two sides each have their own sweep and crossing search,
+ * measured in alternate rounds (kinds/run.h).
+ *
+ * Each side is a small state machine (sweeping, confirming,
  * checking the bracket's low end, bisecting, done); at every tick each
  * side still running sets its number of servers, then all of them are
  * measured together, round by round in turn, and each decides its next
  * N from what it measured. */
-#include "kinds/sweep.h"
+#include "kinds/kind.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -22,6 +28,84 @@
 #include "core/result.h"
 #include "core/stats.h"
 #include "core/util.h"
+
+static const char *const modes[] = {"sync", "thread-per-call", "pool",
+                                    "event", NULL};
+
+/* The keys of kind sweep. */
+static const struct scenario_key sweep_keys[] = {
+    {"mode", SCENARIO_ENUM, SCENARIO_OFF(mode), SCENARIO_SZ(mode), 0, 0,
+     modes, "sync", 0,
+     "how a round issues its calls"},
+    {"sweep.start", SCENARIO_INT, SCENARIO_OFF(sweep.start), 0, 1, 1000000,
+     NULL, NULL, 1,
+     "servers in the first step"},
+    {"sweep.step", SCENARIO_INT, SCENARIO_OFF(sweep.step), 0, 1, 1000000,
+     NULL, NULL, 10,
+     "servers added per step (linear sweep; unused when growth > 1)"},
+    {"sweep.growth", SCENARIO_NUM, SCENARIO_OFF(sweep.growth), 0, 1, 100,
+     NULL, NULL, 1,
+     "factor per step; > 1 makes the sweep geometric"},
+    {"sweep.max_n", SCENARIO_INT, SCENARIO_OFF(sweep.max_n), 0, 1, 1000000,
+     NULL, NULL, 1000,
+     "never run more servers than this"},
+    {"sweep.max_ms", SCENARIO_NUM, SCENARIO_OFF(sweep.max_ms), 0, 1e-6, 1e7,
+     NULL, NULL, 100,
+     "stop when a step's median round time exceeds this (ms)"},
+    {"sweep.rounds", SCENARIO_INT, SCENARIO_OFF(sweep.rounds), 0, 1, 100000,
+     NULL, NULL, 10,
+     "timed rounds per step"},
+    {"sweep.warmup_rounds", SCENARIO_INT, SCENARIO_OFF(sweep.warmup_rounds),
+     0, 0, 1000,
+     NULL, NULL, 1, "untimed rounds before the timed ones"},
+    {"sweep.max_seconds", SCENARIO_NUM, SCENARIO_OFF(sweep.max_seconds), 0, 1,
+     86400, NULL,
+     NULL, 3600, "stop the sweep after this long (s)"},
+    {"sweep.resolution", SCENARIO_NUM, SCENARIO_OFF(sweep.resolution), 0, 0,
+     0.5, NULL, NULL,
+     0.02, "after a step over max_ms is confirmed, bisect until the bracket "
+     "is within this fraction of N (0: stop at the first step over)"},
+    {"sweep.near_rounds", SCENARIO_INT, SCENARIO_OFF(sweep.near_rounds), 0, 1,
+     100000, NULL,
+     NULL, 20, "timed rounds of each measurement of the crossing search "
+     "(confirmation, bracket check, bisection)"},
+    {"sweep.max_probes", SCENARIO_INT, SCENARIO_OFF(sweep.max_probes), 0, 1,
+     100, NULL, NULL,
+     12, "at most this many measurements in the crossing search"},
+    {"client.pool_size", SCENARIO_INT, SCENARIO_OFF(client.pool_size), 0, 1,
+     10000, NULL,
+     NULL, 100, "mode pool: worker threads, the most calls in flight"},
+    {"client.thread_stack_kb", SCENARIO_INT,
+     SCENARIO_OFF(client.thread_stack_kb), 0, 32,
+     65536, NULL, NULL, 64, "stack size of every thread the client starts"},
+    {"client.connect", SCENARIO_BOOL, SCENARIO_OFF(client.connect), 0, 0, 0,
+     NULL, NULL, 1,
+     "false: start servers but never connect or call (idle footprint)"},
+    {"client.allow_hosts", SCENARIO_STRLIST, SCENARIO_OFF(client.allow_hosts),
+     SCENARIO_OFF(client.nallow_hosts), 0, SCENARIO_MAX_HOSTS, NULL, NULL, 0,
+     "server.kind external: hosts or CIDR networks (10.0.0.0/8) outside "
+     "loopback the client may call (also --allow-host)"},
+    {"probe.budget_ms", SCENARIO_INT, SCENARIO_OFF(probe.budget_ms), 0, 1,
+     600000, NULL,
+     NULL, 2000, "probing every server's footprint may take this long per "
+     "step; past it a stride sample is probed"},
+    {"probe.per_server_max", SCENARIO_INT, SCENARIO_OFF(probe.per_server_max),
+     0, 0, 100000,
+     NULL, NULL, 32, "list every server's footprint when N <= this"},
+};
+
+/* The sweep's own rules: it starts no higher than it may go. */
+static int sweep_check(const struct scenario_ctx *c,
+                       const struct scenario *sc)
+{
+    if (sc->sweep.start > sc->sweep.max_n)
+        return scenario_fail(c, "sweep.start",
+                             "%lld is above sweep.max_n (%lld)",
+                             (long long)sc->sweep.start,
+                             (long long)sc->sweep.max_n);
+    return 0;
+}
+
 
 /* The client's own costs over one step's timed rounds. */
 struct client_costs {
@@ -1037,7 +1121,7 @@ static void stop_partners(struct driver *d)
     }
 }
 
-void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
     struct driver d = {.nsides = nsides, .t0_ns = now_ns()};
     struct server_source spawned[RUN_MAX_SIDES];
@@ -1113,3 +1197,57 @@ void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
     for (size_t i = 0; i < nsides; i++)
         free_side(&d.sides[i]);
 }
+
+/* One paragraph: what ran, how far it got, why it stopped, where the
+ * figures are. */
+static void sweep_summary(const struct scenario *sc, json_t *doc,
+                    const struct run_outcome *o, const char *out)
+{
+    json_t *orb = json_object_get(doc, "orb");
+    json_t *steps = json_object_get(doc, "steps");
+    json_t *first = json_array_get(steps, 0);
+    printf("%s: %s %s over %s, %s calls, max_ms %g: the machine held %lld "
+           "servers (stop: %s; %s).",
+           sc->name, json_string_value(json_object_get(orb, "name")),
+           json_string_value(json_object_get(orb, "version"))
+               ? json_string_value(json_object_get(orb, "version"))
+               : "(version unknown)",
+           sc->transport, sc->mode, sc->sweep.max_ms,
+           (long long)o->max_servers, o->stop_reason, o->detail);
+    json_t *res = json_object_get(doc, "result");
+    json_t *cx = json_object_get(res, "crossing_interval");
+    if (json_is_array(cx))
+        printf(" Round time crosses %g ms at N=%.0f (95%% interval %.0f-%.0f).",
+               sc->sweep.max_ms,
+               json_number_value(json_object_get(res, "crossing_n")),
+               json_number_value(json_array_get(cx, 0)),
+               json_number_value(json_array_get(cx, 1)));
+    json_t *last = json_array_get(steps, json_array_size(steps) - 1);
+    json_t *per = json_object_get(last, "mem_per_server_kb");
+    if (per)
+        printf(" At N=%lld each server cost %.0f kB PSS, %.0f kB USS, %.0f kB "
+               "of MemAvailable.",
+               (long long)json_integer_value(json_object_get(last, "n")),
+               json_number_value(json_object_get(per, "pss")),
+               json_number_value(json_object_get(per, "uss")),
+               json_number_value(json_object_get(per, "mem_available")));
+    if (!sc->client.connect)
+        printf(" The servers were idle: never connected or called.");
+    else if (first)
+        printf(" At N=%lld the median call took %.1f us.",
+               (long long)json_integer_value(json_object_get(first, "n")),
+               json_real_value(json_object_get(
+                   json_object_get(first, "call_us"), "median")));
+    printf(" %zu steps; result: %s\n", json_array_size(steps), out);
+}
+
+const struct kind_ops kind_sweep = {
+    .scenario = {.name = "sweep",
+                 .keys = sweep_keys,
+                 .nkeys = ARRAY_LEN(sweep_keys),
+                 .check = sweep_check,
+                 .external_servers = true},
+    .flags = KIND_PAIRS,
+    .run = sweep_run,
+    .summary = sweep_summary,
+};

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "core/scenario.h"
+#include "kinds/kind.h"
 
 static const char text[] =
     "{\"transport\": \"unix\", \"sweep\": {\"max_n\": 50, \"step\": 5}}";
@@ -22,7 +23,7 @@ static void test_text_values_and_defaults(void **state)
     (void)state;
     struct scenario sc;
     char err[512] = "";
-    assert_int_equal(scenario_load_text("dir/mine.json", text, strlen(text),
+    assert_int_equal(scenario_load_text(kind_schema(), "dir/mine.json", text, strlen(text),
                                         NULL, 0, &sc, err, sizeof err),
                      0);
     assert_string_equal(sc.source, "dir/mine.json");
@@ -45,7 +46,7 @@ static void test_text_length_bounds_the_input(void **state)
     char buf[sizeof text + 8];
     memcpy(buf, text, strlen(text));
     memcpy(buf + strlen(text), "garbage", 8);
-    assert_int_equal(scenario_load_text("x.json", buf, strlen(text), NULL, 0,
+    assert_int_equal(scenario_load_text(kind_schema(), "x.json", buf, strlen(text), NULL, 0,
                                         &sc, err, sizeof err),
                      0);
     scenario_free(&sc);
@@ -62,8 +63,8 @@ static void test_text_and_file_agree(void **state)
     char *sets[] = {"sweep.max_n=2k", "mode=event"};
     struct scenario a, b;
     char err[512] = "";
-    assert_int_equal(scenario_load(path, sets, 2, &a, err, sizeof err), 0);
-    assert_int_equal(scenario_load_text(path, text, strlen(text), sets, 2,
+    assert_int_equal(scenario_load(kind_schema(), path, sets, 2, &a, err, sizeof err), 0);
+    assert_int_equal(scenario_load_text(kind_schema(), path, text, strlen(text), sets, 2,
                                         &b, err, sizeof err),
                      0);
     unlink(path);
@@ -80,22 +81,22 @@ static void test_text_errors(void **state)
     struct scenario sc;
     char err[512] = "";
     static const char bad_json[] = "{\"name\": }";
-    assert_int_equal(scenario_load_text("s.json", bad_json, strlen(bad_json),
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", bad_json, strlen(bad_json),
                                         NULL, 0, &sc, err, sizeof err),
                      -EINVAL);
     assert_memory_equal(err, "s.json:1:", 9);
     static const char unknown[] = "{\"sweep\": {\"thred\": 1}}";
-    assert_int_equal(scenario_load_text("s.json", unknown, strlen(unknown),
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", unknown, strlen(unknown),
                                         NULL, 0, &sc, err, sizeof err),
                      -EINVAL);
     assert_string_equal(err, "s.json: unknown key \"sweep.thred\"");
     static const char range[] = "{\"sweep\": {\"max_n\": 0}}";
-    assert_int_equal(scenario_load_text("s.json", range, strlen(range), NULL,
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", range, strlen(range), NULL,
                                         0, &sc, err, sizeof err),
                      -EINVAL);
     assert_string_equal(err, "s.json: key \"sweep.max_n\": 0 is out of range "
                              "[1, 1000000]");
-    assert_int_equal(scenario_load_text("s.json", "", 0, NULL, 0, &sc, err,
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", "", 0, NULL, 0, &sc, err,
                                         sizeof err),
                      -EINVAL);
 }
@@ -109,7 +110,7 @@ static void test_kind_rate(void **state)
     char err[512] = "";
     static const char rate[] =
         "{\"kind\": \"rate\", \"rate\": {\"window\": 8}}";
-    assert_int_equal(scenario_load_text("r.json", rate, strlen(rate), NULL, 0,
+    assert_int_equal(scenario_load_text(kind_schema(), "r.json", rate, strlen(rate), NULL, 0,
                                         &sc, err, sizeof err),
                      0);
     assert_string_equal(sc.kind, "rate");
@@ -121,27 +122,27 @@ static void test_kind_rate(void **state)
     assert_null(json_object_get(sc.resolved, "mode"));
     assert_non_null(json_object_get(sc.resolved, "rate"));
     scenario_free(&sc);
-    assert_int_equal(scenario_load_text("s.json", text, strlen(text), NULL, 0,
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", text, strlen(text), NULL, 0,
                                         &sc, err, sizeof err),
                      0);
     assert_string_equal(sc.kind, "sweep");
     assert_null(json_object_get(sc.resolved, "rate"));
     scenario_free(&sc);
     char *sets[] = {"rate.window=4"};
-    assert_int_equal(scenario_load_text("s.json", text, strlen(text), sets, 1,
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", text, strlen(text), sets, 1,
                                         &sc, err, sizeof err),
                      -EINVAL);
     assert_string_equal(err, "--set rate.window: only for \"kind\": \"rate\" "
                              "scenarios (this one is \"sweep\")");
     static const char mixed[] =
         "{\"kind\": \"rate\", \"sweep\": {\"max_n\": 5}}";
-    assert_int_equal(scenario_load_text("m.json", mixed, strlen(mixed), NULL,
+    assert_int_equal(scenario_load_text(kind_schema(), "m.json", mixed, strlen(mixed), NULL,
                                         0, &sc, err, sizeof err),
                      -EINVAL);
     assert_string_equal(err, "m.json: key \"sweep.max_n\": only for \"kind\": "
                              "\"sweep\" scenarios (this one is \"rate\")");
     static const char bad[] = "{\"kind\": \"rat\"}";
-    assert_int_equal(scenario_load_text("b.json", bad, strlen(bad), NULL, 0,
+    assert_int_equal(scenario_load_text(kind_schema(), "b.json", bad, strlen(bad), NULL, 0,
                                         &sc, err, sizeof err),
                      -EINVAL);
     /* The kinds listed begin so; more may follow (latency, marshal...). */
@@ -159,7 +160,7 @@ static void test_kind_scaling(void **state)
     char err[512];
     static const char sc_text[] = "{\"kind\": \"scaling\"}";
     char *list[] = {"scaling.k=[1]"};
-    assert_int_equal(scenario_load_text("s.json", sc_text,
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", sc_text,
                                         strlen(sc_text), list,
                                         1, &sc, err, sizeof err),
                      0);
@@ -170,13 +171,13 @@ static void test_kind_scaling(void **state)
         json_object_get(sc.resolved, "scaling"), "k")));
     scenario_free(&sc);
     char *down[] = {"scaling.k=[1,1]"};
-    assert_int_equal(scenario_load_text("s.json", sc_text,
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", sc_text,
                                         strlen(sc_text), down,
                                         1, &sc, err, sizeof err),
                      -EINVAL);
     assert_non_null(strstr(err, "scaling.k"));
     char *many[] = {"scaling.k=1024"};
-    assert_int_equal(scenario_load_text("s.json", sc_text,
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", sc_text,
                                         strlen(sc_text), many,
                                         1, &sc, err, sizeof err),
                      -EINVAL);
