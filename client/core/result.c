@@ -27,12 +27,12 @@ json_t *result_new(const char *kind, int argc, char **argv)
     json_t *cmd = json_array();
     for (int i = 0; i < argc; i++)
         json_array_append_new(cmd, json_string(argv[i]));
-    return json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:o}",
+    return json_pack("{s:s, s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:o, s:[]}",
                      "schema", RESULT_SCHEMA, "tool", "name", "orbbench",
                      "version", ORBBENCH_VERSION, "git_revision",
                      ORBBENCH_GIT_REV, "compiler", "gcc " __VERSION__,
                      "cflags", ORBBENCH_CFLAGS, "kind", kind, "started_at",
-                     started, "command", cmd);
+                     started, "command", cmd, "servers");
 }
 
 json_t *result_summary(const struct summary *s)
@@ -46,12 +46,7 @@ json_t *result_summary(const struct summary *s)
 void result_add_server(json_t *doc, unsigned index, pid_t pid,
                        double start_ms)
 {
-    json_t *servers = json_object_get(doc, "servers");
-    if (!servers) {
-        servers = json_array();
-        json_object_set_new(doc, "servers", servers);
-    }
-    json_array_append_new(servers,
+    json_array_append_new(json_object_get(doc, "servers"),
                           json_pack("{s:I, s:I, s:f}", "index",
                                     (json_int_t)index, "pid", (json_int_t)pid,
                                     "start_ms", start_ms));

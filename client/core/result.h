@@ -13,7 +13,8 @@
 #define RESULT_SCHEMA "orbbench-result/1"
 
 /* A new document with what every kind's result has: schema, tool, the
- * kind of measurement, started_at and the command line. The host, clock
+ * kind of measurement, started_at, the command line and the servers it
+ * started (none yet). The host, clock
  * and limits are the host layer's to add (probe_describe); each kind adds
  * its own fields. New reference. */
 json_t *result_new(const char *kind, int argc, char **argv);
@@ -22,7 +23,7 @@ json_t *result_new(const char *kind, int argc, char **argv);
 json_t *result_summary(const struct summary *s);
 
 /* Record server `index` (its pid and ms from fork to ready line) in
- * doc.servers, made on the first call. */
+ * doc.servers. */
 void result_add_server(json_t *doc, unsigned index, pid_t pid,
                        double start_ms);
 

@@ -1131,9 +1131,8 @@ static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
             sides[i].src = &spawned[i];
         }
     for (size_t i = 0; i < nsides; i++) {
-        /* A sweep's own fields: every step and the servers it started. */
+        /* A sweep's own field: every step. */
         json_object_set_new(sides[i].doc, "steps", json_array());
-        json_object_set_new(sides[i].doc, "servers", json_array());
     }
     for (size_t i = 0; i < nsides; i++)
         init_side(&d, &d.sides[i], &sides[i], &o[i],

@@ -216,11 +216,16 @@ def matrix(request, tmp_path_factory):
 @pytest.mark.parametrize("behave,mode,transport", cases())
 def test_misbehaving_server(matrix, behave, mode, transport):
     r = matrix[(behave, mode, transport)].result()
-    # A bound against hangs, not a speed test; without the wait for the
+    # A bound against hangs, not a speed test: without the wait for the
     # machine's memory to settle before the first server (up to 5 s, when
-    # other cases start and stop servers).
+    # other cases start and stop servers) and the servers' own start-up,
+    # the run ends within one call timeout and a slack that a loaded
+    # 2-core machine needs (3 s was exceeded by up to 3 s there, six cases
+    # at once beside other builds); a client that waited for ever would
+    # still be caught, and which failure it named is checked below.
     settle_s = r.doc["baseline"]["settle_ms"] / 1000
-    assert r.wall_s - settle_s < TIMEOUT_MS / 1000 + 3
+    start_s = sum(s["start_ms"] for s in r.doc["servers"]) / 1000
+    assert r.wall_s - settle_s - start_s < TIMEOUT_MS / 1000 + 10
     if behave in FAILS:
         assert_failed(r, FAILS[behave])
     else:

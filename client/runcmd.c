@@ -1,0 +1,585 @@
+/* orbbench run and check: load the scenario (both sides of a paired run),
+ * resolve each side's server, set up the emulated machine, fork the
+ * spawner before any thread exists, build each side's result document
+ * and run context, run the scenario's kind through its row
+ * (kinds/kind.h), write the results and print the summaries. */
+#include "runcmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "modes/callmode.h"
+#include "kinds/kind.h"
+#include "host/machine.h"
+#include "host/probe.h"
+#include "core/result.h"
+#include "core/scenario.h"
+#include "host/server_kind.h"
+#include "host/source.h"
+#include "host/spawn.h"
+#include "net/transport.h"
+#include "core/util.h"
+#include "core/version.h"
+
+
+enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    interrupted = sig;
+}
+
+static void die(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+
+static void die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("orbbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(code);
+}
+
+
+static void default_out(const struct scenario *sc, char *buf, size_t len)
+{
+    char stamp[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &tm);
+    mkdir("results", 0755);
+    snprintf(buf, len, "results/%s-%s.json", sc->name, stamp);
+}
+
+/* What one side of a run needs: its scenario, server, result. */
+struct side {
+    struct scenario sc;
+    bool loaded;
+    const struct server_kind *kind;
+    const struct transport_ops *tp;
+    const struct callmode_ops *mode;
+    char server_path[PATH_MAX];
+    char orb_name[64];
+    char orb_version[64];
+    int vrc;
+    char vwhy[1024];
+    char out[PATH_MAX];
+    struct machine machine;
+    struct server_launch launch;
+    json_t *doc;
+};
+
+/* Resolve side s's kind, transport, mode and server; ask the server its
+ * version. Exits 2 on a scenario that cannot run. */
+static void resolve_side(struct side *s, const char *path)
+{
+    const struct scenario *sc = &s->sc;
+    char why[1024];
+    s->kind = server_kind_lookup(sc->server.kind);
+    s->tp = transport_lookup(sc->transport);
+    s->mode = callmode_lookup(sc->mode);
+    if (!s->kind || !s->tp || !s->mode)
+        die(EXIT_USAGE, "%s: server.kind, transport or mode has no "
+                        "implementation", path);
+    char served[128];
+    if (!server_kind_serves(s->kind, sc->transport, served, sizeof served))
+        die(EXIT_USAGE, "%s: key \"transport\": server kind \"%s\" does not "
+                        "serve \"%s\" (it serves %s)", path, s->kind->name,
+            sc->transport, served);
+    if (sc->server.work_us > 0 && !s->kind->work_option)
+        die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
+                        "has no work option", path, s->kind->name);
+    const struct kind_ops *m = kind_lookup(sc->kind);
+    const char *key = NULL, *no = m && m->unsupported
+                                          ? m->unsupported(sc, s->kind, &key)
+                                          : NULL;
+    if (no)
+        die(EXIT_USAGE, "%s: key \"%s\": server kind \"%s\" %s", path, key,
+            s->kind->name, no);
+    if (!s->kind->binary) {
+        s->server_path[0] = 0;
+    } else if (sc->server.path[0]) {
+        str_copy(s->server_path, sizeof s->server_path, sc->server.path);
+    } else {
+        char dir[PATH_MAX - 64];
+        exe_dir(dir, sizeof dir);
+        if (server_resolve(s->kind, sc->server.orb, dir, s->server_path,
+                           sizeof s->server_path, why, sizeof why) != 0)
+            die(EXIT_USAGE, "%s: key \"server.orb\": %s", path, why);
+    }
+    if (!s->kind->binary) {
+        /* Servers orbbench does not start: nothing to run or ask. */
+        str_copy(s->orb_name, sizeof s->orb_name, "unknown");
+        s->vrc = -ENOENT;
+        snprintf(s->vwhy, sizeof s->vwhy, "server.kind %s: orbbench did not "
+                 "start the servers and does not ask their version",
+                 s->kind->name);
+        return;
+    }
+    if (access(s->server_path, X_OK) != 0)
+        die(EXIT_USAGE, "%s: server %s: %s (run make first?)", path,
+            s->server_path, strerror(errno));
+    str_copy(s->orb_name, sizeof s->orb_name, "unknown");
+    /* A server that cannot say its version can still be measured; the
+     * result then says the version is unknown, and why. */
+    s->vrc = server_query_version(s->server_path, s->orb_name,
+                                  sizeof s->orb_name, s->orb_version,
+                                  sizeof s->orb_version, s->vwhy,
+                                  sizeof s->vwhy);
+    if (s->vrc)
+        fprintf(stderr, "orbbench: warning: %s\n", s->vwhy);
+}
+
+/* A kind that starts no server (clock): its result, run and summary.
+ * Returns the exit code. */
+static int run_serverless(const struct kind_ops *what, struct side *s,
+                          const char *path, const char *out, int argc,
+                          char **typed, bool show_progress)
+{
+    if (out)
+        str_copy(s->out, sizeof s->out, out);
+    else
+        default_out(&s->sc, s->out, sizeof s->out);
+    int rc = result_check_writable(s->out);
+    if (rc)
+        die(EXIT_USAGE, "--out %s: cannot write there: %s", s->out,
+            strerror(-rc));
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: sleeps see EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    s->doc = result_new(what->scenario.name, argc, typed);
+    probe_describe(s->doc);
+    json_object_set_new(s->doc, "orb", json_null());
+    json_object_set(s->doc, "scenario", s->sc.resolved);
+    json_object_set_new(s->doc, "scenario_file", json_string(path));
+    struct run sw = {.sc = &s->sc, .doc = s->doc, .out_path = s->out,
+                       .interrupted = &interrupted,
+                       .progress = show_progress};
+    struct run_outcome o;
+    what->run(&sw, &o, 1);
+    int w = result_write(s->doc, s->out);
+    what->summary(&s->sc, s->doc, &o, s->out);
+    json_decref(s->doc);
+    scenario_free(&s->sc);
+    if (w) {
+        fprintf(stderr, "orbbench: cannot write %s: %s\n", s->out,
+                strerror(-w));
+        return EXIT_RUN_FAILED;
+    }
+    if (o.exit_code == 1)
+        fprintf(stderr, "orbbench: %s: %s\n", o.stop_reason, o.detail);
+    return o.exit_code;
+}
+
+/* The client's descriptor limit before and after raise_nofile. */
+struct nofile {
+    struct rlimit start, now;
+    long long needed;
+    int err; /* raising the hard limit to `needed` failed: errno */
+};
+
+static long long rlim_json(rlim_t v)
+{
+    return v == RLIM_INFINITY ? -1 : (long long)v;
+}
+
+/* N is bounded by the machine, not a soft limit: the soft limit goes to
+ * the hard one, and when the sweep needs more than that (max_n servers'
+ * connections, each side, plus a margin for the client's own files), the
+ * hard limit too where this process may (CAP_SYS_RESOURCE, up to
+ * fs.nr_open). The spawner and servers inherit it. */
+static void raise_nofile(const struct side *sides, size_t nsides,
+                         struct nofile *nf)
+{
+    memset(nf, 0, sizeof *nf);
+    if (getrlimit(RLIMIT_NOFILE, &nf->start) != 0)
+        return;
+    nf->now = nf->start;
+    nf->needed = 256;
+    for (size_t i = 0; i < nsides; i++)
+        nf->needed += sides[i].sc.sweep.max_n *
+                      (long long)sides[i].tp->fds_per_conn;
+    struct rlimit rl = nf->start;
+    if (rl.rlim_max != RLIM_INFINITY && (long long)rl.rlim_max < nf->needed) {
+        struct rlimit more = {(rlim_t)nf->needed, (rlim_t)nf->needed};
+        if (setrlimit(RLIMIT_NOFILE, &more) == 0)
+            rl = more;
+        else
+            nf->err = errno;
+    }
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    getrlimit(RLIMIT_NOFILE, &nf->now);
+}
+
+/* Into the result's limits: what the client started with and what it
+ * raised it to (limits.nofile is the limit after). */
+static void record_nofile(json_t *doc, const struct nofile *nf)
+{
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I}", "soft_at_start",
+                          (json_int_t)rlim_json(nf->start.rlim_cur),
+                          "hard_at_start",
+                          (json_int_t)rlim_json(nf->start.rlim_max), "soft",
+                          (json_int_t)rlim_json(nf->now.rlim_cur), "hard",
+                          (json_int_t)rlim_json(nf->now.rlim_max), "needed",
+                          (json_int_t)nf->needed);
+    if (nf->err)
+        json_object_set_new(o, "raise_hard_error",
+                            json_string(strerror(nf->err)));
+    json_object_set_new(json_object_get(doc, "limits"), "nofile_raised", o);
+}
+
+/* A paired run's side B differs from A only in server.* keys: the client
+ * (mode, transport, sweep, calls) must be the same, or the comparison is
+ * not of the servers. */
+static void check_versus(char *const *versus, size_t n, const struct side *a)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(versus[i], "server.", 7) != 0)
+            die(EXIT_USAGE, "--versus %s: only server.* keys may differ "
+                            "between the sides of a paired run",
+                versus[i]);
+    if (a->sc.machine.mem_limit_mb > 0)
+        die(EXIT_USAGE, "a paired run: machine.mem_limit_mb would be one limit "
+                        "for both sides' servers; run the sides apart");
+}
+
+/* B's result file by default: A's with ".versus" before ".json". */
+static void versus_out(const char *a, char *buf, size_t len)
+{
+    size_t n = strlen(a);
+    if (n > 5 && strcmp(a + n - 5, ".json") == 0)
+        snprintf(buf, len, "%.*s.versus.json", (int)(n - 5), a);
+    else
+        snprintf(buf, len, "%s.versus", a);
+}
+
+/* A paired run's identity, the same in both results. */
+static void pairing_id(char *buf, size_t len)
+{
+    snprintf(buf, len, "%llx-%d", (unsigned long long)wall_ns(),
+             (int)getpid());
+}
+
+/* server.kind external: the IOR list, the hosts allowed beside loopback
+ * (the scenario's and --allow-host's), and the sweep's max_n within the
+ * list. Exits 2 on a list or an allowance that cannot run. */
+static void load_external(struct side *s, const char *path, char **cli,
+                          size_t ncli, struct ior_list *l, char **allow,
+                          size_t *nallow, char *max_n_why, size_t len)
+{
+    struct scenario *sc = &s->sc;
+    char why[1024];
+    *nallow = 0;
+    for (size_t i = 0; i < sc->client.nallow_hosts; i++)
+        allow[(*nallow)++] = sc->client.allow_hosts[i];
+    for (size_t i = 0; i < ncli; i++)
+        allow[(*nallow)++] = cli[i];
+    for (size_t i = 0; i < *nallow; i++)
+        if (!ior_allow_valid(allow[i]))
+            die(EXIT_USAGE, "%s: %s \"%s\": expected a host or an IPv4 "
+                "network a.b.c.d/bits", path,
+                i < sc->client.nallow_hosts ? "key \"client.allow_hosts\""
+                                            : "--allow-host",
+                allow[i]);
+    if (sc->machine.mem_limit_mb > 0 || sc->machine.cpus[0])
+        die(EXIT_USAGE, "%s: key \"machine\": external servers were not "
+            "started by orbbench: no memory limit or CPUs can be set for "
+            "them", path);
+    if (ior_list_load(l, sc->server.iors, sc->transport, allow, *nallow, why,
+                      sizeof why) != 0)
+        die(EXIT_USAGE, "%s", why);
+    /* N grows over the list in order: it ends at the list's end. */
+    if ((size_t)sc->sweep.start > l->n)
+        die(EXIT_USAGE, "%s: key \"sweep.start\": %lld is above the %zu "
+            "servers %s lists", path, (long long)sc->sweep.start, l->n,
+            l->path);
+    max_n_why[0] = 0;
+    if ((size_t)sc->sweep.max_n > l->n) {
+        snprintf(max_n_why, len, "the end of %s: it lists %zu servers, "
+                 "sweep.max_n was %lld",
+                 strcmp(l->path, "-") ? l->path : "standard input", l->n,
+                 (long long)sc->sweep.max_n);
+        sc->sweep.max_n = (int64_t)l->n;
+    }
+}
+
+int runcmd_main(const struct runcmd_args *a)
+{
+    const char *cmd = a->cmd, *path = a->path, *out = a->out,
+               *out_b = a->out_b;
+    char **sets = a->sets, **versus = a->versus, **allow_cli = a->allow_cli;
+    size_t nsets = a->nsets, nversus = a->nversus,
+           nallow_cli = a->nallow_cli;
+    bool paired = a->paired || nversus > 0;
+    int show_progress = a->progress, argc = a->argc;
+    char **typed = a->argv;
+    if (out_b && !paired)
+        die(EXIT_USAGE, "--out-versus: only in a paired run (--paired or "
+                        "--versus)");
+
+    static struct side sides[RUN_MAX_SIDES];
+    size_t nsides = paired ? 2 : 1;
+    char err[1024], why[1024];
+    if (scenario_load(kind_schema(), path, sets, nsets, &sides[0].sc, err, sizeof err) != 0)
+        die(EXIT_USAGE, "%s", err);
+    const struct kind_ops *what = kind_lookup(sides[0].sc.kind);
+    if (!what)
+        die(EXIT_USAGE, "%s: key \"kind\": \"%s\" has no implementation",
+            path, sides[0].sc.kind);
+    if (paired && !(what->flags & KIND_PAIRS))
+        die(EXIT_USAGE, "%s: key \"kind\": a %s scenario cannot run paired "
+                        "(--paired, --versus)", path, what->scenario.name);
+    if (paired) {
+        check_versus(versus, nversus, &sides[0]);
+        memcpy(sets + nsets, versus, nversus * sizeof *versus);
+        if (scenario_load(kind_schema(), path, sets, nsets + nversus, &sides[1].sc, err,
+                          sizeof err) != 0)
+            die(EXIT_USAGE, "%s", err);
+    }
+    if (strcmp(cmd, "check") == 0) {
+        json_t *show = paired ? json_pack("{s:O, s:O}", "a",
+                                           sides[0].sc.resolved, "b",
+                                           sides[1].sc.resolved)
+                               : json_incref(sides[0].sc.resolved);
+        json_dumpf(show, stdout, JSON_INDENT(2));
+        putchar('\n');
+        json_decref(show);
+        for (size_t i = 0; i < nsides; i++)
+            scenario_free(&sides[i].sc);
+        return 0;
+    }
+    if ((what->flags & KIND_SERVERLESS))
+        return run_serverless(what, &sides[0], path, out, argc, typed,
+                              show_progress != 0);
+    for (size_t i = 0; i < nsides; i++)
+        resolve_side(&sides[i], path);
+    bool external = !sides[0].kind->binary;
+    static struct ior_list iors;
+    char *allow[2 * SCENARIO_MAX_HOSTS];
+    size_t nallow = 0;
+    char max_n_why[768] = "";
+    if (nallow_cli && !external)
+        die(EXIT_USAGE, "--allow-host: only for server.kind external");
+    if (paired && (external || !sides[1].kind->binary))
+        die(EXIT_USAGE, "%s: key \"server.kind\": external servers cannot "
+            "run paired", path);
+    if (external)
+        load_external(&sides[0], path, allow_cli, nallow_cli, &iors, allow,
+                      &nallow, max_n_why, sizeof max_n_why);
+
+    /* Where the results go: refuse now rather than lose a run at the
+     * end. */
+    if (out)
+        str_copy(sides[0].out, sizeof sides[0].out, out);
+    else
+        default_out(&sides[0].sc, sides[0].out, sizeof sides[0].out);
+    if (paired) {
+        if (out_b)
+            str_copy(sides[1].out, sizeof sides[1].out, out_b);
+        else
+            versus_out(sides[0].out, sides[1].out, sizeof sides[1].out);
+        if (strcmp(sides[0].out, sides[1].out) == 0)
+            die(EXIT_USAGE, "--out-versus %s: the same file as --out",
+                sides[1].out);
+    }
+    int rc;
+    for (size_t i = 0; i < nsides; i++)
+        if ((rc = result_check_writable(sides[i].out)) != 0)
+            die(EXIT_USAGE, "%s %s: cannot write there: %s",
+                i ? "--out-versus" : "--out", sides[i].out, strerror(-rc));
+
+    /* The emulated machine: never run without the limit asked for. Side B
+     * gets cgroups of its own, so its servers' CPU is counted apart. */
+    for (size_t i = 0; i < nsides; i++)
+        if (machine_setup(&sides[i].machine, &sides[i].sc, i ? "-b" : "",
+                          why, sizeof why) != 0) {
+            if (i)
+                machine_remove_cgroup(sides[0].machine.acct_dir);
+            die(EXIT_USAGE, "%s: %s", path, why);
+        }
+
+    char run_dir[] = "/tmp/orbbench-XXXXXX";
+    if (!mkdtemp(run_dir)) {
+        for (size_t i = 0; i < nsides; i++) {
+            machine_remove_cgroup(sides[i].machine.cgroup_dir);
+            machine_remove_cgroup(sides[i].machine.acct_dir);
+        }
+        die(EXIT_RUN_FAILED, "mkdtemp %s: %s", run_dir, strerror(errno));
+    }
+    struct nofile nofile;
+    raise_nofile(sides, nsides, &nofile);
+
+    struct spawn_config scfg = {
+        .make_argv = server_make_argv,
+        .ngroups = (int)nsides,
+        .log_dir = run_dir,
+        .start_timeout_ms = sides[0].sc.server.start_timeout_ms,
+        .start_parallel = (int)sides[0].sc.server.start_parallel,
+    };
+    for (size_t i = 0; i < nsides; i++) {
+        struct side *s = &sides[i];
+        s->launch = (struct server_launch){
+            s->kind,        s->server_path, s->sc.server.args,
+            s->sc.server.nargs, s->sc.transport, run_dir,
+            s->sc.server.work_us};
+        scfg.groups[i] = (struct spawn_group){
+            .make_argv_arg = &s->launch, .machine = &s->machine,
+            .pipe_pair = s->tp->spawner_pipes};
+    }
+    struct spawner *sp;
+    char bin_dir[PATH_MAX - 64];
+    exe_dir(bin_dir, sizeof bin_dir);
+    if (what->spawn_setup &&
+        (rc = what->spawn_setup(&sides[0].sc, bin_dir, &scfg, why,
+                                sizeof why))) {
+        rmdir(run_dir); /* setup fails before it puts anything there */
+        for (size_t i = 0; i < nsides; i++) {
+            machine_remove_cgroup(sides[i].machine.cgroup_dir);
+            machine_remove_cgroup(sides[i].machine.acct_dir);
+        }
+        die(rc == -ENOENT ? EXIT_USAGE : EXIT_RUN_FAILED, "%s: %s", path,
+            why);
+    }
+    /* Before any thread exists: the spawner is forked from a plain,
+     * single-threaded process. */
+    rc = spawner_start(&sp, &scfg);
+    if (rc) {
+        rmdir(run_dir);
+        for (size_t i = 0; i < nsides; i++) {
+            machine_remove_cgroup(sides[i].machine.cgroup_dir);
+            machine_remove_cgroup(sides[i].machine.acct_dir);
+        }
+        die(EXIT_RUN_FAILED, "cannot fork the spawner: %s", strerror(-rc));
+    }
+
+    /* After the fork: the spawner (and so every server) keeps the CPUs it
+     * was given, and stays out of a cgroup meant for the client. */
+    if (machine_enter_client(&sides[0].machine,
+                             sides[0].sc.machine.limit_client, why,
+                             sizeof why) != 0) {
+        spawner_stop(sp, 0);
+        die(EXIT_USAGE, "%s: %s", path, why);
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: blocking waits see EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    struct server_source list_src;
+    if (external)
+        server_source_list(&list_src, &iors);
+    char pair_id[64];
+    pairing_id(pair_id, sizeof pair_id);
+    struct run sw[RUN_MAX_SIDES];
+    struct run_outcome o[RUN_MAX_SIDES];
+    for (size_t i = 0; i < nsides; i++) {
+        struct side *s = &sides[i];
+        s->doc = result_new(what->scenario.name, argc, typed);
+        probe_describe(s->doc);
+        json_object_set_new(
+            s->doc, "orb",
+            json_pack("{s:s, s:s, s:s*, s:s, s:s*}", "id",
+                      s->sc.server.path[0] ? "custom"
+                      : s->kind->library   ? s->sc.server.orb
+                                           : s->kind->name,
+                      "name", s->orb_name, "version",
+                      s->vrc ? NULL : s->orb_version, "server_path",
+                      s->server_path, "version_error",
+                      s->vrc ? s->vwhy : NULL));
+        record_nofile(s->doc, &nofile);
+        json_object_set(s->doc, "scenario", s->sc.resolved);
+        json_object_set_new(s->doc, "scenario_file", json_string(path));
+        json_object_set_new(s->doc, "process_group",
+                            json_integer(spawner_pgid(sp)));
+        json_object_set_new(s->doc, "machine", machine_describe(&s->machine));
+        if (external)
+            json_object_set_new(s->doc, "external",
+                                ior_list_json(&iors, allow, nallow,
+                                              s->sc.sweep.max_n));
+        if (paired) {
+            json_t *vs = json_array();
+            for (size_t k = 0; k < nversus; k++)
+                json_array_append_new(vs, json_string(versus[k]));
+            json_object_set_new(
+                s->doc, "paired",
+                json_pack("{s:s, s:s, s:s, s:o}", "id", pair_id, "side",
+                          i ? "b" : "a", "other", sides[1 - i].out,
+                          "versus", vs));
+        }
+        sw[i] = (struct run){&s->sc,      s->kind,
+                               s->tp,       s->mode,
+                               sp,          (int)i,
+                               &s->machine, s->doc,
+                               s->out,      &interrupted,
+                               show_progress != 0,
+                               paired ? (i ? "B" : "A") : NULL,
+                               NULL, false, NULL};
+        if (external) {
+            /* Not our servers: no cgroup holds them (its CPU and OOM
+             * counts would be someone else's). */
+            sw[i].machine = NULL;
+            sw[i].src = &list_src;
+            sw[i].remote_ok = true;
+            sw[i].max_n_why = max_n_why[0] ? max_n_why : NULL;
+        }
+    }
+    what->run(sw, o, nsides);
+    machine_leave_client(&sides[0].machine);
+    spawner_stop(sp, 2000); /* also removes run_dir and the cgroups */
+
+    int exit_code = 0, wrc = 0;
+    for (size_t i = 0; i < nsides; i++) {
+        struct side *s = &sides[i];
+        int w = result_write(s->doc, s->out);
+        if (paired)
+            printf("[%s] ", i ? "B" : "A");
+        what->summary(&s->sc, s->doc, &o[i], s->out);
+        if (w) {
+            fprintf(stderr, "orbbench: cannot write %s: %s\n", s->out,
+                    strerror(-w));
+            wrc = w;
+        }
+        if (o[i].exit_code == 1)
+            fprintf(stderr, "orbbench: %s%s: %s\n",
+                    paired ? (i ? "side B: " : "side A: ") : "",
+                    o[i].stop_reason, o[i].detail);
+        /* A failure outranks an interrupt, which outranks a stop. */
+        if (o[i].exit_code == 1 ||
+            (o[i].exit_code == 130 && exit_code == 0))
+            exit_code = o[i].exit_code;
+        json_decref(s->doc);
+        scenario_free(&s->sc);
+    }
+    ior_list_free(&iors);
+    if (wrc)
+        return EXIT_RUN_FAILED;
+    return exit_code;
+}
