@@ -314,6 +314,9 @@ struct chan {
     struct samples call_ns;
     int64_t pushed;     /* measured events pushed */
     uint64_t base;      /* log records before the measured events */
+    /* A run stopped because events were not delivered: the log's records
+     * then, the ones its message counts; 0: read them all. */
+    uint64_t records_at_stop;
     json_t *info;       /* doc.channel */
 };
 
@@ -575,6 +578,9 @@ static void phase_failed(struct chan *c, int rc, bool pushed, int64_t i,
     }
     /* The phase's deadline, while pushing or waiting: the named error. */
     if (rc == -ETIMEDOUT && (pushed || now_ns() >= deadline_ns)) {
+        /* An event still in flight may be logged after this: the result
+         * keeps what the message says was delivered. */
+        c->records_at_stop = base + logged;
         run_stop(c->o, STOP_NOT_DELIVERED, 1, "%s: %llu of %lld "
                            "%s%sevents reached the consumer within %lld ms%s",
                            c->label, (unsigned long long)logged, (long long)n,
@@ -658,6 +664,8 @@ static void read_back(struct chan *c)
     struct samples logged = {0}, received = {0};
     struct summary sm;
     uint64_t at = 0, have = event_log_records(&c->log);
+    if (c->records_at_stop && c->records_at_stop < have)
+        have = c->records_at_stop;
     struct event_log_record rec;
     const char *name = payload_name(c->pt);
     int64_t got = 0;
