@@ -197,12 +197,22 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclient.a | deps
 	$(CC) $(CFLAGS) $(CLIENT_INC) -MMD -MP $< $(BUILD)/libclient.a -o $@ \
 		$(LDFLAGS) -lcmocka -ljansson -lm
 
+# The fault-injection shim of the end-to-end tests (LD_PRELOAD: the Nth
+# socket/accept/pipe/fork fails with a chosen errno). Without sanitizers:
+# it is preloaded into sanitized clients too, before their runtime.
+FAIL_AFTER_LIB := $(BUILD)/faults/libfailafter.so
+$(FAIL_AFTER_LIB): tests/faults/fail_after.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g $(WARN) -fPIC -shared -o $@ $< -ldl
+
 test-unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do echo "== $$t"; $$t || exit 1; done
 
 # -rs: every skipped test is listed with its reason, never silent.
-test-e2e: build
-	ORBBENCH_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -rs tests/e2e
+test-e2e: build $(FAIL_AFTER_LIB)
+	ORBBENCH_BIN=$(abspath $(BIN)) \
+		ORBBENCH_FAIL_AFTER=$(abspath $(FAIL_AFTER_LIB)) \
+		$(PYTHON) -m pytest -q -rs tests/e2e
 
 test: deps
 	@$(MAKE) --no-print-directory check-layers test-unit test-e2e

@@ -129,6 +129,11 @@ int64_t probe_pid_max(void)
     return read_i64("/proc/sys/kernel/pid_max");
 }
 
+int64_t probe_threads_max(void)
+{
+    return read_i64("/proc/sys/kernel/threads-max");
+}
+
 json_t *probe_limits(void)
 {
     struct rlimit nofile, nproc;
@@ -162,6 +167,50 @@ int64_t probe_tasks_total(void)
     if (sscanf(buf, "%*s %*s %*s %lld/%lld", &running, &total) == 2)
         return total;
     return -1;
+}
+
+int64_t probe_user_tasks(uid_t uid)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int64_t n = 0;
+    if (!d)
+        return -1;
+    while ((e = readdir(d))) {
+        char path[300], line[256];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue; /* gone meanwhile */
+        long long real = -1, threads = 0;
+        while (fgets(line, sizeof line, f)) {
+            if (sscanf(line, "Uid: %lld", &real) == 1)
+                continue;
+            if (sscanf(line, "Threads: %lld", &threads) == 1)
+                break; /* Uid comes before Threads */
+        }
+        fclose(f);
+        if (real == (long long)uid)
+            n += threads;
+    }
+    closedir(d);
+    return n;
+}
+
+int probe_file_table(int64_t *used, int64_t *max)
+{
+    char line[128];
+    long long a, b, c;
+    read_line("/proc/sys/fs/file-nr", line, sizeof line);
+    if (sscanf(line, "%lld %lld %lld", &a, &b, &c) != 3) {
+        *used = *max = -1;
+        return -ENOENT;
+    }
+    *used = a - b; /* allocated less the free ones */
+    *max = c;
+    return 0;
 }
 
 int64_t probe_own_fds(void)

@@ -18,9 +18,17 @@ json_t *probe_limits(void);
 int64_t probe_tasks_total(void);
 /* kernel.pid_max, or -1. */
 int64_t probe_pid_max(void);
+/* kernel.threads-max, or -1. */
+int64_t probe_threads_max(void);
 /* Descriptors this process has open, or -1. */
 int64_t probe_own_fds(void);
 
+/* Tasks (threads) whose real uid is `uid`, what RLIMIT_NPROC counts,
+ * from /proc/PID/status; -1 if unknown. */
+int64_t probe_user_tasks(uid_t uid);
+/* The system's file table, from /proc/sys/fs/file-nr: files open and
+ * fs.file-max. 0, or -errno with both -1. */
+int probe_file_table(int64_t *used, int64_t *max);
 
 /* One process's footprint. Sizes in KiB. */
 struct proc_footprint {

@@ -20,9 +20,9 @@
 /* --- the spawner ------------------------------------------------------ */
 
 static int sp_start(void *ctx, int group, unsigned first, unsigned count,
-                    struct spawn_result *res)
+                    int cpu, struct spawn_result *res)
 {
-    return spawner_spawn(ctx, group, first, count, res);
+    return spawner_spawn_on(ctx, group, first, count, cpu, res);
 }
 
 static int sp_drop(void *ctx, const pid_t *pids, unsigned count,
@@ -65,7 +65,7 @@ void server_source_spawner(struct server_source *src, struct spawner *sp)
 /* --- a list of IORs --------------------------------------------------- */
 
 static int ls_start(void *ctx, int group, unsigned first, unsigned count,
-                    struct spawn_result *res)
+                    int cpu, struct spawn_result *res)
 {
     struct ior_list *l = ctx;
     (void)group;
@@ -74,6 +74,14 @@ static int ls_start(void *ctx, int group, unsigned first, unsigned count,
         memset(r, 0, sizeof *r);
         r->index = first + k;
         r->fds[0] = r->fds[1] = -1;
+        if (cpu >= 0) {
+            /* Running already, wherever their owner put them. */
+            r->err = -EINVAL;
+            snprintf(r->why, sizeof r->why, "server %u of %s: servers "
+                     "orbbench did not start cannot be pinned to a CPU",
+                     r->index, l->path);
+            return r->err;
+        }
         if (r->index >= l->n) {
             r->err = -ERANGE;
             snprintf(r->why, sizeof r->why, "%s lists %zu servers, not %u",

@@ -1,4 +1,4 @@
-/* Where a sweep's servers come from, behind one set of operations: forked
+/* Where a run's servers come from, behind one set of operations: forked
  * by the spawner (every ORB kind), or listed in a file of stringified IORs
  * (server.kind external: servers orbbench did not start, and never stops
  * or signals). */
@@ -18,9 +18,10 @@ struct server_source_ops {
     bool started_here; /* orbbench started the servers, and stops them */
     /* Make servers first..first+count-1 of `group` available: fill
      * res[0..count-1] (the ready line is what the wire parses; pid 0 when
-     * unknown). As spawner_spawn. */
+     * unknown). cpu >= 0: pin each to that CPU (spawner_spawn_on; a
+     * list cannot: -EINVAL). As spawner_spawn. */
     int (*start)(void *ctx, int group, unsigned first, unsigned count,
-                 struct spawn_result *res);
+                 int cpu, struct spawn_result *res);
     /* The sweep has closed its connections to these servers: stop them
      * (the spawner) or leave them be (a list). As spawner_kill. */
     int (*drop)(void *ctx, const pid_t *pids, unsigned count,

@@ -39,6 +39,7 @@
 #include "codec/ior.h"
 #include "codec/payload.h"
 #include "kinds/run.h"
+#include "kinds/servers.h"
 #include "core/result.h"
 #include "host/server_kind.h"
 #include "core/stats.h"
@@ -348,23 +349,15 @@ static void process_failed(struct chan *c, pid_t pid, const char *who,
 static int spawn_one(struct chan *c, unsigned index, const char *who,
                      struct spawn_result *r)
 {
-    int rc = spawner_spawn(c->s->sp, (int)index, index, 1, r);
-    if (r->pid > 0 && r->err == 0)
-        result_add_server(c->s->doc, index, r->pid,
-                          (double)r->start_ns / 1e6);
-    if (rc == -EINTR && *c->s->interrupted) {
-        run_stop(c->o, STOP_INTERRUPTED, 130,
-                           "interrupted starting %s", who);
-        return -1;
-    }
-    if (rc) {
-        bool resource = rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE;
-        run_stop(c->o, resource ? STOP_RESOURCE : STOP_SERVER_DIED,
-                           resource ? 0 : 1, "%s: %s", who,
-                           r->err ? r->why : "the spawner is gone");
-        return -1;
-    }
-    return 0;
+    struct servers_want w = {
+        .group = (int)index,
+        .first = index,
+        .count = 1,
+        .cpu = -1,
+        .who = who,
+        .oom_kills = -1,
+    };
+    return servers_start(c->s, c->o, &w, r) == 1 ? 0 : -1;
 }
 
 /* A set-up call on the channel's connection: `op` on object `key`, with
@@ -491,12 +484,14 @@ static int start(struct chan *c)
         return -1;
     }
     rc = invoke_open(&c->inv, c->s->tp, &c->target, sc->call.timeout_ms);
-    if (rc) {
+    if (rc && !servers_resource_stop(c->o, rc, c->inv.why, NULL)) {
         process_failed(c, setup.via_channel ? c->events_pid : c->consumer_pid,
                        setup.via_channel ? "omniEvents" : "event consumer",
                        "connect: %s", c->inv.why);
         return -1;
     }
+    if (rc)
+        return -1;
     c->key = c->target.key;
     c->key_len = c->target.key_len;
     if (setup.via_channel) {

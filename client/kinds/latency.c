@@ -22,6 +22,7 @@
 #include "net/conn.h"
 #include "codec/payload.h"
 #include "kinds/run.h"
+#include "kinds/servers.h"
 #include "core/result.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -74,64 +75,26 @@ static void call_failed(struct latency *l, size_t i, int err,
     }
 }
 
+static struct conn *start_slot(void *arg, size_t k)
+{
+    struct latency *l = arg;
+    return &l->conns[k];
+}
+
 /* Start the servers and connect to each. True when all are up. */
 static bool start(struct latency *l, size_t k)
 {
     const struct scenario *sc = l->s->sc;
-    struct spawn_result *res = calloc(k, sizeof *res);
-    if (!res) {
-        run_stop(l->o, STOP_RESOURCE, 0, "out of memory");
-        return false;
-    }
-    int rc = spawner_spawn(l->s->sp, l->s->group, 0, (unsigned)k, res);
-    for (size_t i = 0; i < k; i++)
-        if (res[i].pid > 0 && res[i].err == 0)
-            result_add_server(l->s->doc, res[i].index, res[i].pid,
-                              (double)res[i].start_ns / 1e6);
-    const char *why = "a server failed to start";
-    for (size_t i = 0; rc && i < k; i++)
-        if (res[i].err == rc) {
-            why = res[i].why;
-            break;
-        }
-    if (rc == -EINTR && *l->s->interrupted)
-        run_stop(l->o, STOP_INTERRUPTED, 130,
-                           "interrupted starting the servers");
-    else if (rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE)
-        run_stop(l->o, STOP_RESOURCE, 0, "%s", why);
-    else if (rc)
-        run_stop(l->o, STOP_SERVER_DIED, 1, "%s", why);
-    const struct payload_type *pt = payload_lookup(sc->call.payload);
-    for (size_t i = 0; !rc && i < k; i++) {
-        struct target t;
-        struct conn *c = &l->conns[i];
-        if (l->s->kind->wire->parse_ready(res[i].line, &t, c->why,
-                                          sizeof c->why)) {
-            run_stop(l->o, STOP_CALL_FAILED, 1, "server %u (pid "
-                               "%d): %s", res[i].index, (int)res[i].pid,
-                               c->why);
-            break;
-        }
-        /* A pipe pair the spawner handed over is the conn's from here. */
-        t.rfd = res[i].fds[0];
-        t.wfd = res[i].fds[1];
-        res[i].fds[0] = res[i].fds[1] = -1;
-        int e = conn_open(c, l->s->tp, l->s->kind->wire, &t, res[i].index,
-                          res[i].pid, (size_t)sc->call.payload_bytes,
-                          sc->call.timeout_ms);
-        l->n++;
-        if (!e)
-            e = conn_use_payload(c, pt);
-        if (e) {
-            call_failed(l, i, e, "connecting");
-            rc = e;
-        }
-    }
-    for (size_t i = 0; i < k; i++)
-        for (int j = 0; j < 2; j++)
-            if (res[i].fds[j] >= 0)
-                close(res[i].fds[j]);
-    free(res);
+    struct servers_want w = {
+        .group = l->s->group,
+        .count = (unsigned)k,
+        .cpu = -1,
+        .oom_kills = -1,
+        .slot = start_slot,
+        .arg = l,
+        .payload = payload_lookup(sc->call.payload),
+    };
+    l->n = servers_start(l->s, l->o, &w, NULL);
     return l->n == k && l->o->stop_reason == NULL;
 }
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "host/probe.h"
+#include "kinds/servers.h"
 #include "core/result.h"
 #include "core/util.h"
 
@@ -666,15 +667,10 @@ static void pump_failed(struct rate *r, int err, const char *when)
     run_stop(r->o, STOP_CALL_FAILED, 1, "%s %s", r->why, when);
 }
 
-/* Close the pipe ends the spawner handed over for servers not connected. */
-static void close_handed_over(struct spawn_result *res, size_t count)
+static struct conn *start_slot(void *arg, size_t k)
 {
-    for (size_t i = 0; i < count; i++)
-        for (int j = 0; j < 2; j++)
-            if (res[i].fds[j] >= 0) {
-                close(res[i].fds[j]);
-                res[i].fds[j] = -1;
-            }
+    struct rate *r = arg;
+    return &r->rc[k].c;
 }
 
 /* Start the k servers and connect to each. True when all are up. */
@@ -682,60 +678,24 @@ static bool start(struct rate *r)
 {
     const struct scenario *sc = r->s->sc;
     size_t k = (size_t)sc->rate.servers;
-    struct spawn_result res[RATE_MAX_SERVERS];
-    int rc = spawner_spawn(r->s->sp, r->s->group, 0, (unsigned)k, res);
-    for (size_t i = 0; i < k; i++)
-        if (res[i].pid > 0 && res[i].err == 0)
-            result_add_server(r->s->doc, res[i].index, res[i].pid,
-                              (double)res[i].start_ns / 1e6);
-    if (rc == -EINTR && *r->s->interrupted) {
-        run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted starting the servers");
+    struct servers_want w = {
+        .group = r->s->group,
+        .count = (unsigned)k,
+        .cpu = -1,
+        .oom_kills = -1,
+        .slot = start_slot,
+        .arg = r,
+    };
+    r->n = servers_start(r->s, r->o, &w, NULL);
+    if (r->n != k || r->o->stop_reason)
         return false;
-    }
-    if (rc) {
-        close_handed_over(res, k);
-        const char *why = "a server failed to start";
-        for (size_t i = 0; i < k; i++)
-            if (res[i].err == rc) {
-                why = res[i].why;
-                break;
-            }
-        if (rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE)
-            run_stop(r->o, STOP_RESOURCE, 0, "%s", why);
-        else
-            run_stop(r->o, STOP_SERVER_DIED, 1, "%s", why);
-        return false;
-    }
     for (size_t i = 0; i < k; i++) {
-        struct target t;
-        char why[CONN_WHY_BYTES];
         struct rconn *rcn = &r->rc[i];
-        if (r->s->kind->wire->parse_ready(res[i].line, &t, why, sizeof why)) {
-            run_stop(r->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
-                 res[i].index, (int)res[i].pid, why);
-            close_handed_over(res + i, k - i);
-            return false;
-        }
-        /* Descriptors the spawner handed over (a pipe pair) are part of
-         * the target; conn_open takes them. */
-        t.rfd = res[i].fds[0];
-        t.wfd = res[i].fds[1];
-        res[i].fds[0] = res[i].fds[1] = -1;
-        int e = conn_open(&rcn->c, r->s->tp, r->s->kind->wire, &t,
-                          res[i].index, res[i].pid,
-                          (size_t)sc->call.payload_bytes, sc->call.timeout_ms);
         rcn->slots = calloc((size_t)sc->rate.window, sizeof *rcn->slots);
         rcn->expect = malloc((size_t)sc->call.payload_bytes + 1);
-        r->n++;
-        if (!e && (!rcn->slots || !rcn->expect)) {
-            e = -ENOMEM;
-            snprintf(rcn->c.why, sizeof rcn->c.why, "out of memory");
-        }
-        if (e) {
-            str_copy(r->why, sizeof r->why, rcn->c.why);
-            r->failed = i;
-            pump_failed(r, e, "connecting");
-            close_handed_over(res + i + 1, k - i - 1);
+        if (!rcn->slots || !rcn->expect) {
+            run_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client "
+                     "for server %u's window", rcn->c.index);
             return false;
         }
     }

@@ -29,6 +29,7 @@
 #include "codec/payload.h"
 #include "core/result.h"
 #include "core/util.h"
+#include "kinds/servers.h"
 
 static const char *const placements[] = {"same", "spread", NULL};
 
@@ -175,16 +176,6 @@ static int steps(struct scaling *g)
     return 0;
 }
 
-/* Close the pipe ends the spawner handed over, when not taken. */
-static void close_handed_over(struct spawn_result *r)
-{
-    for (int j = 0; j < 2; j++)
-        if (r->fds[j] >= 0) {
-            close(r->fds[j]);
-            r->fds[j] = -1;
-        }
-}
-
 static json_t *affinity_json(pid_t pid)
 {
     cpu_set_t set;
@@ -197,61 +188,42 @@ static json_t *affinity_json(pid_t pid)
     return a;
 }
 
+static struct conn *start_slot(void *arg, size_t k)
+{
+    struct pair *p = arg;
+    (void)k;
+    return &p->c;
+}
+
 /* Start server i on its pair's server CPU and connect to it. */
 static bool start_one(struct scaling *g, size_t i, json_t *pairs)
 {
     const struct scenario *sc = g->s->sc;
     struct pair *p = &g->p[i];
     struct spawn_result res;
-    res.fds[0] = res.fds[1] = -1;
-    int rc = spawner_spawn_on(g->s->sp, g->s->group, (unsigned)i, 1,
-                              p->server_cpu, &res);
+    struct servers_want w = {
+        .group = g->s->group,
+        .first = (unsigned)i,
+        .count = 1,
+        .cpu = p->server_cpu,
+        .oom_kills = -1,
+        .slot = start_slot,
+        .arg = p,
+        .payload = payload_lookup(sc->call.payload),
+    };
+    size_t up = servers_start(g->s, g->o, &w, &res);
     if (res.pid > 0 && res.err == 0)
-        result_add_server(g->s->doc, res.index, res.pid,
-                          (double)res.start_ns / 1e6);
-    if (rc == -EINTR && *g->s->interrupted) {
-        run_stop(g->o, STOP_INTERRUPTED, 130, "interrupted starting the servers");
+        json_array_append_new(
+            pairs, json_pack("{s:I, s:i, s:i, s:I, s:I, s:o}", "pair",
+                             (json_int_t)i, "client_cpu", p->client_cpu,
+                             "server_cpu", p->server_cpu, "server_index",
+                             (json_int_t)res.index, "pid",
+                             (json_int_t)res.pid, "server_affinity",
+                             affinity_json(res.pid)));
+    if (!up)
         return false;
-    }
-    if (rc) {
-        close_handed_over(&res);
-        if (rc == -EAGAIN || rc == -ENOMEM || rc == -EMFILE)
-            run_stop(g->o, STOP_RESOURCE, 0, "%s", res.why);
-        else
-            run_stop(g->o, STOP_SERVER_DIED, 1, "%s", res.why);
-        return false;
-    }
-    struct target t;
-    char why[CONN_WHY_BYTES];
-    if (g->s->kind->wire->parse_ready(res.line, &t, why, sizeof why)) {
-        close_handed_over(&res);
-        run_stop(g->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s", res.index,
-             (int)res.pid, why);
-        return false;
-    }
-    t.rfd = res.fds[0];
-    t.wfd = res.fds[1];
-    int e = conn_open(&p->c, g->s->tp, g->s->kind->wire, &t, res.index,
-                      res.pid, (size_t)sc->call.payload_bytes,
-                      sc->call.timeout_ms);
-    if (!e)
-        e = conn_use_payload(&p->c, payload_lookup(sc->call.payload));
     p->open = true;
     g->npairs = i + 1;
-    json_array_append_new(
-        pairs, json_pack("{s:I, s:i, s:i, s:I, s:I, s:o}", "pair",
-                         (json_int_t)i, "client_cpu", p->client_cpu,
-                         "server_cpu", p->server_cpu, "server_index",
-                         (json_int_t)res.index, "pid", (json_int_t)res.pid,
-                         "server_affinity", affinity_json(res.pid)));
-    if (e) {
-        if (e == -EINTR && *g->s->interrupted)
-            run_stop(g->o, STOP_INTERRUPTED, 130, "interrupted connecting");
-        else
-            run_stop(g->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
-                 res.index, (int)res.pid, p->c.why);
-        return false;
-    }
     return true;
 }
 

@@ -28,6 +28,7 @@
 #include "core/result.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "kinds/servers.h"
 
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
@@ -172,34 +173,6 @@ struct driver {
     int64_t t0_ns;
 };
 
-static bool is_resource_errno(int e)
-{
-    switch (e) {
-    case EAGAIN: case ENOMEM: case EMFILE: case ENFILE: case ENOSPC:
-    case ENOBUFS: case EADDRNOTAVAIL: case EADDRINUSE: case EDQUOT:
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* Name the limit that a resource error most likely hit. */
-static void limit_note(int e, char *buf, size_t len)
-{
-    struct rlimit rl;
-    buf[0] = 0;
-    if (e == EAGAIN) {
-        snprintf(buf, len, " (threads in use %lld of pid_max %lld)",
-                 (long long)probe_tasks_total(), (long long)probe_pid_max());
-    } else if (e == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-        snprintf(buf, len, " (client descriptors %lld of RLIMIT_NOFILE %llu)",
-                 (long long)probe_own_fds(),
-                 (unsigned long long)rl.rlim_cur);
-    } else if (e == EADDRNOTAVAIL) {
-        snprintf(buf, len, " (ephemeral ports exhausted?)");
-    }
-}
-
 /* A server died by SIGKILL while the memory cgroup's OOM count rose:
  * the limit, not the ORB, ended it. */
 static bool oom_killed(struct sweep_side *r, int wstatus)
@@ -251,123 +224,43 @@ static void call_failure(struct sweep_side *r, size_t i, int err, const char *wh
     }
 }
 
+static struct conn *grow_slot(void *arg, size_t k)
+{
+    struct sweep_side *r = arg;
+    return &r->conns[r->n + k];
+}
+
+static void grow_failed(void *arg, size_t k, struct conn *c, int err)
+{
+    struct sweep_side *r = arg;
+    call_failure(r, r->n + k, err, c->why);
+}
+
 /* Start servers n..target-1 and connect to each. True when all are up. */
 static bool grow(struct sweep_side *r, size_t target)
 {
     const struct scenario *sc = r->s->sc;
     size_t count = target - r->n;
-    struct spawn_result *res = calloc(count, sizeof *res);
-    if (!res) {
-        run_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
-             r->n);
-        return false;
-    }
+    char at[48];
+    snprintf(at, sizeof at, " at N=%zu", r->n);
     samples_clear(&r->starts);
-    const struct server_source *src = r->s->src;
-    int rc = src->ops->start(src->ctx, r->s->group, r->d->next_index,
-                             (unsigned)count, res);
+    struct servers_want w = {
+        .group = r->s->group,
+        .first = r->d->next_index,
+        .count = (unsigned)count,
+        .cpu = -1,
+        .at = at,
+        .oom_kills = r->oom_kills,
+        .starts = &r->starts,
+        .slot = grow_slot,
+        .arg = r,
+        .idle = !sc->client.connect,
+        .payload = payload_lookup(sc->call.payload),
+        .failed = grow_failed,
+    };
     r->d->next_index += (unsigned)count;
-    /* Record every server that came up, even when another failed (those
-     * of a list are in the result's "external"). */
-    for (size_t k = 0; k < count && src->ops->started_here; k++)
-        if (res[k].pid > 0 && res[k].err == 0) {
-            result_add_server(r->s->doc, res[k].index, res[k].pid,
-                              (double)res[k].start_ns / 1e6);
-            samples_add(&r->starts, res[k].start_ns);
-        }
-    bool ok = rc == 0;
-    if (rc == -EINTR && *r->s->interrupted) {
-        run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
-    } else if (rc == -EPIPE) {
-        run_stop(r->o, STOP_CALL_FAILED, 1,
-             "the spawner process stopped answering at N=%zu", r->n);
-    } else if (rc) {
-        const struct spawn_result *bad = NULL;
-        for (size_t k = 0; k < count && !bad; k++)
-            if (res[k].err == rc)
-                bad = &res[k];
-        char note[600];
-        limit_note(-rc, note, sizeof note);
-        if (bad && is_resource_errno(-rc))
-            run_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu%s", bad->why, r->n, note);
-        else if (bad && bad->pid > 0 && oom_killed(r, bad->wstatus))
-            stop_oom(r, bad->index, bad->pid);
-        else if (bad && probe_task_limit(getpid(), note, sizeof note))
-            run_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu: %s", bad->why, r->n,
-                 note);
-        else
-            run_stop(r->o, STOP_SERVER_DIED, 1, "%s",
-                 bad ? bad->why : "a server failed to start");
-    }
-    /* Connect to those that are up, in order, so conns stay dense. */
-    for (size_t k = 0; k < count; k++) {
-        struct spawn_result *sr = &res[k];
-        if (sr->err || (sr->pid <= 0 && src->ops->started_here))
-            break;
-        struct target t;
-        char why[CONN_WHY_BYTES];
-        struct conn *c = &r->conns[r->n];
-        int prc = r->s->kind->wire->parse_ready(sr->line, &t, why, sizeof why);
-        /* Descriptors the spawner handed over (a pipe pair) are part of
-         * the target; conn_open takes them. */
-        t.rfd = sr->fds[0];
-        t.wfd = sr->fds[1];
-        t.remote_ok = r->s->remote_ok;
-        if (!prc)
-            sr->fds[0] = sr->fds[1] = -1;
-        if (prc) {
-            char who[600];
-            src->ops->describe(src->ctx, sr->index, who, sizeof who);
-            if (ok && who[0])
-                run_stop(r->o, STOP_CALL_FAILED, 1,
-                     "server %u (%s): %s", sr->index, who, why);
-            else if (ok)
-                run_stop(r->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s",
-                     sr->index, (int)sr->pid, why);
-            ok = false;
-            break;
-        }
-        if (!sc->client.connect) {
-            /* Idle servers: known by pid, never connected or called;
-             * handed-over descriptors stay open (closing a pipe pair
-             * would end its server) and close with the conn. */
-            memset(c, 0, sizeof *c);
-            c->tp = r->s->tp;
-            c->fds.rfd = t.rfd;
-            c->fds.wfd = t.wfd;
-            c->index = sr->index;
-            c->pid = sr->pid;
-            r->n++;
-            continue;
-        }
-        int crc = conn_open(c, r->s->tp, r->s->kind->wire, &t, sr->index,
-                            sr->pid, (size_t)sc->call.payload_bytes,
-                            sc->call.timeout_ms);
-        if (!crc)
-            crc = conn_use_payload(c, payload_lookup(sc->call.payload));
-        if (crc) {
-            if (ok) {
-                char note[160];
-                limit_note(-crc, note, sizeof note);
-                if (is_resource_errno(-crc))
-                    run_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu%s", c->why, r->n,
-                         note);
-                else
-                    call_failure(r, r->n, crc, c->why);
-            }
-            conn_close(c);
-            ok = false;
-            break;
-        }
-        r->n++;
-    }
-    /* Descriptors of servers not connected (a failure came first). */
-    for (size_t k = 0; k < count; k++)
-        for (int i = 0; i < 2; i++)
-            if (res[k].fds[i] >= 0)
-                close(res[k].fds[i]);
-    free(res);
-    return ok;
+    r->n += servers_start(r->s, r->o, &w, NULL);
+    return r->n == target && !r->o->stop_reason;
 }
 
 static double tv_s(struct timeval tv)
@@ -460,12 +353,11 @@ static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
     int rc = r->s->mode->round(r->mode, r->conns, r->n, timed, &info);
     int64_t dt = now_ns() - t0;
     getrusage(RUSAGE_SELF, &ru1);
-    if (rc && info.client_resource && is_resource_errno(-rc)) {
-        char note[160];
-        limit_note(-rc, note, sizeof note);
-        run_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu%s", info.why, r->n, note);
+    char at[48];
+    snprintf(at, sizeof at, " at N=%zu", r->n);
+    if (rc && info.client_resource &&
+        servers_resource_stop(r->o, rc, info.why, at))
         return false;
-    }
     if (rc) {
         call_failure(r, info.failed, rc, info.why);
         return false;

@@ -14,6 +14,11 @@ ROOT = E2E.parents[1]
 BIN = Path(os.environ.get("ORBBENCH_BIN", ROOT / "bin"))
 ORBBENCH = BIN / "orbbench"
 SCENARIOS = ROOT / "scenarios"
+# The fault-injection shim (tests/faults/fail_after.c), built by `make
+# test-e2e` and named by it; else the release build's, when there is one.
+FAIL_AFTER = Path(os.environ.get(
+    "ORBBENCH_FAIL_AFTER", ROOT / "build" / "release" / "faults" /
+    "libfailafter.so"))
 
 
 def alive(pid):

@@ -1,0 +1,83 @@
+/* Start servers and connect to them: the one path every kind that needs
+ * servers takes (sweep, rate, latency, scaling, channel). From the run's
+ * server source (the spawner unless an IOR list was given), each server
+ * started is recorded in the result (result_add_server), its ready line
+ * parsed by the kind's wire, its handed-over pipe pair given to its conn,
+ * the conn opened and the payload attached. A failure ends the run
+ * through one errno table: a limit of the machine (servers_resource_errno)
+ * is a `resource` stop, exit 0, whose detail names the limit most likely
+ * hit (servers_limit_note); anything else is a failure, exit 1. */
+#ifndef ORBBENCH_SERVERS_H
+#define ORBBENCH_SERVERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec/payload.h"
+#include "core/stats.h"
+#include "host/source.h"
+#include "host/spawn.h"
+#include "kinds/run.h"
+#include "net/conn.h"
+
+/* The errno table, in one place: is -e (e > 0) a limit of the machine
+ * (descriptors, the file table, tasks, memory, ports, buffers, space)
+ * rather than a fault of the ORB or of orbbench? */
+bool servers_resource_errno(int e);
+
+/* " (...)": the limit that errno e most likely hit, with its value, or ""
+ * when there is nothing to add. EMFILE: RLIMIT_NOFILE and the client's
+ * descriptors; ENFILE: the system file table (fs.file-max); EAGAIN (fork,
+ * threads): RLIMIT_NPROC when the user's tasks are near it, else the pids
+ * cgroup's pids.max, else kernel.pid_max / threads-max. */
+void servers_limit_note(int e, char *buf, size_t len);
+
+/* When servers_resource_errno(-err): stop the run as `resource` (exit 0)
+ * with "<why><at><limit note>" and return true; else false and the run
+ * is left as it was. */
+bool servers_resource_stop(struct run_outcome *o, int err, const char *why,
+                           const char *at);
+
+/* The run's server source; `own` is filled with the spawner's when the
+ * run names none (s->src NULL), as a sweep defaults. */
+const struct server_source *servers_source(const struct run *s,
+                                           struct server_source *own);
+
+/* What to start, and what to do with the servers. */
+struct servers_want {
+    int group;          /* the spawner group (s->group, or a kind's own) */
+    unsigned first;     /* index of the first server */
+    unsigned count;
+    int cpu;            /* pin each server to this CPU; -1: no pin */
+    const char *who;    /* names them in messages ("event consumer"), or
+                         * NULL: "server <index>" */
+    const char *at;     /* appended to a stop's detail (" at N=12"), or
+                         * NULL */
+    /* The memory cgroup's OOM kills before (a SIGKILLed server while it
+     * rose: a `memory` stop); -1: read now, when the run has a machine. */
+    int64_t oom_kills;
+    struct samples *starts; /* each start time joins it, or NULL */
+    /* Where server k's conn goes; NULL: start only (res[] is the
+     * caller's, with any handed-over descriptors). */
+    struct conn *(*slot)(void *arg, size_t k);
+    void *arg;
+    bool idle; /* known by pid, never connected (client.connect false):
+                * handed-over descriptors close with the conn */
+    const struct payload_type *payload; /* echoed on every call, or NULL */
+    /* A connect that failed for a reason not in the errno table, on the
+     * conn of server k (still open: closed after): stop the run. NULL:
+     * interrupted (130), the server died (server_died), or call_failed. */
+    void (*failed)(void *arg, size_t k, struct conn *c, int err);
+};
+
+/* Start w->count servers and, with w->slot, connect to each in order.
+ * res: w->count results, or NULL (kept here). Returns how many conns
+ * were filled (slot mode: those up and connected before the first
+ * failure; start-only: count when all started, else 0). When that is
+ * short of w->count the run is stopped (o->stop_reason set). The source
+ * is servers_source(s). */
+size_t servers_start(struct run *s, struct run_outcome *o,
+                     const struct servers_want *w, struct spawn_result *res);
+
+#endif
