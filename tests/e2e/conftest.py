@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -14,6 +15,12 @@ ROOT = E2E.parents[1]
 BIN = Path(os.environ.get("ORBBENCH_BIN", ROOT / "bin"))
 ORBBENCH = BIN / "orbbench"
 SCENARIOS = ROOT / "scenarios"
+
+# The Python side is the package scripts/orbbench: tests import it as
+# orbbench.* from here on, its measurement kinds registered (what loading
+# results looks up).
+sys.path.insert(0, str(ROOT / "scripts"))
+import orbbench.kinds  # noqa: E402,F401
 
 
 def alive(pid):
