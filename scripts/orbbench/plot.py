@@ -118,7 +118,7 @@ def use_log_x(ax, docs):
 
 def series_of(results):
     """[(label, [docs])]: one series per scenario, split by ORB and by the
-    settings that differ (orbresults.group_by_scenario), seed order."""
+    settings that differ (orbbench.results.group_by_scenario), seed order."""
     groups = orbresults.group_by_scenario(results, split_orbs=True,
                                  split_settings=True)
     return [(name, [r.doc for r in rs]) for name, rs in groups.items()]

@@ -111,7 +111,7 @@ def round_ms(step):
 
 def fit_at(doc, n, read, weight):
     """One run's value of read(step) at n servers: a local power-law fit
-    through its steps and probes near n (orbstats.local_fit), each
+    through its steps and probes near n (orbbench.stats.local_fit), each
     weighted by weight(step). None without any value."""
     if n is None:
         return None

@@ -1,6 +1,6 @@
 """The host side of scripts/run-fleet: what run-fleet runs on every host
 through pdsh, in the host's own orbbench tree. Each answer is a line
-"orbbench-fleet {JSON}" on standard output (scripts/orbfleet.py); people
+"orbbench-fleet {JSON}" on standard output (scripts/orbbench.fleet.py); people
 need not run it by hand.
 
 usage: scripts/fleet-host preflight --host H --suite DIR [--only GLOB]...

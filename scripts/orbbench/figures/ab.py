@@ -5,7 +5,7 @@ round time against N in one small panel per scenario.
 
 Every figure has a pure *_data function beside it that returns exactly the
 numbers the figure draws. Groups are {scenario name: [result doc or
-orbresults.Result, …]}, as orbresults.group_by_scenario gives them; side B
+orbbench.results.Result, …]}, as orbbench.results.group_by_scenario gives them; side B
 is optional where the question allows (one set of results)."""
 import math
 import statistics
@@ -30,7 +30,7 @@ RATIO_CLIP = (1 / 2.5, 2.5)
 
 
 def docs_of(items):
-    """Result docs from a list of docs or orbresults.Result."""
+    """Result docs from a list of docs or orbbench.results.Result."""
     return [getattr(x, "doc", x) for x in items]
 
 
@@ -519,7 +519,7 @@ def ratio_ticks(lo, hi):
 
 
 def log_n_axis(docs):
-    """True for geometric sweeps over a wide range (as orbplot.use_log_x)."""
+    """True for geometric sweeps over a wide range (as orbbench.plot.use_log_x)."""
     ns = [s["n"] for d in docs for s in d["steps"]]
     return any(orbresults.get(d, "scenario.sweep.growth", 1) > 1 for d in docs) \
         and orbplot.spans_decades(ns, 10)
@@ -805,12 +805,12 @@ def write_figures(jobs, outdir, log):
 
 def ab_figures(res_a, res_b, outdir, labels, verdicts=None, colors=None,
                log=None, run=None):
-    """Write the A-against-B figures of two lists of orbresults.Result
+    """Write the A-against-B figures of two lists of orbbench.results.Result
     into outdir (PNG and SVG each): ab-capacity, ab-ratio, ab-latency.
     labels (A, B); verdicts as capacity_figure takes them (see
     verdicts_from_compare); colors {label: colour}; log(message) for
     skipped figures; run names the comparison in the titles. Returns
-    [orbplot.Figure] with captions."""
+    [orbbench.plot.Figure] with captions."""
     log = log or (lambda m: None)
     labels = tuple(labels)
     sides = swept_only([orbresults.group_by_scenario(res_a, split_orbs=True),
@@ -845,7 +845,7 @@ def single_figures(results, outdir, label=None, colors=None, log=None,
                    run=None):
     """Write the figures of one set of results (capacity, round-time
     panels) into outdir as capacity and latency-panels (PNG and SVG);
-    return [orbplot.Figure] with captions."""
+    return [orbbench.plot.Figure] with captions."""
     log = log or (lambda m: None)
     label = label or (orbresults.orb_label(results[0].doc) if results else "A")
     labels = (label, "B")

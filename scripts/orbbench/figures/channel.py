@@ -213,7 +213,7 @@ TITLE = "What an event channel adds: push to logged, per payload"
 
 
 def channel_figures(docs, outdir, log=None):
-    """The channel figure of these results into outdir; [orbplot.Figure]."""
+    """The channel figure of these results into outdir; [orbbench.plot.Figure]."""
     return orbplot.one_figure([("channel runs", list(docs))], outdir, log,
                         "channel", "channel", TITLE,
                         lambda series: channel_data(series[0][1]),

@@ -127,7 +127,7 @@ def clock_figure(data, footer, title):
 
 def clock_figures(series, outdir, log=None):
     """The clock figure of each series (one per scenario) into outdir;
-    [orbplot.Figure]."""
+    [orbbench.plot.Figure]."""
     log = log or (lambda m: None)
     series = orbplot.pairs(series)
     figures = []

@@ -5,8 +5,8 @@ beside memory per server at that N, each host's CPUs and memory under its
 name.
 
 host_figure_data returns exactly the numbers drawn, from
-orbhosts.hosts_data. Hosts are (label, [result doc or Result]) or the
-dicts orbhosts.load_hosts gives."""
+orbbench.hosts.hosts_data. Hosts are (label, [result doc or Result]) or the
+dicts orbbench.hosts.load_hosts gives."""
 import re
 
 import orbbench.hosts as orbhosts
@@ -133,7 +133,7 @@ def slug(name):
 
 def host_figures(hosts, outdir, log=None, mem="pss"):
     """One figure per scenario into outdir (hosts-SCENARIO.png/.svg);
-    [orbplot.Figure]."""
+    [orbbench.plot.Figure]."""
     pairs = host_pairs(hosts)
     data = orbhosts.hosts_data(pairs, mem)
     for label, why in data["left_out"]:

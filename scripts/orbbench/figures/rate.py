@@ -10,7 +10,7 @@ axis show the total and its split at once, and the rows line up for
 comparison. rate_data returns exactly the numbers drawn.
 
 A *series* is (label, [result documents]): one scenario (split by ORB and
-settings as orbplot.series_of does); its documents are its runs."""
+settings as orbbench.plot.series_of does); its documents are its runs."""
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
 from orbbench.plot import Skip
@@ -179,7 +179,7 @@ def rate_table(series):
 
 
 def rate_figures(series, outdir, log=None):
-    """The rate figure of these series into outdir; [orbplot.Figure]."""
+    """The rate figure of these series into outdir; [orbbench.plot.Figure]."""
     return orbplot.one_figure(
         series, outdir, log, "rate", "rate",
         "Upcall rate: CPU per upcall (user, kernel) and upcalls/s",

@@ -4,7 +4,7 @@ step. Each figure has a pure data function beside it that returns exactly
 the numbers drawn, so the tests check numbers, not pixels.
 
 A *series* is (label, [result documents]): one scenario, or one scenario of
-one side or setting; its documents are its runs (repeats). orbplot.Series
+one side or setting; its documents are its runs (repeats). orbbench.plot.Series
 (label, color, style, docs) is accepted too."""
 import re
 import textwrap
@@ -86,7 +86,7 @@ def _all_docs(series):
 
 
 def footer_of(docs):
-    """The one-line footer (host, ORB, date) of orbplot's figures."""
+    """The one-line footer (host, ORB, date) of the figures."""
     return orbresults.footer([orbresults.Result(None, d) for d in docs])
 
 
@@ -773,7 +773,7 @@ def strip_figure(series_item, footer, title, data=None):
 def run_figures(series, outdir, colors=None, log=None, strip_series=None,
                 cost_at=None):
     """Write the cost figure, the fixed-N figure and one strip figure per
-    swept series into outdir (PNG and SVG); return [orbplot.Figure]. A
+    swept series into outdir (PNG and SVG); return [orbbench.plot.Figure]. A
     figure the data cannot make is skipped and log(message) says why;
     series left out of a figure are logged too. strip_series, when given,
     are the series of the strip figures instead (a comparison draws both

@@ -6,7 +6,7 @@ axis — after the box plots of requests per core in RTEMS ticket #2271.
 
 scaling_data returns exactly the numbers drawn. A *series* is (label,
 [result documents]): one scenario split by ORB and settings
-(orbplot.series_of)."""
+(orbbench.plot.series_of)."""
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
 from orbbench.plot import Skip
@@ -136,7 +136,7 @@ def scaling_table(series):
 
 
 def scaling_figures(series, outdir, log=None):
-    """The scaling figure of these series into outdir; [orbplot.Figure]."""
+    """The scaling figure of these series into outdir; [orbbench.plot.Figure]."""
     return orbplot.one_figure(
         series, outdir, log, "scaling", "scaling",
         "The ORB across cores: calls/s per pair (boxes) and summed",
