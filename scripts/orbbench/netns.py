@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orbbench.fleet as orbfleet
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXEC_PREFIX = "ip netns exec %h"
 # A host's tree: what fleet-host checks and run-suite runs, and the build.
 TREE_PARTS = orbfleet.SOURCES + ("scenarios",)
