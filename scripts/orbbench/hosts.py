@@ -2,7 +2,8 @@
 one results folder per host), each host's identity as its results record
 it, and per scenario the max servers and memory per server of every host
 side by side, as scripts/compare --hosts and scripts/report print them and
-orbbench.figures.hosts draws them. Standard library only (no matplotlib here)."""
+orbbench.figures.hosts draws them. Standard library only (no matplotlib
+here)."""
 import csv
 import io
 import json
@@ -154,7 +155,8 @@ def hosts_data(hosts, mem="pss"):
     for h in hosts:
         label, items = (h["host"], h["results"]) if isinstance(h, dict) \
             else h
-        results = [x if isinstance(x, orbresults.Result) else orbresults.Result(None, x)
+        results = [x if isinstance(x, orbresults.Result)
+                   else orbresults.Result(None, x)
                    for x in items]
         found = sweeps(results)
         if not found:
@@ -163,7 +165,8 @@ def hosts_data(hosts, mem="pss"):
                 else "no results")
             left_out.append((label, why))
             continue
-        per_host[label] = orbresults.group_by_scenario(found, split_settings=True)
+        per_host[label] = orbresults.group_by_scenario(found,
+                                                       split_settings=True)
     labels = list(per_host)
     names = orbresults.seed_order([n for g in per_host.values() for n in g])
     scenarios = []

@@ -102,7 +102,8 @@ def marshal_rows(results):
             row = by_name.setdefault(p["name"], {
                 "payload": p["name"], "value_bytes": p["value_bytes"],
                 "c": [], "omniorb": [],
-                "omniorb_version": orbresults.get(r.doc, "marshal.omniorb.version")})
+                "omniorb_version": orbresults.get(
+                    r.doc, "marshal.omniorb.version")})
             for codec in ("c", "omniorb"):
                 row[codec] += orbresults.get(p, f"{codec}.repeats_ns", [])
     rows = []
@@ -171,7 +172,8 @@ def marshal_table(marshal):
     head = ["payload", "bytes", "C codec ns", "omniORB ns", "C / omniORB"]
     body = [[m["payload"], _num(m["value_bytes"]), _num(m["c_ns"]),
              _num(m["omniorb_ns"]),
-             _num(orbresults.ratio(m["c_ns"], m["omniorb_ns"]))] for m in marshal]
+             _num(orbresults.ratio(m["c_ns"], m["omniorb_ns"]))]
+            for m in marshal]
     return head, body
 
 

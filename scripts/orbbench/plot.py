@@ -87,8 +87,8 @@ def one_figure(series, outdir, log, name, stem, title, data_of, draw,
     data = data_of(series)
     for label, why in data["left_out"]:
         log(f"{name}: left out {label} ({why})")
-    footer = orbresults.footer([orbresults.Result(None, d) for _, docs in series
-                       for d in docs])
+    footer = orbresults.footer([orbresults.Result(None, d)
+                                for _, docs in series for d in docs])
     try:
         fig = draw(series, footer, title, data=data)
     except Skip as e:
@@ -106,8 +106,8 @@ def spans_decades(values, factor=30):
 def use_log_x(ax, docs):
     """Log N axis for geometric sweeps over a wide range; else whole N."""
     ns = [s["n"] for d in docs for s in d["steps"]]
-    if any(orbresults.get(d, "scenario.sweep.growth", 1) > 1 for d in docs) and \
-            spans_decades(ns, 10):
+    if any(orbresults.get(d, "scenario.sweep.growth", 1) > 1
+           for d in docs) and spans_decades(ns, 10):
         ax.set_xscale("log")
         return True
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))

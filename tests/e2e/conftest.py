@@ -18,9 +18,9 @@ SCENARIOS = ROOT / "scenarios"
 
 # The Python side is the package scripts/orbbench: tests import it as
 # orbbench.* from here on, its measurement kinds registered (what loading
-# results looks up).
+# results looks up). Bound as orbkinds: `orbbench` is a fixture below.
 sys.path.insert(0, str(ROOT / "scripts"))
-import orbbench.kinds  # noqa: E402,F401
+import orbbench.kinds as orbkinds  # noqa: E402,F401
 
 
 def alive(pid):

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from conftest import (ORBBENCH, ROOT, SCENARIOS, interrupt_mid_run,
+from conftest import (ORBBENCH, SCENARIOS, interrupt_mid_run,
                       kill_a_server_mid_run, start_repeating_run)
 
 

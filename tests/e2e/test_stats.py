@@ -7,8 +7,6 @@ import math
 import pytest
 from scipy import stats
 
-from conftest import ROOT
-
 import orbbench.stats as orbstats
 
 E = math.e

@@ -5,8 +5,9 @@ round time against N in one small panel per scenario.
 
 Every figure has a pure *_data function beside it that returns exactly the
 numbers the figure draws. Groups are {scenario name: [result doc or
-orbbench.results.Result, …]}, as orbbench.results.group_by_scenario gives them; side B
-is optional where the question allows (one set of results)."""
+orbbench.results.Result, …]}, as orbbench.results.group_by_scenario gives
+them; side B is optional where the question allows (one set of
+results)."""
 import math
 import statistics
 
@@ -162,8 +163,8 @@ def capacity_axis(values):
                 "why": "the x axis starts at 0"}
     low = nice_floor(low, top)
     return {"scale": "linear", "min": low, "max": top,
-            "why": f"the x axis starts at {orbresults.fmt_num(low)}, not 0, so that "
-                   "a 10% difference stays visible"}
+            "why": f"the x axis starts at {orbresults.fmt_num(low)}, not 0, "
+                   "so that a 10% difference stays visible"}
 
 
 def capacity_data(groups_a, groups_b=None):
@@ -317,8 +318,8 @@ def capacity_figure(groups_a, groups_b=None, labels=("A", "B"),
                      else "bold") for c in cells]]
     else:
         heads = ["median"]
-        columns = [[(orbresults.fmt_num(round(r["a"]["median"])) if r["a"] else "—",
-                     "black", "normal") for r in rows]]
+        columns = [[(orbresults.fmt_num(round(r["a"]["median"]))
+                     if r["a"] else "—", "black", "normal") for r in rows]]
     r = fig.canvas.get_renderer()
     x_pt = 10
     for head, col in zip(heads, columns):
@@ -519,10 +520,11 @@ def ratio_ticks(lo, hi):
 
 
 def log_n_axis(docs):
-    """True for geometric sweeps over a wide range (as orbbench.plot.use_log_x)."""
+    """True for geometric sweeps over a wide range (as
+    orbbench.plot.use_log_x)."""
     ns = [s["n"] for d in docs for s in d["steps"]]
-    return any(orbresults.get(d, "scenario.sweep.growth", 1) > 1 for d in docs) \
-        and orbplot.spans_decades(ns, 10)
+    return any(orbresults.get(d, "scenario.sweep.growth", 1) > 1
+               for d in docs) and orbplot.spans_decades(ns, 10)
 
 
 def ratio_figure(groups_a, groups_b, labels=("A", "B"), colors=None,

@@ -162,7 +162,8 @@ def channel_figure(series, footer, title, data=None):
     if not rows:
         raise Skip("channel: skipped, no channel result measured an event")
     n = len(rows)
-    fig, ax = plt.subplots(figsize=(max(7.0, 1.3 * n + 3), 5.2), dpi=orbplot.DPI)
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.3 * n + 3), 5.2),
+                           dpi=orbplot.DPI)
     fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
              va="bottom")
     offset = 0.16
@@ -213,7 +214,8 @@ TITLE = "What an event channel adds: push to logged, per payload"
 
 
 def channel_figures(docs, outdir, log=None):
-    """The channel figure of these results into outdir; [orbbench.plot.Figure]."""
+    """The channel figure of these results into outdir;
+    [orbbench.plot.Figure]."""
     return orbplot.one_figure([("channel runs", list(docs))], outdir, log,
                         "channel", "channel", TITLE,
                         lambda series: channel_data(series[0][1]),

@@ -64,15 +64,16 @@ def host_figure_data(hosts, scenario, mem="pss"):
 def host_caption(data):
     """Each host's numbers, largest first, and those without a result."""
     mem = orbresults.MEM_LABELS[data["mem"]]
-    parts = [f"{b['host']} ({b['identity']}): {orbresults.fmt_num(b['max_servers'])}"
-             f" servers" + (f" ({b['min']}–{b['max']}, {b['runs']} runs)"
-                            if b["runs"] > 1 else "") +
+    parts = [f"{b['host']} ({b['identity']}): "
+             f"{orbresults.fmt_num(b['max_servers'])} servers" +
+             (f" ({b['min']}–{b['max']}, {b['runs']} runs)"
+              if b["runs"] > 1 else "") +
              (f", {orbresults.fmt_num(b['mem_kb'])} KiB {mem} each"
               if b["mem_kb"] is not None else "")
              for b in sorted(data["bars"], key=lambda b: -b["max_servers"])]
     text = (f"{data['scenario']}: the largest N within max_ms "
-            f"({orbresults.fmt_num(data['max_ms'])} ms) on each host, and the memory "
-            f"per server there. " + "; ".join(parts) + ".")
+            f"({orbresults.fmt_num(data['max_ms'])} ms) on each host, and "
+            f"the memory per server there. " + "; ".join(parts) + ".")
     gone = [f"{h}: no result" for h in data["missing"]] + \
         [f"{h}: {why}" for h, why in data["no_sweeps"]]
     if gone:

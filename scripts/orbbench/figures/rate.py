@@ -56,7 +56,8 @@ def rate_data(series):
         total = sum(parts) if parts else None
         kernel = sum(cpu[k] or 0 for k in ("client_sys", "server_sys"))
         ctx = {side: orbresults.median(
-            orbresults.get(rep, f"ctx_switches_per_upcall.{side}") for rep in reps
+            orbresults.get(rep, f"ctx_switches_per_upcall.{side}")
+            for rep in reps
             if _num(orbresults.get(rep, f"ctx_switches_per_upcall.{side}")))
             for side in ("client", "server")}
         rows.append({"label": label, "runs": len(docs),

@@ -373,10 +373,10 @@ def cost_figure(series, footer, title, n=None, colors=None, data=None):
     below = (0.5, -0.55 / rows_h)
     handles = [orbplot.Patch(color=c, label=lb) for _, lb, c in COST_PARTS] + [
         orbplot.Line2D([], [], color="black", marker="D", linestyle="",
-                 label="MemAvailable drop per server (median)"),
-        orbplot.Line2D([], [], color="black", marker="o", markerfacecolor="none",
-                 linestyle="", markersize=5, label="MemAvailable drop, "
-                                                   "each run")]
+                       label="MemAvailable drop per server (median)"),
+        orbplot.Line2D([], [], color="black", marker="o",
+                       markerfacecolor="none", linestyle="", markersize=5,
+                       label="MemAvailable drop, each run")]
     # Two columns: the legend stays under its own panel (three ran into
     # the CPU panel's legend on a 12-inch figure).
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=below,
@@ -668,8 +668,8 @@ def strip_data(series_item):
         raise Skip(f"rounds {label}: skipped, no timed rounds "
                    "(client.connect false)")
     ns = [p[0] for r in runs for p in r["points"]]
-    log_x = any(orbresults.get(d, "scenario.sweep.growth", 1) > 1 for d in used) \
-        and orbplot.spans_decades(ns, 10)
+    log_x = any(orbresults.get(d, "scenario.sweep.growth", 1) > 1
+                for d in used) and orbplot.spans_decades(ns, 10)
     return {"label": label, "runs": runs, "lacking": lacking, "log_x": log_x,
             "max_ms": sorted({d["scenario"]["sweep"]["max_ms"]
                               for d in used})}
@@ -784,7 +784,8 @@ def run_figures(series, outdir, colors=None, log=None, strip_series=None,
     colors = colors or orbplot.palette([lb for lb, _ in series])
     footer = footer_of(_all_docs(series))
     fixed = [(lb, docs) for lb, docs in series
-             if docs and all(d["steps"] and orbresults.is_fixed_n(d) for d in docs)]
+             if docs and all(d["steps"] and orbresults.is_fixed_n(d)
+                             for d in docs)]
     swept = [s for s in series if s not in fixed]
     jobs = []
 

@@ -41,7 +41,8 @@ def scaling_data(series):
             "transport": orbresults.get(d0, "scenario.transport"),
             "runs": len(docs), "ks": ks, "per_pair": per_pair,
             "sums": sums, "sum_median": sum_median,
-            "pair_median": {k: orbresults.median(v) for k, v in per_pair.items()},
+            "pair_median": {k: orbresults.median(v)
+                            for k, v in per_pair.items()},
             "ratio": last / first if first else None})
     return {"panels": panels, "left_out": left_out}
 
@@ -136,7 +137,8 @@ def scaling_table(series):
 
 
 def scaling_figures(series, outdir, log=None):
-    """The scaling figure of these series into outdir; [orbbench.plot.Figure]."""
+    """The scaling figure of these series into outdir;
+    [orbbench.plot.Figure]."""
     return orbplot.one_figure(
         series, outdir, log, "scaling", "scaling",
         "The ORB across cores: calls/s per pair (boxes) and summed",
