@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -19,6 +20,12 @@ SCENARIOS = ROOT / "scenarios"
 FAIL_AFTER = Path(os.environ.get(
     "ORBBENCH_FAIL_AFTER", ROOT / "build" / "release" / "faults" /
     "libfailafter.so"))
+
+# The Python side is the package scripts/orbbench: tests import it as
+# orbbench.* from here on, its measurement kinds registered (what loading
+# results looks up). Bound as orbkinds: `orbbench` is a fixture below.
+sys.path.insert(0, str(ROOT / "scripts"))
+import orbbench.kinds as orbkinds  # noqa: E402,F401
 
 
 def alive(pid):

@@ -13,14 +13,12 @@ import re
 import signal
 import struct
 import subprocess
-import sys
 
 import pytest
 
 from conftest import (ORBBENCH, ROOT, SCENARIOS, alive, children,
                       group_members, kill_quietly, wait_for, write_scenario)
 
-sys.path.insert(0, str(ROOT / "scripts"))
 
 PAYLOADS = ["None", "Octet1K", "Octet100K", "Odometry", "RangeSensor",
             "SharedBelief"]
@@ -318,7 +316,7 @@ def result(payload, via, median, mean=None, p99=None, transport="tcp",
 
 
 def test_channel_data_numbers():
-    import orbfigs_channel as C
+    import orbbench.figures.channel as figs_channel
     docs = [result("Octet1K", "channel", 90.0, mean=95.0),
             result("Octet1K", "direct", 20.0, mean=22.0),
             result("None", "direct", 10.0),
@@ -326,7 +324,7 @@ def test_channel_data_numbers():
             result("None", "channel", 80.0),  # a repeat: medians combine
             result("Odometry", "channel", 50.0, count=0),  # measured none
             result("Odometry", "channel", 60.0, transport="unix")]
-    data = C.channel_data(docs)
+    data = figs_channel.channel_data(docs)
     rows = [(r["payload"], r["transport"]) for r in data["rows"]]
     # the seed's payload order
     assert rows == [("None", "tcp"), ("Octet1K", "tcp"),
@@ -338,14 +336,14 @@ def test_channel_data_numbers():
     assert octet["seed"] == (32, 39, 565, 497, 34, 31)
     assert odo["direct"] is None and odo["delta_median"] is None
     assert [lb for lb, _ in data["left_out"]] == ["Odometry-channel"]
-    head, table = C.channel_table(data)
+    head, table = figs_channel.channel_table(data)
     assert head[:2] == ["payload", "transport"] and "TAO Δ" in head
     assert table[1][head.index("median")] == "90.0"
     assert table[1][head.index("direct median")] == "20.0"
     assert table[1][head.index("Δ median")] == "70.0"
     assert table[1][head.index("TAO median")] == "34"
     assert table[2][head.index("Δ median")] == "—"
-    assert "+65.0 µs" in C.channel_caption(data)
+    assert "+65.0 µs" in figs_channel.channel_caption(data)
 
 
 def test_table_script_on_real_runs(orbbench, tmp_path):

@@ -12,7 +12,6 @@ import pytest
 from conftest import ORBBENCH, ROOT, SCENARIOS
 from test_report import script
 
-sys.path.insert(0, str(ROOT / "scripts"))
 
 CLOCK = SCENARIOS / "clock" / "clock.json"
 SHORT = ("clock.duration_s=0.05", "clock.repeats=2")
@@ -186,13 +185,13 @@ def test_clock_cannot_run_paired():
 
 
 def test_figure_data_equals_the_result(orbbench, tmp_path):
-    import orbfigs_clock
-    import orbplot
-    import orbresults as R
+    import orbbench.figures.clock as figs_clock
+    import orbbench.plot as orbplot
+    import orbbench.results as orbresults
     r = orbbench(CLOCK, *SHORT)
     assert r.rc == 0, r.stderr
-    results = R.load_results([tmp_path])
-    data = orbfigs_clock.clock_data([x.doc for x in results])
+    results = orbresults.load_results([tmp_path])
+    data = figs_clock.clock_data([x.doc for x in results])
     by = {s["name"]: s for s in data["sources"]}
     for src in r.doc["sources"]:
         got = by[src["name"]]

@@ -1,21 +1,19 @@
-"""The A-against-B figures (scripts/orbfigs_ab.py): what their data
+"""The A-against-B figures (orbbench.figures.ab): what their data
 functions return, checked by hand on constructed results and against the
 result files of the real examples; that the figures draw that data; that
 no text of a figure runs into another; that PNG and SVG are written."""
 import json
 import statistics
 import subprocess
-import sys
 
 import pytest
 
 from conftest import ROOT
 from test_report import ORB_425, ORB_433, measurement, result_doc
 
-sys.path.insert(0, str(ROOT / "scripts"))
-import orbfigs_ab as F  # noqa: E402
-import orbplot as P  # noqa: E402
-import orbresults as R  # noqa: E402
+import orbbench.figures.ab as figs_ab
+import orbbench.plot as orbplot
+import orbbench.results as orbresults
 
 EXAMPLES = ROOT / "results" / "examples"
 PAIRED = EXAMPLES / "resolution-2026-11-30" / "paired-base-vs-work6"
@@ -33,7 +31,7 @@ def close_figures():
 
 
 def groups(folder):
-    return R.group_by_scenario(R.load_results([folder]), split_orbs=True)
+    return orbresults.group_by_scenario(orbresults.load_results([folder]), split_orbs=True)
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +171,7 @@ def lines_with_marker(ax, marker):
 
 def test_capacity_points_are_the_results_crossings(paired):
     ga, gb = paired
-    data = F.capacity_data(ga, gb)
+    data = figs_ab.capacity_data(ga, gb)
     assert [r["scenario"] for r in data["rows"]] == NAMES
     for row in data["rows"]:
         docs_a = [x.doc for x in ga[row["scenario"]]]
@@ -198,8 +196,8 @@ def test_capacity_points_are_the_results_crossings(paired):
 
 def test_capacity_figure_draws_its_data():
     ga, gb = suite()
-    data = F.capacity_data(ga, gb)
-    fig = F.capacity_figure(ga, gb, ("base", "work6"), verdicts=VERDICTS)
+    data = figs_ab.capacity_data(ga, gb)
+    fig = figs_ab.capacity_figure(ga, gb, ("base", "work6"), verdicts=VERDICTS)
     ax = fig.axes[0]
     dots = sorted(float(line.get_xdata()[0])
                   for line in lines_with_marker(ax, "o"))
@@ -229,29 +227,29 @@ def test_capacity_figure_draws_its_data():
 
 def test_capacity_axis_keeps_ten_percent_visible(paired):
     ga, gb = paired
-    fig = F.capacity_figure(ga, gb, ("base", "work6"))
+    fig = figs_ab.capacity_figure(ga, gb, ("base", "work6"))
     ax = fig.axes[0]
     fig.canvas.draw()
-    data = F.capacity_data(ga, gb)
+    data = figs_ab.capacity_data(ga, gb)
     m = min(r[k]["median"] for r in data["rows"] for k in "ab")
     px = ax.transData.transform([(m, 0), (1.1 * m, 0)])
     assert px[1][0] - px[0][0] >= 25, "a 10% difference is too narrow"
     assert data["axis"]["scale"] == "linear"
     assert data["axis"]["min"] > 0
     assert ax.get_xlim()[0] == data["axis"]["min"]
-    cap = F.capacity_caption(data, ("base", "work6"))
-    assert f"starts at {R.fmt_num(data['axis']['min'])}, not 0" in cap
+    cap = figs_ab.capacity_caption(data, ("base", "work6"))
+    assert f"starts at {orbresults.fmt_num(data['axis']['min'])}, not 0" in cap
     # scenarios 50 to 5000 servers apart: a log axis
     wide = {"a": [curve_run("a", 50)], "b": [curve_run("b", 5000)]}
-    axis = F.capacity_data(wide)["axis"]
+    axis = figs_ab.capacity_data(wide)["axis"]
     assert axis["scale"] == "log"
-    assert "logarithmic" in F.capacity_caption(F.capacity_data(wide),
+    assert "logarithmic" in figs_ab.capacity_caption(figs_ab.capacity_data(wide),
                                                ("A", "B"))
 
 
 def test_capacity_old_results_fall_back_to_max_servers(grisby):
     ga, gb = grisby
-    data = F.capacity_data(ga, gb)
+    data = figs_ab.capacity_data(ga, gb)
     for row in data["rows"]:
         assert row["fallback"] == "no crossing_n"
         for key, g in (("a", ga), ("b", gb)):
@@ -260,9 +258,9 @@ def test_capacity_old_results_fall_back_to_max_servers(grisby):
                 [d["result"]["max_servers"] for d in docs]
             assert all(p["interval"] is None and p["source"] ==
                        "max_servers" for p in row[key]["runs"])
-    cap = F.capacity_caption(data, ("omniORB 4.2.5", "omniORB 4.3.3"))
+    cap = figs_ab.capacity_caption(data, ("omniORB 4.2.5", "omniORB 4.3.3"))
     assert "max_servers" in cap and "no crossing_n" in cap
-    fig = F.capacity_figure(ga, gb, ("omniORB 4.2.5", "omniORB 4.3.3"))
+    fig = figs_ab.capacity_figure(ga, gb, ("omniORB 4.2.5", "omniORB 4.3.3"))
     ax = fig.axes[0]
     assert all(line.get_markerfacecolor() == "white"
                for line in lines_with_marker(ax, "o"))
@@ -279,7 +277,7 @@ def test_capacity_one_old_side_takes_max_servers_on_both():
     del old["result"]["crossing_n"], old["result"]["crossing_interval"]
     del old["probes"]
     new = curve_run("sync-unix", 600)
-    row = F.capacity_data({"sync-unix": [old]},
+    row = figs_ab.capacity_data({"sync-unix": [old]},
                           {"sync-unix": [new]})["rows"][0]
     assert row["fallback"] == "no crossing_n"
     assert row["b"]["runs"][0] == {"x": 588.0, "interval": None,
@@ -293,10 +291,10 @@ def test_capacity_puts_paired_runs_in_the_same_place():
                         for c in (500, 600, 700)]}
     gb = {"sync-unix": [curve_run("sync-unix", c - 10, ORB_433, f"p{c}",
                                   "b") for c in (700, 500, 600)]}
-    row = F.capacity_data(ga, gb)["rows"][0]
+    row = figs_ab.capacity_data(ga, gb)["rows"][0]
     assert [p["x"] for p in row["b"]["runs"]] == [490, 590, 690]
     del gb["sync-unix"][0]["paired"]
-    row = F.capacity_data(ga, gb)["rows"][0]
+    row = figs_ab.capacity_data(ga, gb)["rows"][0]
     assert [p["x"] for p in row["b"]["runs"]] == [690, 490, 590]
 
 
@@ -307,7 +305,7 @@ def test_capacity_run_without_crossing_n_is_not_an_old_result():
     stopped = curve_run("sync-unix", 500)
     del stopped["result"]["crossing_n"], stopped["result"]["crossing_interval"]
     stopped["result"].update(max_servers=4000, stop_reason="max_n")
-    row = F.capacity_data({"sync-unix": [stopped]},
+    row = figs_ab.capacity_data({"sync-unix": [stopped]},
                           {"sync-unix": [curve_run("sync-unix", 600)]}
                           )["rows"][0]
     assert row["fallback"] == "never crossed"
@@ -321,14 +319,14 @@ def test_capacity_run_that_never_crossed():
     never = curve_run("sync-unix", 500)
     never["result"].update(crossing_n=None, crossing_interval=None,
                            max_servers=4000, stop_reason="max_n")
-    data = F.capacity_data({"sync-unix": [never, curve_run("sync-unix",
+    data = figs_ab.capacity_data({"sync-unix": [never, curve_run("sync-unix",
                                                            510)]})
     runs = data["rows"][0]["a"]["runs"]
     assert runs[0] == {"x": 4000.0, "interval": None,
                        "source": "max_servers"}
     assert runs[1]["x"] == 510 and runs[1]["interval"] == [484.5, 535.5]
     assert data["rows"][0]["a"]["median"] == (4000 + 510) / 2
-    assert "never crossed" in F.capacity_caption(data, ("A", "B"))
+    assert "never crossed" in figs_ab.capacity_caption(data, ("A", "B"))
     assert data["sides"] == 1 and data["rows"][0]["b"] is None
 
 
@@ -352,7 +350,7 @@ def test_ratio_data_by_hand():
     b_runs = [{10: 1.1, 20: 2.4, 30: 3.6, 40: 5.0}, {10: 1.3, 20: 2.6},
               {10: 1.0, 20: 2.0, 30: 3.0, 40: 4.0}]
     ga, gb = ratio_docs(a_runs, b_runs)
-    p = F.ratio_data(ga, gb)["panels"][0]
+    p = figs_ab.ratio_data(ga, gb)["panels"][0]
     assert p["n"] == [10, 20, 30]  # 40 only in B, 25 only a probe
     # N=10: A median(1.0, 1.2, 0.9) = 1.0, B median(1.1, 1.3, 1.0) = 1.1
     # N=30: A median(3.0, 3.3) = 3.15, B median(3.6, 3.0) = 3.3
@@ -368,12 +366,12 @@ def test_ratio_data_by_hand():
 def test_ratio_one_a_run_has_no_band():
     ga, gb = ratio_docs([{10: 1.0, 20: 2.0}], [{10: 1.5, 20: 2.5},
                                                {10: 1.7, 20: 2.7}])
-    data = F.ratio_data(ga, gb)
+    data = figs_ab.ratio_data(ga, gb)
     p = data["panels"][0]
     assert p["ratio"] == pytest.approx([1.6, 2.6 / 2.0])
     assert p["band_low"] == [None, None] and not data["band"]
-    assert "no band: one run of A" in F.ratio_caption(data, ("A", "B"))
-    fig = F.ratio_figure(ga, gb)
+    assert "no band: one run of A" in figs_ab.ratio_caption(data, ("A", "B"))
+    fig = figs_ab.ratio_figure(ga, gb)
     assert not fig.axes[0].collections  # no band drawn
 
 
@@ -384,13 +382,13 @@ def test_ratio_matches_compare_steps(paired):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     cmp = json.loads(r.stdout)
-    data = F.ratio_data(*paired)
+    data = figs_ab.ratio_data(*paired)
     assert [p["scenario"] for p in data["panels"]] == \
         [s["scenario"] for s in cmp["scenarios"]]
     for p, s in zip(data["panels"], cmp["scenarios"]):
         assert p["n"] == [x["n"] for x in s["steps"]]
         assert p["ratio"] == pytest.approx([x["ratio"] for x in s["steps"]])
-    v = F.verdicts_from_compare(cmp)
+    v = figs_ab.verdicts_from_compare(cmp)
     assert v["sync-unix"]["verdict"] == "slower"
     m = cmp["scenarios"][5]["metrics"]["crossing_n"]
     assert v["sync-unix"]["ci"] == [m["ci_low"], m["ci_high"]]
@@ -398,8 +396,8 @@ def test_ratio_matches_compare_steps(paired):
 
 def test_ratio_figure_draws_its_data():
     ga, gb = suite()
-    data = F.ratio_data(ga, gb)
-    fig = F.ratio_figure(ga, gb, ("base", "work6"))
+    data = figs_ab.ratio_data(ga, gb)
+    fig = figs_ab.ratio_figure(ga, gb, ("base", "work6"))
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in axes] == NAMES
     lo, hi = data["y_range"]
@@ -417,23 +415,23 @@ def test_ratio_figure_draws_its_data():
 def test_ratio_beyond_the_axis_is_a_triangle_at_its_edge():
     ga, gb = ratio_docs([{10: 1.0, 20: 1.0}, {10: 1.0, 20: 1.0}],
                         [{10: 4.0, 20: 1.1}])
-    data = F.ratio_data(ga, gb)
+    data = figs_ab.ratio_data(ga, gb)
     lo, hi = data["y_range"]
     assert hi == pytest.approx(2.5 * 1.04) and lo == pytest.approx(1 / 1.1)
-    ax = F.ratio_figure(ga, gb).axes[0]
+    ax = figs_ab.ratio_figure(ga, gb).axes[0]
     (tri,) = lines_with_marker(ax, "^")
     assert (tri.get_xdata()[0], tri.get_ydata()[0]) == (10, hi)
-    assert "triangles" in F.ratio_caption(data, ("A", "B"))
+    assert "triangles" in figs_ab.ratio_caption(data, ("A", "B"))
 
 
 def test_ratio_skips_without_shared_n(tmp_path):
     ga, gb = ratio_docs([{10: 1.0}], [{20: 1.0}])
-    with pytest.raises(P.Skip, match="no N that the steps of both sides"):
-        F.ratio_figure(ga, gb)
+    with pytest.raises(orbplot.Skip, match="no N that the steps of both sides"):
+        figs_ab.ratio_figure(ga, gb)
     msgs = []
-    res_a = [R.Result(tmp_path / "a.json", d) for d in ga["sync-unix"]]
-    res_b = [R.Result(tmp_path / "b.json", d) for d in gb["sync-unix"]]
-    figs = F.ab_figures(res_a, res_b, tmp_path, ("A", "B"), log=msgs.append)
+    res_a = [orbresults.Result(tmp_path / "a.json", d) for d in ga["sync-unix"]]
+    res_b = [orbresults.Result(tmp_path / "b.json", d) for d in gb["sync-unix"]]
+    figs = figs_ab.ab_figures(res_a, res_b, tmp_path, ("A", "B"), log=msgs.append)
     assert [f.stem for f in figs] == ["ab-capacity", "ab-latency"]
     assert any(m.startswith("B/A round time: skipped") for m in msgs)
 
@@ -442,7 +440,7 @@ def test_ratio_skips_without_shared_n(tmp_path):
 
 def test_latency_data_is_each_runs_steps_and_probes(paired):
     ga, gb = paired
-    data = F.latency_data(ga, gb)
+    data = figs_ab.latency_data(ga, gb)
     p = data["panels"][5]
     assert p["scenario"] == "sync-unix" and p["max_ms"] == 100.0
     docs = [x.doc for x in ga["sync-unix"]]
@@ -457,7 +455,7 @@ def test_latency_data_is_each_runs_steps_and_probes(paired):
 
 def test_latency_figure_marks_each_crossing_on_max_ms():
     ga, gb = suite()
-    fig = F.latency_panels_figure(ga, gb, ("base", "work6"))
+    fig = figs_ab.latency_panels_figure(ga, gb, ("base", "work6"))
     for ax, name in zip(fig.axes, NAMES):
         assert ax.get_title() == name
         marks = sorted(line.get_xdata()[0]
@@ -489,13 +487,13 @@ def test_layout_check_finds_overlaps():
 def test_no_text_collides_8_scenarios_2_sides_3_runs(make):
     ga, gb = suite()
     labels = ("omniORB 4.2.5", "omniORB 4.3.3")
-    fig = {"capacity": lambda: F.capacity_figure(
+    fig = {"capacity": lambda: figs_ab.capacity_figure(
                ga, gb, labels, verdicts=VERDICTS, footer="A: x\nB: y",
                title="Servers held per scenario"),
-           "ratio": lambda: F.ratio_figure(ga, gb, labels,
+           "ratio": lambda: figs_ab.ratio_figure(ga, gb, labels,
                                            footer="A: x\nB: y",
                                            title="Round time B/A"),
-           "latency": lambda: F.latency_panels_figure(
+           "latency": lambda: figs_ab.latency_panels_figure(
                ga, gb, labels, footer="A: x\nB: y",
                title="Round time")}[make]()
     assert layout_problems(fig) == []
@@ -505,16 +503,16 @@ def test_no_text_collides_8_scenarios_2_sides_3_runs(make):
 def test_no_text_collides_on_real_examples(which, paired, grisby):
     ga, gb = {"paired": paired, "grisby": grisby}[which]
     labels = ("omniORB 4.2.5 (system)", "omniORB 4.3.3")
-    for fig in (F.capacity_figure(ga, gb, labels, verdicts=VERDICTS),
-                F.ratio_figure(ga, gb, labels),
-                F.latency_panels_figure(ga, gb, labels)):
+    for fig in (figs_ab.capacity_figure(ga, gb, labels, verdicts=VERDICTS),
+                figs_ab.ratio_figure(ga, gb, labels),
+                figs_ab.latency_panels_figure(ga, gb, labels)):
         assert layout_problems(fig) == []
 
 
 def test_one_side_figures_have_no_collisions():
     ga, _ = suite(sides=1)
-    for fig in (F.capacity_figure(ga, None, ("omniORB 4.2.5",)),
-                F.latency_panels_figure(ga, None, ("omniORB 4.2.5",))):
+    for fig in (figs_ab.capacity_figure(ga, None, ("omniORB 4.2.5",)),
+                figs_ab.latency_panels_figure(ga, None, ("omniORB 4.2.5",))):
         assert layout_problems(fig) == []
 
 
@@ -531,9 +529,9 @@ def check_written(figs, stems):
 
 
 def test_ab_figures_write_png_and_svg(tmp_path, paired):
-    res_a = R.load_results([PAIRED / "base"])
-    res_b = R.load_results([PAIRED / "work6"])
-    figs = F.ab_figures(res_a, res_b, tmp_path, ("base", "work6"),
+    res_a = orbresults.load_results([PAIRED / "base"])
+    res_b = orbresults.load_results([PAIRED / "work6"])
+    figs = figs_ab.ab_figures(res_a, res_b, tmp_path, ("base", "work6"),
                         verdicts=VERDICTS,
                         colors={"base": "tab:green"}, run="test")
     check_written(figs, ["ab-capacity", "ab-ratio", "ab-latency"])
@@ -547,8 +545,8 @@ def test_ab_figures_write_png_and_svg(tmp_path, paired):
 
 
 def test_single_figures_write_png_and_svg(tmp_path):
-    res = R.load_results([GRISBY / "omniorb-system"])
-    figs = F.single_figures(res, tmp_path)
+    res = orbresults.load_results([GRISBY / "omniorb-system"])
+    figs = figs_ab.single_figures(res, tmp_path)
     check_written(figs, ["capacity", "latency-panels"])
     assert "max_servers" in figs[0].caption
     assert "no crossing_n" in figs[1].caption
@@ -562,20 +560,20 @@ def test_fixed_n_scenarios_are_not_drawn_as_sweeps(tmp_path, paired):
     time against N for it (the fixed-n figure draws it), and a fixed-N
     scenario mixed into swept ones is left out of their figures by name."""
     said = []
-    bench_a = R.load_results([BENCH / "omniorb-system"])
-    bench_b = R.load_results([BENCH / "omniorb-4.3.3"])
+    bench_a = orbresults.load_results([BENCH / "omniorb-system"])
+    bench_b = orbresults.load_results([BENCH / "omniorb-4.3.3"])
     assert bench_a and bench_b
-    assert F.ab_figures(bench_a, bench_b, tmp_path, ("A", "B"),
+    assert figs_ab.ab_figures(bench_a, bench_b, tmp_path, ("A", "B"),
                         log=said.append) == []
     assert any("every scenario is fixed-N" in m for m in said)
-    assert F.single_figures(bench_a, tmp_path, log=said.append) == []
+    assert figs_ab.single_figures(bench_a, tmp_path, log=said.append) == []
     assert not list(tmp_path.iterdir())
 
     said.clear()
-    swept = R.load_results([PAIRED / "base"])
+    swept = orbresults.load_results([PAIRED / "base"])
     one = [r for r in bench_a if r.doc["scenario"]["name"] == "n1-tcp"]
     assert one
-    figs = F.single_figures(swept + one, tmp_path, log=said.append)
+    figs = figs_ab.single_figures(swept + one, tmp_path, log=said.append)
     check_written(figs, ["capacity", "latency-panels"])
     assert any("1 fixed-N scenario(s) left out (n1-tcp" in m for m in said)
     svg = figs[0].svg.read_text()

@@ -1,5 +1,5 @@
 """End-to-end: scripts/run-fleet on hosts made as network namespaces on
-this machine (scripts/orbnetns.py: each with its own loopback and its own
+this machine (orbbench.netns: each with its own loopback and its own
 copy of the tree, reached by pdsh's exec module with `ip netns exec %h`,
 or by its ssh module through a stand-in ssh), with broken hosts among
 them. Every namespace is removed when its test ends, failed or not, and a
@@ -8,16 +8,15 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
 from conftest import BIN, ROOT, wait_for
 
-sys.path.insert(0, str(ROOT / "scripts"))
-import orbhosts as H  # noqa: E402
-import orbnetns as N  # noqa: E402
+import orbbench.hosts as orbhosts
+import orbbench.netns as orbnetns
+import orbbench.results as orbresults
 
 RUN_FLEET = ROOT / "scripts" / "run-fleet"
 # The Grisby suite's sync row, a few servers: a second or two a host.
@@ -81,11 +80,11 @@ class Fleet:
         says; returns its name."""
         name = f"{self.tag}-{label}"
         if broken != "unreachable":
-            N.add(name)
+            orbnetns.add(name)
             self.namespaces.append(name)
-            N.make_tree(self.trees / name, bin_dir=BIN)
+            orbnetns.make_tree(self.trees / name, bin_dir=BIN)
         if broken:
-            N.break_tree(self.trees / name, broken)
+            orbnetns.break_tree(self.trees / name, broken)
         return name
 
     def command(self, hosts, args, rcmd):
@@ -95,7 +94,7 @@ class Fleet:
         out = self.tmp / f"fleet-{time.monotonic_ns()}"
         argv = [str(RUN_FLEET), "-w", ",".join(hosts), "--out", str(out)]
         argv += (["-R", "ssh", "--remote-dir", f"{self.trees}/%h"]
-                 if rcmd == "ssh" else N.fleet_args(self.trees))
+                 if rcmd == "ssh" else orbnetns.fleet_args(self.trees))
         return argv + list(args), out
 
     def run(self, hosts, *args, timeout=180, rcmd=None, env=None):
@@ -115,7 +114,7 @@ class Fleet:
         them."""
         left = {}
         for n in self.namespaces:
-            pids = N.remove(n)
+            pids = orbnetns.remove(n)
             if pids:
                 left[n] = pids
         return left
@@ -130,7 +129,7 @@ def fleet(tmp_path):
     left = f.remove()
     assert not left, "processes left in the namespaces: " + "; ".join(
         f"{n}: {len(p)}, e.g. {p[:5]}" for n, p in left.items())
-    assert not any(N.exists(n) for n in f.namespaces)
+    assert not any(orbnetns.exists(n) for n in f.namespaces)
 
 
 def fleet_doc(out):
@@ -374,7 +373,7 @@ def test_hosts_data_by_hand():
              {"host": "small", "status": "ok", "results": small},
              {"host": "dead", "status": "failed", "reason": "unreachable",
               "results": []}]
-    data = H.hosts_data(hosts, "pss")
+    data = orbhosts.hosts_data(hosts, "pss")
     assert data["hosts"] == ["big", "small"]
     assert data["left_out"] == [("dead", "unreachable")]
     # seed order: pool5-unix before sync-unix
@@ -389,13 +388,13 @@ def test_hosts_data_by_hand():
     assert b["mem_kb"] == 510.0
     assert sync["cells"]["small"]["max_servers"] == 10
     assert sync["cells"]["small"]["mem_kb"] == 900.0
-    head, rows = H.hosts_table(data)
+    head, rows = orbhosts.hosts_table(data)
     assert head[1:] == ["big max servers", "big PSS KiB/server",
                         "small max servers", "small PSS KiB/server"]
     assert rows[1] == ["sync-unix", "110 (100–120, 3 runs)", "510", "10",
                        "900"]
     assert rows[0][3:] == ["—", "—"]
-    ident = H.identity([H.R.Result(None, d) for d in big + small])
+    ident = orbhosts.identity([orbresults.Result(None, d) for d in big + small])
     assert ident["kernel"] == "6.1, 5.10"
     assert ident["revision"] == "abc1234"
 
@@ -404,18 +403,18 @@ def test_host_figure_data():
     """One figure per scenario with a bar per host: the data it draws is
     hosts_data's, and a host without that scenario is said, not drawn as
     zero (the figure itself is drawn by the report in the fleet test)."""
-    import orbfigs_hosts as FH
+    import orbbench.figures.hosts as figs_hosts
     hosts = [("big", [sweep_doc("sync-unix", 100, 500.0),
                       sweep_doc("pool5-unix", 30, 700.0)]),
              ("small", [sweep_doc("sync-unix", 10, 900.0)])]
-    d = FH.host_figure_data(hosts, "pool5-unix")
+    d = figs_hosts.host_figure_data(hosts, "pool5-unix")
     assert [b["host"] for b in d["bars"]] == ["big"]
     assert d["bars"][0]["max_servers"] == 30
     assert d["bars"][0]["mem_kb"] == 700.0
     assert d["bars"][0]["identity"] == "2 CPUs, 1.0 GiB"
     assert d["missing"] == ["small"]
-    assert "small: no result" in FH.host_caption(d)
-    d = FH.host_figure_data(hosts, "sync-unix")
+    assert "small: no result" in figs_hosts.host_caption(d)
+    d = figs_hosts.host_figure_data(hosts, "sync-unix")
     assert [(b["host"], b["max_servers"]) for b in d["bars"]] == \
         [("big", 100), ("small", 10)]
     assert d["missing"] == []

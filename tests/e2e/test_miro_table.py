@@ -9,8 +9,7 @@ import pytest
 
 from conftest import ORBBENCH, ROOT, SCENARIOS, assert_nothing_left
 
-sys.path.insert(0, str(ROOT / "scripts"))
-import orbmiro  # noqa: E402
+import orbbench.miro as orbmiro
 
 TABLE = ROOT / "scripts" / "miro-table"
 

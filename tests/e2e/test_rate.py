@@ -3,16 +3,14 @@ servers: ping-pong, pipelined and oneway calls, the scenario's kind rules,
 and the rate figure's numbers against the result files."""
 import json
 import subprocess
-import sys
 
 import pytest
 
-from conftest import (ORBBENCH, ROOT, SCENARIOS, interrupt_mid_run,
+from conftest import (ORBBENCH, SCENARIOS, interrupt_mid_run,
                       kill_a_server_mid_run, start_repeating_run,
                       write_scenario)
 from test_report import script
 
-sys.path.insert(0, str(ROOT / "scripts"))
 
 FIFO = SCENARIOS / "fifo"
 SHORT = ("rate.duration_s=0.3", "rate.warmup_s=0.1", "rate.repeats=3")
@@ -181,14 +179,14 @@ def test_rate_cannot_run_paired(tmp_path):
 
 
 def test_figure_data_equals_results(orbbench, tmp_path):
-    import orbfigs_rate
-    import orbplot
-    import orbresults as R
+    import orbbench.figures.rate as figs_rate
+    import orbbench.plot as orbplot
+    import orbbench.results as orbresults
     a = orbbench(FIFO / "01-tpc-unix-sync.json", *SHORT)
     b = orbbench(FIFO / "03-tpc-unix-oneway.json", *SHORT)
     assert a.rc == 0 and b.rc == 0, a.stderr + b.stderr
-    results = R.load_results([tmp_path])
-    data = orbfigs_rate.rate_data(orbplot.series_of(results))
+    results = orbresults.load_results([tmp_path])
+    data = figs_rate.rate_data(orbplot.series_of(results))
     by = {row["label"]: row for row in data["rows"]}
     for run in (a, b):
         doc = run.doc
@@ -198,7 +196,7 @@ def test_figure_data_equals_results(orbbench, tmp_path):
             s["upcalls_per_s"]["median"])
         assert row["rate_min"] == s["upcalls_per_s"]["min"]
         assert row["rate_max"] == s["upcalls_per_s"]["max"]
-        for k, _, _ in orbfigs_rate.CPU_PARTS:
+        for k, _, _ in figs_rate.CPU_PARTS:
             assert row["cpu"][k] == pytest.approx(s["cpu_per_upcall_us"][k])
         assert row["repeats"] == len(doc["repeats"])
     figs = orbplot.plot_all(results, tmp_path / "plots", "t")

@@ -208,15 +208,13 @@ def test_plot_labels_a_few_differences_not_every_key(tmp_path):
     old client did not record are no difference; of the rest, the label
     names the fewest that tell the series apart, then "+N more" (it named
     every key, and the figure's margins did not fit: plot exited 2)."""
-    import sys
-    sys.path.insert(0, str(SCRIPTS))
-    import orbresults as R
-    res = R.load_results([FIX / "A", FIX / "old-format"])
-    groups = R.group_by_scenario(res, split_settings=True)
+    import orbbench.results as orbresults
+    res = orbresults.load_results([FIX / "A", FIX / "old-format"])
+    groups = orbresults.group_by_scenario(res, split_settings=True)
     tpc = [k for k in groups if k.startswith("thread-per-call-tcp")]
     assert len(tpc) == 2, list(groups)
     for k in tpc:
-        assert "absent" not in k and k.count("=") <= R.TAG_KEYS, k
+        assert "absent" not in k and k.count("=") <= orbresults.TAG_KEYS, k
     r = script("plot", FIX / "A", FIX / "old-format", "--out", tmp_path)
     assert r.returncode == 0, r.stderr
 
@@ -225,16 +223,14 @@ def test_held_step_is_never_above_max_servers():
     """max_servers may be a crossing probe's N, between the sweep's steps:
     the memory and threads of a scenario come from the largest step at or
     below it, not from the last step (which is over max_ms)."""
-    import sys
-    sys.path.insert(0, str(SCRIPTS))
-    import orbresults as R
+    import orbbench.results as orbresults
     doc = {"result": {"max_servers": 30},
            "steps": [{"n": 10}, {"n": 20}, {"n": 40}]}
-    assert R.held_step(doc)["n"] == 20
+    assert orbresults.held_step(doc)["n"] == 20
     doc["result"]["max_servers"] = 40
-    assert R.held_step(doc)["n"] == 40
+    assert orbresults.held_step(doc)["n"] == 40
     doc["result"]["max_servers"] = 5
-    assert R.held_step(doc) is None
+    assert orbresults.held_step(doc) is None
 
 
 def test_real_small_run_through_plot(orbbench, tmp_path):
@@ -250,19 +246,17 @@ def test_real_small_run_through_plot(orbbench, tmp_path):
 
 
 def test_shared_ordering_and_grouping():
-    import sys
-    sys.path.insert(0, str(SCRIPTS))
-    import orbresults as R
-    assert R.seed_order(["event-tcp", "zz", "sync-unix",
+    import orbbench.results as orbresults
+    assert orbresults.seed_order(["event-tcp", "zz", "sync-unix",
                          "thread-per-call-tcp"]) == \
         ["thread-per-call-tcp", "sync-unix", "event-tcp", "zz"]
-    res = R.load_results([A / "sync-unix.json", B / "sync-unix.json"])
-    assert list(R.group_by_scenario(res)) == ["sync-unix"]
+    res = orbresults.load_results([A / "sync-unix.json", B / "sync-unix.json"])
+    assert list(orbresults.group_by_scenario(res)) == ["sync-unix"]
     # one ORB on both sides: not split by ORB; split by the setting
-    assert list(R.group_by_scenario(res, split_orbs=True)) == ["sync-unix"]
+    assert list(orbresults.group_by_scenario(res, split_orbs=True)) == ["sync-unix"]
     work = [r.doc["scenario"]["server"]["work_us"] for r in res]
     assert work[0] != work[1]
-    assert list(R.group_by_scenario(res, split_settings=True)) == [
+    assert list(orbresults.group_by_scenario(res, split_settings=True)) == [
         f"sync-unix [server.work_us={w}]" for w in work]
 
 
@@ -270,23 +264,21 @@ def test_grouping_splits_runs_by_the_settings_that_differ():
     """Idle and connected runs of one scenario are two series, named by
     the setting that differs; repeats stay together; compare's grouping
     (no split) still sees one scenario, so it can refuse the mix."""
-    import sys
-    sys.path.insert(0, str(SCRIPTS))
-    import orbresults as R
-    res = R.load_results([ROOT / "results" / "examples" /
+    import orbbench.results as orbresults
+    res = orbresults.load_results([ROOT / "results" / "examples" /
                           "idle-vs-connected"])
-    groups = R.group_by_scenario(res, split_orbs=True, split_settings=True)
+    groups = orbresults.group_by_scenario(res, split_orbs=True, split_settings=True)
     assert {k: [r.path.name for r in v] for k, v in groups.items()} == {
         "sync-unix [client.connect=true]": ["connected-1.json",
                                             "connected-2.json"],
         "sync-unix [client.connect=false]": ["idle-1.json", "idle-2.json"]}
-    assert list(R.group_by_scenario(res)) == ["sync-unix"]
+    assert list(orbresults.group_by_scenario(res)) == ["sync-unix"]
     # Two ORBs and a setting: both in one bracket.
     docs = [result_doc("sync-unix", 100), result_doc("sync-unix", 100),
             result_doc("sync-unix", 100,
                        scenario={"server.work_us": 6}, orb=ORB_433)]
-    rs = [R.Result(Path(f"r{i}.json"), d) for i, d in enumerate(docs)]
-    assert list(R.group_by_scenario(rs, split_orbs=True,
+    rs = [orbresults.Result(Path(f"r{i}.json"), d) for i, d in enumerate(docs)]
+    assert list(orbresults.group_by_scenario(rs, split_orbs=True,
                                     split_settings=True)) == [
         "sync-unix [omniORB 4.2.5, server.work_us=0]",
         "sync-unix [omniORB 4.3.3, server.work_us=6]"]

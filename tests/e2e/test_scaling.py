@@ -3,14 +3,12 @@ client/server pairs of omniORB and raw servers, the CPU placement, the
 key rules, and the figure's numbers against the result file."""
 import os
 import subprocess
-import sys
 
 import pytest
 
-from conftest import (ORBBENCH, ROOT, SCENARIOS, interrupt_mid_run,
+from conftest import (ORBBENCH, SCENARIOS, interrupt_mid_run,
                       kill_a_server_mid_run, start_repeating_run)
 
-sys.path.insert(0, str(ROOT / "scripts"))
 
 SCALING = SCENARIOS / "scaling"
 SHORT = ("scaling.duration_s=0.1", "scaling.warmup_s=0.05",
@@ -122,11 +120,11 @@ def test_machine_cpus_limits_the_pairs(orbbench):
 
 
 def test_figure_data_equals_the_result(orbbench):
-    import orbfigs_scaling as F
+    import orbbench.figures.scaling as figs_scaling
     r = orbbench(SCALING / "raw-unix-same.json", *SHORT)
     assert r.rc == 0, r.stderr
     doc = r.doc
-    data = F.scaling_data([("raw", [doc])])
+    data = figs_scaling.scaling_data([("raw", [doc])])
     assert not data["left_out"]
     (p,) = data["panels"]
     assert p["ks"] == doc["scaling"]["k"]
@@ -140,7 +138,7 @@ def test_figure_data_equals_the_result(orbbench):
             st["sum_calls_per_s"]["median"])
         assert p["pair_median"][k] == pytest.approx(
             st["pair_calls_per_s"]["median"])
-    assert F.scaling_caption(data).count("kHz") >= 1
+    assert figs_scaling.scaling_caption(data).count("kHz") >= 1
 
 
 def start_scaling(tmp_path):

@@ -1,17 +1,13 @@
-"""scripts/orbstats.py, the statistics behind compare's verdicts, on
+"""orbbench.stats, the statistics behind compare's verdicts, on
 constructed inputs. Expected numbers are worked out by hand (the working
 is in the comments) or are structural facts; none is recomputed here with
 the code under test's own formulas."""
 import math
-import sys
 
 import pytest
 from scipy import stats
 
-from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "scripts"))
-import orbstats as S  # noqa: E402
+import orbbench.stats as orbstats
 
 E = math.e
 
@@ -20,7 +16,7 @@ E = math.e
 
 def test_identical_samples_ratio_one_p_one_same():
     for hib in (True, False):
-        m = S.compare_metric([100, 101, 99], [100, 101, 99], hib)
+        m = orbstats.compare_metric([100, 101, 99], [100, 101, 99], hib)
         assert m["ratio"] == pytest.approx(1.0)
         assert m["p_value"] == pytest.approx(1.0)
         assert m["verdict"] == "same"
@@ -36,7 +32,7 @@ def test_t_test_worked_by_hand_three_runs_a_side():
     # Table quantiles for 4 df: t_0.975 = 2.776445, t_0.80 = 0.940965.
     # CI: exp(1 -/+ 2.776445 * 0.816497) = 0.281687 .. 26.2314.
     # MDE: exp((2.776445 + 0.940965) * 0.816497) - 1 = 19.8062 -> 1980.6%.
-    m = S.compare_metric([1, E, E ** 2], [E, E ** 2, E ** 3], True)
+    m = orbstats.compare_metric([1, E, E ** 2], [E, E ** 2, E ** 3], True)
     assert m["ratio"] == pytest.approx(E)
     assert m["p_value"] == pytest.approx(0.287864, abs=1e-6)
     assert m["ci_low"] == pytest.approx(0.281687, rel=1e-5)
@@ -50,7 +46,7 @@ def test_t_test_worked_by_hand_two_runs_a_side():
     # logs A = 0, 2 and B = 1, 3: difference 1, each variance 2, pooled 2,
     # se = sqrt(2 * (1/2 + 1/2)) = sqrt(2), t = 1/sqrt(2), df = 2. For 2
     # df, two-sided p = 1 - t / sqrt(2 + t^2) = 1 - 1/sqrt(5) = 0.552786.
-    m = S.compare_metric([1, E ** 2], [E, E ** 3], False)
+    m = orbstats.compare_metric([1, E ** 2], [E, E ** 3], False)
     assert m["ratio"] == pytest.approx(E)
     assert m["p_value"] == pytest.approx(0.552786, abs=1e-6)
 
@@ -61,7 +57,7 @@ def test_pooled_variance_not_welch():
     # t = 2/se = 1.549193 on 4 df: x = sqrt(2.4/6.4) = 0.612372, p = 1 -
     # x(3 - x^2)/2 = 0.196262. (Welch would take about 2.94 df and give a
     # larger p.)
-    m = S.compare_metric([1, E, E ** 2], [E, E ** 3, E ** 5], True)
+    m = orbstats.compare_metric([1, E, E ** 2], [E, E ** 3, E ** 5], True)
     assert m["ratio"] == pytest.approx(E ** 2)
     assert m["p_value"] == pytest.approx(0.196262, abs=1e-6)
 
@@ -70,31 +66,31 @@ def test_well_separated_direction_per_metric_kind():
     # B about 10% above A with about 1% noise: t about 11.6 on 4 df,
     # p about 3e-4 (well below 0.05), and B/A close to 1.10.
     a, b = [100, 101, 99], [110, 111, 109]
-    cpu = S.compare_metric(a, b, higher_is_better=False)
+    cpu = orbstats.compare_metric(a, b, higher_is_better=False)
     assert cpu["ratio"] == pytest.approx(1.10, abs=0.001)
     assert cpu["p_value"] < 0.001
     assert cpu["ci_low"] > 1.0
     assert cpu["verdict"] == "slower"        # more CPU per call
-    assert S.compare_metric(a, b, higher_is_better=True)["verdict"] == \
+    assert orbstats.compare_metric(a, b, higher_is_better=True)["verdict"] == \
         "faster"                              # more servers held
-    assert S.compare_metric(a, b, False, memory=True)["verdict"] == "larger"
+    assert orbstats.compare_metric(a, b, False, memory=True)["verdict"] == "larger"
     # and the mirror: B below A
-    assert S.compare_metric(b, a, False)["verdict"] == "faster"
-    assert S.compare_metric(b, a, True)["verdict"] == "slower"
-    assert S.compare_metric(b, a, False, memory=True)["verdict"] == \
+    assert orbstats.compare_metric(b, a, False)["verdict"] == "faster"
+    assert orbstats.compare_metric(b, a, True)["verdict"] == "slower"
+    assert orbstats.compare_metric(b, a, False, memory=True)["verdict"] == \
         "smaller"
 
 
 def test_shift_inside_the_noise_is_same():
     # B = A + 5 with runs spread over ±20: t about 0.3, p about 0.77.
-    m = S.compare_metric([100, 120, 80], [105, 125, 85], False)
+    m = orbstats.compare_metric([100, 120, 80], [105, 125, 85], False)
     assert m["verdict"] == "same"
     assert m["p_value"] > 0.5
     assert m["ci_low"] < 1 < m["ci_high"]
 
 
 def test_one_run_a_side_no_test():
-    m = S.compare_metric([100], [110, 111], False)
+    m = orbstats.compare_metric([100], [110, 111], False)
     assert m["verdict"] == "n/a"
     assert m["p_value"] is None and m["ci_low"] is None
     assert m["mde_pct"] is None
@@ -104,19 +100,19 @@ def test_one_run_a_side_no_test():
 
 
 def test_no_spread_on_either_side():
-    same = S.compare_metric([5, 5, 5], [5, 5, 5], False)
+    same = orbstats.compare_metric([5, 5, 5], [5, 5, 5], False)
     assert same["verdict"] == "same" and same["ratio"] == 1.0
     assert same["p_value"] is None      # no test made: nothing to adjust
-    differ = S.compare_metric([2, 2], [3, 3], False)
+    differ = orbstats.compare_metric([2, 2], [3, 3], False)
     assert differ["ratio"] == pytest.approx(1.5)
     assert differ["p_value"] == 0.0 and differ["verdict"] == "slower"
 
 
 def test_values_not_positive_are_dropped_with_a_note():
-    m = S.compare_metric([0, None, 100, 101, -3], [110, 111], False)
+    m = orbstats.compare_metric([0, None, 100, 101, -3], [110, 111], False)
     assert m["n_a"] == 2 and m["n_b"] == 2
     assert any("3 of 5" in n for n in m["notes"])
-    none = S.compare_metric([None, None], [1, 2], True)
+    none = orbstats.compare_metric([None, None], [1, 2], True)
     assert none["ratio"] is None and none["verdict"] == "n/a"
 
 
@@ -142,7 +138,7 @@ def test_rank_test_cannot_reach_five_percent_with_three_runs():
     (1.1, None, False, False, "n/a"),
 ])
 def test_metric_verdict(ratio, q, hib, memory, want):
-    assert S.metric_verdict(ratio, q, hib, memory) == want
+    assert orbstats.metric_verdict(ratio, q, hib, memory) == want
 
 
 @pytest.mark.parametrize("verdicts,want", [
@@ -154,7 +150,7 @@ def test_metric_verdict(ratio, q, hib, memory, want):
     ([], "n/a"),
 ])
 def test_scenario_verdict(verdicts, want):
-    assert S.scenario_verdict(verdicts) == want
+    assert orbstats.scenario_verdict(verdicts) == want
 
 
 # ---- Benjamini-Hochberg ---------------------------------------------------
@@ -162,23 +158,23 @@ def test_scenario_verdict(verdicts, want):
 def test_bh_by_hand():
     # sorted 0.005, 0.01, 0.03, 0.04 (m = 4): p*m/rank = 0.02, 0.02,
     # 0.04, 0.04; running minimum from the top changes nothing.
-    assert S.adjust([0.01, 0.04, 0.03, 0.005]) == \
+    assert orbstats.adjust([0.01, 0.04, 0.03, 0.005]) == \
         pytest.approx([0.02, 0.04, 0.04, 0.02])
     # sorted 0.01, 0.04, 0.045 (m = 3): 0.03, 0.06, 0.045; the running
     # minimum from the top brings 0.06 down to 0.045.
-    assert S.adjust([0.04, 0.045, 0.01]) == \
+    assert orbstats.adjust([0.04, 0.045, 0.01]) == \
         pytest.approx([0.045, 0.045, 0.03])
     # capped at 1: sorted 0.8, 0.9 (m = 2): 1.6, 0.9 -> 0.9, 0.9
-    assert S.adjust([0.9, 0.8]) == pytest.approx([0.9, 0.9])
+    assert orbstats.adjust([0.9, 0.8]) == pytest.approx([0.9, 0.9])
 
 
 def test_bh_skips_untested():
     # None is no test: m = 2, sorted 0.01, 0.04 -> 0.02, 0.04
-    q = S.adjust([0.01, None, 0.04])
+    q = orbstats.adjust([0.01, None, 0.04])
     assert q[1] is None
     assert [q[0], q[2]] == pytest.approx([0.02, 0.04])
-    assert S.adjust([0.03]) == pytest.approx([0.03])
-    assert S.adjust([]) == []
+    assert orbstats.adjust([0.03]) == pytest.approx([0.03])
+    assert orbstats.adjust([]) == []
 
 
 def fake_metric(p, ratio=1.2):
@@ -189,16 +185,16 @@ def fake_metric(p, ratio=1.2):
 def test_adjust_metrics_turns_lone_hits_into_same():
     # one p of 0.03 among two tests: q = 0.06, no longer significant
     ms = [fake_metric(0.03), fake_metric(0.9)]
-    assert S.adjust_metrics(ms) == 2
+    assert orbstats.adjust_metrics(ms) == 2
     assert ms[0]["q_value"] == pytest.approx(0.06)
     assert ms[0]["verdict"] == "same"
     # two of 0.03 and 0.04: q = 0.04 each, both stay slower
     ms = [fake_metric(0.03), fake_metric(0.04)]
-    S.adjust_metrics(ms)
+    orbstats.adjust_metrics(ms)
     assert [m["verdict"] for m in ms] == ["slower", "slower"]
     # a metric without a test is left alone and not counted
     ms = [fake_metric(0.01), dict(fake_metric(None), verdict="n/a")]
-    assert S.adjust_metrics(ms) == 1
+    assert orbstats.adjust_metrics(ms) == 1
     assert ms[1]["verdict"] == "n/a" and ms[1]["q_value"] is None
 
 
@@ -207,29 +203,29 @@ def test_adjust_metrics_turns_lone_hits_into_same():
 def test_local_fit_on_a_power_law_is_exact():
     # v = 2 n^1.5: at 10, 2 * 31.6228 = 63.2456
     pts = [(n, 2 * n ** 1.5, w) for n, w in ((9, 10), (10, 5), (11, 1))]
-    assert S.local_fit(pts, 10) == pytest.approx(63.2456, rel=1e-5)
+    assert orbstats.local_fit(pts, 10) == pytest.approx(63.2456, rel=1e-5)
     # between measurements (9.5 and 10.5 only): still on the law
     pts = [(n, 2 * n ** 1.5, 7) for n in (9.5, 10.5)]
-    assert S.local_fit(pts, 10) == pytest.approx(63.2456, rel=1e-5)
+    assert orbstats.local_fit(pts, 10) == pytest.approx(63.2456, rel=1e-5)
 
 
 def test_local_fit_ignores_points_outside_the_window():
     # 20 is outside 10 × 1.15 and its wild value must not count
     pts = [(9, 2 * 9 ** 1.5, 1), (11, 2 * 11 ** 1.5, 1), (20, 1e6, 100)]
-    assert S.local_fit(pts, 10) == pytest.approx(63.2456, rel=1e-5)
+    assert orbstats.local_fit(pts, 10) == pytest.approx(63.2456, rel=1e-5)
 
 
 def test_local_fit_falls_back_to_the_nearest_measurement():
     # nothing within 10/1.15 .. 11.5: the nearest n (2 is 8 away, 20 is
     # 10 away)
-    assert S.local_fit([(2, 3.0, 1), (20, 7.0, 1)], 10) == \
+    assert orbstats.local_fit([(2, 3.0, 1), (20, 7.0, 1)], 10) == \
         pytest.approx(3.0)
     # one n in the window, measured twice (weights 3 and 1): the weighted
     # geometric mean, exp((3 ln 4 + ln 16) / 4) = 2^2.5 = 5.656854
-    assert S.local_fit([(10, 4.0, 3), (10, 16.0, 1), (30, 1.0, 1)], 10) \
+    assert orbstats.local_fit([(10, 4.0, 3), (10, 16.0, 1), (30, 1.0, 1)], 10) \
         == pytest.approx(5.656854, rel=1e-6)
-    assert S.local_fit([], 10) is None
-    assert S.local_fit([(10, 0.0, 1)], 10) is None
+    assert orbstats.local_fit([], 10) is None
+    assert orbstats.local_fit([(10, 0.0, 1)], 10) is None
 
 
 # ---- compare_paired -----------------------------------------------------------
@@ -242,7 +238,7 @@ def test_paired_t_worked_by_hand():
     # 0.952739 .. 1.565826.
     a = [1, E, E ** 2]
     b = [E ** 0.1, E ** 1.2, E ** 2.3]
-    m = S.compare_paired(a, b, False)
+    m = orbstats.compare_paired(a, b, False)
     assert m["paired"] is True
     assert m["ratio"] == pytest.approx(math.exp(0.2))
     assert m["p_value"] == pytest.approx(0.074180, abs=1e-6)
@@ -260,19 +256,19 @@ def test_paired_sees_a_shift_that_drift_hides():
     # samples would drown it in the drift.
     a = [1, E, E ** 2]
     b = [E ** 0.10, E ** 1.11, E ** 2.12]
-    paired = S.compare_paired(a, b, False)
+    paired = orbstats.compare_paired(a, b, False)
     assert paired["p_value"] == pytest.approx(0.002743, abs=2e-6)
     assert paired["verdict"] == "slower"
-    assert S.compare_paired(a, b, True)["verdict"] == "faster"
-    assert S.compare_metric(a, b, False)["verdict"] == "same"
+    assert orbstats.compare_paired(a, b, True)["verdict"] == "faster"
+    assert orbstats.compare_metric(a, b, False)["verdict"] == "same"
 
 
 def test_paired_one_pair_or_missing_values_no_test():
-    m = S.compare_paired([100], [110], False)
+    m = orbstats.compare_paired([100], [110], False)
     assert m["verdict"] == "n/a" and m["p_value"] is None
     assert m["ratio"] == pytest.approx(1.1)
     # A pair with a missing value is dropped as a pair.
-    m = S.compare_paired([100, None, 100], [110, 120, 110], False)
+    m = orbstats.compare_paired([100, None, 100], [110, 120, 110], False)
     assert (m["n_a"], m["n_b"]) == (2, 2)
     assert any("pair(s)" in n for n in m["notes"])
 
@@ -280,11 +276,11 @@ def test_paired_one_pair_or_missing_values_no_test():
 def test_negligible_difference_is_same_however_significant():
     # PSS of two sets of the same servers: 400.0 and 400.8 KiB in every
     # run (0.2% apart), no spread at all: significant, and still "same".
-    m = S.compare_metric([400.0] * 3, [400.8] * 3, False, memory=True)
+    m = orbstats.compare_metric([400.0] * 3, [400.8] * 3, False, memory=True)
     assert m["p_value"] == 0.0
     assert m["verdict"] == "same"
     # 1% is not negligible.
-    m = S.compare_metric([400.0] * 3, [404.0] * 3, False, memory=True)
+    m = orbstats.compare_metric([400.0] * 3, [404.0] * 3, False, memory=True)
     assert m["verdict"] == "larger"
-    assert S.metric_verdict(1.004, 0.001, False) == "same"
-    assert S.metric_verdict(1.006, 0.001, False) == "slower"
+    assert orbstats.metric_verdict(1.004, 0.001, False) == "same"
+    assert orbstats.metric_verdict(1.006, 0.001, False) == "slower"

@@ -2,37 +2,39 @@
 one results folder per host), each host's identity as its results record
 it, and per scenario the max servers and memory per server of every host
 side by side, as scripts/compare --hosts and scripts/report print them and
-orbfigs_hosts draws them. Standard library only (no matplotlib here)."""
+orbbench.figures.hosts draws them. Standard library only (no matplotlib
+here)."""
 import csv
 import io
 import json
 from pathlib import Path
 
-import orbresults as R
+import orbbench.cli as orbcli
+import orbbench.results as orbresults
 
 FLEET_FILE = "fleet.json"
 FLEET_SCHEMA = "orbbench-fleet/1"
 
 # A host's identity: (key, how to read it from one result).
 IDENTITY = (
-    ("hostname", lambda d: R.get(d, "host.hostname")),
-    ("cpu_model", lambda d: R.get(d, "host.cpu_model")),
-    ("cpus_online", lambda d: R.get(d, "host.cpus_online")),
-    ("mem_total_kb", lambda d: R.get(d, "host.mem_total_kb")),
-    ("kernel", lambda d: R.get(d, "host.kernel")),
-    ("arch", lambda d: R.get(d, "host.arch")),
-    ("os", lambda d: R.get(d, "host.os")),
-    ("orb", R.orb_label),
-    ("orb_id", lambda d: R.get(d, "orb.id")),
-    ("revision", lambda d: R.get(d, "tool.git_revision")),
-    ("compiler", lambda d: R.get(d, "tool.compiler")),
+    ("hostname", lambda d: orbresults.get(d, "host.hostname")),
+    ("cpu_model", lambda d: orbresults.get(d, "host.cpu_model")),
+    ("cpus_online", lambda d: orbresults.get(d, "host.cpus_online")),
+    ("mem_total_kb", lambda d: orbresults.get(d, "host.mem_total_kb")),
+    ("kernel", lambda d: orbresults.get(d, "host.kernel")),
+    ("arch", lambda d: orbresults.get(d, "host.arch")),
+    ("os", lambda d: orbresults.get(d, "host.os")),
+    ("orb", orbresults.orb_label),
+    ("orb_id", lambda d: orbresults.get(d, "orb.id")),
+    ("revision", lambda d: orbresults.get(d, "tool.git_revision")),
+    ("compiler", lambda d: orbresults.get(d, "tool.compiler")),
 )
 
 
 def host_results(folder):
     """The checked results of one host's folder ([] when it has none)."""
     try:
-        return R.load_results([folder])
+        return orbresults.load_results([folder])
     except ValueError:
         return []
 
@@ -119,7 +121,7 @@ def load_hosts(paths):
         if read_fleet(p) is not None:
             hosts += load_fleet(p)["hosts"]
             continue
-        results = R.load_results([p])
+        results = orbresults.load_results([p])
         hosts.append({"host": p.resolve().name, "status": "ok",
                       "stage": None, "reason": None, "seconds": None,
                       "identity": identity(results), "results": results})
@@ -137,8 +139,7 @@ def load_hosts(paths):
 def sweeps(results):
     """The sweep results among a host's (rate, scaling and clock runs are
     not on the host axis)."""
-    others, _ = R.split_scaling(results)
-    return R.split_kinds(others)[0]
+    return orbresults.of_kind(results, "sweep")
 
 
 def hosts_data(hosts, mem="pss"):
@@ -154,7 +155,8 @@ def hosts_data(hosts, mem="pss"):
     for h in hosts:
         label, items = (h["host"], h["results"]) if isinstance(h, dict) \
             else h
-        results = [x if isinstance(x, R.Result) else R.Result(None, x)
+        results = [x if isinstance(x, orbresults.Result)
+                   else orbresults.Result(None, x)
                    for x in items]
         found = sweeps(results)
         if not found:
@@ -163,9 +165,10 @@ def hosts_data(hosts, mem="pss"):
                 else "no results")
             left_out.append((label, why))
             continue
-        per_host[label] = R.group_by_scenario(found, split_settings=True)
+        per_host[label] = orbresults.group_by_scenario(found,
+                                                       split_settings=True)
     labels = list(per_host)
-    names = R.seed_order([n for g in per_host.values() for n in g])
+    names = orbresults.seed_order([n for g in per_host.values() for n in g])
     scenarios = []
     for name in names:
         cells, max_ms = {}, None
@@ -174,7 +177,7 @@ def hosts_data(hosts, mem="pss"):
             if not docs:
                 cells[label] = None
                 continue
-            s = R.summarize(docs)
+            s = orbresults.summarize(docs)
             max_ms = max_ms or s["max_ms"]
             cells[label] = {
                 "runs": s["runs"], "max_servers": s["max_servers"],
@@ -193,7 +196,7 @@ def max_text(cell):
     """'145' or '145 (140–150, 3 runs)'; '—' without a run."""
     if cell is None:
         return "—"
-    return R.spread_text({"max_servers": cell["max_servers"],
+    return orbresults.spread_text({"max_servers": cell["max_servers"],
                           "max_servers_min": cell["max_servers_min"],
                           "max_servers_max": cell["max_servers_max"],
                           "runs": cell["runs"]})
@@ -202,7 +205,7 @@ def max_text(cell):
 def hosts_table(data):
     """(head, rows): per scenario, each host's max servers and memory per
     server side by side."""
-    mem = R.MEM_LABELS[data["mem"]]
+    mem = orbresults.MEM_LABELS[data["mem"]]
     head = ["scenario"]
     for label in data["hosts"]:
         head += [f"{label} max servers", f"{label} {mem} KiB/server"]
@@ -211,7 +214,7 @@ def hosts_table(data):
         row = [s["scenario"]]
         for label in data["hosts"]:
             c = s["cells"][label]
-            row += [max_text(c), R.fmt_num(c["mem_kb"]) if c else "—"]
+            row += [max_text(c), orbresults.fmt_num(c["mem_kb"]) if c else "—"]
         rows.append(row)
     return head, rows
 
@@ -236,7 +239,7 @@ def hosts_text(hosts, mem="pss"):
     lines += [f"  {line}" for line in host_lines(hosts)]
     if data["scenarios"]:
         head, rows = hosts_table(data)
-        lines += ["", R.text_table(head, rows)]
+        lines += ["", orbcli.text_table(head, rows)]
     lines += ["", TABLE_NOTE]
     return "\n".join(lines) + "\n"
 
@@ -244,11 +247,11 @@ def hosts_text(hosts, mem="pss"):
 def hosts_markdown(hosts, mem="pss", title="Hosts"):
     data = hosts_data(hosts, mem)
     out = [f"# {title}", "", "## Hosts", "",
-           R.md_table(*identity_table(hosts), "l" * 10), ""]
+           orbcli.md_table(*identity_table(hosts), "l" * 10), ""]
     if data["scenarios"]:
         head, rows = hosts_table(data)
         out += ["## Max servers and memory per server, host by host", "",
-                R.md_table(head, rows), ""]
+                orbcli.md_table(head, rows), ""]
     out += [TABLE_NOTE, ""]
     return "\n".join(out)
 

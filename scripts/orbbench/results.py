@@ -1,10 +1,13 @@
 """Reading orbbench result files and summing them up: shared by run-suite,
-plot, compare and report. Standard library only (no matplotlib here)."""
-import argparse
+plot, compare and report. Standard library only (no matplotlib here).
+
+The measurement kinds (sweep, rate, ...) are not named here: each module
+of orbbench.kinds registers its own (register, a Kind), and loading and
+checking a result look its kind up in KINDS. A front end imports
+orbbench.kinds once before it loads results."""
 import json
 import shlex
 import statistics
-import sys
 from collections import namedtuple
 from pathlib import Path
 
@@ -27,6 +30,79 @@ MEM_LABELS = {"pss": "PSS", "uss": "USS",
 Result = namedtuple("Result", "path doc")
 
 
+# ---- the measurement kinds -----------------------------------------------
+
+class Kind:
+    """What the shared code needs to know of one measurement kind (a
+    scenario's "kind", client/kinds/*.c), registered by its module in
+    orbbench.kinds:
+      name     the kind's name as results record it
+      body     the top-level field its results hold their measurements in
+      fields   [(dotted key, type or predicate)] every result of it has,
+               checked in this order after COMMON_FIELDS (a common
+               field listed here is checked where it is listed instead)
+      check    check(doc, path) for the rest of its shape, or None
+      refusal  what a comparison says of it ("a clock result (kind
+               clock)"), or None when compare takes it as a sweep
+      figures  figures(results, outdir, run, rounds, log) -> [Figure] of
+               its results (matplotlib imported there), or None
+      tables   tables(results) -> report blocks from all the results of a
+               report (its own picked out), or None
+      summary  summary(results) -> the report's Summary blocks of its
+               results, or None"""
+
+    def __init__(self, name, body, fields=(), check=None, refusal=None,
+                 figures=None, tables=None, summary=None):
+        self.name, self.body, self.fields = name, body, list(fields)
+        self.check, self.refusal = check, refusal
+        self.figures, self.tables, self.summary = figures, tables, summary
+
+
+# {name: Kind} in registration order (orbbench.kinds' order): the order of
+# the figures of plot_all and of the tables of a report.
+KINDS = {}
+
+# The kind of a result that names none, or one not registered: a sweep,
+# as the first results were.
+DEFAULT_KIND = "sweep"
+
+# What every result has, whatever its kind.
+COMMON_FIELDS = [("scenario.name", str), ("result.stop_reason", str)]
+
+
+def register(kind):
+    """Add a Kind to KINDS (once per name); return it."""
+    if kind.name in KINDS:
+        raise ValueError(f"kind {kind.name!r} registered twice")
+    KINDS[kind.name] = kind
+    return kind
+
+
+def kind_of(doc):
+    """The registered name of a result's kind: its "kind" or its
+    scenario's, DEFAULT_KIND when neither is registered."""
+    if not KINDS:
+        raise RuntimeError("no measurement kinds registered: import "
+                           "orbbench.kinds before reading results")
+    if isinstance(doc, dict):
+        for name in KINDS:
+            if name != DEFAULT_KIND and (
+                    doc.get("kind") == name or
+                    get(doc, "scenario.kind") == name):
+                return name
+    return DEFAULT_KIND
+
+
+def kind(doc):
+    """The Kind of a result."""
+    return KINDS[kind_of(doc)]
+
+
+def of_kind(results, name):
+    """The Results of kind name, in the given order."""
+    return [r for r in results if kind_of(r.doc) == name]
+
+
 def load_result(path):
     """Load and check one result file; ValueError names the file."""
     path = Path(path)
@@ -37,95 +113,21 @@ def load_result(path):
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         got = doc.get("schema") if isinstance(doc, dict) else None
         raise ValueError(f"{path}: schema {got!r}, expected {SCHEMA!r}")
-    # A rate run (scenario kind "rate") has repeats where a sweep has
-    # steps.
-    body = ("repeats" if is_rate(doc) or is_scaling(doc)
-            else "latency" if is_latency(doc)
-            else "marshal" if is_marshal(doc)
-            else "channel" if is_channel(doc) else "steps")
-    for key in ("scenario", body, "result", "orb", "host"):
+    # A rate run has repeats where a sweep has steps: its kind says.
+    for key in ("scenario", kind(doc).body, "result", "orb", "host"):
         if key not in doc:
             raise ValueError(f"{path}: no {key!r} field")
     return doc
 
 
-def is_rate(doc):
-    """True for the result of an upcall-rate run (scenario kind rate)."""
-    return isinstance(doc, dict) and (
-        doc.get("kind") == "rate" or
-        get(doc, "scenario.kind") == "rate")
-
-
-def is_scaling(doc):
-    """True for the result of a run across cores (scenario kind
-    scaling)."""
-    return isinstance(doc, dict) and (
-        doc.get("kind") == "scaling" or
-        get(doc, "scenario.kind") == "scaling")
-
-
-def split_scaling(results):
-    """(other results, scaling results), each in the given order."""
-    return ([r for r in results if not is_scaling(r.doc)],
-            [r for r in results if is_scaling(r.doc)])
-
-
-def is_clock(doc):
-    """True for the result of a clock run (scenario kind clock)."""
-    return isinstance(doc, dict) and (
-        doc.get("kind") == "clock" or get(doc, "scenario.kind") == "clock")
-
-
-def is_channel(doc):
-    """True for the result of an event channel run (scenario kind
-    channel)."""
-    return isinstance(doc, dict) and (
-        doc.get("kind") == "channel" or
-        get(doc, "scenario.kind") == "channel")
-
-
-def is_latency(doc):
-    """True for the result of a latency run (scenario kind latency)."""
-    return isinstance(doc, dict) and (
-        doc.get("kind") == "latency" or
-        get(doc, "scenario.kind") == "latency")
-
-
-def is_marshal(doc):
-    """True for the result of a marshal run (scenario kind marshal)."""
-    return isinstance(doc, dict) and (
-        doc.get("kind") == "marshal" or
-        get(doc, "scenario.kind") == "marshal")
-
-
-def split_kinds(results):
-    """(sweep results, rate results), each in the given order; clock,
-    latency, marshal and channel results are in neither (orbfigs_clock,
-    scripts/miro-table and orbfigs_channel show them)."""
-    return ([r for r in results if not is_rate(r.doc)
-             and not is_clock(r.doc) and not is_latency(r.doc)
-             and not is_marshal(r.doc) and not is_channel(r.doc)],
-            [r for r in results if is_rate(r.doc)])
-
-
-def refuse_rate(results, what):
-    """ValueError naming the first rate result: `what` (compare) handles
-    sweeps only."""
+def refuse_uncomparable(results, what):
+    """ValueError naming the first result of a kind `what` (compare)
+    cannot set against another: it handles sweeps only."""
     for r in results:
-        if is_clock(r.doc):
-            raise ValueError(f"{r.path}: a clock result (kind clock); "
+        refusal = kind(r.doc).refusal
+        if refusal:
+            raise ValueError(f"{r.path}: {refusal}; "
                              f"{what} compares sweep results only")
-        if is_rate(r.doc):
-            raise ValueError(f"{r.path}: an upcall-rate result (kind rate); "
-                             f"{what} compares sweep results only")
-        if is_scaling(r.doc):
-            raise ValueError(f"{r.path}: a result across cores (kind "
-                             f"scaling); {what} compares sweep results only")
-        for kind, test in (("latency", is_latency), ("marshal", is_marshal)):
-            if test(r.doc):
-                raise ValueError(f"{r.path}: a {kind} result (kind {kind}; "
-                                 "scripts/miro-table shows it); "
-                                 f"{what} compares sweep results only")
 
 
 def crossing_ms(doc):
@@ -151,105 +153,42 @@ def get(d, dotted, default=None):
     return d
 
 
-def _is_num(x):
+def is_num(x):
+    """True for an int or a float (not a bool)."""
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _check_rate_shape(doc, path):
-    """check_shape for a rate run: name, stop reason, every repeat's
-    rate."""
-    for key, kind in (("scenario.name", str), ("result.stop_reason", str)):
-        if not isinstance(get(doc, key), kind):
-            raise ValueError(f"{path}: field {key!r} missing or wrong type")
-    if not isinstance(doc["repeats"], list):
-        raise ValueError(f"{path}: field 'repeats' is not a list")
-    for i, rep in enumerate(doc["repeats"]):
-        if not (_is_num(get(rep, "upcalls_per_s")) and
-                _is_num(get(rep, "calls"))):
-            raise ValueError(f"{path}: repeats[{i}] has no upcalls_per_s "
-                             "or calls")
-
-
-def _check_scaling_shape(doc, path):
-    """check_shape for a scaling run: name, placement, stop reason, every
-    repeat's k, pairs and sum."""
-    for key, kind in (("scenario.name", str), ("result.stop_reason", str),
-                      ("scaling.placement", str)):
-        if not isinstance(get(doc, key), kind):
-            raise ValueError(f"{path}: field {key!r} missing or wrong type")
-    if not isinstance(doc["repeats"], list):
-        raise ValueError(f"{path}: field 'repeats' is not a list")
-    for i, rep in enumerate(doc["repeats"]):
-        if not (_is_num(get(rep, "k")) and _is_num(get(rep,
-                                                       "sum_calls_per_s"))
-                and isinstance(rep.get("pairs"), list)):
-            raise ValueError(f"{path}: repeats[{i}] has no k, pairs or "
-                             "sum_calls_per_s")
-
-
-def _check_clock_shape(doc, path):
-    """check_shape for a clock run: name, stop reason, sources."""
-    for key, kind in (("scenario.name", str), ("result.stop_reason", str),
-                      ("sources", list)):
-        if not isinstance(get(doc, key), kind):
+def check_fields(doc, path, fields):
+    """ValueError naming the first of fields [(dotted key, type or
+    predicate)] that doc lacks or has of another type."""
+    for key, want in fields:
+        v = get(doc, key)
+        ok = isinstance(v, want) if isinstance(want, type) else want(v)
+        if not ok:
             raise ValueError(f"{path}: field {key!r} missing or wrong type")
 
 
-def _check_channel_shape(doc, path):
-    """check_shape for a channel run: name, stop reason, payload, via."""
-    for key in ("scenario.name", "result.stop_reason", "channel.payload",
-                "channel.via", "channel.transport"):
-        if not isinstance(get(doc, key), str):
-            raise ValueError(f"{path}: field {key!r} missing or wrong type")
-
-
-def _check_table_shape(doc, path):
-    """check_shape for a latency or marshal run: name, stop reason, its
-    summary (latency.call_us, marshal.payloads)."""
-    body = ("latency.call_us", dict) if is_latency(doc) else \
-        ("marshal.payloads", list)
-    for key, kind in (("scenario.name", str), ("result.stop_reason", str),
-                      body):
-        if not isinstance(get(doc, key), kind):
-            raise ValueError(f"{path}: field {key!r} missing or wrong type")
+def check_list(path, key, value, item_ok, what):
+    """ValueError unless value (the result's field key) is a list whose
+    every item passes item_ok; the message names the first that does not
+    ("repeats[2] has no WHAT")."""
+    if not isinstance(value, list):
+        raise ValueError(f"{path}: field {key!r} is not a list")
+    for i, item in enumerate(value):
+        if not item_ok(item):
+            raise ValueError(f"{path}: {key}[{i}] has no {what}")
 
 
 def check_shape(doc, path):
     """The fields every figure and table relies on; ValueError names the
-    file and the field. Optional fields (footprint, …) are not checked."""
-    if is_channel(doc):
-        return _check_channel_shape(doc, path)
-    if is_clock(doc):
-        return _check_clock_shape(doc, path)
-    if is_latency(doc) or is_marshal(doc):
-        return _check_table_shape(doc, path)
-    if is_rate(doc):
-        return _check_rate_shape(doc, path)
-    if is_scaling(doc):
-        return _check_scaling_shape(doc, path)
-    need = {"scenario.name": str, "scenario.sweep.max_ms": _is_num,
-            "result.max_servers": _is_num, "result.stop_reason": str}
-    for key, kind in need.items():
-        v = get(doc, key)
-        ok = isinstance(v, kind) if isinstance(kind, type) else kind(v)
-        if not ok:
-            raise ValueError(f"{path}: field {key!r} missing or wrong type")
-    if not isinstance(doc["steps"], list):
-        raise ValueError(f"{path}: field 'steps' is not a list")
-    for i, s in enumerate(doc["steps"]):
-        if not (_is_num(get(s, "n")) and _is_num(get(s, "round_ms.median"))):
-            raise ValueError(f"{path}: steps[{i}] has no n or round_ms")
-    # Newer results: probes near the crossing, and the crossing itself.
-    probes = doc.get("probes", [])
-    if not isinstance(probes, list):
-        raise ValueError(f"{path}: field 'probes' is not a list")
-    for i, s in enumerate(probes):
-        if not (_is_num(get(s, "n")) and _is_num(get(s, "round_ms.median"))):
-            raise ValueError(f"{path}: probes[{i}] has no n or round_ms")
-    c = get(doc, "result.crossing_n")
-    if c is not None and not _is_num(c):
-        raise ValueError(f"{path}: field 'result.crossing_n' is not a "
-                         "number or null")
+    file and the field. Optional fields (footprint, …) are not checked.
+    The fields common to every kind, then the kind's own."""
+    k = kind(doc)
+    listed = {key for key, _ in k.fields}
+    check_fields(doc, path, [f for f in COMMON_FIELDS if f[0] not in listed]
+                 + k.fields)
+    if k.check:
+        k.check(doc, path)
 
 
 def result_files(paths):
@@ -428,18 +367,18 @@ def mem_per_server_kb(step, kind):
     v = get(step, f"mem_per_server_kb.{kind}")
     if v is None and MEM_KINDS.get(kind):
         v = get(step, f"footprint.{MEM_KINDS[kind]}.mean")
-    return v if _is_num(v) else None
+    return v if is_num(v) else None
 
 
 def server_cpu_per_call_us(step):
     """The servers' CPU per call at a step (µs), or None without it."""
     v = get(step, "cpu_per_call_us.server")
-    return v if _is_num(v) else None
+    return v if is_num(v) else None
 
 
 def threads_per_server(step):
     v = get(step, "footprint.threads.mean")
-    return v if _is_num(v) else None
+    return v if is_num(v) else None
 
 
 def has_memory(doc):
@@ -539,7 +478,7 @@ def _tool(doc):
 
 def _mem_total(doc):
     kb = get(doc, "host.mem_total_kb")
-    return f"{kb / 1048576:.1f} GiB" if _is_num(kb) else None
+    return f"{kb / 1048576:.1f} GiB" if is_num(kb) else None
 
 
 # (label, how to read it from a result): what can make two runs unlike.
@@ -613,7 +552,7 @@ def is_fixed_n(doc):
     if len(ns) != 1:
         return False
     max_n = get(doc, "scenario.sweep.max_n")
-    return not _is_num(max_n) or max_n <= next(iter(ns))
+    return not is_num(max_n) or max_n <= next(iter(ns))
 
 
 def fmt_num(x, digits=None):
@@ -632,56 +571,3 @@ def ratio(b, a):
     if a is None or b is None or a == 0:
         return None
     return b / a
-
-
-def text_table(head, rows):
-    """Aligned columns: the first left, the rest right."""
-    cells = [list(map(str, head))] + [list(map(str, r)) for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
-    lines = []
-    for r in cells:
-        parts = [r[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(r[1:], widths[1:])]
-        lines.append("  ".join(parts).rstrip())
-    return "\n".join(lines)
-
-
-def md_table(head, rows, align=None):
-    """A GitHub markdown table; align is 'l' or 'r' per column (default:
-    the first left, the rest right)."""
-    def line(r):
-        cells = (str(c).replace("|", "\\|") for c in r)
-        return "| " + " | ".join(cells) + " |"
-    align = align or "l" + "r" * (len(head) - 1)
-    rule = "|" + "".join("---:|" if a == "r" else "---|" for a in align)
-    return "\n".join([line(head), rule] + [line(r) for r in rows])
-
-
-# ---- command lines --------------------------------------------------------
-
-class ArgParser(argparse.ArgumentParser):
-    """argparse whose errors are one line, 'prog: message', exit 2."""
-
-    def error(self, message):
-        fail(self.prog, message)
-
-
-def fail(prog, msg, code=2):
-    """Print 'prog: msg' on stderr and exit with code."""
-    print(f"{prog}: {msg}", file=sys.stderr)
-    sys.exit(code)
-
-
-# What reading a result of an unexpected shape raises past check_shape.
-SHAPE_ERRORS = (KeyError, TypeError, AttributeError, IndexError)
-
-
-def shape_error(paths, e):
-    """One line for a SHAPE_ERRORS exception, naming the inputs."""
-    return (f"{', '.join(map(str, paths))}: a result field has an "
-            f"unexpected shape ({type(e).__name__}: {e})")
-
-
-def note(prog, msg):
-    """A one-line message on stderr (skipped figures, what was written)."""
-    print(f"{prog}: {msg}", file=sys.stderr)

@@ -12,12 +12,12 @@ import subprocess
 import time
 from pathlib import Path
 
-import orbfleet as F
+import orbbench.fleet as orbfleet
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXEC_PREFIX = "ip netns exec %h"
 # A host's tree: what fleet-host checks and run-suite runs, and the build.
-TREE_PARTS = F.SOURCES + ("scenarios",)
+TREE_PARTS = orbfleet.SOURCES + ("scenarios",)
 # How a host can be broken on purpose (break_tree).
 BROKEN = {
     "revision": "its tree's sources differ (client/main.c changed): a "

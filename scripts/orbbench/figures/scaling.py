@@ -6,12 +6,12 @@ axis — after the box plots of requests per core in RTEMS ticket #2271.
 
 scaling_data returns exactly the numbers drawn. A *series* is (label,
 [result documents]): one scenario split by ORB and settings
-(orbplot.series_of)."""
-import orbplot as P
-import orbresults as R
-from orbplot import Skip
+(orbbench.plot.series_of)."""
+import orbbench.plot as orbplot
+import orbbench.results as orbresults
+from orbbench.plot import Skip
 
-plt = P.plt
+plt = orbplot.plt
 
 
 def scaling_data(series):
@@ -21,7 +21,7 @@ def scaling_data(series):
     repeat]}, sum_median {k}, pair_median {k}, ratio (median sum at the
     largest k over that at the smallest)}; and left_out [(label, why)]."""
     panels, left_out = [], []
-    for label, docs in P.pairs(series):
+    for label, docs in orbplot.pairs(series):
         reps = [rep for d in docs for rep in d.get("repeats") or []]
         if not reps:
             left_out.append((label, "no repeat was measured"))
@@ -31,17 +31,18 @@ def scaling_data(series):
                         for p in rep["pairs"]] for k in ks}
         sums = {k: [rep["sum_calls_per_s"] for rep in reps
                     if rep["k"] == k] for k in ks}
-        sum_median = {k: R.median(v) for k, v in sums.items()}
+        sum_median = {k: orbresults.median(v) for k, v in sums.items()}
         first, last = sum_median[ks[0]], sum_median[ks[-1]]
         d0 = docs[0]
         panels.append({
             "label": label,
-            "kind": R.get(d0, "scenario.server.kind"),
-            "placement": R.get(d0, "scaling.placement"),
-            "transport": R.get(d0, "scenario.transport"),
+            "kind": orbresults.get(d0, "scenario.server.kind"),
+            "placement": orbresults.get(d0, "scaling.placement"),
+            "transport": orbresults.get(d0, "scenario.transport"),
             "runs": len(docs), "ks": ks, "per_pair": per_pair,
             "sums": sums, "sum_median": sum_median,
-            "pair_median": {k: R.median(v) for k, v in per_pair.items()},
+            "pair_median": {k: orbresults.median(v)
+                            for k, v in per_pair.items()},
             "ratio": last / first if first else None})
     return {"panels": panels, "left_out": left_out}
 
@@ -81,7 +82,7 @@ def scaling_figure(series, footer, title, data=None):
     cols = min(n, 2)
     rows = (n + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(6.2 * cols, 3.8 * rows),
-                             dpi=P.DPI, squeeze=False)
+                             dpi=orbplot.DPI, squeeze=False)
     fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
              va="bottom")
     for ax in axes.flat[n:]:
@@ -136,8 +137,9 @@ def scaling_table(series):
 
 
 def scaling_figures(series, outdir, log=None):
-    """The scaling figure of these series into outdir; [orbplot.Figure]."""
-    return P.one_figure(
+    """The scaling figure of these series into outdir;
+    [orbbench.plot.Figure]."""
+    return orbplot.one_figure(
         series, outdir, log, "scaling", "scaling",
         "The ORB across cores: calls/s per pair (boxes) and summed",
         scaling_data, scaling_figure, scaling_caption)

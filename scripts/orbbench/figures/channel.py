@@ -9,12 +9,12 @@ channel_data returns exactly the numbers drawn and tabled: one row per
 payload and transport, in the seed's payload order; runs of one payload,
 transport and via (run-suite --repeat) are combined by the median of
 each figure over the runs."""
-import orbplot as P
-import orbresults as R
-from orbmiro import PAYLOADS  # the seed's payloads, in its order
-from orbplot import Skip
+import orbbench.plot as orbplot
+import orbbench.results as orbresults
+from orbbench.miro import PAYLOADS  # the seed's payloads, in its order
+from orbbench.plot import Skip
 
-plt = P.plt
+plt = orbplot.plt
 
 # The seed's Table 8.3, µs, as printed (TAO 1.4, AMD K7 1 GHz, Linux
 # 2.4): through the event channel min, mean, max, std dev, median, delta.
@@ -43,17 +43,17 @@ def _combine(docs):
     """The push-to-logged figures of runs of one payload, transport and
     via: each the median over the runs that measured an event; None when
     none did."""
-    sums = [R.get(d, "latency_us.push_to_logged") for d in docs]
+    sums = [orbresults.get(d, "latency_us.push_to_logged") for d in docs]
     sums = [s for s in sums if isinstance(s, dict) and
             _num(s.get("count")) and s["count"] > 0]
     if not sums:
         return None
-    out = {k: R.median(s.get(k) for s in sums if _num(s.get(k)))
+    out = {k: orbresults.median(s.get(k) for s in sums if _num(s.get(k)))
            for k in STATS}
     out["runs"] = len(sums)
-    out["call_median"] = R.median(
-        R.get(d, "latency_us.push_call.median") for d in docs
-        if _num(R.get(d, "latency_us.push_call.median")))
+    out["call_median"] = orbresults.median(
+        orbresults.get(d, "latency_us.push_call.median") for d in docs
+        if _num(orbresults.get(d, "latency_us.push_call.median")))
     return out
 
 
@@ -65,18 +65,18 @@ def channel_data(docs):
     no event is left out (with its stop reason)."""
     groups, left_out = {}, []
     for d in docs:
-        payload = R.get(d, "channel.payload")
-        via = R.get(d, "channel.via")
-        transport = R.get(d, "channel.transport")
-        label = f"{R.get(d, 'scenario.name', '?')}"
+        payload = orbresults.get(d, "channel.payload")
+        via = orbresults.get(d, "channel.via")
+        transport = orbresults.get(d, "channel.transport")
+        label = f"{orbresults.get(d, 'scenario.name', '?')}"
         if via not in VIAS:
             left_out.append((label, f"via {via!r} is neither direct nor "
                              "channel"))
             continue
-        if not _num(R.get(d, "latency_us.push_to_logged.count")) or \
-                R.get(d, "latency_us.push_to_logged.count") == 0:
+        if not _num(orbresults.get(d, "latency_us.push_to_logged.count")) or \
+                orbresults.get(d, "latency_us.push_to_logged.count") == 0:
             left_out.append((label, "no event was measured (stop: "
-                             f"{R.get(d, 'result.stop_reason')})"))
+                             f"{orbresults.get(d, 'result.stop_reason')})"))
             continue
         groups.setdefault((payload, transport), {}).setdefault(
             via, []).append(d)
@@ -95,7 +95,7 @@ def channel_data(docs):
         row["delta_mean"] = (row["channel"]["mean"] -
                              row["direct"]["mean"]) if both else None
         row["seed"] = SEED_8_3.get(payload)
-        cycles = {R.get(d, "channel.omnievents.cycle_period_ns")
+        cycles = {orbresults.get(d, "channel.omnievents.cycle_period_ns")
                   for d in g.get("channel", [])}
         row["cycle_period_ns"] = sorted(c for c in cycles if _num(c))
         rows.append(row)
@@ -162,7 +162,8 @@ def channel_figure(series, footer, title, data=None):
     if not rows:
         raise Skip("channel: skipped, no channel result measured an event")
     n = len(rows)
-    fig, ax = plt.subplots(figsize=(max(7.0, 1.3 * n + 3), 5.2), dpi=P.DPI)
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.3 * n + 3), 5.2),
+                           dpi=orbplot.DPI)
     fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
              va="bottom")
     offset = 0.16
@@ -205,7 +206,7 @@ def channel_figure(series, footer, title, data=None):
     ax.grid(axis="y", color="0.9")
     ax.set_axisbelow(True)
     ax.legend(loc="upper left", fontsize=9, frameon=False)
-    P.finish(fig, title, left=0.1, right=0.98, top=0.9, bottom=0.16)
+    orbplot.finish(fig, title, left=0.1, right=0.98, top=0.9, bottom=0.16)
     return fig
 
 
@@ -213,8 +214,9 @@ TITLE = "What an event channel adds: push to logged, per payload"
 
 
 def channel_figures(docs, outdir, log=None):
-    """The channel figure of these results into outdir; [orbplot.Figure]."""
-    return P.one_figure([("channel runs", list(docs))], outdir, log,
+    """The channel figure of these results into outdir;
+    [orbbench.plot.Figure]."""
+    return orbplot.one_figure([("channel runs", list(docs))], outdir, log,
                         "channel", "channel", TITLE,
                         lambda series: channel_data(series[0][1]),
                         channel_figure, channel_caption)

@@ -5,16 +5,16 @@ beside memory per server at that N, each host's CPUs and memory under its
 name.
 
 host_figure_data returns exactly the numbers drawn, from
-orbhosts.hosts_data. Hosts are (label, [result doc or Result]) or the
-dicts orbhosts.load_hosts gives."""
+orbbench.hosts.hosts_data. Hosts are (label, [result doc or Result]) or the
+dicts orbbench.hosts.load_hosts gives."""
 import re
 
-import orbhosts as H
-import orbplot as P
-import orbresults as R
-from orbplot import Skip
+import orbbench.hosts as orbhosts
+import orbbench.plot as orbplot
+import orbbench.results as orbresults
+from orbbench.plot import Skip
 
-plt = P.plt
+plt = orbplot.plt
 
 
 def host_pairs(hosts):
@@ -29,9 +29,9 @@ def host_pairs(hosts):
 
 def short_identity(docs):
     """'2 CPUs, 23.5 GiB' of a host's results, for its tick label."""
-    ident = H.identity([R.Result(None, d) for d in docs])
+    ident = orbhosts.identity([orbresults.Result(None, d) for d in docs])
     return (f"{ident.get('cpus_online') or '?'} CPUs, "
-            f"{H.mem_text(ident.get('mem_total_kb'))}")
+            f"{orbhosts.mem_text(ident.get('mem_total_kb'))}")
 
 
 def host_figure_data(hosts, scenario, mem="pss"):
@@ -42,7 +42,7 @@ def host_figure_data(hosts, scenario, mem="pss"):
     why)] (no sweep result at all), "left_out": [] (host_figures says once
     which hosts have no sweep, not once per figure)}."""
     pairs = host_pairs(hosts)
-    data = H.hosts_data(pairs, mem)
+    data = orbhosts.hosts_data(pairs, mem)
     row = next((s for s in data["scenarios"] if s["scenario"] == scenario),
                None)
     docs = dict(pairs)
@@ -63,16 +63,17 @@ def host_figure_data(hosts, scenario, mem="pss"):
 
 def host_caption(data):
     """Each host's numbers, largest first, and those without a result."""
-    mem = R.MEM_LABELS[data["mem"]]
-    parts = [f"{b['host']} ({b['identity']}): {R.fmt_num(b['max_servers'])}"
-             f" servers" + (f" ({b['min']}–{b['max']}, {b['runs']} runs)"
-                            if b["runs"] > 1 else "") +
-             (f", {R.fmt_num(b['mem_kb'])} KiB {mem} each"
+    mem = orbresults.MEM_LABELS[data["mem"]]
+    parts = [f"{b['host']} ({b['identity']}): "
+             f"{orbresults.fmt_num(b['max_servers'])} servers" +
+             (f" ({b['min']}–{b['max']}, {b['runs']} runs)"
+              if b["runs"] > 1 else "") +
+             (f", {orbresults.fmt_num(b['mem_kb'])} KiB {mem} each"
               if b["mem_kb"] is not None else "")
              for b in sorted(data["bars"], key=lambda b: -b["max_servers"])]
     text = (f"{data['scenario']}: the largest N within max_ms "
-            f"({R.fmt_num(data['max_ms'])} ms) on each host, and the memory "
-            f"per server there. " + "; ".join(parts) + ".")
+            f"({orbresults.fmt_num(data['max_ms'])} ms) on each host, and "
+            f"the memory per server there. " + "; ".join(parts) + ".")
     gone = [f"{h}: no result" for h in data["missing"]] + \
         [f"{h}: {why}" for h, why in data["no_sweeps"]]
     if gone:
@@ -87,10 +88,10 @@ def host_figure(series, footer, title, data=None):
     if not bars:
         raise Skip(f"hosts-{data['scenario']}: skipped, no host has a run "
                    "of it")
-    colors = P.palette([b["host"] for b in bars])
+    colors = orbplot.palette([b["host"] for b in bars])
     xs = list(range(len(bars)))
     fig, (ax, axm) = plt.subplots(1, 2, figsize=(max(7, 1.6 * len(bars) +
-                                                    3), 4.2), dpi=P.DPI)
+                                                    3), 4.2), dpi=orbplot.DPI)
     fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
              va="bottom")
     cs = [colors[b["host"]] for b in bars]
@@ -100,7 +101,7 @@ def host_figure(series, footer, title, data=None):
     ax.bar(xs, med, color=cs, yerr=err, width=0.6,
            error_kw=dict(ecolor="black", capsize=3, lw=1))
     for x, m in zip(xs, med):
-        ax.text(x, m, f"{R.fmt_num(m)}\n", ha="center", va="bottom",
+        ax.text(x, m, f"{orbresults.fmt_num(m)}\n", ha="center", va="bottom",
                 fontsize=8)
     ax.set_ylabel("max servers within max_ms (median, min–max)")
     mems = [b["mem_kb"] for b in bars]
@@ -108,9 +109,9 @@ def host_figure(series, footer, title, data=None):
             [m for m in mems if m is not None],
             color=[c for c, m in zip(cs, mems) if m is not None], width=0.6)
     for x, m in zip(xs, mems):
-        axm.text(x, m or 0, R.fmt_num(m) if m is not None else
+        axm.text(x, m or 0, orbresults.fmt_num(m) if m is not None else
                  "not measured", ha="center", va="bottom", fontsize=8)
-    axm.set_ylabel(f"{R.MEM_LABELS[data['mem']]} per server (KiB)")
+    axm.set_ylabel(f"{orbresults.MEM_LABELS[data['mem']]} per server (KiB)")
     for a in (ax, axm):
         a.set_xticks(xs)
         a.set_xticklabels([f"{b['host']}\n{b['identity']}" for b in bars],
@@ -122,7 +123,7 @@ def host_figure(series, footer, title, data=None):
     if gone:
         fig.text(0.99, 0.01, "no result: " + ", ".join(gone), fontsize=8,
                  color="0.35", ha="right", va="bottom")
-    P.finish(fig, title, left=0.09, right=0.98, top=0.88, bottom=0.2,
+    orbplot.finish(fig, title, left=0.09, right=0.98, top=0.88, bottom=0.2,
              wspace=0.28)
     return fig
 
@@ -133,15 +134,15 @@ def slug(name):
 
 def host_figures(hosts, outdir, log=None, mem="pss"):
     """One figure per scenario into outdir (hosts-SCENARIO.png/.svg);
-    [orbplot.Figure]."""
+    [orbbench.plot.Figure]."""
     pairs = host_pairs(hosts)
-    data = H.hosts_data(pairs, mem)
+    data = orbhosts.hosts_data(pairs, mem)
     for label, why in data["left_out"]:
         (log or (lambda m: None))(f"hosts: left out {label} ({why})")
     names = [s["scenario"] for s in data["scenarios"]]
     figures = []
     for name in names:
-        figures += P.one_figure(
+        figures += orbplot.one_figure(
             pairs, outdir, log, f"hosts-{slug(name)}", f"hosts-{slug(name)}",
             f"{name}: servers each host held, and what each cost",
             lambda s, n=name: host_figure_data(s, n, mem), host_figure,

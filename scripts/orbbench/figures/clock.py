@@ -8,16 +8,11 @@ keeps its boxes level and its sum growing with k; one that serializes
 
 clock_data returns exactly the numbers drawn. A *series* is (label,
 [result documents]): one scenario's runs on one host."""
-import orbplot as P
-import orbresults as R
-from orbplot import Skip
+import orbbench.plot as orbplot
+import orbbench.results as orbresults
+from orbbench.plot import Skip
 
-plt = P.plt
-
-
-def clock_results(results):
-    """The clock results among results, in the given order."""
-    return [r for r in results if R.is_clock(r.doc)]
+plt = orbplot.plt
 
 
 def clock_data(docs):
@@ -29,7 +24,7 @@ def clock_data(docs):
     out, by = [], {}
     clocksources = set()
     for d in docs:
-        cs = R.get(d, "clock.clocksource")
+        cs = orbresults.get(d, "clock.clocksource")
         if cs:
             clocksources.add(cs)
         for s in d.get("sources") or []:
@@ -52,8 +47,8 @@ def clock_data(docs):
         rows = [src["ks"][k] for k in sorted(src["ks"])
                 if src["ks"][k]["sums"]]
         for row in rows:
-            row["per_core_median"] = R.median(row["per_core"])
-            row["sum_median"] = R.median(row["sums"])
+            row["per_core_median"] = orbresults.median(row["per_core"])
+            row["sum_median"] = orbresults.median(row["sums"])
             row["sum_min"] = min(row["sums"])
             row["sum_max"] = max(row["sums"])
         src["ks"] = rows
@@ -98,7 +93,7 @@ def clock_figure(data, footer, title):
     ncol = min(4, len(srcs))
     nrow = (len(srcs) + ncol - 1) // ncol
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.6 * nrow),
-                             dpi=P.DPI, squeeze=False)
+                             dpi=orbplot.DPI, squeeze=False)
     fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
              va="bottom")
     for ax in axes.flat[len(srcs):]:
@@ -125,16 +120,16 @@ def clock_figure(data, footer, title):
         ax2.set_ylabel("sum calls/s (M)", color="tab:red", fontsize=9)
         ax2.tick_params(axis="y", colors="tab:red")
         ax.set_xlim(min(ks) - 0.6, max(ks) + 0.6)
-    P.finish(fig, title, left=0.06, right=0.94, top=0.9, bottom=0.14,
+    orbplot.finish(fig, title, left=0.06, right=0.94, top=0.9, bottom=0.14,
              hspace=0.5, wspace=0.45)
     return fig
 
 
 def clock_figures(series, outdir, log=None):
     """The clock figure of each series (one per scenario) into outdir;
-    [orbplot.Figure]."""
+    [orbbench.plot.Figure]."""
     log = log or (lambda m: None)
-    series = P.pairs(series)
+    series = orbplot.pairs(series)
     figures = []
     for label, docs in series:
         data = clock_data(docs)
@@ -142,7 +137,7 @@ def clock_figures(series, outdir, log=None):
             if s["skipped"]:
                 log(f"clock: {label}: {s['name']} not measured "
                     f"({s['skipped']})")
-        footer = R.footer([R.Result(None, d) for d in docs])
+        footer = orbresults.footer([orbresults.Result(None, d) for d in docs])
         title = (f"Time-source calls per second by threads: {label}")
         try:
             fig = clock_figure(data, footer, title)
@@ -150,6 +145,6 @@ def clock_figures(series, outdir, log=None):
             log(str(e))
             continue
         stem = "clock" if len(series) == 1 else f"clock-{label}"
-        figures.append(P.save(fig, outdir, stem, title,
+        figures.append(orbplot.save(fig, outdir, stem, title,
                               clock_caption(data)))
     return figures

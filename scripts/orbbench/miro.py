@@ -6,7 +6,7 @@ loaded results: table_data gives the figures, markdown_blocks the
 tables; scripts/miro-table and scripts/report print them."""
 import math
 
-import orbresults as R
+import orbbench.results as orbresults
 
 # The seed's Table 8.2 (Miro, TAO 1.4 on an AMD K7 1 GHz, Linux 2.4, the
 # round-robin real-time scheduler): µs for the logging client to write
@@ -66,10 +66,10 @@ def latency_rows(results):
     row), the sizes of its first run, and the seed's figures."""
     groups = {}
     for r in results:
-        if not R.is_latency(r.doc):
+        if orbresults.kind_of(r.doc) != "latency":
             continue
         lat = r.doc["latency"]
-        key = (R.orb_label(r.doc), r.doc["scenario"]["transport"],
+        key = (orbresults.orb_label(r.doc), r.doc["scenario"]["transport"],
                lat["payload"])
         groups.setdefault(key, []).append(r)
     rows = []
@@ -96,15 +96,16 @@ def marshal_rows(results):
     repeat of every run, per codec (ns per encode)."""
     by_name = {}
     for r in results:
-        if not R.is_marshal(r.doc):
+        if orbresults.kind_of(r.doc) != "marshal":
             continue
         for p in r.doc["marshal"]["payloads"]:
             row = by_name.setdefault(p["name"], {
                 "payload": p["name"], "value_bytes": p["value_bytes"],
                 "c": [], "omniorb": [],
-                "omniorb_version": R.get(r.doc, "marshal.omniorb.version")})
+                "omniorb_version": orbresults.get(
+                    r.doc, "marshal.omniorb.version")})
             for codec in ("c", "omniorb"):
-                row[codec] += R.get(p, f"{codec}.repeats_ns", [])
+                row[codec] += orbresults.get(p, f"{codec}.repeats_ns", [])
     rows = []
     for name, row in by_name.items():
         rows.append({
@@ -126,7 +127,7 @@ def table_data(results):
 
 
 def _num(x):
-    return R.fmt_num(x) if x is not None else "—"
+    return orbresults.fmt_num(x) if x is not None else "—"
 
 
 def latency_table(rows, marshal):
@@ -171,7 +172,8 @@ def marshal_table(marshal):
     head = ["payload", "bytes", "C codec ns", "omniORB ns", "C / omniORB"]
     body = [[m["payload"], _num(m["value_bytes"]), _num(m["c_ns"]),
              _num(m["omniorb_ns"]),
-             _num(R.ratio(m["c_ns"], m["omniorb_ns"]))] for m in marshal]
+             _num(orbresults.ratio(m["c_ns"], m["omniorb_ns"]))]
+            for m in marshal]
     return head, body
 
 

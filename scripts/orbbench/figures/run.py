@@ -4,7 +4,7 @@ step. Each figure has a pure data function beside it that returns exactly
 the numbers drawn, so the tests check numbers, not pixels.
 
 A *series* is (label, [result documents]): one scenario, or one scenario of
-one side or setting; its documents are its runs (repeats). orbplot.Series
+one side or setting; its documents are its runs (repeats). orbbench.plot.Series
 (label, color, style, docs) is accepted too."""
 import re
 import textwrap
@@ -12,11 +12,11 @@ import textwrap
 import numpy as np
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-import orbplot as P
-import orbresults as R
-from orbplot import Skip
+import orbbench.plot as orbplot
+import orbbench.results as orbresults
+from orbbench.plot import Skip
 
-plt = P.plt
+plt = orbplot.plt
 
 NO_ROUNDS = ("these results keep no per-round times (rounds_ms: older "
              "results have only each step's summary)")
@@ -60,11 +60,11 @@ def _num(x):
 
 
 def _med(values):
-    return R.median([v for v in values if _num(v)])
+    return orbresults.median([v for v in values if _num(v)])
 
 
 def _fmt(x):
-    return R.fmt_num(None if x is None else round(x))
+    return orbresults.fmt_num(None if x is None else round(x))
 
 
 def _spread(values):
@@ -86,12 +86,12 @@ def _all_docs(series):
 
 
 def footer_of(docs):
-    """The one-line footer (host, ORB, date) of orbplot's figures."""
-    return R.footer([R.Result(None, d) for d in docs])
+    """The one-line footer (host, ORB, date) of the figures."""
+    return orbresults.footer([orbresults.Result(None, d) for d in docs])
 
 
 def _figure(width, height, footer):
-    fig = plt.figure(figsize=(width, height), dpi=P.DPI)
+    fig = plt.figure(figsize=(width, height), dpi=orbplot.DPI)
     fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
              va="bottom")
     return fig
@@ -126,15 +126,15 @@ def plain_log(axis):
     """A log axis with plain numbers at 1, 2, 5 × 10^k (not 10^k
     exponents: a reader compares 30 µs with 1500 µs, not exponents)."""
     axis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: R.fmt_num(v)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: orbresults.fmt_num(v)))
     axis.set_minor_formatter(NullFormatter())
 
 
 # ---- 1. what a server costs ----------------------------------------------
 
 def has_footprint(step):
-    return R.mem_per_server_kb(step, "pss") is not None and \
-        R.mem_per_server_kb(step, "uss") is not None
+    return orbresults.mem_per_server_kb(step, "pss") is not None and \
+        orbresults.mem_per_server_kb(step, "uss") is not None
 
 
 def cost_n(docs):
@@ -148,7 +148,7 @@ def cost_n(docs):
 def servers_on_machine(step):
     """Servers on the machine at a step: machine.servers_on_machine (both
     sides of a paired run), else the step's n."""
-    v = R.get(step, "machine.servers_on_machine")
+    v = orbresults.get(step, "machine.servers_on_machine")
     return v if _num(v) and v > 0 else step["n"]
 
 
@@ -156,11 +156,11 @@ def run_cost(step):
     """One run's cost per server at a step (KiB, µs): the parts of the
     cost bar, the MemAvailable drop, the servers' CPU per call."""
     servers = servers_on_machine(step)
-    uss = R.mem_per_server_kb(step, "uss")
-    pss = R.mem_per_server_kb(step, "pss")
+    uss = orbresults.mem_per_server_kb(step, "uss")
+    pss = orbresults.mem_per_server_kb(step, "pss")
     out = {"n": step["n"], "servers_on_machine": servers, "uss": uss,
            "pss": pss, "shared": pss - uss}
-    delta = R.get(step, "machine.delta") or {}
+    delta = orbresults.get(step, "machine.delta") or {}
     for part, key in KERNEL_DELTA.items():
         v = delta.get(key)
         out[part] = v / servers if _num(v) else None
@@ -168,8 +168,8 @@ def run_cost(step):
     # The drop is -delta; results without delta have the per-server
     # figure only (older ones divided by n).
     out["mem_available"] = -v / servers if _num(v) else \
-        R.mem_per_server_kb(step, "mem_available")
-    cpu = step.get("cpu_per_call_us") if R.timed(step) else None
+        orbresults.mem_per_server_kb(step, "mem_available")
+    cpu = step.get("cpu_per_call_us") if orbresults.timed(step) else None
     cpu = cpu if isinstance(cpu, dict) else {}
     for key, field in (("cpu_user", "server_user"), ("cpu_sys", "server_sys"),
                        ("cpu_server", "server")):
@@ -192,7 +192,7 @@ def cost_data(series, n=None):
     at one N). Returns {"rows": [...], "left_out": [(label, why)]}: series
     without a footprint, or without a step at n, are left out."""
     rows, left_out = [], []
-    for label, docs in P.pairs(series):
+    for label, docs in orbplot.pairs(series):
         want = n.get(label) if isinstance(n, dict) else n
         if want is None:
             at = cost_n(docs)
@@ -235,7 +235,7 @@ def cost_data(series, n=None):
             if row["cpu_user"] is not None else None
         row["mem_available_runs"] = [r["mem_available"] for r in runs
                                      if r["mem_available"] is not None]
-        timed = any(R.timed(s) for d in use for s in d["steps"]
+        timed = any(orbresults.timed(s) for d in use for s in d["steps"]
                     if s["n"] == at)
         row["cpu_note"] = None if row["cpu_server"] is not None else (
             "no calls (client.connect false)" if not timed
@@ -371,12 +371,12 @@ def cost_figure(series, footer, title, n=None, colors=None, data=None):
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.set_xlabel("memory per server (KiB)")
     below = (0.5, -0.55 / rows_h)
-    handles = [P.Patch(color=c, label=lb) for _, lb, c in COST_PARTS] + [
-        P.Line2D([], [], color="black", marker="D", linestyle="",
-                 label="MemAvailable drop per server (median)"),
-        P.Line2D([], [], color="black", marker="o", markerfacecolor="none",
-                 linestyle="", markersize=5, label="MemAvailable drop, "
-                                                   "each run")]
+    handles = [orbplot.Patch(color=c, label=lb) for _, lb, c in COST_PARTS] + [
+        orbplot.Line2D([], [], color="black", marker="D", linestyle="",
+                       label="MemAvailable drop per server (median)"),
+        orbplot.Line2D([], [], color="black", marker="o",
+                       markerfacecolor="none", linestyle="", markersize=5,
+                       label="MemAvailable drop, each run")]
     # Two columns: the legend stays under its own panel (three ran into
     # the CPU panel's legend on a 12-inch figure).
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=below,
@@ -386,7 +386,7 @@ def cost_figure(series, footer, title, n=None, colors=None, data=None):
         plt.setp(cax.get_yticklabels(), visible=False)
         cax.tick_params(axis="y", length=0)
         cax.set_xlabel("server CPU per call (µs)")
-        cax.legend(handles=[P.Patch(color=c, label=f"CPU {lb}")
+        cax.legend(handles=[orbplot.Patch(color=c, label=f"CPU {lb}")
                             for _, lb, c in CPU_PARTS],
                    loc="upper center", bbox_to_anchor=below, ncol=1,
                    fontsize=8, frameon=False)
@@ -490,21 +490,21 @@ def fixed_n_data(series):
     [{label, n, runs: [{call_median, call_p99, cpu_server, cpu_user,
     cpu_sys}], note}], "left_out": [(label, why)]}."""
     rows, left_out = [], []
-    for label, docs in P.pairs(series):
+    for label, docs in orbplot.pairs(series):
         if not docs or not all(d["steps"] for d in docs):
             left_out.append((label, "a run has no step"))
             continue
-        if not all(R.is_fixed_n(d) for d in docs):
+        if not all(orbresults.is_fixed_n(d) for d in docs):
             ns = sorted({s["n"] for d in docs for s in d["steps"]})
             left_out.append((label, f"a sweep (N {ns[0]} to {ns[-1]})"))
             continue
         runs = []
         for d in docs:
             s = d["steps"][-1]
-            call = s.get("call_us") if R.timed(s) else None
+            call = s.get("call_us") if orbresults.timed(s) else None
             call = call if isinstance(call, dict) and call.get("count") \
                 else {}
-            cpu = s.get("cpu_per_call_us") if R.timed(s) else None
+            cpu = s.get("cpu_per_call_us") if orbresults.timed(s) else None
             cpu = cpu if isinstance(cpu, dict) else {}
             runs.append({"n": s["n"], "call_median": call.get("median"),
                          "call_p99": call.get("p99"),
@@ -512,7 +512,7 @@ def fixed_n_data(series):
                          "cpu_user": cpu.get("server_user"),
                          "cpu_sys": cpu.get("server_sys")})
         ns = sorted({r["n"] for r in runs})
-        timed = any(R.timed(d["steps"][-1]) for d in docs)
+        timed = any(orbresults.timed(d["steps"][-1]) for d in docs)
         note = None
         if not timed:
             note = "no calls (client.connect false)"
@@ -553,7 +553,7 @@ def fixed_n_figure(series, footer, title, colors=None, data=None):
     if not any(r["timed"] for r in rows):
         raise Skip("fixed-n: skipped, no call was timed in these fixed-N "
                    "results (client.connect false)")
-    colors = colors or P.palette([r["label"] for r in rows])
+    colors = colors or orbplot.palette([r["label"] for r in rows])
     labels = [f"{r['label']}\nN={r['n']}" for r in rows]
     cpu = any(_num(x["cpu_server"]) for r in rows for x in r["runs"])
     fig = _figure(11, 0.5 * len(rows) + 1.8 + (0 if cpu else 0.25), footer)
@@ -592,7 +592,7 @@ def fixed_n_figure(series, footer, title, colors=None, data=None):
             cax.text(0.04, y, "no calls" if not r["timed"] else
                      "not recorded", transform=cax.get_yaxis_transform(),
                      va="center", fontsize=8, color="0.4", style="italic")
-    if P.spans_decades(calls, 10):
+    if orbplot.spans_decades(calls, 10):
         ax.set_xscale("log")
         plain_log(ax.xaxis)
     elif calls:
@@ -627,13 +627,13 @@ def run_label(doc, i, docs):
     """(label, side, k): ('run 1', None, 1), or with both sides of paired
     runs among docs ('A run 1', 'a', 1) and ('B run 1
     (server.work_us=6)', 'b', 1); k counts the runs of that side."""
-    sides = {R.get(d, "paired.side") for d in docs}
-    side = R.get(doc, "paired.side")
+    sides = {orbresults.get(d, "paired.side") for d in docs}
+    side = orbresults.get(doc, "paired.side")
     if len(sides) > 1 and side in SIDE_COLORS:
-        same = [d for d in docs if R.get(d, "paired.side") == side]
+        same = [d for d in docs if orbresults.get(d, "paired.side") == side]
         k = next(j for j, d in enumerate(same, 1) if d is doc)
         text = f"{side.upper()} run {k}"
-        versus = R.get(doc, "paired.versus")
+        versus = orbresults.get(doc, "paired.versus")
         if side == "b" and versus:
             text += f" ({', '.join(versus)})"
         return text, side, k
@@ -646,7 +646,7 @@ def strip_data(series_item):
     ms of each timed sweep step)]}], max_ms: [...], log_x, lacking: [run
     labels without rounds_ms]}; phase is the step's or probe's (sweep,
     confirm, bracket, bisect). Skip when no run has any round time."""
-    label, docs = P.pairs([series_item])[0]
+    label, docs = orbplot.pairs([series_item])[0]
     runs, lacking, used = [], [], []
     for i, d in enumerate(docs, 1):
         name, side, k = run_label(d, i, docs)
@@ -658,7 +658,7 @@ def strip_data(series_item):
         points = [(s["n"], ms, phase) for s, phase in meas
                   for ms in s.get("rounds_ms") or []]
         medians = [(s["n"], s["round_ms"]["median"]) for s in d["steps"]
-                   if R.timed(s)]
+                   if orbresults.timed(s)]
         runs.append({"label": name, "side": side, "k": k,
                      "points": points, "medians": medians})
         used.append(d)
@@ -668,8 +668,8 @@ def strip_data(series_item):
         raise Skip(f"rounds {label}: skipped, no timed rounds "
                    "(client.connect false)")
     ns = [p[0] for r in runs for p in r["points"]]
-    log_x = any(R.get(d, "scenario.sweep.growth", 1) > 1 for d in used) \
-        and P.spans_decades(ns, 10)
+    log_x = any(orbresults.get(d, "scenario.sweep.growth", 1) > 1
+                for d in used) and orbplot.spans_decades(ns, 10)
     return {"label": label, "runs": runs, "lacking": lacking, "log_x": log_x,
             "max_ms": sorted({d["scenario"]["sweep"]["max_ms"]
                               for d in used})}
@@ -737,27 +737,27 @@ def strip_figure(series_item, footer, title, data=None):
         ys += list(ms)
     for ms in data["max_ms"]:
         ax.axhline(ms, color="crimson", linestyle="--", linewidth=1)
-    if P.spans_decades(ys + data["max_ms"]):
+    if orbplot.spans_decades(ys + data["max_ms"]):
         ax.set_yscale("log")
         plain_log(ax.yaxis)
     if data["log_x"]:
         ax.set_xscale("log")
         plain_log(ax.xaxis)
     else:
-        ax.xaxis.set_major_locator(P.MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(orbplot.MaxNLocator(integer=True))
     handles, _ = ax.get_legend_handles_labels()
     for h in handles:
         h.set_sizes([20])
         h.set_alpha(0.9)
     handles += [
-        P.Line2D([], [], color="0.3", marker="o", markersize=3,
+        orbplot.Line2D([], [], color="0.3", marker="o", markersize=3,
                  linestyle="", label="round of a sweep step"),
-        P.Line2D([], [], color="0.3", marker="x", markersize=5,
+        orbplot.Line2D([], [], color="0.3", marker="x", markersize=5,
                  linestyle="", label="round of a crossing-search probe"),
-        P.Line2D([], [], color="0.3", linewidth=1.2,
+        orbplot.Line2D([], [], color="0.3", linewidth=1.2,
                  label="median of each sweep step"),
-        P.Line2D([], [], color="crimson", linestyle="--",
-                 label=" / ".join(f"max_ms {R.fmt_num(m)}"
+        orbplot.Line2D([], [], color="crimson", linestyle="--",
+                 label=" / ".join(f"max_ms {orbresults.fmt_num(m)}"
                                   for m in data["max_ms"]))]
     ax.legend(handles=handles, fontsize=8, loc="best")
     ax.set_xlabel("servers (N)" + (", log scale" if data["log_x"] else ""))
@@ -773,18 +773,19 @@ def strip_figure(series_item, footer, title, data=None):
 def run_figures(series, outdir, colors=None, log=None, strip_series=None,
                 cost_at=None):
     """Write the cost figure, the fixed-N figure and one strip figure per
-    swept series into outdir (PNG and SVG); return [orbplot.Figure]. A
+    swept series into outdir (PNG and SVG); return [orbbench.plot.Figure]. A
     figure the data cannot make is skipped and log(message) says why;
     series left out of a figure are logged too. strip_series, when given,
     are the series of the strip figures instead (a comparison draws both
     sides of a scenario in one); cost_at, {label: N}, the N of each
     series' cost (both sides of a scenario at one N)."""
     log = log or (lambda m: None)
-    series = P.pairs(series)
-    colors = colors or P.palette([lb for lb, _ in series])
+    series = orbplot.pairs(series)
+    colors = colors or orbplot.palette([lb for lb, _ in series])
     footer = footer_of(_all_docs(series))
     fixed = [(lb, docs) for lb, docs in series
-             if docs and all(d["steps"] and R.is_fixed_n(d) for d in docs)]
+             if docs and all(d["steps"] and orbresults.is_fixed_n(d)
+                             for d in docs)]
     swept = [s for s in series if s not in fixed]
     jobs = []
 
@@ -805,14 +806,14 @@ def run_figures(series, outdir, colors=None, log=None, strip_series=None,
         return (fixed_n_figure(fixed, footer, title, colors=colors,
                                data=data), title,
                 fixed_n_caption(data, event=any(
-                    R.get(d, "scenario.mode") == "event"
+                    orbresults.get(d, "scenario.mode") == "event"
                     for _, docs in fixed for d in docs)))
 
     jobs += [("cost", cost), ("fixed-n", fixed_n)]
     if strip_series is not None:
-        strip_series = P.pairs(strip_series)
+        strip_series = orbplot.pairs(strip_series)
         swept = [(lb, docs) for lb, docs in strip_series
-                 if not (docs and all(d["steps"] and R.is_fixed_n(d)
+                 if not (docs and all(d["steps"] and orbresults.is_fixed_n(d)
                                       for d in docs))]
     for lb, docs in swept:
         def strip(item=(lb, docs)):
@@ -840,7 +841,7 @@ def run_figures(series, outdir, colors=None, log=None, strip_series=None,
         except Skip as e:
             log(str(e))
             continue
-        figures.append(P.save(fig, outdir, stem, title, caption))
+        figures.append(orbplot.save(fig, outdir, stem, title, caption))
     if no_rounds and len(no_rounds) == len(swept):
         log(f"rounds: skipped, {NO_ROUNDS}")
     elif no_rounds:

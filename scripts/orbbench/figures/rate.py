@@ -10,12 +10,12 @@ axis show the total and its split at once, and the rows line up for
 comparison. rate_data returns exactly the numbers drawn.
 
 A *series* is (label, [result documents]): one scenario (split by ORB and
-settings as orbplot.series_of does); its documents are its runs."""
-import orbplot as P
-import orbresults as R
-from orbplot import Skip
+settings as orbbench.plot.series_of does); its documents are its runs."""
+import orbbench.plot as orbplot
+import orbbench.results as orbresults
+from orbbench.plot import Skip
 
-plt = P.plt
+plt = orbplot.plt
 
 # The four parts of a bar, left to right: (key in cpu_per_upcall_us,
 # legend, colour). Client in blues, server in oranges; user dark, kernel
@@ -40,7 +40,7 @@ def rate_data(series):
     server}: median context switches per upcall}; and left_out [(label,
     why)]. With one run the medians are the run's own `rate` summary."""
     rows, left_out = [], []
-    for label, docs in P.pairs(series):
+    for label, docs in orbplot.pairs(series):
         reps = [rep for d in docs for rep in d.get("repeats") or []]
         rates = [rep["upcalls_per_s"] for rep in reps
                  if _num(rep.get("upcalls_per_s"))]
@@ -49,24 +49,25 @@ def rate_data(series):
             continue
         cpu = {}
         for key, _, _ in CPU_PARTS:
-            cpu[key] = R.median(
-                R.get(rep, f"cpu_per_upcall_us.{key}") for rep in reps
-                if _num(R.get(rep, f"cpu_per_upcall_us.{key}")))
+            cpu[key] = orbresults.median(
+                orbresults.get(rep, f"cpu_per_upcall_us.{key}") for rep in reps
+                if _num(orbresults.get(rep, f"cpu_per_upcall_us.{key}")))
         parts = [v for v in cpu.values() if v is not None]
         total = sum(parts) if parts else None
         kernel = sum(cpu[k] or 0 for k in ("client_sys", "server_sys"))
-        ctx = {side: R.median(
-            R.get(rep, f"ctx_switches_per_upcall.{side}") for rep in reps
-            if _num(R.get(rep, f"ctx_switches_per_upcall.{side}")))
+        ctx = {side: orbresults.median(
+            orbresults.get(rep, f"ctx_switches_per_upcall.{side}")
+            for rep in reps
+            if _num(orbresults.get(rep, f"ctx_switches_per_upcall.{side}")))
             for side in ("client", "server")}
         rows.append({"label": label, "runs": len(docs),
                      "repeats": len(rates),
-                     "rate_median": R.median(rates),
+                     "rate_median": orbresults.median(rates),
                      "rate_min": min(rates), "rate_max": max(rates),
                      "cpu": cpu, "cpu_total": total,
                      "kernel_share": kernel / total if total else None,
                      "ctx": ctx,
-                     "oneway": any(R.get(d, "scenario.rate.oneway")
+                     "oneway": any(orbresults.get(d, "scenario.rate.oneway")
                                    for d in docs)})
     return {"rows": rows, "left_out": left_out}
 
@@ -118,7 +119,7 @@ def rate_figure(series, footer, title, data=None):
         raise Skip("rate: skipped, no rate result has a measured repeat")
     n = len(rows)
     height = 1.6 + 0.55 * n
-    fig = plt.figure(figsize=(12, height), dpi=P.DPI)
+    fig = plt.figure(figsize=(12, height), dpi=orbplot.DPI)
     fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
              va="bottom")
     left_in = 3.1
@@ -179,8 +180,8 @@ def rate_table(series):
 
 
 def rate_figures(series, outdir, log=None):
-    """The rate figure of these series into outdir; [orbplot.Figure]."""
-    return P.one_figure(
+    """The rate figure of these series into outdir; [orbbench.plot.Figure]."""
+    return orbplot.one_figure(
         series, outdir, log, "rate", "rate",
         "Upcall rate: CPU per upcall (user, kernel) and upcalls/s",
         rate_data, rate_figure, rate_caption)

@@ -5,8 +5,9 @@ round time against N in one small panel per scenario.
 
 Every figure has a pure *_data function beside it that returns exactly the
 numbers the figure draws. Groups are {scenario name: [result doc or
-orbresults.Result, …]}, as orbresults.group_by_scenario gives them; side B
-is optional where the question allows (one set of results)."""
+orbbench.results.Result, …]}, as orbbench.results.group_by_scenario gives
+them; side B is optional where the question allows (one set of
+results)."""
 import math
 import statistics
 
@@ -17,8 +18,8 @@ from matplotlib.ticker import (FixedLocator, FuncFormatter, MaxNLocator,
                                NullFormatter, NullLocator)
 from matplotlib.transforms import offset_copy
 
-import orbplot as P
-import orbresults as R
+import orbbench.plot as orbplot
+import orbbench.results as orbresults
 
 # The two sides' colours unless given (tab10's first two: told apart by
 # most colour-blind readers too).
@@ -30,7 +31,7 @@ RATIO_CLIP = (1 / 2.5, 2.5)
 
 
 def docs_of(items):
-    """Result docs from a list of docs or orbresults.Result."""
+    """Result docs from a list of docs or orbbench.results.Result."""
     return [getattr(x, "doc", x) for x in items]
 
 
@@ -41,7 +42,7 @@ def side_docs(groups):
 
 def names_of(ga, gb):
     """Scenario names of both sides in seed order."""
-    return R.seed_order(list(ga) + list(gb))
+    return orbresults.seed_order(list(ga) + list(gb))
 
 
 def side_colors(labels, colors=None):
@@ -56,7 +57,7 @@ def new_figure(width, height, footer, nrows=1, ncols=1, **kw):
     """A figure of width × height inches with the footer line(s) at the
     bottom left."""
     fig, axes = plt.subplots(nrows, ncols, figsize=(width, height),
-                             dpi=P.DPI, squeeze=False, **kw)
+                             dpi=orbplot.DPI, squeeze=False, **kw)
     if footer:
         fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
                  va="bottom")
@@ -89,8 +90,8 @@ def pair_order(docs_a, docs_b):
     """docs_b in the order of the A runs they were paired with (paired.id,
     as scripts/compare matches them) when every run on both sides has a
     partner; else docs_b as given."""
-    ids = [R.get(d, "paired.id") for d in docs_a]
-    by_id = {R.get(d, "paired.id"): d for d in docs_b}
+    ids = [orbresults.get(d, "paired.id") for d in docs_a]
+    by_id = {orbresults.get(d, "paired.id"): d for d in docs_b}
     if None in ids or len(set(ids)) != len(ids) or \
             len(by_id) != len(docs_b) or set(ids) != set(by_id):
         return docs_b
@@ -162,8 +163,8 @@ def capacity_axis(values):
                 "why": "the x axis starts at 0"}
     low = nice_floor(low, top)
     return {"scale": "linear", "min": low, "max": top,
-            "why": f"the x axis starts at {R.fmt_num(low)}, not 0, so that "
-                   "a 10% difference stays visible"}
+            "why": f"the x axis starts at {orbresults.fmt_num(low)}, not 0, "
+                   "so that a 10% difference stays visible"}
 
 
 def capacity_data(groups_a, groups_b=None):
@@ -250,7 +251,7 @@ def capacity_figure(groups_a, groups_b=None, labels=("A", "B"),
     data = capacity_data(groups_a, groups_b)
     rows = data["rows"]
     if not rows:
-        raise P.Skip("capacity: skipped, no results")
+        raise orbplot.Skip("capacity: skipped, no results")
     two = data["sides"] == 2
     cols = side_colors(labels, colors)
     nfoot = footer_lines(footer)
@@ -317,8 +318,8 @@ def capacity_figure(groups_a, groups_b=None, labels=("A", "B"),
                      else "bold") for c in cells]]
     else:
         heads = ["median"]
-        columns = [[(R.fmt_num(round(r["a"]["median"])) if r["a"] else "—",
-                     "black", "normal") for r in rows]]
+        columns = [[(orbresults.fmt_num(round(r["a"]["median"]))
+                     if r["a"] else "—", "black", "normal") for r in rows]]
     r = fig.canvas.get_renderer()
     x_pt = 10
     for head, col in zip(heads, columns):
@@ -335,7 +336,7 @@ def capacity_figure(groups_a, groups_b=None, labels=("A", "B"),
     right_px = x_pt * fig.dpi / 72 + 8
     left_px = widest_px(ax.get_yticklabels(), r) + 24
     bottom_in = 0.62 + 0.16 * nfoot
-    P.finish(fig, title, left=left_px / fig.bbox.width,
+    orbplot.finish(fig, title, left=left_px / fig.bbox.width,
              right=1 - right_px / fig.bbox.width, top=0.85,
              bottom=bottom_in / height)
     handles = []
@@ -367,7 +368,7 @@ def plain_log_ticks(axis, lo, hi):
         if len(ticks) >= 3:
             break
     axis.set_major_locator(FixedLocator(ticks))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: R.fmt_num(v)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: orbresults.fmt_num(v)))
     axis.set_minor_locator(NullLocator())
     axis.set_minor_formatter(NullFormatter())
 
@@ -410,7 +411,7 @@ def capacity_caption(data, labels, verdicts=None):
 def step_medians(doc):
     """{N: median round ms} of a run's timed sweep steps (no probes)."""
     return {s["n"]: s["round_ms"]["median"] for s in doc["steps"]
-            if R.timed(s) and s["round_ms"]["median"] > 0}
+            if orbresults.timed(s) and s["round_ms"]["median"] > 0}
 
 
 def ratio_data(groups_a, groups_b):
@@ -501,7 +502,7 @@ def finish_grid(fig, title, sizes, nrows, panel_w=3.6, gap_w=0.25,
     small_multiples): gaps in inches as fractions of a panel."""
     width, height, left, right, top, bottom = sizes
     ph = (height - top - bottom - gap_h * (nrows - 1)) / nrows
-    P.finish(fig, title, left=left / width, right=1 - right / width,
+    orbplot.finish(fig, title, left=left / width, right=1 - right / width,
              top=1 - top / height, bottom=bottom / height,
              hspace=gap_h / ph, wspace=gap_w / panel_w)
 
@@ -519,10 +520,11 @@ def ratio_ticks(lo, hi):
 
 
 def log_n_axis(docs):
-    """True for geometric sweeps over a wide range (as orbplot.use_log_x)."""
+    """True for geometric sweeps over a wide range (as
+    orbbench.plot.use_log_x)."""
     ns = [s["n"] for d in docs for s in d["steps"]]
-    return any(R.get(d, "scenario.sweep.growth", 1) > 1 for d in docs) \
-        and P.spans_decades(ns, 10)
+    return any(orbresults.get(d, "scenario.sweep.growth", 1) > 1
+               for d in docs) and orbplot.spans_decades(ns, 10)
 
 
 def ratio_figure(groups_a, groups_b, labels=("A", "B"), colors=None,
@@ -534,7 +536,7 @@ def ratio_figure(groups_a, groups_b, labels=("A", "B"), colors=None,
     data = ratio_data(groups_a, groups_b)
     panels = data["panels"]
     if not panels:
-        raise P.Skip("B/A round time: skipped, no N that the steps of "
+        raise orbplot.Skip("B/A round time: skipped, no N that the steps of "
                      "both sides share (or no scenario in both)")
     ca, cb = side_colors(labels, colors)
     fig, axes, sizes = small_multiples(len(panels), footer)
@@ -641,10 +643,10 @@ def latency_data(groups_a, groups_b=None):
                 p["max_ms"] = p["max_ms"] or d["scenario"]["sweep"]["max_ms"]
                 p[key].append({
                     "steps": [(s["n"], s["round_ms"]["median"])
-                              for s in d["steps"] if R.timed(s)],
+                              for s in d["steps"] if orbresults.timed(s)],
                     "probes": sorted((s["n"], s["round_ms"]["median"])
                                      for s in d.get("probes") or []
-                                     if R.timed(s)),
+                                     if orbresults.timed(s)),
                     "crossing": c["x"], "interval": c["interval"],
                     "source": c["source"]})
         panels.append(p)
@@ -662,7 +664,7 @@ def latency_panels_figure(groups_a, groups_b=None, labels=("A", "B"),
     panels = [p for p in data["panels"]
               if any(r["steps"] for k in "ab" for r in p[k])]
     if not panels:
-        raise P.Skip("round time panels: skipped, no result has a step "
+        raise orbplot.Skip("round time panels: skipped, no result has a step "
                      "with timed rounds")
     two = groups_b is not None
     cols = side_colors(labels, colors)
@@ -777,7 +779,7 @@ def swept_only(sides, log, figures):
     apply to one N; the fixed-n figure draws them. log(message) once, for
     figures, names what was left out; [] when nothing is left."""
     fixed = {name for g in sides for name, items in g.items()
-             if items and all(d["steps"] and R.is_fixed_n(d)
+             if items and all(d["steps"] and orbresults.is_fixed_n(d)
                               for d in docs_of(items))}
     out = [{k: v for k, v in g.items() if k not in fixed} for g in sides]
     if fixed and not any(out):
@@ -786,7 +788,7 @@ def swept_only(sides, log, figures):
         return []
     if fixed:
         log(f"{figures}: {len(fixed)} fixed-N scenario(s) left out "
-            f"({', '.join(R.seed_order(list(fixed)))}; see fixed-n)")
+            f"({', '.join(orbresults.seed_order(list(fixed)))}; see fixed-n)")
     return out
 
 
@@ -796,31 +798,31 @@ def write_figures(jobs, outdir, log):
     for stem, title, make, caption in jobs:
         try:
             fig = make(title)
-        except P.Skip as e:
+        except orbplot.Skip as e:
             log(str(e))
             continue
-        out.append(P.save(fig, outdir, stem, title, caption()))
+        out.append(orbplot.save(fig, outdir, stem, title, caption()))
     return out
 
 
 def ab_figures(res_a, res_b, outdir, labels, verdicts=None, colors=None,
                log=None, run=None):
-    """Write the A-against-B figures of two lists of orbresults.Result
+    """Write the A-against-B figures of two lists of orbbench.results.Result
     into outdir (PNG and SVG each): ab-capacity, ab-ratio, ab-latency.
     labels (A, B); verdicts as capacity_figure takes them (see
     verdicts_from_compare); colors {label: colour}; log(message) for
     skipped figures; run names the comparison in the titles. Returns
-    [orbplot.Figure] with captions."""
+    [orbbench.plot.Figure] with captions."""
     log = log or (lambda m: None)
     labels = tuple(labels)
-    sides = swept_only([R.group_by_scenario(res_a, split_orbs=True),
-                        R.group_by_scenario(res_b, split_orbs=True)],
+    sides = swept_only([orbresults.group_by_scenario(res_a, split_orbs=True),
+                        orbresults.group_by_scenario(res_b, split_orbs=True)],
                        log, "ab-capacity, ab-ratio, ab-latency")
     if not sides:
         return []
     ga, gb = sides
-    foot = (f"A = {labels[0]}: {R.footer(res_a)}\n"
-            f"B = {labels[1]}: {R.footer(res_b)}")
+    foot = (f"A = {labels[0]}: {orbresults.footer(res_a)}\n"
+            f"B = {labels[1]}: {orbresults.footer(res_b)}")
     tail = f" — {run}" if run else ""
     vs = f"{labels[1]} against {labels[0]}"
     cap = capacity_data(ga, gb)
@@ -845,17 +847,17 @@ def single_figures(results, outdir, label=None, colors=None, log=None,
                    run=None):
     """Write the figures of one set of results (capacity, round-time
     panels) into outdir as capacity and latency-panels (PNG and SVG);
-    return [orbplot.Figure] with captions."""
+    return [orbbench.plot.Figure] with captions."""
     log = log or (lambda m: None)
-    label = label or (R.orb_label(results[0].doc) if results else "A")
+    label = label or (orbresults.orb_label(results[0].doc) if results else "A")
     labels = (label, "B")
-    sides = swept_only([R.group_by_scenario(results, split_orbs=True,
+    sides = swept_only([orbresults.group_by_scenario(results, split_orbs=True,
                                             split_settings=True)],
                        log, "capacity, latency-panels")
     if not sides:
         return []
     g = sides[0]
-    foot = R.footer(results) if results else ""
+    foot = orbresults.footer(results) if results else ""
     tail = f" — {run}" if run else ""
     cap = capacity_data(g)
     jobs = [("capacity", f"Servers held per scenario{tail}",

@@ -1,0 +1,484 @@
+"""Write the report of a result folder: report.md and report.html (one
+self-contained file, figures embedded, opens offline) beside its figures.
+
+usage: scripts/report [--results FOLDER] [--versus FOLDER]... [--out DIR] [--suite DIR]
+
+Without --results it first runs the default suite (scripts/run-suite
+scenarios/grisby, or --suite DIR) into results/<date>-<host>-<suite>/ and
+reports on that. A folder whose results are in two or more sub-folders
+(what run-suite --variant, --orb or --paired writes), or --results A
+--versus B [--versus C ...], makes a comparison report: the verdict table
+first (scripts/compare's, a column group per set after A), then the
+figures of each set against A (with more than two sets, those of set X in
+A-vs-X/). A fleet tree (scripts/run-fleet: fleet.json and a folder per
+host) makes a report across hosts: each host's status and identity, its
+max servers and memory per server side by side, one figure per scenario
+with a bar per host. The report goes to plots/<run>/ (run: the
+result folder's name) unless --out says otherwise: a table of contents,
+the summary or verdicts, every figure with what it tells, the
+environment, how to reproduce. `make report` runs this; `make report
+RESULTS=FOLDER` adds --results.
+Exit: 0 written (1 when the suite it ran had failed scenarios, 130 when it
+was interrupted), 2 bad input or usage (one line naming the file)."""
+import base64
+import datetime
+import html
+import json
+import os
+import re
+import socket
+import subprocess
+from pathlib import Path
+
+import orbbench.cli as orbcli
+import orbbench.kinds  # noqa: F401  (the kinds of results)
+import orbbench.results as orbresults
+
+ROOT = Path(__file__).resolve().parents[3]
+
+PROG = "report"
+DEFAULT_SUITE = ROOT / "scenarios" / "grisby"
+
+
+def parse_args(argv):
+    p = orbcli.ArgParser(prog=PROG, description=__doc__.split("\n\n")[0],
+                    usage=__doc__.split("\n\n")[1].split("usage: ")[1])
+    p.add_argument("--results", metavar="FOLDER",
+                   help="report on this result folder (no suite run)")
+    p.add_argument("--versus", metavar="FOLDER", action="append",
+                   default=[], help="compare --results (A, the baseline) "
+                   "with this; repeatable")
+    p.add_argument("--out", metavar="DIR", help="default plots/<run>/")
+    p.add_argument("--suite", metavar="DIR", default=str(DEFAULT_SUITE),
+                   help="scenario folder to run when --results is absent")
+    return p.parse_args(argv)
+
+
+# ---- running the suite ----------------------------------------------------
+
+def run_suite(suite):
+    """Run scripts/run-suite on suite; return (result folder, exit code,
+    the command as typed)."""
+    suite = Path(suite)
+    if not suite.is_dir():
+        raise ValueError(f"{suite}: no such scenario folder (give "
+                         "--results FOLDER to report on existing results)")
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = ROOT / "results" / f"{stamp}-{socket.gethostname()}-{suite.name}"
+    cmd = [str(ROOT / "scripts" / "run-suite"), str(suite), "--out", str(out)]
+    orbcli.note(PROG, f"running the suite: {' '.join(cmd)}")
+    rc = subprocess.run(cmd).returncode
+    if rc == 2 or not out.is_dir():
+        raise ValueError(f"{suite}: run-suite failed (exit {rc})")
+    return out, rc, cmd
+
+
+def suite_command(folder):
+    """The run-suite command that made a folder, if it says: summary.json's
+    "command", else the "- command:" line of summary.md."""
+    try:
+        doc = json.loads((folder / orbresults.SUITE_SUMMARY).read_text())
+        if isinstance(doc, dict) and isinstance(doc.get("command"), str):
+            return doc["command"]
+    except (OSError, ValueError):
+        pass
+    try:
+        m = re.search(r"^- command: (.+)$",
+                      (folder / "summary.md").read_text(), re.M)
+        return m.group(1) if m else None
+    except OSError:
+        return None
+
+
+# ---- what is being reported ---------------------------------------------
+
+def comparison_sides(folder):
+    """[(label, sub-folder)] when folder holds the results of two variants
+    or more in sub-folders (run-suite --variant/--orb/--paired: its
+    summary.json names them, in order; else the sub-folders of results,
+    sorted, and no results at the top), else None: a folder of
+    results."""
+    subs = []
+    try:
+        doc = json.loads((folder / orbresults.SUITE_SUMMARY).read_text())
+        # The variants in the order given (the first is the baseline);
+        # summaries older than --variant have only the rows' orb_id.
+        names = [v["name"] for v in doc.get("variants") or []] or \
+            list(dict.fromkeys(r.get("variant") or r.get("orb_id")
+                               for r in doc.get("rows") or []
+                               if r.get("variant") or r.get("orb_id")))
+        subs = [folder / n for n in names if (folder / n).is_dir()]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        pass
+    if not subs:
+        if any(f.name != orbresults.SUITE_SUMMARY for f in folder.glob("*.json")):
+            return None
+        subs = sorted(d for d in folder.iterdir()
+                      if d.is_dir() and any(d.glob("*.json")))
+    if len(subs) < 2:
+        return None
+    return [(d.name, d) for d in subs]
+
+
+# ---- the report as blocks -------------------------------------------------
+# A report is a list of blocks, rendered twice (markdown, HTML):
+# ("h1"|"h2"|"h3"|"p", text), ("table", head, rows, align: "l"/"r" per
+# column), ("list", items), ("code", text), ("img", Figure), ("toc",).
+
+def reproduce_lines(results, folders, suite_cmd):
+    """The commands: build, the suite, each run, this report."""
+    revs = sorted({str(orbresults.get(r.doc, "tool.git_revision", "?"))
+                   for r in results})
+    lines = [f"# orbbench revision {', '.join(revs)} (-dirty: built with "
+             "uncommitted changes)", "make"]
+    if suite_cmd:
+        lines += ["", "# the suite", suite_cmd]
+    lines += ["", "# each run, as the client recorded it (from the results'"
+              " command field)"]
+    lines += list(dict.fromkeys(
+        orbresults.command_line(r.doc) or f"# {r.path.name}: no command recorded"
+        for r in results))
+    lines += ["", "# this report",
+              "scripts/report --results " + " --versus ".join(
+                  str(f) for f in folders)]
+    return "\n".join(lines)
+
+
+def environment_blocks(envs, labels=None):
+    """The environment table: one column for one set, else a column per
+    set (A, B, …) with what differs from A marked."""
+    env_a = envs[0]
+    if len(envs) == 1:
+        return [("table", ["field", "value"],
+                 [[k, v] for k, v in env_a.items()], "ll")]
+    rows = [[k] + [e[k] for e in envs] +
+            ["differs" if any(e[k] != env_a[k] for e in envs) else ""]
+            for k in env_a]
+    head = ["field"] + [f"{x}: {label}" for x, label in
+                        zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", labels)] + [""]
+    return [("table", head, rows, "l" * len(head))]
+
+
+def figure_blocks(figures, skipped):
+    out = []
+    for f in figures:
+        out += [("h3", f.title), ("img", f), ("p", f.caption)]
+    if skipped:
+        out += [("p", "Not drawn:"), ("list", skipped)]
+    return out
+
+
+def fleet_blocks(fleet, folder, figures, skipped):
+    """The report of a fleet tree (scripts/run-fleet): the hosts, their
+    numbers side by side, a figure per scenario with a bar per host."""
+    import orbbench.hosts as orbhosts
+    hosts = fleet["hosts"]
+    results = [r for h in hosts for r in h["results"]]
+    head, rows = orbhosts.hosts_table(orbhosts.hosts_data(hosts))
+    ihead, irows = orbhosts.identity_table(hosts)
+    cmd = fleet["meta"].get("command")
+    return [("h1", f"orbbench report: {orbhosts.fleet_heading(fleet)}"),
+            ("p", f"{len(hosts)} hosts in the fleet tree {folder}, "
+                  f"measured {orbresults.dates(results)}; report written "
+                  f"{datetime.datetime.now():%Y-%m-%d %H:%M}."),
+            ("toc",),
+            ("h2", "Hosts"),
+            ("p", "Each host's status (and why it failed) and its identity "
+                  "as its results record it."),
+            ("table", ihead, irows, "l" * len(ihead)),
+            ("h2", "Max servers and memory per server, host by host"),
+            ("p", orbhosts.TABLE_NOTE),
+            ("table", head, rows, "l" + "r" * (len(head) - 1)),
+            ("h2", "Figures")] + figure_blocks(figures, skipped) + [
+            ("h2", "How to reproduce"),
+            ("p", "From the repository's top folder, on the revision the "
+                  "results name:"),
+            ("code", "\n".join(([cmd] if cmd else []) + [
+                f"scripts/report --results {folder}"]))]
+
+
+def single_blocks(results, folder, figures, skipped, suite_cmd):
+    """The report of one set: each kind's tables (orbbench.kinds: a rate
+    run's, the Miro tables, ...), the summary of the kinds that have one
+    (the sweeps'), every result's stop, the figures."""
+    run = folder.name
+    out = [("h1", f"orbbench report: {run}"),
+           ("p", f"{len(results)} result files from {folder}, measured "
+                 f"{orbresults.dates(results)}; report written "
+                 f"{datetime.datetime.now():%Y-%m-%d %H:%M}."),
+           ("toc",)]
+    kinds = orbresults.KINDS.values()
+    for kind in kinds:
+        if kind.tables:
+            out += kind.tables(results)
+    for kind in kinds:
+        mine = orbresults.of_kind(results, kind.name)
+        if kind.summary and mine:
+            out += kind.summary(mine)
+    out += [("list", [f"{r.path.name}: {r.doc['result']['stop_reason']}: "
+                      f"{r.doc['result'].get('detail', '')}"
+                      for r in results]),
+            ("h2", "Figures")]
+    out += figure_blocks(figures, skipped)
+    out += [("h2", "Environment")] + environment_blocks(
+        [orbresults.environment(results)])
+    out += [("h2", "How to reproduce"),
+            ("p", "From the repository's top folder, on the revision the "
+                  "results name:"),
+            ("code", reproduce_lines(results, [folder], suite_cmd))]
+    return out
+
+
+def compare_blocks(cmp_mod, cmps, sides, res, figures, skipped,
+                   suite_cmd):
+    """A comparison report: sides [(label, folder)] (A first), res their
+    results, cmps compare_many's comparisons, figures one list per set
+    after A."""
+    letters = cmp_mod.LETTERS
+    labels = [label for label, _ in sides]
+    head, rows = cmp_mod.main_table(cmps)
+    verdicts = [c["verdict"] for cmp in cmps for c in cmp["scenarios"]]
+    counts = ", ".join(f"{verdicts.count(v)} {v}" for v in
+                       ("slower", "faster", "mixed", "same", "n/a")
+                       if verdicts.count(v))
+    given = "; ".join(
+        [f"A (the baseline) = {labels[0]}: {len(res[0])} result files in "
+         f"{sides[0][1]}"] +
+        [f"{x} = {label}: {len(r)} in {folder}" for x, (label, folder), r
+         in zip(letters[1:], sides[1:], res[1:])])
+    out = [("h1", f"orbbench report: {', '.join(labels[1:])} against "
+                  f"{labels[0]}"),
+           ("p", f"{given}; measured "
+                 f"{orbresults.dates([x for r in res for x in r])}; report written "
+                 f"{datetime.datetime.now():%Y-%m-%d %H:%M}. "
+                 f"Verdicts: {counts}."),
+           ("toc",),
+           ("h2", "Verdicts"),
+           ("table", head, rows, "l" + "r" * (len(head) - 2) + "l")]
+    out += [("list", [line.strip() for line in cmp_mod.method_lines(cmps) +
+                      cmp_mod.note_lines(cmps)])]
+    for line in cmp_mod.env_lines(cmps):  # a heading line per set
+        if not line.startswith(" "):
+            out.append(("p", line))
+        elif out[-1][0] == "list":
+            out[-1][1].append(line.strip())
+        else:
+            out.append(("list", [line.strip()]))
+    if len(figures) == 1:
+        out += [("h2", "Figures")] + figure_blocks(figures[0], skipped)
+    else:
+        for x, label, figs in zip(letters[1:], labels[1:], figures):
+            names = "" if label == x else f": {label} against {labels[0]}"
+            out += [("h2", f"Figures, {x} against A{names}")] + \
+                figure_blocks(figs, [])
+        if skipped:
+            out += [("p", "Not drawn:"), ("list", skipped)]
+    out += [("h2", "Environment")] + environment_blocks(
+        [orbresults.environment(r) for r in res], labels)
+    out += [("h2", "How to reproduce"),
+            ("p", "From the repository's top folder, on the revision the "
+                  "results name:"),
+            ("code", reproduce_lines([x for r in res for x in r],
+                                     [folder for _, folder in sides],
+                                     suite_cmd))]
+    return out
+
+
+# ---- rendering ------------------------------------------------------------
+
+def anchor(text):
+    """GitHub's heading anchor: lower case, spaces to '-', most
+    punctuation dropped."""
+    text = re.sub(r"[^\w\- ]", "", text.lower(), flags=re.U)
+    return text.replace(" ", "-")
+
+
+def heading_anchors(report):
+    """{id(block): anchor} of every heading, a repeated one suffixed -1,
+    -2, ... as GitHub does (a report of three or more sets repeats its
+    figure headings once per set)."""
+    seen, out = {}, {}
+    for b in report:
+        if b[0] in ("h1", "h2", "h3"):
+            a = anchor(b[1])
+            n = seen.get(a, 0)
+            seen[a] = n + 1
+            out[id(b)] = a if n == 0 else f"{a}-{n}"
+    return out
+
+
+def toc(report):
+    """[(level, text, anchor)] of the h2 and h3 headings."""
+    anchors = heading_anchors(report)
+    return [(int(b[0][1]), b[1], anchors[id(b)]) for b in report
+            if b[0] in ("h2", "h3")]
+
+
+def to_markdown(report, folder):
+    """report.md's text; figures are linked relative to folder, where
+    report.md is written."""
+    out = []
+    for b in report:
+        kind = b[0]
+        if kind in ("h1", "h2", "h3"):
+            out += ["#" * int(kind[1]) + " " + b[1], ""]
+        elif kind == "toc":
+            out += ["Contents:", ""] + [
+                "  " * (lvl - 2) + f"- [{t}](#{a})"
+                for lvl, t, a in toc(report)] + [""]
+        elif kind == "p":
+            out += [b[1], ""]
+        elif kind == "table":
+            out += [orbcli.md_table(b[1], b[2], b[3]), ""]
+        elif kind == "list":
+            out += [f"- {x}" for x in b[1]] + [""]
+        elif kind == "code":
+            out += ["```sh", b[1], "```", ""]
+        elif kind == "img":
+            # Only what is written with the report: the PNG (the SVG is
+            # there too, for those who want to edit it).
+            f = b[1]
+            out += [f"![{f.title}]({os.path.relpath(f.png, folder)})", ""]
+    return "\n".join(out)
+
+
+CSS = """body{font-family:sans-serif;max-width:1240px;margin:2em auto;
+padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0;
+font-size:.92em}.wide{overflow-x:auto}
+td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}
+.r{text-align:right;white-space:nowrap}img{max-width:100%}nav{background:#f6f6f6;
+padding:.5em 1.5em;margin:1em 0}nav ul{margin:.2em 0}
+pre{background:#f4f4f4;padding:1em;overflow-x:auto}"""
+
+
+def html_block(b, report):
+    e = html.escape
+    kind = b[0]
+    if kind in ("h2", "h3"):
+        return (f'<{kind} id="{heading_anchors(report)[id(b)]}">'
+                f'{e(b[1])}</{kind}>')
+    if kind in ("h1", "p"):
+        return f"<{kind}>{e(b[1])}</{kind}>"
+    if kind == "toc":
+        items, open_sub = [], False
+        for lvl, t, a in toc(report):
+            if lvl == 3 and not open_sub:
+                items.append("<ul>")
+                open_sub = True
+            elif lvl == 2 and open_sub:
+                items.append("</ul>")
+                open_sub = False
+            items.append(f'<li><a href="#{a}">{e(t)}</a></li>')
+        if open_sub:
+            items.append("</ul>")
+        return "<nav><b>Contents</b><ul>" + "".join(items) + "</ul></nav>"
+    if kind == "table":
+        cls = [' class="r"' if a == "r" else "" for a in b[3]]
+        head = "".join(f"<th{k}>{e(str(c))}</th>" for c, k in zip(b[1], cls))
+        rows = "".join("<tr>" + "".join(f"<td{k}>{e(str(c))}</td>"
+                                        for c, k in zip(r, cls)) + "</tr>"
+                       for r in b[2])
+        # Numbers do not wrap ("1119 (1030–1131)" on one line); a table
+        # wider than the page scrolls instead of squeezing them.
+        return f'<div class="wide"><table><tr>{head}</tr>{rows}</table></div>'
+    if kind == "list":
+        return "<ul>" + "".join(f"<li>{e(x)}</li>" for x in b[1]) + "</ul>"
+    if kind == "code":
+        return f"<pre><code>{e(b[1])}</code></pre>"
+    f = b[1]
+    data = base64.b64encode(f.png.read_bytes()).decode()
+    return (f'<img alt="{e(f.title)}" '
+            f'src="data:image/png;base64,{data}">')
+
+
+def to_html(report):
+    title = html.escape(report[0][1])
+    body = "\n".join(html_block(b, report) for b in report)
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{title}</title><style>{CSS}</style></head>\n"
+            f"<body>\n{body}\n</body></html>\n")
+
+
+def main(argv):
+    a = parse_args(argv)
+    rc, suite_cmd = 0, None
+    try:
+        if a.results:
+            folder = Path(a.results)
+            if not folder.is_dir():
+                raise ValueError(f"{folder}: not a result folder")
+            suite_cmd = suite_command(folder)
+        else:
+            folder, rc, cmd = run_suite(a.suite)
+            suite_cmd = " ".join(cmd)
+        fleet = None
+        if a.versus:
+            for v in a.versus:
+                if not Path(v).is_dir():
+                    raise ValueError(f"{v}: not a result folder")
+            folders = [folder] + [Path(v) for v in a.versus]
+            names = [f.resolve().name for f in folders]
+            if len(set(names)) < len(names):
+                names = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:len(folders)]
+            sides = list(zip(names, folders))
+        else:
+            # A fleet tree (scripts/run-fleet) has a folder per host: the
+            # host axis, not variants to compare.
+            import orbbench.hosts as orbhosts
+            fleet = orbhosts.read_fleet(folder) and \
+                orbhosts.load_fleet(folder)
+            sides = None if fleet else comparison_sides(folder)
+        out = Path(a.out) if a.out else ROOT / "plots" / folder.resolve().name
+        skipped = []
+
+        def log(msg):
+            skipped.append(msg)
+            orbcli.note(PROG, msg)
+
+        if fleet:
+            import orbbench.figures.hosts as figs_hosts  # matplotlib
+            figures = figs_hosts.host_figures(fleet["hosts"], out,
+                                                 log=log)
+            report = fleet_blocks(fleet, folder, figures, skipped)
+        elif sides:
+            res = [orbresults.load_results([f]) for _, f in sides]
+            orbresults.refuse_uncomparable([x for r in res for x in r], "a comparison report")
+            import orbbench.commands.compare as cmp_mod  # scipy
+            cmps = cmp_mod.compare_many(res, None, "pss")
+            # matplotlib: only once the input is known good
+            import orbbench.figures.ab as figs_ab
+            import orbbench.figures.compare as figs_compare
+            # The ORBs when they all differ, else the variants' names.
+            orbs = [orbresults.orb_label(r[0].doc) for r in res]
+            labels = orbs if len(set(orbs)) == len(orbs) else \
+                [name for name, _ in sides]
+            sides = list(zip(labels, [f for _, f in sides]))
+            figures = [figs_compare.compare_all(
+                res[0], r, out if len(cmps) == 1 else out / f"A-vs-{x}",
+                (labels[0], label),
+                verdicts=figs_ab.verdicts_from_compare(cmp), log=log)
+                for x, label, r, cmp in zip(cmp_mod.LETTERS[1:], labels[1:],
+                                            res[1:], cmps)]
+            report = compare_blocks(cmp_mod, cmps, sides, res, figures,
+                                    skipped, suite_cmd)
+            figures = [f for figs in figures for f in figs]
+        else:
+            results = orbresults.load_results([folder])
+            # matplotlib: only once the input is known good
+            import orbbench.plot as orbplot
+            figures = orbplot.plot_all(results, out, folder.resolve().name,
+                                       log=log)
+            report = single_blocks(results, folder, figures, skipped,
+                                   suite_cmd)
+        out.mkdir(parents=True, exist_ok=True)  # no figure may have made it
+        (out / "report.md").write_text(to_markdown(report, out))
+        (out / "report.html").write_text(to_html(report))
+    except (ValueError, OSError) as e:
+        orbcli.fail(PROG, e)
+    except orbcli.SHAPE_ERRORS as e:
+        orbcli.fail(PROG, orbcli.shape_error([a.results or a.suite], e))
+    print(out / "report.html")
+    orbcli.note(PROG, f"report.md, report.html and {len(figures)} figure(s) in "
+           f"{out}")
+    return rc
+

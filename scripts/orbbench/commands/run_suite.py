@@ -1,0 +1,467 @@
+"""Run every scenario of a folder, one result file each, then print the
+summary table (scenario, max servers, median round ms at the crossing) and
+write it as summary.md beside the results.
+
+usage: scripts/run-suite DIR [--set KEY=VALUE]... [--repeat R] [--out DIR]
+                           [--variant NAME[:KEY=VALUE[,KEY=VALUE...]]]...
+                           [--orb ID]... [--only GLOB]...
+
+--only GLOB (repeatable) runs only the scenarios whose file name, without
+.json, matches one of the globs: the Grisby suite's TCP rows on a server
+kind that has no Unix sockets, say:
+  scripts/run-suite scenarios/grisby --only '*-tcp' --set server.kind=combat
+  scripts/run-suite scenarios/grisby --only '*-tcp' \
+      --variant omniorb --variant combat:server.kind=combat
+
+With --variant (repeatable) the suite runs once per variant, interleaved
+(repeat r: scenario s: variant 1, variant 2, ...) so machine noise falls
+on all alike, into one sub-folder NAME per variant; a variant's KEY=VALUE
+overrides come after the global --set ones. Then scripts/compare compares
+each variant with the first and writes compare-FIRST-vs-OTHER.md beside
+the results; with three variants or more, one comparison of them all
+(every set against the first, the BH adjustment over all of its tests):
+compare-all.md, its figures in plots-all/A-vs-X/. --orb ID is --variant
+ID:server.orb=ID. Examples:
+  --variant a --variant b                      A/A: same settings twice
+  --variant base --variant work:server.work_us=8   A/B sensitivity check
+  --orb omniorb-system --orb omniorb-4.3.3     two ORB installations
+Variant names: letters, digits, '.', '_', '-'; each once.
+
+With --paired and two variants that differ only in server.* keys, each
+scenario runs once per repeat as one paired run (orbbench run --versus):
+both variants' servers on the machine at once, measured in alternate
+rounds, so that the host's drift, tens of percent over seconds here,
+falls on both alike; compare then tests the per-run ratio B/A. A/A:
+--paired --variant a --variant b.
+
+--out names a new or empty folder: files already there would be read as
+repeats of this run (by compare, report and the summary), so a folder
+with anything in it is refused (exit 2).
+
+The client is bin/orbbench, or DIR/orbbench with ORBBENCH_BIN=DIR in the
+environment (as make test and make check-sanitizers set it, so that a
+sanitized client runs the suite).
+
+A scenario that fails (exit 1 or 2) shows as failed with its reason and
+the rest still run; an interrupt (Ctrl-C) stops the suite after writing
+the summary of what ran. Exit: 0 all ran to a stop (and every
+comparison was made), 1 some failed or a comparison failed, 2 usage
+error, 130 interrupted."""
+import argparse
+import datetime
+import fnmatch
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orbbench.kinds  # noqa: F401  (the kinds load_result checks)
+import orbbench.results as orbresults
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def die(msg, code=2):
+    print(f"run-suite: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def default_orbbench():
+    """$ORBBENCH_BIN/orbbench when set (a sanitized build's bin folder),
+    else the repository's bin/orbbench."""
+    bin_dir = os.environ.get("ORBBENCH_BIN")
+    return str(Path(bin_dir) / "orbbench" if bin_dir else
+               ROOT / "bin" / "orbbench")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="run-suite", description=__doc__,
+                                formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("dir", help="folder of scenario .json files")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a key in every scenario")
+    p.add_argument("--repeat", type=int, default=1, metavar="R",
+                   help="run each scenario R times (for the spread)")
+    p.add_argument("--variant", action="append", dest="variants",
+                   default=[], type=lambda v: ("variant", v),
+                   metavar="NAME[:KEY=VALUE,...]",
+                   help="run every scenario once per variant; repeat to "
+                   "compare")
+    p.add_argument("--orb", action="append", dest="variants", default=[],
+                   type=lambda v: ("orb", v), metavar="ID",
+                   help="ORB installation: --variant ID:server.orb=ID")
+    p.add_argument("--only", action="append", default=[], metavar="GLOB",
+                   help="only the scenarios whose file name (without "
+                   ".json) matches GLOB; repeatable")
+    p.add_argument("--paired", action="store_true",
+                   help="two variants, each run as one paired run "
+                   "(orbbench --versus)")
+    p.add_argument("--out", metavar="DIR",
+                   help="result folder (default results/DATE-HOST-SUITE)")
+    p.add_argument("--orbbench", default=default_orbbench(),
+                   help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.repeat < 1 or a.repeat > 100:
+        die("--repeat must be 1..100")
+    a.variants = parse_variants(a.variants)
+    if a.paired:
+        check_paired(a.variants)
+    return a
+
+
+def set_keys(sets):
+    return [s.split("=", 1)[0] for s in sets]
+
+
+def check_paired(variants):
+    """--paired: two variants; B sets every key A sets; only server.*."""
+    if len(variants) != 2:
+        die(f"--paired: needs exactly two variants (got {len(variants)})")
+    va, vb = variants
+    for v in variants:
+        for k in set_keys(v["set"]):
+            if not k.startswith("server."):
+                die(f"--paired: variant {v['name']!r} sets {k}: the sides "
+                    "of a paired run differ only in server.* keys")
+    missing = [k for k in set_keys(va["set"]) if k not in set_keys(vb["set"])]
+    if missing:
+        die(f"--paired: variant {vb['name']!r} must set {missing[0]} too "
+            f"(variant {va['name']!r} does; side B starts from A's settings)")
+
+
+VARIANT_NAME = re.compile(r"[A-Za-z0-9._-]+")
+# A comma starts a new override only where KEY= follows, so that values
+# with commas (machine.cpus=0,1 or a JSON list) stay whole.
+OVERRIDE_SPLIT = re.compile(r",(?=[A-Za-z0-9_.]+=)")
+
+
+def parse_variant(kind, spec):
+    """{"name", "set": [KEY=VALUE…], "orb"} from --variant or --orb's
+    argument; a bad one is exit 2 with one line."""
+    opt = f"--{kind} {spec}"
+    name, colon, rest = (spec, "", "") if kind == "orb" else \
+        spec.partition(":")
+    if not VARIANT_NAME.fullmatch(name) or set(name) == {"."}:
+        die(f"{opt}: bad name {name!r}: use letters, digits, '.', '_', '-'")
+    if name in ("summary.md", "summary.json"):
+        die(f"{opt}: {name!r} is run-suite's own file: pick another name")
+    if kind == "orb":
+        return {"name": name, "set": [f"server.orb={name}"], "orb": name}
+    if colon and not rest:
+        die(f"{opt}: no KEY=VALUE after ':'")
+    sets = OVERRIDE_SPLIT.split(rest) if rest else []
+    for s in sets:
+        if not re.fullmatch(r"[A-Za-z0-9_.]+=.*", s, re.S):
+            die(f"{opt}: {s!r} is not KEY=VALUE")
+    return {"name": name, "set": sets, "orb": None}
+
+
+def parse_variants(given):
+    """The variants in the order given; a name given twice is exit 2."""
+    out = []
+    for kind, spec in given:
+        v = parse_variant(kind, spec)
+        if any(o["name"] == v["name"] for o in out):
+            die(f"--{kind} {spec}: variant {v['name']!r} given twice")
+        out.append(v)
+    return out
+
+
+def fmt_duration(s):
+    return f"{int(s // 60)}m{int(s % 60):02d}s" if s >= 60 else f"{s:.1f}s"
+
+
+def run_one(a, scenario, out, tag, variant=None):
+    """Run one scenario (of one variant, or None); return a row for the
+    summary."""
+    args = [a.orbbench, "run", str(scenario), "--out", str(out)]
+    for s in a.set + (variant["set"] if variant else []):
+        args += ["--set", s]
+    # stderr is captured for the summary's failure reason: orbbench's live
+    # line would not be seen, and would leave its escapes in the reason.
+    args.append("--no-progress")
+    t0 = time.monotonic()
+    label = f"{scenario.stem} [{variant['name']}]" if variant else \
+        scenario.stem
+    print(f"{tag} {label} ...", file=sys.stderr, flush=True)
+    proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    row = make_row(scenario, out, proc, time.monotonic() - t0, variant)
+    print(f"{tag} {label}: {status_text(row)} in {fmt_duration(row['seconds'])}",
+          file=sys.stderr, flush=True)
+    return row
+
+
+def run_pair(a, scenario, outs, tag, variants):
+    """One paired run of a scenario: variant A's settings, and B's server.*
+    keys as --versus; return a row per variant."""
+    va, vb = variants
+    args = [a.orbbench, "run", str(scenario), "--out", str(outs[0]),
+            "--out-versus", str(outs[1]), "--paired"]
+    for s in a.set + va["set"]:
+        args += ["--set", s]
+    for s in vb["set"]:
+        args += ["--versus", s]
+    # stderr is captured for the summary's failure reason: orbbench's live
+    # line would not be seen, and would leave its escapes in the reason.
+    args.append("--no-progress")
+    t0 = time.monotonic()
+    label = f"{scenario.stem} [{va['name']} vs {vb['name']}]"
+    print(f"{tag} {label} ...", file=sys.stderr, flush=True)
+    proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    dt = time.monotonic() - t0
+    rows = [make_row(scenario, o, proc, dt, v)
+            for o, v in zip(outs, variants)]
+    print(f"{tag} {label}: " + "; ".join(
+        f"{v['name']} {status_text(r)}" for v, r in zip(variants, rows)) +
+        f" in {fmt_duration(dt)}", file=sys.stderr, flush=True)
+    return rows
+
+
+def status_text(row):
+    what = "rate" if row.get("kind") == "rate" else "max servers"
+    return (f"failed: {row['failed']}" if "failed" in row else
+            f"{what} {row.get('max_servers')} "
+            f"({row.get('stop_reason')})")
+
+
+def rate_text(doc):
+    """'80.5 kHz' (median upcalls/s) of a rate run, for the summary."""
+    m = (doc.get("rate") or {}).get("upcalls_per_s", {}).get("median")
+    return f"{m / 1e3:.1f} kHz" if isinstance(m, (int, float)) else "—"
+
+
+def orb_text(orb):
+    """'omniORB 4.2.5', or '—' for a run without servers (kind clock,
+    marshal: its result's orb is null)."""
+    if not orb:
+        return "—"
+    return f'{orb["name"]} {orb.get("version") or "?"}'
+
+
+def make_row(scenario, out, proc, dt, variant):
+    """The summary row of one result file written by proc."""
+    row = {"scenario": scenario.stem, "file": out.name, "exit": proc.returncode,
+           "seconds": dt}
+    doc = None
+    if out.exists():
+        try:
+            doc = orbresults.load_result(out)
+        except ValueError as e:
+            row["error"] = str(e)
+    if doc:
+        res = doc["result"]
+        row.update(scenario=doc["scenario"]["name"],
+                   description=doc["scenario"].get("description", ""),
+                   # a rate run (kind rate) holds no N: its rate instead
+                   max_servers=res.get("max_servers", rate_text(doc)),
+                   kind=doc.get("kind", "sweep"),
+                   stop_reason=res["stop_reason"], detail=res["detail"],
+                   crossing_ms=orbresults.crossing_ms(doc),
+                   crossing_n=res.get("crossing_n"),
+                   crossing_interval=res.get("crossing_interval"),
+                   orb=orb_text(doc.get("orb")))
+    if proc.returncode not in (0, 130):
+        lines = [l for l in proc.stderr.splitlines() if l.strip()]
+        row["failed"] = lines[-1] if lines else f"exit {proc.returncode}"
+    if variant:
+        row["variant"] = variant["name"]
+        if variant["orb"]:
+            row["orb_id"] = variant["orb"]
+    return row
+
+
+def crossing_text(r):
+    """'1012 (1003–1021)': crossing_n and its 95% interval, or '—' when
+    the run found none (it stopped for another reason first, or ran
+    without the search)."""
+    c, iv = r.get("crossing_n"), r.get("crossing_interval")
+    if c is not None and iv:
+        return f"{c:.0f} ({iv[0]:.0f}–{iv[1]:.0f})"
+    return "—"
+
+
+def table(rows):
+    """The seed's layout: scenario, max servers; plus the crossing."""
+    kinds = {r.get("kind", "sweep") for r in rows if "failed" not in r}
+    held = {"sweep": "max servers", "rate": "upcalls/s"}
+    head = ("scenario", " / ".join(held[k] for k in ("sweep", "rate")
+                                   if k in kinds) or "max servers",
+            "crossing N (95%)", "stop")
+    body = []
+    for r in rows:
+        name = r["scenario"]
+        if r.get("variant"):
+            name += f" [{r['variant']}]"
+        if r.get("repeat", 1) > 1 or any(x.get("repeat", 1) > 1 for x in rows):
+            name += f" #{r['repeat']}"
+        if "failed" in r:
+            body.append((name, "failed", "", r["failed"]))
+        else:
+            body.append((name, str(r.get("max_servers", "?")),
+                         crossing_text(r), r.get("stop_reason", "?")))
+    return head, body
+
+
+def text_table(head, body):
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(3)]
+    lines = [f"{head[0]:<{widths[0]}}  {head[1]:>{widths[1]}}  "
+             f"{head[2]:>{widths[2]}}  {head[3]}"]
+    for b in body:
+        lines.append(f"{b[0]:<{widths[0]}}  {b[1]:>{widths[1]}}  "
+                     f"{b[2]:>{widths[2]}}  {b[3]}")
+    return "\n".join(lines)
+
+
+def markdown(rows, head, body, meta):
+    out = [f"# {meta['suite']}: summary", ""]
+    for k in ("host", "orb", "variants", "paired", "started", "command"):
+        if meta.get(k):
+            out.append(f"- {k}: {meta[k]}")
+    out += ["", "| " + " | ".join(head) + " |",
+            "|---|---:|---:|---|"]
+    for b in body:
+        out.append("| " + " | ".join(x.replace("|", "\\|") for x in b) + " |")
+    out += ["", "Max servers: the largest N whose median round time stayed "
+            "within the scenario's max_ms (the crossing search's bracket "
+            "low end). Crossing N: where the median round time crosses "
+            "max_ms, estimated from the search's probes, with its 95% "
+            "interval (result.crossing_n, crossing_interval); — when the "
+            "run found none.", ""]
+    for r in rows:
+        out.append(f"- `{r['file']}`: {r.get('detail') or r.get('failed', '')}")
+    return "\n".join(out) + "\n"
+
+
+def variants_text(variants):
+    """'base, work (server.work_us=8)' for summary.md."""
+    return ", ".join(v["name"] + (f" ({', '.join(v['set'])})"
+                                  if v["set"] else "") for v in variants)
+
+
+def compare_variants(names, out_dir):
+    """scripts/compare of every variant's results against the first's, in
+    one comparison; return 1 when it failed (said in one line), else 0."""
+    base, others = names[0], names[1:]
+    stem = f"{base}-vs-{others[0]}" if len(others) == 1 else "all"
+    cmd = [str(ROOT / "scripts" / "compare")] + [str(out_dir / n)
+                                                  for n in names]
+    text = subprocess.run(cmd, capture_output=True, text=True)
+    md = subprocess.run(cmd + ["--format", "md", "--plots",
+                               str(out_dir / f"plots-{stem}")],
+                        capture_output=True, text=True)
+    if text.returncode or md.returncode:
+        bad = text if text.returncode else md
+        lines = [l for l in bad.stderr.splitlines() if l.strip()]
+        print(f"run-suite: compare {' '.join(names)} failed (exit "
+              f"{bad.returncode}): {lines[-1] if lines else ''}",
+              file=sys.stderr)
+        return 1
+    (out_dir / f"compare-{stem}.md").write_text(md.stdout)
+    print(f"\n== {', '.join(others)} against {base}\n{text.stdout}")
+    return 0
+
+
+def main(argv):
+    a = parse_args(argv)
+    src = Path(a.dir)
+    if not src.is_dir():
+        die(f"{src}: not a folder")
+    scenarios = sorted(src.glob("*.json"))
+    if not scenarios:
+        die(f"{src}: no scenario files (*.json)")
+    if a.only:
+        scenarios = [s for s in scenarios
+                     if any(fnmatch.fnmatchcase(s.stem, g) for g in a.only)]
+        if not scenarios:
+            die(f"{src}: no scenario matches --only "
+                f"{' --only '.join(a.only)}")
+    if not os.access(a.orbbench, os.X_OK):
+        die(f"{a.orbbench}: not built (run make)")
+    host = socket.gethostname()
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out_dir = Path(a.out) if a.out else (
+        ROOT / "results" / f"{stamp}-{host}-{src.resolve().name}")
+    if out_dir.is_dir() and any(out_dir.iterdir()):
+        die(f"{out_dir}: not empty: its files would be taken for this "
+            "run's results; give a new folder with --out")
+    if out_dir.exists() and not out_dir.is_dir():
+        die(f"{out_dir}: not a folder")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows, interrupted = [], False
+    # Ctrl-C reaches orbbench too (same process group); it stops and writes
+    # its result, exit 130; the suite then stops.
+    signal.signal(signal.SIGINT, lambda *_: None)
+    variants = a.variants or [None]
+    for v in a.variants:
+        (out_dir / v["name"]).mkdir(exist_ok=True)
+    total = len(scenarios) * a.repeat * (1 if a.paired else len(variants))
+    k = 0
+    # Interleaved: every variant runs a scenario before the next scenario,
+    # so that a burst of machine noise falls on all of them alike.
+    for rep in range(1, a.repeat + 1):
+        for sc in scenarios:
+            if a.paired:
+                k += 1
+                name = sc.stem if a.repeat == 1 else f"{sc.stem}.r{rep}"
+                pair = run_pair(a, sc, [out_dir / v["name"] / f"{name}.json"
+                                        for v in variants],
+                                f"[{k}/{total}]", variants)
+                for row in pair:
+                    row["repeat"] = rep
+                rows += pair
+                if pair[0]["exit"] == 130:
+                    interrupted = True
+                    break
+                continue
+            for v in variants:
+                k += 1
+                name = sc.stem if a.repeat == 1 else f"{sc.stem}.r{rep}"
+                where = out_dir / v["name"] if v else out_dir
+                row = run_one(a, sc, where / f"{name}.json",
+                              f"[{k}/{total}]", v)
+                row["repeat"] = rep
+                rows.append(row)
+                if row["exit"] == 130:
+                    interrupted = True
+                    break
+            if interrupted:
+                break
+        if interrupted:
+            break
+    head, body = table(rows)
+    orbs = sorted({r["orb"] for r in rows if "orb" in r})
+    meta = {"suite": src.resolve().name, "host": host,
+            "paired": "yes: each repeat one paired run (orbbench --paired)"
+            if a.paired else "",
+            "orb": ", ".join(orbs), "started": stamp,
+            "variants": variants_text(a.variants),
+            "command": " ".join(["scripts/run-suite"] + argv)}
+    (out_dir / "summary.md").write_text(markdown(rows, head, body, meta))
+    (out_dir / "summary.json").write_text(json.dumps(
+        {"suite": meta["suite"], "command": meta["command"],
+         "variants": a.variants, "paired": a.paired, "rows": rows,
+         "interrupted": interrupted},
+        indent=1))
+    print(text_table(head, body))
+    compare_failed = 0
+    kinds = {r.get("kind") for r in rows if "kind" in r}
+    if len(a.variants) > 1 and not interrupted and kinds and \
+            "sweep" not in kinds:
+        # compare weighs sweeps; the other kinds have their own tables
+        print(f"run-suite: no sweep among the results (kind "
+              f"{', '.join(sorted(kinds))}): compare skipped")
+    elif len(a.variants) > 1 and not interrupted:
+        compare_failed = compare_variants([v["name"] for v in a.variants],
+                                          out_dir)
+    print(f"\nresults and summary.md in {out_dir}")
+    if interrupted:
+        return 130
+    return 1 if compare_failed or any("failed" in r for r in rows) else 0
+

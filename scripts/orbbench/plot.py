@@ -1,0 +1,155 @@
+"""The plotting core of orbbench results (matplotlib, Agg backend): the
+shared drawing pieces (styles, palette, Skip, saving a figure as PNG and
+SVG, one_figure), the series of a set of results, and which figures a
+set gets (plot_all: each kind's, as orbbench.kinds registers them). The
+figures themselves are in orbbench.figures; a comparison's in
+orbbench.figures.compare."""
+from collections import namedtuple
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+# Text stays text in the SVGs: searchable, editable, smaller.
+matplotlib.rcParams["svg.fonttype"] = "none"
+# plt, Line2D and Patch are the figure modules' too (orbplot.plt, ...).
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402,F401
+from matplotlib.patches import Patch  # noqa: E402,F401
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+import orbbench.results as orbresults
+
+DPI = 100
+
+# One line (or one set of repeats) on a figure: label, colour, line style,
+# and the result documents it draws.
+Series = namedtuple("Series", "label color style docs")
+
+# A written figure: file stem, title, one-sentence caption, PNG and SVG.
+Figure = namedtuple("Figure", "stem title caption png svg")
+
+
+class Skip(Exception):
+    """A figure whose data the results lack; the message says which."""
+
+
+def palette(names):
+    """{name: colour}, stable for a given list of names, all different:
+    tab10, tab20 past 10 names, evenly spaced hues past 20."""
+    n = len(names)
+    if n <= 10:
+        cmap, k = plt.get_cmap("tab10"), 10
+    elif n <= 20:
+        cmap, k = plt.get_cmap("tab20"), 20
+    else:
+        cmap, k = plt.get_cmap("hsv"), n + 1
+    return {name: cmap(i % k if k <= 20 else i / k)
+            for i, name in enumerate(names)}
+
+
+def finish(fig, title, **margins):
+    """Title and fixed margins (tight_layout took a third of the time);
+    the bottom leaves room for the footer line."""
+    fig.suptitle(title, fontsize=13)
+    m = dict(left=0.08, right=0.98, top=0.92, bottom=0.11, hspace=0.08,
+             wspace=0.2)
+    m.update(margins)
+    fig.subplots_adjust(**m)
+
+
+def save(fig, outdir, stem, title, caption):
+    """Write stem.png and stem.svg into outdir; return a Figure."""
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    png, svg = outdir / f"{stem}.png", outdir / f"{stem}.svg"
+    fig.savefig(png, dpi=DPI)
+    fig.savefig(svg)
+    plt.close(fig)
+    return Figure(stem, title, caption, png, svg)
+
+
+def pairs(series):
+    """[(label, [docs])] from (label, docs) pairs or objects with .label
+    and .docs: what every figure module's functions take."""
+    return [(se.label, list(se.docs)) if hasattr(se, "docs")
+            else (se[0], list(se[1])) for se in series]
+
+
+def one_figure(series, outdir, log, name, stem, title, data_of, draw,
+               caption_of):
+    """The usual shape of a figure of a kind: its data from the series
+    (series left out logged as "name: left out LABEL (why)"), drawn with
+    draw(series, footer, title, data=data) unless it raises Skip (logged),
+    saved as stem; [Figure] or []."""
+    log = log or (lambda m: None)
+    series = pairs(series)
+    data = data_of(series)
+    for label, why in data["left_out"]:
+        log(f"{name}: left out {label} ({why})")
+    footer = orbresults.footer([orbresults.Result(None, d)
+                                for _, docs in series for d in docs])
+    try:
+        fig = draw(series, footer, title, data=data)
+    except Skip as e:
+        log(str(e))
+        return []
+    return [save(fig, outdir, stem, title, caption_of(data))]
+
+
+def spans_decades(values, factor=30):
+    """True when the positive values span more than factor (log helps)."""
+    v = [x for x in values if x and x > 0]
+    return bool(v) and max(v) / min(v) > factor
+
+
+def use_log_x(ax, docs):
+    """Log N axis for geometric sweeps over a wide range; else whole N."""
+    ns = [s["n"] for d in docs for s in d["steps"]]
+    if any(orbresults.get(d, "scenario.sweep.growth", 1) > 1
+           for d in docs) and spans_decades(ns, 10):
+        ax.set_xscale("log")
+        return True
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    return False
+
+
+# ---- which figures ----------------------------------------------------------
+
+def series_of(results):
+    """[(label, [docs])]: one series per scenario, split by ORB and by the
+    settings that differ (orbbench.results.group_by_scenario), seed order."""
+    groups = orbresults.group_by_scenario(results, split_orbs=True,
+                                 split_settings=True)
+    return [(name, [r.doc for r in rs]) for name, rs in groups.items()]
+
+
+def rounds_choice(series, names):
+    """The series to draw every round of: all, or those whose label or
+    scenario name is in names; ValueError for a name that matches none."""
+    if not names:
+        return series
+    chosen = [s for s in series
+              if s[0] in names or s[0].split(" [")[0] in names]
+    known = {s[0] for s in series} | {s[0].split(" [")[0] for s in series}
+    for n in names:
+        if n not in known:
+            raise ValueError(f"--rounds {n}: no such scenario in the "
+                             f"results (have: {', '.join(sorted(known))})")
+    return chosen
+
+
+def plot_all(results, outdir, run, rounds=None, log=None):
+    """Every figure of one set of results into outdir; return [Figure]:
+    each kind's (orbbench.kinds: a sweep's capacity, round-time panels,
+    cost, fixed-N dots and every round, rounds naming the scenarios to
+    draw every round of, default all; a rate run's, ...), in the kinds'
+    order. Figures the results cannot make are skipped and log(message)
+    says why."""
+    log = log or (lambda m: None)
+    figures = []
+    for kind in orbresults.KINDS.values():
+        mine = orbresults.of_kind(results, kind.name)
+        if mine and kind.figures:
+            figures += kind.figures(mine, outdir, run, rounds, log)
+    return figures
