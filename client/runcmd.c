@@ -204,11 +204,12 @@ static long long rlim_json(rlim_t v)
 }
 
 /* N is bounded by the machine, not a soft limit: the soft limit goes to
- * the hard one, and when the sweep needs more than that (max_n servers'
+ * the hard one, and when the kind needs more than that (its most
  * connections, each side, plus a margin for the client's own files), the
  * hard limit too where this process may (CAP_SYS_RESOURCE, up to
  * fs.nr_open). The spawner and servers inherit it. */
-static void raise_nofile(const struct side *sides, size_t nsides,
+static void raise_nofile(const struct kind_ops *what,
+                         const struct side *sides, size_t nsides,
                          struct nofile *nf)
 {
     memset(nf, 0, sizeof *nf);
@@ -216,8 +217,8 @@ static void raise_nofile(const struct side *sides, size_t nsides,
         return;
     nf->now = nf->start;
     nf->needed = 256;
-    for (size_t i = 0; i < nsides; i++)
-        nf->needed += sides[i].sc.sweep.max_n *
+    for (size_t i = 0; what->max_connections && i < nsides; i++)
+        nf->needed += what->max_connections(&sides[i].sc) *
                       (long long)sides[i].tp->fds_per_conn;
     struct rlimit rl = nf->start;
     if (rl.rlim_max != RLIM_INFINITY && (long long)rl.rlim_max < nf->needed) {
@@ -284,9 +285,11 @@ static void pairing_id(char *buf, size_t len)
 }
 
 /* server.kind external: the IOR list, the hosts allowed beside loopback
- * (the scenario's and --allow-host's), and the sweep's max_n within the
- * list. Exits 2 on a list or an allowance that cannot run. */
-static void load_external(struct side *s, const char *path, char **cli,
+ * (the scenario's and --allow-host's), and the kind's options fitted to
+ * the list (the sweep's max_n). Exits 2 on a list or an allowance that
+ * cannot run. */
+static void load_external(const struct kind_ops *what, struct side *s,
+                          const char *path, char **cli,
                           size_t ncli, struct ior_list *l, char **allow,
                           size_t *nallow, char *max_n_why, size_t len)
 {
@@ -311,19 +314,9 @@ static void load_external(struct side *s, const char *path, char **cli,
     if (ior_list_load(l, sc->server.iors, sc->transport, allow, *nallow, why,
                       sizeof why) != 0)
         die(EXIT_USAGE, "%s", why);
-    /* N grows over the list in order: it ends at the list's end. */
-    if ((size_t)sc->sweep.start > l->n)
-        die(EXIT_USAGE, "%s: key \"sweep.start\": %lld is above the %zu "
-            "servers %s lists", path, (long long)sc->sweep.start, l->n,
-            l->path);
-    max_n_why[0] = 0;
-    if ((size_t)sc->sweep.max_n > l->n) {
-        snprintf(max_n_why, len, "the end of %s: it lists %zu servers, "
-                 "sweep.max_n was %lld",
-                 strcmp(l->path, "-") ? l->path : "standard input", l->n,
-                 (long long)sc->sweep.max_n);
-        sc->sweep.max_n = (int64_t)l->n;
-    }
+    if (what->fit_servers(sc, l->n, l->path, max_n_why, len, why,
+                          sizeof why) != 0)
+        die(EXIT_USAGE, "%s: %s", path, why);
 }
 
 int runcmd_main(const struct runcmd_args *a)
@@ -343,7 +336,8 @@ int runcmd_main(const struct runcmd_args *a)
     static struct side sides[RUN_MAX_SIDES];
     size_t nsides = paired ? 2 : 1;
     char err[1024], why[1024];
-    if (scenario_load(kind_schema(), path, sets, nsets, &sides[0].sc, err, sizeof err) != 0)
+    if (scenario_load(kind_schema(), path, sets, nsets, &sides[0].sc, err,
+                      sizeof err) != 0)
         die(EXIT_USAGE, "%s", err);
     const struct kind_ops *what = kind_lookup(sides[0].sc.kind);
     if (!what)
@@ -355,8 +349,8 @@ int runcmd_main(const struct runcmd_args *a)
     if (paired) {
         check_versus(versus, nversus, &sides[0]);
         memcpy(sets + nsets, versus, nversus * sizeof *versus);
-        if (scenario_load(kind_schema(), path, sets, nsets + nversus, &sides[1].sc, err,
-                          sizeof err) != 0)
+        if (scenario_load(kind_schema(), path, sets, nsets + nversus,
+                          &sides[1].sc, err, sizeof err) != 0)
             die(EXIT_USAGE, "%s", err);
     }
     if (strcmp(cmd, "check") == 0) {
@@ -387,8 +381,8 @@ int runcmd_main(const struct runcmd_args *a)
         die(EXIT_USAGE, "%s: key \"server.kind\": external servers cannot "
             "run paired", path);
     if (external)
-        load_external(&sides[0], path, allow_cli, nallow_cli, &iors, allow,
-                      &nallow, max_n_why, sizeof max_n_why);
+        load_external(what, &sides[0], path, allow_cli, nallow_cli, &iors,
+                      allow, &nallow, max_n_why, sizeof max_n_why);
 
     /* Where the results go: refuse now rather than lose a run at the
      * end. */
@@ -430,7 +424,7 @@ int runcmd_main(const struct runcmd_args *a)
         die(EXIT_RUN_FAILED, "mkdtemp %s: %s", run_dir, strerror(errno));
     }
     struct nofile nofile;
-    raise_nofile(sides, nsides, &nofile);
+    raise_nofile(what, sides, nsides, &nofile);
 
     struct spawn_config scfg = {
         .make_argv = server_make_argv,
@@ -523,7 +517,7 @@ int runcmd_main(const struct runcmd_args *a)
         if (external)
             json_object_set_new(s->doc, "external",
                                 ior_list_json(&iors, allow, nallow,
-                                              s->sc.sweep.max_n));
+                                              what->max_connections(&s->sc)));
         if (paired) {
             json_t *vs = json_array();
             for (size_t k = 0; k < nversus; k++)

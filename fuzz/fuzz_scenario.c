@@ -10,6 +10,8 @@
 #include "fuzz.h"
 #include "core/scenario.h"
 #include "kinds/kind.h"
+#include "kinds/sweep.h"
+#include "kinds/sweep.h"
 
 #define FUZZ_MAX_SETS 8
 
@@ -44,12 +46,16 @@ static void check_loaded(const struct scenario *sc)
     FUZZ_CHECK(sc->server.nargs <= SCENARIO_MAX_ARGS);
     for (size_t i = 0; i < sc->server.nargs; i++)
         FUZZ_CHECK(sc->server.args[i] != NULL);
-    FUZZ_CHECK(sc->sweep.start >= 1 && sc->sweep.start <= sc->sweep.max_n);
-    FUZZ_CHECK(sc->sweep.growth >= 1);
     FUZZ_CHECK(json_is_object(sc->resolved));
+    FUZZ_CHECK(kind_lookup(sc->kind) != NULL);
+    if (strcmp(sc->kind, "sweep") != 0)
+        return;
+    const struct sweep_opts *so = sweep_opts(sc);
+    FUZZ_CHECK(so->start >= 1 && so->start <= so->max_n);
+    FUZZ_CHECK(so->growth >= 1);
     /* The sweep always moves on. */
-    for (int64_t n = sc->sweep.start; n < sc->sweep.start + 3; n++)
-        FUZZ_CHECK(scenario_next_n(sc, n) > n);
+    for (int64_t n = so->start; n < so->start + 3; n++)
+        FUZZ_CHECK(sweep_next_n(sc, n) > n);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

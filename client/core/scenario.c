@@ -14,6 +14,8 @@
 #include "core/util.h"
 
 static const char *const transports[] = {"tcp", "unix", "pipe", NULL};
+static const char *const modes[] = {"sync", "thread-per-call", "pool",
+                                    "event", NULL};
 static const char *const kinds[] = {"omniorb", "raw", "giop-min",
                                     "combat", "external", NULL};
 
@@ -23,52 +25,74 @@ static const char *const kinds[] = {"omniorb", "raw", "giop-min",
 static const struct scenario_key keys[] = {
     {"name", SCENARIO_STRING, OFF(name), SZ(name), 1, 0, NULL, "", 0,
      "short name, used in file names (default: the file's base name)"},
-    {"description", SCENARIO_STRING, OFF(description), SZ(description), 0, 0, NULL,
-     "", 0, "one sentence on what the scenario measures"},
+    {"description", SCENARIO_STRING, OFF(description), SZ(description), 0, 0,
+     NULL, "", 0, "one sentence on what the scenario measures"},
     {"kind", SCENARIO_ENUM, OFF(kind), SZ(kind), 0, 0, NULL, "sweep", 0,
-     "what is measured: sweep (servers held, footprint), rate (upcalls "
-     "per second of k servers), clock (time-source calls per second "
-     "of k pinned threads), latency (every call's time, one at a time), "
-     "marshal (the cost of encoding each payload, no servers) or channel "
-     "(events pushed through an omniEvents channel, or directly, to a "
-     "logging consumer)"},
-    {"transport", SCENARIO_ENUM, OFF(transport), SZ(transport), 0, 0, transports,
+     "what is measured (docs/kinds/KIND.md); each kind's own keys are "
+     "listed after the common ones"},
+    {"transport", SCENARIO_ENUM, OFF(transport), SZ(transport), 0, 0,
+     transports,
      "tcp", 0, "how the client reaches the servers (loopback only; pipe: a "
      "pipe pair per server, raw servers only)"},
-    {"server.kind", SCENARIO_ENUM, OFF(server.kind), SZ(server.kind), 0, 0, kinds,
-     "omniorb", 0, "which echo server to fork: omniorb, combat (the Tcl "
+    {"server.kind", SCENARIO_ENUM, OFF(server.kind), SZ(server.kind), 0, 0,
+     kinds, "omniorb", 0, "which echo server to fork: omniorb, combat (the Tcl "
      "ORB; tcp only), or the ORB-less raw (length-prefixed echo) and "
      "giop-min (GIOP 1.2, no ORB); external: start none, call those "
      "listed in server.iors"},
-    {"server.iors", SCENARIO_STRING, OFF(server.iors), SZ(server.iors), 0, 0, NULL,
+    {"server.iors", SCENARIO_STRING, OFF(server.iors), SZ(server.iors), 0, 0,
+     NULL,
      "", 0, "server.kind external: a file of stringified IORs, one a line "
      "(optionally followed by the server's PID), \"-\" for standard input"},
     {"server.orb", SCENARIO_STRING, OFF(server.orb), SZ(server.orb), 1, 0, NULL,
      "omniorb-system", 0, "ORB installation: omniorb-system (Debian's), or an "
      "id built by scripts/build-orb (bin/orbs/ID/echo-server); not used by "
      "ORB-less kinds"},
-    {"server.path", SCENARIO_STRING, OFF(server.path), SZ(server.path), 0, 0, NULL,
+    {"server.path", SCENARIO_STRING, OFF(server.path), SZ(server.path), 0, 0,
+     NULL,
      "", 0, "server executable (default: the kind's binary beside orbbench)"},
     {"server.args", SCENARIO_STRLIST, OFF(server.args), OFF(server.nargs), 0,
      SCENARIO_MAX_ARGS, NULL, NULL, 0,
      "extra arguments for every server (e.g. -ORB options)"},
-    {"server.start_timeout_ms", SCENARIO_INT, OFF(server.start_timeout_ms), 0, 100,
-     600000, NULL, NULL, 10000, "a server must print its IOR within this"},
-    {"server.start_parallel", SCENARIO_INT, OFF(server.start_parallel), 0, 1, 64,
-     NULL, NULL, 4, "servers started at once within a step"},
-    {"server.work_us", SCENARIO_INT, OFF(server.work_us), 0, 0, 1000000, NULL, NULL,
-     0, "CPU time each call burns in the server before replying (µs, the "
+    {"server.start_timeout_ms", SCENARIO_INT, OFF(server.start_timeout_ms), 0,
+     100, 600000, NULL, NULL, 10000, "a server must print its IOR within this"},
+    {"server.start_parallel", SCENARIO_INT, OFF(server.start_parallel), 0, 1,
+     64, NULL, NULL, 4, "servers started at once within a step"},
+    {"server.work_us", SCENARIO_INT, OFF(server.work_us), 0, 0, 1000000, NULL,
+     NULL, 0, "CPU time each call burns in the server before replying (µs, the "
      "thread's CPU clock; 0 = none)"},
-    {"call.timeout_ms", SCENARIO_INT, OFF(call.timeout_ms), 0, 1, 600000, NULL, NULL,
-     5000, "a call without a reply by then fails the run"},
+    {"call.timeout_ms", SCENARIO_INT, OFF(call.timeout_ms), 0, 1, 600000, NULL,
+     NULL, 5000, "a call without a reply by then fails the run"},
     {"call.payload_bytes", SCENARIO_INT, OFF(call.payload_bytes), 0, 0, 1048576,
      NULL, NULL, 16, "length of the echoed string"},
     {"call.payload", SCENARIO_STRING, OFF(call.payload), SZ(call.payload), 1, 0,
      NULL, "string", 0, "what each call echoes: string (call.payload_bytes "
      "long), or a typed payload of idl/payloads.idl: None, Octet1K, "
      "Octet100K, Odometry, RangeSensor, SharedBelief"},
-    {"machine.mem_limit_mb", SCENARIO_INT, OFF(machine.mem_limit_mb), 0, 1, 1048576,
-     NULL, NULL, 0, "run the servers in a memory cgroup of this size "
+    {"mode", SCENARIO_ENUM, OFF(mode), SZ(mode), 0, 0,
+     modes, "sync", 0,
+     "how a round issues its calls"},
+    {"client.pool_size", SCENARIO_INT, OFF(client.pool_size), 0, 1,
+     10000, NULL,
+     NULL, 100, "mode pool: worker threads, the most calls in flight"},
+    {"client.thread_stack_kb", SCENARIO_INT,
+     OFF(client.thread_stack_kb), 0, 32,
+     65536, NULL, NULL, 64, "stack size of every thread the client starts"},
+    {"client.connect", SCENARIO_BOOL, OFF(client.connect), 0, 0, 0,
+     NULL, NULL, 1,
+     "false: start servers but never connect or call (idle footprint)"},
+    {"client.allow_hosts", SCENARIO_STRLIST, OFF(client.allow_hosts),
+     OFF(client.nallow_hosts), 0, SCENARIO_MAX_HOSTS, NULL, NULL, 0,
+     "server.kind external: hosts or CIDR networks (10.0.0.0/8) outside "
+     "loopback the client may call (also --allow-host)"},
+    {"probe.budget_ms", SCENARIO_INT, OFF(probe.budget_ms), 0, 1,
+     600000, NULL,
+     NULL, 2000, "probing every server's footprint may take this long per "
+     "step; past it a stride sample is probed"},
+    {"probe.per_server_max", SCENARIO_INT, OFF(probe.per_server_max),
+     0, 0, 100000,
+     NULL, NULL, 32, "list every server's footprint when N <= this"},
+    {"machine.mem_limit_mb", SCENARIO_INT, OFF(machine.mem_limit_mb), 0, 1,
+     1048576, NULL, NULL, 0, "run the servers in a memory cgroup of this size "
      "(absent: no limit)"},
     {"machine.limit_client", SCENARIO_BOOL, OFF(machine.limit_client), 0, 0, 0,
      NULL, NULL, 0, "put the client in the memory cgroup too"},
@@ -124,10 +148,53 @@ static int rows_build(const struct scenario_schema *schema, struct rows *rs)
     return 0;
 }
 
-/* Is row `r` one of scenario kind `kind`'s (or of every kind)? */
-static bool of_kind(const struct row *r, const char *kind)
+/* Groups of common keys that only the kinds listing them in their `uses`
+ * take: how calls are issued and by which client threads, and the
+ * footprint probes. */
+static const char *const gated[] = {"mode", "client", "probe", NULL};
+
+/* The gated group `key` is in, or NULL. */
+static const char *gated_group(const char *key)
 {
-    return !r->owner || strcmp(r->owner->name, kind) == 0;
+    for (const char *const *g = gated; *g; g++) {
+        size_t n = strlen(*g);
+        if (strncmp(key, *g, n) == 0 && (key[n] == 0 || key[n] == '.'))
+            return *g;
+    }
+    return NULL;
+}
+
+static bool in_list(const char *const *list, const char *s)
+{
+    for (; list && *list; list++)
+        if (strcmp(*list, s) == 0)
+            return true;
+    return false;
+}
+
+/* Is row `r` one of scenario kind `sk`'s (or of every kind)? */
+static bool of_kind(const struct row *r, const struct scenario_kind *sk)
+{
+    if (r->owner)
+        return r->owner == sk;
+    const char *g = gated_group(r->k->key);
+    return !g || in_list(sk->uses, g);
+}
+
+/* For a message: the kinds that take row `r`. */
+static void kinds_of(const struct scenario_schema *schema, const struct row *r,
+                     char *buf, size_t len)
+{
+    if (r->owner) {
+        str_copy(buf, len, r->owner->name);
+        return;
+    }
+    const char *g = gated_group(r->k->key);
+    buf[0] = 0;
+    for (size_t i = 0; i < schema->nkinds; i++)
+        if (in_list(schema->kinds[i]->uses, g))
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+                     buf[0] ? "\" or \"" : "", schema->kinds[i]->name);
 }
 
 static const struct row *find_key(const struct rows *rs, const char *key)
@@ -161,8 +228,8 @@ struct scenario_ctx {
 
 /* Where a key's value came from: "--set key" when overridden, else the
  * file. Messages always name one of them. */
-static const char *origin(const struct scenario_ctx *c, const char *key, char *buf,
-                          size_t len)
+static const char *origin(const struct scenario_ctx *c, const char *key,
+                          char *buf, size_t len)
 {
     size_t klen = strlen(key);
     for (size_t i = c->nsets; i-- > 0;)
@@ -209,7 +276,8 @@ static const char *json_type_name(const json_t *v)
 }
 
 /* Reject every key of `obj` (at `prefix`) that the table does not know. */
-static int check_known(const struct scenario_ctx *c, json_t *obj, const char *prefix)
+static int check_known(const struct scenario_ctx *c, json_t *obj,
+                       const char *prefix)
 {
     const char *k;
     json_t *v;
@@ -261,7 +329,8 @@ static int set_path(json_t *root, const char *key, json_t *val)
 }
 
 /* Turn "--set key=value" text into a JSON value of the key's type. */
-static int parse_set(const struct scenario_ctx *c, const char *set, json_t *root)
+static int parse_set(const struct scenario_ctx *c, const char *set,
+                     json_t *root)
 {
     const char *eq = strchr(set, '=');
     char key[256];
@@ -340,8 +409,8 @@ static int parse_set(const struct scenario_ctx *c, const char *set, json_t *root
     return set_path(root, key, val);
 }
 
-static int check_range(const struct scenario_ctx *c, const struct scenario_key *ks,
-                       double v)
+static int check_range(const struct scenario_ctx *c,
+                       const struct scenario_key *ks, double v)
 {
     if (v < ks->min || v > ks->max)
         return fail(c, ks->key, "%.15g is out of range [%.15g, %.15g]", v,
@@ -350,8 +419,8 @@ static int check_range(const struct scenario_ctx *c, const struct scenario_key *
 }
 
 /* A value of a key with choices must be one of them. */
-static int check_choice(const struct scenario_ctx *c, const struct scenario_key *ks,
-                        const char *s)
+static int check_choice(const struct scenario_ctx *c,
+                        const struct scenario_key *ks, const char *s)
 {
     if (!ks->choices)
         return 0;
@@ -497,14 +566,16 @@ static int load_key(const struct scenario_ctx *c, const struct scenario_key *ks,
 }
 
 /* The resolved scenario as JSON: every key, defaults filled in. */
-static json_t *resolve(const struct rows *rs, const struct scenario *sc)
+static json_t *resolve(const struct rows *rs,
+                       const struct scenario_kind *sk,
+                       const struct scenario *sc)
 {
     json_t *root = json_object();
     for (size_t i = 0; i < rs->n; i++) {
         const struct scenario_key *ks = rs->r[i].k;
         const char *field = (const char *)sc + ks->off;
         json_t *v = NULL;
-        if (!of_kind(&rs->r[i], sc->kind))
+        if (!of_kind(&rs->r[i], sk))
             continue; /* the other kind's keys: unused, not recorded */
         if (strcmp(ks->key, "call.payload_bytes") == 0 &&
             strcmp(sc->call.payload, "string") != 0)
@@ -591,9 +662,6 @@ static const struct scenario_kind *kind_of(const struct scenario_ctx *c,
 /* Rules that tie keys together. */
 static int check_cross(const struct scenario_ctx *c, const struct scenario *sc)
 {
-    if (sc->sweep.start > sc->sweep.max_n)
-        return fail(c, "sweep.start", "%lld is above sweep.max_n (%lld)",
-                    (long long)sc->sweep.start, (long long)sc->sweep.max_n);
     static const char *const cpu_keys[] = {"machine.cpus",
                                            "machine.client_cpus"};
     const char *cpu_vals[] = {sc->machine.cpus, sc->machine.client_cpus};
@@ -676,17 +744,25 @@ static int load_root(const struct scenario_schema *schema,
         rc = check_known(&c, root, "");
     for (size_t i = 0; !rc && i < nsets; i++)
         rc = parse_set(&c, sets[i], root);
-    /* Every kind's keys get their defaults; a key of another kind than
-     * the scenario's is refused below. */
+    /* The common keys (the kind among them), then the kind's own: its
+     * options block is the scenario's alone. */
     for (size_t i = 0; !rc && i < rows.n; i++)
-        rc = load_key(&c, rows.r[i].k, get_path(root, rows.r[i].k->key), sc);
-    /* A key of the other kind would be silently unused: refuse it. */
+        if (!rows.r[i].owner)
+            rc = load_key(&c, rows.r[i].k, get_path(root, rows.r[i].k->key),
+                          sc);
+    const struct scenario_kind *sk = rc ? NULL : kind_of(&c, sc);
     for (size_t i = 0; !rc && i < rows.n; i++)
-        if (!of_kind(&rows.r[i], sc->kind) &&
-            get_path(root, rows.r[i].k->key))
+        if (rows.r[i].owner == sk)
+            rc = load_key(&c, rows.r[i].k, get_path(root, rows.r[i].k->key),
+                          sc);
+    /* A key of another kind would be silently unused: refuse it. */
+    for (size_t i = 0; !rc && i < rows.n; i++)
+        if (!of_kind(&rows.r[i], sk) && get_path(root, rows.r[i].k->key)) {
+            char who[128];
+            kinds_of(schema, &rows.r[i], who, sizeof who);
             rc = fail(&c, rows.r[i].k->key, "only for \"kind\": \"%s\" "
-                      "scenarios (this one is \"%s\")",
-                      rows.r[i].owner->name, sc->kind);
+                      "scenarios (this one is \"%s\")", who, sc->kind);
+        }
     /* A typed payload has its own size: a length for it is a mistake. */
     if (!rc && strcmp(sc->call.payload, "string") != 0 &&
         get_path(root, "call.payload_bytes"))
@@ -699,7 +775,7 @@ static int load_root(const struct scenario_schema *schema,
         rc = check_cross(&c, sc);
     json_decref(root);
     if (!rc)
-        sc->resolved = resolve(&rows, sc);
+        sc->resolved = resolve(&rows, kind_of(&c, sc), sc);
     if (rc)
         scenario_free(sc);
     return rc;
@@ -764,19 +840,11 @@ void scenario_free(struct scenario *sc)
 {
     free_lists(sc, keys, ARRAY_LEN(keys));
     for (size_t i = 0; sc->schema && i < sc->schema->nkinds; i++)
-        free_lists(sc, sc->schema->kinds[i]->keys,
-                   sc->schema->kinds[i]->nkeys);
+        if (strcmp(sc->schema->kinds[i]->name, sc->kind) == 0)
+            free_lists(sc, sc->schema->kinds[i]->keys,
+                       sc->schema->kinds[i]->nkeys);
     json_decref(sc->resolved);
     sc->resolved = NULL;
-}
-
-int64_t scenario_next_n(const struct scenario *sc, int64_t n)
-{
-    if (sc->sweep.growth > 1) {
-        int64_t next = (int64_t)ceil((double)n * sc->sweep.growth);
-        return next > n ? next : n + 1;
-    }
-    return n + sc->sweep.step;
 }
 
 /* One row of `orbbench keys`. */

@@ -15,17 +15,18 @@
 
 #define SCENARIO_MAX_ARGS 64
 #define SCENARIO_MAX_HOSTS 32
-#define SCENARIO_MAX_K 1024 /* entries of a scaling.k list */
+#define SCENARIO_MAX_K 1024 /* entries of a k-list (scaling.k) */
+/* Room for a kind's options: each kind checks its struct fits
+ * (SCENARIO_KIND_OPTS). */
+#define SCENARIO_KIND_OPTS_BYTES 16384
 
-/* scaling.k: max > 0 means 1..max; else the n values of v (increasing);
- * neither (max 0, n 0): 1..the CPUs allowed. */
+/* A k-list key (scaling.k): max > 0 means 1..max; else the n values of v
+ * (increasing); neither (max 0, n 0): 1..the CPUs allowed. */
 struct scenario_klist {
     int64_t max;
     size_t n;
     int64_t v[SCENARIO_MAX_K];
 };
-#define SCENARIO_MAX_CLOCK_SOURCES 16
-#define SCENARIO_MAX_PAYLOADS 16
 
 struct scenario {
     char source[512]; /* the file it came from */
@@ -46,21 +47,6 @@ struct scenario {
         int64_t work_us; /* CPU each call burns in the server, 0 = none */
         char iors[512];  /* kind "external": the IOR list, "-" = stdin */
     } server;
-    struct {
-        int64_t start;
-        int64_t step;
-        double growth; /* 1 = linear (add step), > 1 = geometric */
-        int64_t max_n;
-        double max_ms;
-        int64_t rounds;
-        int64_t warmup_rounds;
-        double max_seconds;
-        /* The crossing search: bisect until the bracket is within
-         * resolution × N (0: stop at the first step over, unconfirmed). */
-        double resolution;
-        int64_t near_rounds; /* timed rounds of each confirmation/probe */
-        int64_t max_probes;  /* bound on the search's measurements */
-    } sweep;
     struct {
         int64_t timeout_ms;
         int64_t payload_bytes;
@@ -85,64 +71,9 @@ struct scenario {
         char cpus[64];         /* "" = anywhere */
         char client_cpus[64];
     } machine;
-    /* kind "rate": the upcall rate of k servers, w requests in flight on
-     * each one's connection, for repeats windows of duration_s. */
-    struct {
-        int64_t window;    /* requests in flight per connection; oneway:
-                            * requests per write */
-        double duration_s; /* one repeat's measuring window */
-        double warmup_s;   /* untimed, before the first repeat */
-        int64_t repeats;
-        int64_t servers;   /* k, each with its own connection */
-        bool oneway;       /* GIOP oneway requests, counted by the server */
-    } rate;
-    /* kind "scaling": k client/server pairs, each pinned, ping-pong for
-     * duration_s, for every k of the list. */
-    struct {
-        double duration_s;
-        double warmup_s;   /* untimed, before each k's repeats */
-        int64_t repeats;
-        char placement[8]; /* "same" | "spread" */
-        struct scenario_klist k;
-    } scaling;
-    /* kind "clock": k threads, each pinned to its own CPU, call a time
-     * source as often as they can for duration_s, repeats times. */
-    struct {
-        char *sources[SCENARIO_MAX_CLOCK_SOURCES]; /* none = all */
-        size_t nsources;
-        double duration_s;
-        int64_t repeats;
-        char k[64]; /* thread counts, "1-4" or "1,2,4"; "" = 1..CPUs */
-    } clock;
-    /* kind "latency": warmup_calls, then calls synchronous calls to the
-     * servers in turn, every call's time kept. */
-    struct {
-        int64_t servers;
-        int64_t warmup_calls;
-        int64_t calls;
-        double max_seconds; /* the whole run's bound */
-    } latency;
-    /* kind "marshal": each payload encoded `encodes` times per repeat, in
-     * the C codec and (omniorb) in omniORB's C++ marshaling. */
-    struct {
-        char *payloads[SCENARIO_MAX_PAYLOADS]; /* none = the six */
-        size_t npayloads;
-        int64_t encodes;
-        int64_t repeats;
-        bool omniorb;
-        double max_seconds;
-    } marshal;
-    /* kind "channel": events pushed one at a time to an event consumer
-     * that logs them, through an omniEvents channel or directly. */
-    struct {
-        char via[16];          /* "channel" | "direct" */
-        int64_t events;        /* measured */
-        int64_t warmup_events;
-        int64_t deadline_ms;   /* per phase: every event logged by then */
-        int64_t cycle_period_ns; /* omniEvents's CyclePeriod_ns */
-        int64_t log_mb;        /* 0: sized for the run */
-        char omnievents[256];  /* its executable */
-    } channel;
+    /* The scenario's kind's own options (its struct, e.g. kinds/rate.c's
+     * struct rate_opts, laid over this block: scenario_kind_opts). */
+    _Alignas(max_align_t) unsigned char kind_opts[SCENARIO_KIND_OPTS_BYTES];
     /* The fully resolved scenario (defaults filled in) for the result. */
     json_t *resolved;
     /* The schema it was loaded with (scenario_free walks its lists). */
@@ -174,6 +105,15 @@ struct scenario_key {
 
 #define SCENARIO_OFF(f) offsetof(struct scenario, f)
 #define SCENARIO_SZ(f) sizeof(((struct scenario *)0)->f)
+/* A kind's key row: field f of its options struct `type`. */
+#define SCENARIO_KIND_OFF(type, f) \
+    (offsetof(struct scenario, kind_opts) + offsetof(type, f))
+#define SCENARIO_KIND_SZ(type, f) sizeof(((type *)0)->f)
+
+/* The kind's options of `sc`, as its struct `type` (which must fit). */
+#define SCENARIO_KIND_OPTS(type, sc)                                       \
+    ((void)sizeof(char[sizeof(type) <= SCENARIO_KIND_OPTS_BYTES ? 1 : -1]), \
+     (const type *)(const void *)(sc)->kind_opts)
 
 /* Where a check's message goes: the file and --set options being loaded. */
 struct scenario_ctx;
@@ -196,6 +136,10 @@ struct scenario_kind {
     /* server.kind external (servers orbbench did not start) is for this
      * kind. */
     bool external_servers;
+    /* Groups of common keys only some kinds use ("mode", "client",
+     * "probe"), NULL-terminated: present in a scenario of a kind that does
+     * not list them, they are refused. */
+    const char *const *uses;
 };
 
 /* Every kind the loader knows, and the rules on the common keys that need
@@ -224,9 +168,6 @@ void scenario_free(struct scenario *sc);
 /* Parse a clock.k list ("2", "1-4", "1,2,8") into k_set (bit k-1 set for
  * each k, k in 1..64). 0, or -EINVAL. */
 int scenario_parse_k(const char *list, uint64_t *k_set);
-
-/* The next N of the sweep after `n` servers (the caller clamps to max_n). */
-int64_t scenario_next_n(const struct scenario *sc, int64_t n);
 
 /* Print every key with its type, range, default and help to `f`: the
  * common ones, then each kind's. */

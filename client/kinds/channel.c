@@ -47,35 +47,57 @@
 
 static const char *const channel_vias[] = {"channel", "direct", NULL};
 
+/* kind "channel": events pushed one at a time to an event consumer
+ * that logs them, through an omniEvents channel or directly. */
+struct channel_opts {
+    char via[16];          /* "channel" | "direct" */
+    int64_t events;        /* measured */
+    int64_t warmup_events;
+    int64_t deadline_ms;   /* per phase: every event logged by then */
+    int64_t cycle_period_ns; /* omniEvents's CyclePeriod_ns */
+    int64_t log_mb;        /* 0: sized for the run */
+    char omnievents[256];  /* its executable */
+};
+
+/* The scenario's channel options. */
+static const struct channel_opts *channel_opts(const struct scenario *sc)
+{
+    return SCENARIO_KIND_OPTS(struct channel_opts, sc);
+}
+
 /* The keys of kind channel. */
 static const struct scenario_key channel_keys[] = {
-    {"channel.via", SCENARIO_ENUM, SCENARIO_OFF(channel.via),
-     SCENARIO_SZ(channel.via), 0, 0,
+    {"channel.via", SCENARIO_ENUM, SCENARIO_KIND_OFF(struct channel_opts, via),
+     SCENARIO_KIND_SZ(struct channel_opts, via), 0, 0,
      channel_vias, "channel", 0, "kind channel: push each event through an "
      "omniEvents event channel to the consumer, or straight to it (direct)"},
-    {"channel.events", SCENARIO_INT, SCENARIO_OFF(channel.events), 0, 1,
+    {"channel.events", SCENARIO_INT, SCENARIO_KIND_OFF(struct channel_opts,
+                                                       events), 0, 1,
      10000000, NULL,
      NULL, 10000, "kind channel: events measured, one in flight at a time "
      "(each logged before the next is pushed)"},
     {"channel.warmup_events", SCENARIO_INT,
-     SCENARIO_OFF(channel.warmup_events), 0, 0,
+     SCENARIO_KIND_OFF(struct channel_opts, warmup_events), 0, 0,
      10000000, NULL, NULL, 1000, "kind channel: events pushed and logged "
      "before the measured ones, not measured"},
-    {"channel.deadline_ms", SCENARIO_INT, SCENARIO_OFF(channel.deadline_ms),
-     0, 1, 86400000,
+    {"channel.deadline_ms", SCENARIO_INT,
+     SCENARIO_KIND_OFF(struct channel_opts, deadline_ms), 0, 1, 86400000,
      NULL, NULL, 60000, "kind channel: the warm-up's events, then the "
      "measured ones, must all be logged within this (ms) or the run fails"},
     {"channel.cycle_period_ns", SCENARIO_INT,
-     SCENARIO_OFF(channel.cycle_period_ns), 0, 1,
+     SCENARIO_KIND_OFF(struct channel_opts, cycle_period_ns), 0, 1,
      4294967295.0, NULL, NULL, 100000, "kind channel: omniEvents's "
      "CyclePeriod_ns, how long its channel sleeps between moving events "
      "from suppliers to consumers (its own default: 100000000)"},
-    {"channel.log_mb", SCENARIO_INT, SCENARIO_OFF(channel.log_mb), 0, 1,
+    {"channel.log_mb", SCENARIO_INT, SCENARIO_KIND_OFF(struct channel_opts,
+                                                       log_mb), 0, 1,
      65536, NULL, NULL, 0,
      "kind channel: the consumer's log file (MiB; default: sized for the "
      "run's events)"},
-    {"channel.omnievents", SCENARIO_STRING, SCENARIO_OFF(channel.omnievents),
-     SCENARIO_SZ(channel.omnievents), 1, 0, NULL, "/usr/sbin/omniEvents", 0,
+    {"channel.omnievents", SCENARIO_STRING,
+     SCENARIO_KIND_OFF(struct channel_opts, omnievents),
+     SCENARIO_KIND_SZ(struct channel_opts, omnievents), 1, 0, NULL,
+         "/usr/sbin/omniEvents", 0,
      "kind channel: the omniEvents executable (Debian's omnievents)"},
 };
 
@@ -203,7 +225,7 @@ static int channel_spawn_setup(const struct scenario *sc, const char *bin_dir,
     struct channel_setup *s = &setup;
     const char *run = cfg->log_dir;
     memset(s, 0, sizeof *s);
-    s->via_channel = strcmp(sc->channel.via, "channel") == 0;
+    s->via_channel = strcmp(channel_opts(sc)->via, "channel") == 0;
     s->args = sc->server.args;
     s->nargs = sc->server.nargs;
     snprintf(s->consumer, sizeof s->consumer, "%s/%s", bin_dir,
@@ -214,7 +236,7 @@ static int channel_spawn_setup(const struct scenario *sc, const char *bin_dir,
                  s->consumer, strerror(e));
         return -e;
     }
-    str_copy(s->omnievents, sizeof s->omnievents, sc->channel.omnievents);
+    str_copy(s->omnievents, sizeof s->omnievents, channel_opts(sc)->omnievents);
     if (s->via_channel && access(s->omnievents, X_OK) != 0) {
         int e = errno;
         snprintf(why, why_len, "key \"channel.omnievents\": %s: %s (Debian's "
@@ -233,7 +255,7 @@ static int channel_spawn_setup(const struct scenario *sc, const char *bin_dir,
     snprintf(s->factory, sizeof s->factory, "corbaloc::127.0.0.1:%u/%s", port,
              FACTORY_KEY);
     snprintf(s->cycle_ns, sizeof s->cycle_ns, "%lld",
-             (long long)sc->channel.cycle_period_ns);
+             (long long)channel_opts(sc)->cycle_period_ns);
     snprintf(s->data_dir, sizeof s->data_dir, "%s/omnievents", run);
     snprintf(s->log_path, sizeof s->log_path, "%s/events.log", run);
     bool on_unix = strcmp(sc->transport, "unix") == 0;
@@ -252,10 +274,10 @@ static int channel_spawn_setup(const struct scenario *sc, const char *bin_dir,
     }
     /* Room for every event, warm-up included; the consumer logs the
      * event struct, never more than its any. */
-    uint64_t events = (uint64_t)(sc->channel.events +
-                                 sc->channel.warmup_events);
-    uint64_t bytes = sc->channel.log_mb
-                         ? (uint64_t)sc->channel.log_mb << 20
+    uint64_t events = (uint64_t)(channel_opts(sc)->events +
+                                 channel_opts(sc)->warmup_events);
+    uint64_t bytes = channel_opts(sc)->log_mb
+                         ? (uint64_t)channel_opts(sc)->log_mb << 20
                          : LOG_SLACK_BYTES +
                                events * event_log_record_bytes(any_bytes(
                                             payload_lookup(sc->call.payload)));
@@ -450,7 +472,7 @@ static int start(struct chan *c)
         json_t *ev = json_pack("{s:s, s:i, s:s, s:I}", "path",
                                setup.omnievents, "pid", (int)r.pid,
                                "factory", setup.factory, "cycle_period_ns",
-                               (json_int_t)sc->channel.cycle_period_ns);
+                               (json_int_t)channel_opts(sc)->cycle_period_ns);
         if (server_query_version_opt(setup.omnievents, "-V", name,
                                      sizeof name, version, sizeof version,
                                      vwhy, sizeof vwhy) == 0)
@@ -580,7 +602,7 @@ static void phase_failed(struct chan *c, int rc, bool pushed, int64_t i,
                            "%s%sevents reached the consumer within %lld ms%s",
                            c->label, (unsigned long long)logged, (long long)n,
                            phase, *phase ? " " : "",
-                           (long long)sc->channel.deadline_ms,
+                           (long long)channel_opts(sc)->deadline_ms,
                            pushed ? "" : " (a push had no reply by then)");
         return;
     }
@@ -604,7 +626,7 @@ static int run_phase(struct chan *c, int64_t n, bool measured)
     const struct scenario *sc = c->s->sc;
     const char *phase = measured ? "" : "warm-up";
     uint64_t base = event_log_records(&c->log);
-    int64_t deadline = now_ns() + sc->channel.deadline_ms * 1000000;
+    int64_t deadline = now_ns() + channel_opts(sc)->deadline_ms * 1000000;
     if (measured)
         c->base = base;
     for (int64_t i = 0; i < n; i++) {
@@ -716,28 +738,30 @@ static void channel_run(struct run *sides, struct run_outcome *o, size_t nsides)
     c.log.fd = -1;
     c.pt = payload_lookup(sc->call.payload);
     c.label = setup.via_channel ? "event channel" : "direct push";
-    c.info = json_pack("{s:s, s:s, s:s, s:I, s:I}", "via", sc->channel.via,
+    c.info = json_pack("{s:s, s:s, s:s, s:I, s:I}", "via",
+                       channel_opts(sc)->via,
                        "payload", sc->call.payload, "transport",
                        sc->transport, "warmup_events",
-                       (json_int_t)sc->channel.warmup_events, "events",
-                       (json_int_t)sc->channel.events);
+                       (json_int_t)channel_opts(sc)->warmup_events, "events",
+                       (json_int_t)channel_opts(sc)->events);
     /* The ORB's server here is the consumer, not the echo server. */
     json_t *orb = json_object_get(c.s->doc, "orb");
     if (orb)
         json_object_set_new(orb, "server_path", json_string(setup.consumer));
     json_object_set(c.s->doc, "channel", c.info);
-    c.sent = calloc((size_t)sc->channel.events, sizeof *c.sent);
+    c.sent = calloc((size_t)channel_opts(sc)->events, sizeof *c.sent);
     if (!c.sent || !c.pt)
         run_stop(c.o, STOP_RESOURCE, 0, "out of memory in the "
                            "client");
     else if (start(&c) == 0 &&
-             run_phase(&c, sc->channel.warmup_events, false) == 0 &&
-             run_phase(&c, sc->channel.events, true) == 0)
+             run_phase(&c, channel_opts(sc)->warmup_events, false) == 0 &&
+             run_phase(&c, channel_opts(sc)->events, true) == 0)
         run_stop(c.o, STOP_DONE, 0, "%lld %s events %s after %lld",
-                           (long long)sc->channel.events, sc->call.payload,
+                           (long long)channel_opts(sc)->events,
+                               sc->call.payload,
                            setup.via_channel ? "through the channel"
                                              : "pushed directly",
-                           (long long)sc->channel.warmup_events);
+                           (long long)channel_opts(sc)->warmup_events);
     if (c.s->progress)
         fprintf(stderr, "\r\033[K");
     if (c.log.map)
@@ -759,7 +783,7 @@ static void channel_summary(const struct scenario *sc, json_t *doc,
     json_t *lg = json_object_get(lat, "push_to_logged");
     json_t *call = json_object_get(lat, "push_call");
     printf("%s: %s events %s over %s: ", sc->name, sc->call.payload,
-           strcmp(sc->channel.via, "channel") == 0
+           strcmp(channel_opts(sc)->via, "channel") == 0
                ? "through an omniEvents channel"
                : "pushed straight to the consumer",
            sc->transport);

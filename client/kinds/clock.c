@@ -43,21 +43,41 @@ static const char *const clock_sources[] = {
     "monotonic_coarse", "realtime_coarse", "tsc", "monotonic_syscall",
     NULL};
 
+#define CLOCK_MAX_SOURCES 16
+/* kind "clock": k threads, each pinned to its own CPU, call a time
+ * source as often as they can for duration_s, repeats times. */
+struct clock_opts {
+    char *sources[CLOCK_MAX_SOURCES]; /* none = all */
+    size_t nsources;
+    double duration_s;
+    int64_t repeats;
+    char k[64]; /* thread counts, "1-4" or "1,2,4"; "" = 1..CPUs */
+};
+
+/* The scenario's clock options. */
+static const struct clock_opts *clock_opts(const struct scenario *sc)
+{
+    return SCENARIO_KIND_OPTS(struct clock_opts, sc);
+}
+
 /* The keys of kind clock. */
 static const struct scenario_key clock_keys[] = {
-    {"clock.sources", SCENARIO_STRLIST, SCENARIO_OFF(clock.sources),
-     SCENARIO_OFF(clock.nsources), 0,
-     SCENARIO_MAX_CLOCK_SOURCES, clock_sources, NULL, 0,
+    {"clock.sources", SCENARIO_STRLIST, SCENARIO_KIND_OFF(struct clock_opts,
+                                                          sources),
+     SCENARIO_KIND_OFF(struct clock_opts, nsources), 0,
+     CLOCK_MAX_SOURCES, clock_sources, NULL, 0,
      "kind clock: time sources to call (default: every one available "
      "here)"},
-    {"clock.duration_s", SCENARIO_NUM, SCENARIO_OFF(clock.duration_s), 0,
+    {"clock.duration_s", SCENARIO_NUM, SCENARIO_KIND_OFF(struct clock_opts,
+                                                         duration_s), 0,
      0.01, 3600, NULL,
      NULL, 1, "kind clock: how long the threads call, each repeat (s)"},
-    {"clock.repeats", SCENARIO_INT, SCENARIO_OFF(clock.repeats), 0, 1, 1000,
+    {"clock.repeats", SCENARIO_INT, SCENARIO_KIND_OFF(struct clock_opts,
+                                                      repeats), 0, 1, 1000,
      NULL, NULL, 5,
      "kind clock: repeats of every source at every k"},
-    {"clock.k", SCENARIO_STRING, SCENARIO_OFF(clock.k), SCENARIO_SZ(clock.k),
-     0, 0, NULL, "", 0,
+    {"clock.k", SCENARIO_STRING, SCENARIO_KIND_OFF(struct clock_opts, k),
+     SCENARIO_KIND_SZ(struct clock_opts, k), 0, 0, NULL, "", 0,
      "kind clock: thread counts, e.g. \"1-4\" or \"1,2,4\" (default: 1 "
      "to the CPUs usable, machine.cpus if given)"},
 };
@@ -76,12 +96,12 @@ static int clock_check(const struct scenario_ctx *c,
         parse_cpu_list(sc->machine.cpus, &set, why, sizeof why) != 0)
         return scenario_fail(c, "machine.cpus", "%s", why);
     uint64_t ks;
-    if (!sc->clock.k[0])
+    if (!clock_opts(sc)->k[0])
         return 0;
-    if (scenario_parse_k(sc->clock.k, &ks) != 0)
+    if (scenario_parse_k(clock_opts(sc)->k, &ks) != 0)
         return scenario_fail(c, "clock.k", "\"%s\" is not a list of thread "
                              "counts (e.g. 1-4 or 1,2,4; each 1..64)",
-                             sc->clock.k);
+                             clock_opts(sc)->k);
     int usable = CPU_COUNT(&set);
     for (int k = 64; k > usable; k--)
         if (ks & (1ULL << (k - 1)))
@@ -289,7 +309,8 @@ static json_t *repeat_json(struct clock_bench *b, const struct worker *w,
     for (int i = 0; i < k; i++) {
         if (w[i].err) {
             json_decref(th);
-            run_stop(b->o, STOP_THREAD_FAILED, 1, "pthread_setaffinity_np to CPU "
+            run_stop(b->o, STOP_THREAD_FAILED, 1,
+                     "pthread_setaffinity_np to CPU "
                  "%d: %s", w[i].cpu, strerror(w[i].err));
             return NULL;
         }
@@ -324,7 +345,7 @@ static json_t *one_repeat(struct clock_bench *b, const struct source *src,
     for (int i = 0; i < k && !err; i++) {
         w[i] = (struct worker){
             .src = src, .cpu = b->cpus[i], .cpu_seen = -1, .gate = &gate,
-            .max_calls = (uint64_t)(sc->clock.duration_s * 1e10) +
+            .max_calls = (uint64_t)(clock_opts(sc)->duration_s * 1e10) +
                          CLOCK_BATCH};
         err = pthread_create(&w[i].tid, NULL, worker_main, &w[i]);
         if (!err)
@@ -337,12 +358,13 @@ static json_t *one_repeat(struct clock_bench *b, const struct source *src,
         sched_yield();
     atomic_store(&gate.go, true);
     bool done = err || sleep_until(b, now_ns() +
-                                   (int64_t)(sc->clock.duration_s * 1e9));
+                                   (int64_t)(clock_opts(sc)->duration_s * 1e9));
     atomic_store(&gate.stop, true);
     for (int i = 0; i < started; i++)
         pthread_join(w[i].tid, NULL);
     if (err) {
-        run_stop(b->o, STOP_THREAD_FAILED, 1, "pthread_create (thread %d of %d): "
+        run_stop(b->o, STOP_THREAD_FAILED, 1,
+                 "pthread_create (thread %d of %d): "
              "%s", started + 1, k, strerror(err));
         return NULL;
     }
@@ -413,10 +435,10 @@ static int usable_cpus(struct clock_bench *b, char *why, size_t len)
     for (int c = 0; c < CPU_SETSIZE && b->ncpus < CLOCK_MAX_THREADS; c++)
         if (CPU_ISSET(c, &set))
             b->cpus[b->ncpus++] = c;
-    if (b->s->sc->clock.k[0]) {
-        if (scenario_parse_k(b->s->sc->clock.k, &b->k_set) != 0) {
+    if (clock_opts(b->s->sc)->k[0]) {
+        if (scenario_parse_k(clock_opts(b->s->sc)->k, &b->k_set) != 0) {
             snprintf(why, len, "clock.k: \"%s\" is not a list",
-                     b->s->sc->clock.k);
+                     clock_opts(b->s->sc)->k);
             return -EINVAL;
         }
     } else {
@@ -439,9 +461,9 @@ static json_t *source_list(struct clock_bench *b)
     json_t *list = json_array();
     for (size_t i = 0; i < ARRAY_LEN(sources); i++) {
         const struct source *s = &sources[i];
-        bool asked = sc->clock.nsources == 0;
-        for (size_t j = 0; j < sc->clock.nsources && !asked; j++)
-            asked = strcmp(sc->clock.sources[j], s->name) == 0;
+        bool asked = clock_opts(sc)->nsources == 0;
+        for (size_t j = 0; j < clock_opts(sc)->nsources && !asked; j++)
+            asked = strcmp(clock_opts(sc)->sources[j], s->name) == 0;
         if (!asked)
             continue;
         char buf[160];
@@ -494,7 +516,7 @@ static void measure(struct clock_bench *b, json_t *list)
     const struct scenario *sc = b->s->sc;
     json_t *src;
     size_t i, j;
-    for (int r = 0; r < sc->clock.repeats; r++) {
+    for (int r = 0; r < clock_opts(sc)->repeats; r++) {
         json_array_foreach(list, i, src) {
             const struct source *s = source_named(
                 json_string_value(json_object_get(src, "name")));
@@ -503,7 +525,7 @@ static void measure(struct clock_bench *b, json_t *list)
                 int k = (int)json_integer_value(json_object_get(kj, "k"));
                 if (b->s->progress) {
                     fprintf(stderr, "\r\033[K%s: repeat %d/%lld  %s  k=%d",
-                            sc->name, r + 1, (long long)sc->clock.repeats,
+                            sc->name, r + 1, (long long)clock_opts(sc)->repeats,
                             s->name, k);
                     fflush(stderr);
                 }
@@ -519,8 +541,9 @@ static void measure(struct clock_bench *b, json_t *list)
         if (b->s->out_path)
             result_write(b->s->doc, b->s->out_path);
     }
-    run_stop(b->o, STOP_DONE, 0, "%lld repeats of %g s", (long long)sc->clock.repeats,
-         sc->clock.duration_s);
+    run_stop(b->o, STOP_DONE, 0, "%lld repeats of %g s",
+             (long long)clock_opts(sc)->repeats,
+         clock_opts(sc)->duration_s);
 }
 
 static void clock_run(struct run *sides, struct run_outcome *o, size_t nsides)

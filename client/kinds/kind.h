@@ -44,6 +44,16 @@ struct kind_ops {
      * executable, a usage error). Optional. */
     int (*spawn_setup)(const struct scenario *sc, const char *bin_dir,
                        struct spawn_config *cfg, char *why, size_t why_len);
+    /* The most connections one side opens: the client's descriptor limit
+     * is raised for them. Optional (none). */
+    int64_t (*max_connections)(const struct scenario *sc);
+    /* server.kind external (scenario.external_servers): the IOR list
+     * holds `available` servers; fit the kind's options to them, saying
+     * in `note` what was changed and why ("" for nothing). 0, or -EINVAL
+     * with `why` (a scenario that cannot run). */
+    int (*fit_servers)(struct scenario *sc, size_t available,
+                       const char *list, char *note, size_t note_len,
+                       char *why, size_t why_len);
 };
 
 /* The kind named `name`, or NULL. */

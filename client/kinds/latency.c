@@ -27,19 +27,36 @@
 #include "core/stats.h"
 #include "core/util.h"
 
+/* kind "latency": warmup_calls, then calls synchronous calls to the
+ * servers in turn, every call's time kept. */
+struct latency_opts {
+    int64_t servers;
+    int64_t warmup_calls;
+    int64_t calls;
+    double max_seconds; /* the whole run's bound */
+};
+
+/* The scenario's latency options. */
+static const struct latency_opts *latency_opts(const struct scenario *sc)
+{
+    return SCENARIO_KIND_OPTS(struct latency_opts, sc);
+}
+
 /* The keys of kind latency. */
 static const struct scenario_key latency_keys[] = {
-    {"latency.servers", SCENARIO_INT, SCENARIO_OFF(latency.servers), 0, 1,
+    {"latency.servers", SCENARIO_INT, SCENARIO_KIND_OFF(struct latency_opts,
+                                                        servers), 0, 1,
      256, NULL, NULL,
      1, "kind latency: servers, called in turn"},
-    {"latency.warmup_calls", SCENARIO_INT, SCENARIO_OFF(latency.warmup_calls),
-     0, 0,
+    {"latency.warmup_calls", SCENARIO_INT,
+     SCENARIO_KIND_OFF(struct latency_opts, warmup_calls), 0, 0,
      1000000, NULL, NULL, 100, "kind latency: untimed calls first"},
-    {"latency.calls", SCENARIO_INT, SCENARIO_OFF(latency.calls), 0, 1,
+    {"latency.calls", SCENARIO_INT, SCENARIO_KIND_OFF(struct latency_opts,
+                                                      calls), 0, 1,
      1000000, NULL, NULL,
      10000, "kind latency: measured calls, each one's time kept"},
-    {"latency.max_seconds", SCENARIO_NUM, SCENARIO_OFF(latency.max_seconds),
-     0, 1, 86400,
+    {"latency.max_seconds", SCENARIO_NUM,
+     SCENARIO_KIND_OFF(struct latency_opts, max_seconds), 0, 1, 86400,
      NULL, NULL, 600, "kind latency: stop the run after this long (s)"},
 };
 
@@ -120,7 +137,7 @@ static int calls(struct latency *l, int64_t count, bool keep,
         if (now_ns() > deadline_ns && k + 1 < count) {
             run_stop(l->o, STOP_TIME, 0, "latency.max_seconds "
                                "(%g s) reached %s after %lld of %lld calls",
-                               l->s->sc->latency.max_seconds, when,
+                               latency_opts(l->s->sc)->max_seconds, when,
                                (long long)k + 1, (long long)count);
             return -1;
         }
@@ -162,8 +179,8 @@ static void record(struct latency *l)
     stats_summarize(&l->times, 1e3, &sum); /* sorts: samples first */
     json_t *lat = json_pack(
         "{s:s, s:I, s:I, s:I, s:I, s:o, s:o}", "payload", sc->call.payload,
-        "servers", (json_int_t)sc->latency.servers, "warmup_calls",
-        (json_int_t)sc->latency.warmup_calls, "calls",
+        "servers", (json_int_t)latency_opts(sc)->servers, "warmup_calls",
+        (json_int_t)latency_opts(sc)->warmup_calls, "calls",
         (json_int_t)sum.count, "value_bytes", (json_int_t)value_bytes,
         "call_us", result_summary(&sum), "samples_ns", samples);
     json_object_set_new(lat, "event_bytes",
@@ -189,21 +206,21 @@ static void latency_run(struct run *sides, struct run_outcome *o, size_t nsides)
     l.o = &o[0];
     l.t0_ns = now_ns();
     const struct scenario *sc = l.s->sc;
-    size_t k = (size_t)sc->latency.servers;
-    int64_t deadline = l.t0_ns + (int64_t)(sc->latency.max_seconds * 1e9);
-    l.times.ns = malloc((size_t)sc->latency.calls * sizeof *l.times.ns);
-    l.times.cap = l.times.ns ? (size_t)sc->latency.calls : 0;
+    size_t k = (size_t)latency_opts(sc)->servers;
+    int64_t deadline = l.t0_ns + (int64_t)(latency_opts(sc)->max_seconds * 1e9);
+    l.times.ns = malloc((size_t)latency_opts(sc)->calls * sizeof *l.times.ns);
+    l.times.cap = l.times.ns ? (size_t)latency_opts(sc)->calls : 0;
     if (k > LATENCY_MAX_SERVERS || !l.times.ns)
         run_stop(l.o, STOP_RESOURCE, 0, "out of memory in the "
                            "client");
     else if (start(&l, k) &&
-             calls(&l, sc->latency.warmup_calls, false, deadline,
+             calls(&l, latency_opts(sc)->warmup_calls, false, deadline,
                    "during the warm-up") == 0 &&
-             calls(&l, sc->latency.calls, true, deadline,
+             calls(&l, latency_opts(sc)->calls, true, deadline,
                    "in the measured calls") == 0)
         run_stop(l.o, STOP_DONE, 0, "%lld calls after %lld "
-                           "warm-up calls", (long long)sc->latency.calls,
-                           (long long)sc->latency.warmup_calls);
+                           "warm-up calls", (long long)latency_opts(sc)->calls,
+                           (long long)latency_opts(sc)->warmup_calls);
     record(&l);
     result_set_outcome(l.s->doc, l.o->stop_reason, l.o->detail,
                        (double)(now_ns() - l.t0_ns) / 1e9);
@@ -245,10 +262,17 @@ static void latency_summary(const struct scenario *sc, json_t *doc,
     printf(" Stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
 }
 
+/* One connection per server. */
+static int64_t latency_max_connections(const struct scenario *sc)
+{
+    return latency_opts(sc)->servers;
+}
+
 const struct kind_ops kind_latency = {
     .scenario = {.name = "latency",
                  .keys = latency_keys,
                  .nkeys = ARRAY_LEN(latency_keys)},
     .run = latency_run,
     .summary = latency_summary,
+    .max_connections = latency_max_connections,
 };

@@ -31,24 +31,47 @@
 /* omniORB's own marshaling, timed by this program beside orbbench. */
 #define MARSHAL_OMNIORB_BENCH "omniorb-marshal-bench"
 
+#define MARSHAL_MAX_PAYLOADS 16
+/* kind "marshal": each payload encoded `encodes` times per repeat, in
+ * the C codec and (omniorb) in omniORB's C++ marshaling. */
+struct marshal_opts {
+    char *payloads[MARSHAL_MAX_PAYLOADS]; /* none = the six */
+    size_t npayloads;
+    int64_t encodes;
+    int64_t repeats;
+    bool omniorb;
+    double max_seconds;
+};
+
+/* The scenario's marshal options. */
+static const struct marshal_opts *marshal_opts(const struct scenario *sc)
+{
+    return SCENARIO_KIND_OPTS(struct marshal_opts, sc);
+}
+
 /* The keys of kind marshal. */
 static const struct scenario_key marshal_keys[] = {
-    {"marshal.payloads", SCENARIO_STRLIST, SCENARIO_OFF(marshal.payloads),
-     SCENARIO_OFF(marshal.npayloads), 0, SCENARIO_MAX_PAYLOADS, NULL, NULL, 0,
+    {"marshal.payloads", SCENARIO_STRLIST,
+     SCENARIO_KIND_OFF(struct marshal_opts, payloads),
+     SCENARIO_KIND_OFF(struct marshal_opts, npayloads), 0,
+         MARSHAL_MAX_PAYLOADS, NULL, NULL, 0,
      "kind marshal: payloads to encode (default: the six of "
      "idl/payloads.idl)"},
-    {"marshal.encodes", SCENARIO_INT, SCENARIO_OFF(marshal.encodes), 0, 1,
+    {"marshal.encodes", SCENARIO_INT, SCENARIO_KIND_OFF(struct marshal_opts,
+                                                        encodes), 0, 1,
      100000000, NULL,
      NULL, 10000, "kind marshal: encodes of a payload per repeat"},
-    {"marshal.repeats", SCENARIO_INT, SCENARIO_OFF(marshal.repeats), 0, 1,
+    {"marshal.repeats", SCENARIO_INT, SCENARIO_KIND_OFF(struct marshal_opts,
+                                                        repeats), 0, 1,
      1000, NULL, NULL,
      11, "kind marshal: repeats; each gives ns per encode"},
-    {"marshal.omniorb", SCENARIO_BOOL, SCENARIO_OFF(marshal.omniorb), 0, 0, 0,
+    {"marshal.omniorb", SCENARIO_BOOL, SCENARIO_KIND_OFF(struct marshal_opts,
+                                                         omniorb), 0, 0, 0,
      NULL, NULL, 1,
      "kind marshal: also time omniORB's C++ marshaling of the same bytes "
      "(bin/omniorb-marshal-bench)"},
-    {"marshal.max_seconds", SCENARIO_NUM, SCENARIO_OFF(marshal.max_seconds),
-     0, 1, 86400,
+    {"marshal.max_seconds", SCENARIO_NUM,
+     SCENARIO_KIND_OFF(struct marshal_opts, max_seconds), 0, 1, 86400,
      NULL, NULL, 600, "kind marshal: stop the run after this long (s)"},
 };
 
@@ -56,10 +79,10 @@ static const struct scenario_key marshal_keys[] = {
 static int marshal_check(const struct scenario_ctx *c,
                          const struct scenario *sc)
 {
-    for (size_t i = 0; i < sc->marshal.npayloads; i++) {
-        const char *p = sc->marshal.payloads[i];
+    for (size_t i = 0; i < marshal_opts(sc)->npayloads; i++) {
+        const char *p = marshal_opts(sc)->payloads[i];
         for (size_t j = 0; j < i; j++)
-            if (strcmp(sc->marshal.payloads[j], p) == 0)
+            if (strcmp(marshal_opts(sc)->payloads[j], p) == 0)
                 return scenario_fail(c, "marshal.payloads",
                                      "\"%s\" is listed twice", p);
         if (!payload_lookup(p) || strcmp(p, "string") == 0)
@@ -80,7 +103,7 @@ struct marshal {
     struct run *s;
     struct run_outcome *o;
     int64_t t0_ns, deadline_ns;
-    const struct payload_type *types[SCENARIO_MAX_PAYLOADS];
+    const struct payload_type *types[MARSHAL_MAX_PAYLOADS];
     size_t n;
     json_t *rows; /* one object per payload */
 };
@@ -95,7 +118,7 @@ static bool must_stop(struct marshal *m, const char *when)
     }
     if (now_ns() > m->deadline_ns) {
         run_stop(m->o, STOP_TIME, 0, "marshal.max_seconds (%g s) "
-                           "reached %s", m->s->sc->marshal.max_seconds,
+                           "reached %s", marshal_opts(m->s->sc)->max_seconds,
                            when);
         return true;
     }
@@ -124,16 +147,16 @@ static json_t *time_c(struct marshal *m, const struct payload_type *pt)
     bool little = cdr_host_little();
     cdr_out_init(&o, little);
     payload_encode(pt, 0, &o); /* the buffer grows once, before timing */
-    for (int64_t r = 0; r < sc->marshal.repeats && o.err == 0; r++) {
+    for (int64_t r = 0; r < marshal_opts(sc)->repeats && o.err == 0; r++) {
         if (must_stop(m, "timing the C codec"))
             break;
         int64_t t0 = now_ns();
-        for (int64_t k = 0; k < sc->marshal.encodes; k++) {
+        for (int64_t k = 0; k < marshal_opts(sc)->encodes; k++) {
             cdr_out_reset(&o, little);
             payload_encode(pt, 0, &o);
         }
         int64_t t1 = now_ns();
-        if (samples_add(&ps, (t1 - t0) * 1000 / sc->marshal.encodes))
+        if (samples_add(&ps, (t1 - t0) * 1000 / marshal_opts(sc)->encodes))
             break;
     }
     cdr_out_free(&o);
@@ -327,8 +350,8 @@ static void time_omniorb(struct marshal *m)
     char why[256] = "";
     exe_dir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/%s", dir, MARSHAL_OMNIORB_BENCH);
-    snprintf(enc, sizeof enc, "%lld", (long long)sc->marshal.encodes);
-    snprintf(rep, sizeof rep, "%lld", (long long)sc->marshal.repeats);
+    snprintf(enc, sizeof enc, "%lld", (long long)marshal_opts(sc)->encodes);
+    snprintf(rep, sizeof rep, "%lld", (long long)marshal_opts(sc)->repeats);
     char *argv[] = {path, "--encodes", enc, "--repeats", rep, NULL};
     size_t in_len;
     char *in = bench_input(m, &in_len), *out = NULL;
@@ -375,18 +398,20 @@ static void marshal_run(struct run *sides, struct run_outcome *o, size_t nsides)
     struct marshal m = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
     const struct scenario *sc = m.s->sc;
     memset(o, 0, nsides * sizeof *o);
-    m.deadline_ns = m.t0_ns + (int64_t)(sc->marshal.max_seconds * 1e9);
+    m.deadline_ns = m.t0_ns + (int64_t)(marshal_opts(sc)->max_seconds * 1e9);
     /* The six typed payloads unless the scenario lists some. */
-    for (size_t i = 0; i < payload_count() && !sc->marshal.npayloads; i++)
+    for (size_t i = 0; i < payload_count() && !marshal_opts(sc)->npayloads; i++)
         if (strcmp(payload_name(payload_at(i)), "string") != 0)
             m.types[m.n++] = payload_at(i);
-    for (size_t i = 0; i < sc->marshal.npayloads; i++)
-        m.types[m.n++] = payload_lookup(sc->marshal.payloads[i]);
+    for (size_t i = 0; i < marshal_opts(sc)->npayloads; i++)
+        m.types[m.n++] = payload_lookup(marshal_opts(sc)->payloads[i]);
     m.rows = json_array();
     json_object_set_new(m.s->doc, "marshal",
                         json_pack("{s:I, s:I, s:n, s:O}", "encodes",
-                                  (json_int_t)sc->marshal.encodes, "repeats",
-                                  (json_int_t)sc->marshal.repeats, "omniorb",
+                                  (json_int_t)marshal_opts(sc)->encodes,
+                                      "repeats",
+                                  (json_int_t)marshal_opts(sc)->repeats,
+                                      "omniorb",
                                   "payloads", m.rows));
     for (size_t i = 0; i < m.n && !m.o->stop_reason; i++) {
         struct cdr_out v;
@@ -402,15 +427,15 @@ static void marshal_run(struct run *sides, struct run_outcome *o, size_t nsides)
             fprintf(stderr, "\r\033[K%s: %s in C", sc->name,
                     payload_name(m.types[i]));
     }
-    if (!m.o->stop_reason && sc->marshal.omniorb)
+    if (!m.o->stop_reason && marshal_opts(sc)->omniorb)
         time_omniorb(&m);
     if (m.s->progress)
         fprintf(stderr, "\r\033[K");
     if (!m.o->stop_reason)
         run_stop(m.o, STOP_DONE, 0, "%zu payloads, %lld repeats "
                            "of %lld encodes", m.n,
-                           (long long)sc->marshal.repeats,
-                           (long long)sc->marshal.encodes);
+                           (long long)marshal_opts(sc)->repeats,
+                           (long long)marshal_opts(sc)->encodes);
     json_decref(m.rows);
     result_set_outcome(m.s->doc, m.o->stop_reason, m.o->detail,
                        (double)(now_ns() - m.t0_ns) / 1e9);
@@ -432,8 +457,8 @@ static void marshal_summary(const struct scenario *sc, json_t *doc,
     size_t i;
     json_t *row;
     printf("%s: ns per encode, median of %lld repeats of %lld (C codec",
-           sc->name, (long long)sc->marshal.repeats,
-           (long long)sc->marshal.encodes);
+           sc->name, (long long)marshal_opts(sc)->repeats,
+           (long long)marshal_opts(sc)->encodes);
     printf("%s):", json_is_object(json_object_get(mar, "omniorb"))
                        ? " / omniORB"
                        : "");

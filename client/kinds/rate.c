@@ -28,26 +28,48 @@
 #include "core/result.h"
 #include "core/util.h"
 
+/* kind "rate": the upcall rate of k servers, w requests in flight on
+ * each one's connection, for repeats windows of duration_s. */
+struct rate_opts {
+    int64_t window;    /* requests in flight per connection; oneway:
+                        * requests per write */
+    double duration_s; /* one repeat's measuring window */
+    double warmup_s;   /* untimed, before the first repeat */
+    int64_t repeats;
+    int64_t servers;   /* k, each with its own connection */
+    bool oneway;       /* GIOP oneway requests, counted by the server */
+};
+
+/* The scenario's rate options. */
+static const struct rate_opts *rate_opts(const struct scenario *sc)
+{
+    return SCENARIO_KIND_OPTS(struct rate_opts, sc);
+}
+
 /* The keys of kind rate. */
 static const struct scenario_key rate_keys[] = {
-    {"rate.window", SCENARIO_INT, SCENARIO_OFF(rate.window), 0, 1, 1024, NULL,
-     NULL, 1,
+    {"rate.window", SCENARIO_INT, SCENARIO_KIND_OFF(struct rate_opts, window),
+     0, 1, 1024, NULL, NULL, 1,
      "kind rate: requests in flight per connection (1 = ping-pong); "
      "oneway: requests per write"},
-    {"rate.duration_s", SCENARIO_NUM, SCENARIO_OFF(rate.duration_s), 0, 0.01,
+    {"rate.duration_s", SCENARIO_NUM, SCENARIO_KIND_OFF(struct rate_opts,
+                                                        duration_s), 0, 0.01,
      3600, NULL,
      NULL, 1, "kind rate: length of one repeat's measuring window (s)"},
-    {"rate.warmup_s", SCENARIO_NUM, SCENARIO_OFF(rate.warmup_s), 0, 0, 3600,
+    {"rate.warmup_s", SCENARIO_NUM, SCENARIO_KIND_OFF(struct rate_opts,
+                                                      warmup_s), 0, 0, 3600,
      NULL, NULL, 0.5,
      "kind rate: untimed calls before the first repeat (s)"},
-    {"rate.repeats", SCENARIO_INT, SCENARIO_OFF(rate.repeats), 0, 1, 1000,
+    {"rate.repeats", SCENARIO_INT, SCENARIO_KIND_OFF(struct rate_opts,
+                                                     repeats), 0, 1, 1000,
      NULL, NULL, 5,
      "kind rate: measuring windows, back to back"},
-    {"rate.servers", SCENARIO_INT, SCENARIO_OFF(rate.servers), 0, 1, 256,
+    {"rate.servers", SCENARIO_INT, SCENARIO_KIND_OFF(struct rate_opts,
+                                                     servers), 0, 1, 256,
      NULL, NULL, 1,
      "kind rate: servers, each called on its own connection"},
-    {"rate.oneway", SCENARIO_BOOL, SCENARIO_OFF(rate.oneway), 0, 0, 0, NULL,
-     NULL, 0,
+    {"rate.oneway", SCENARIO_BOOL, SCENARIO_KIND_OFF(struct rate_opts, oneway),
+     0, 0, 0, NULL, NULL, 0,
      "kind rate: GIOP oneway requests, counted by the server and read "
      "back after each window"},
 };
@@ -128,7 +150,7 @@ static const char *rate_unsupported(const struct scenario *sc,
                              const struct server_kind *kind,
                              const char **key)
 {
-    if (sc->rate.oneway &&
+    if (rate_opts(sc)->oneway &&
         (!kind->wire->encode_oneway || !kind->wire->encode_count)) {
         *key = "rate.oneway";
         return "has no oneway operation";
@@ -155,17 +177,17 @@ static int fill(struct rate *r, size_t i)
     const struct scenario *sc = r->s->sc;
     struct rconn *rc = &r->rc[i];
     struct conn *c = &rc->c;
-    size_t w = (size_t)sc->rate.window;
+    size_t w = (size_t)rate_opts(sc)->window;
     cdr_out_reset(&c->tx, cdr_host_little());
     c->tx_done = 0;
     int64_t t = now_ns();
     for (size_t k = 0; k < w; k++) {
-        if (!sc->rate.oneway && rc->slots[k].used)
+        if (!rate_opts(sc)->oneway && rc->slots[k].used)
             continue;
         uint32_t id = c->next_id++;
         payload_for(c->payload, c->payload_bytes, c->index, id);
         int e;
-        if (sc->rate.oneway) {
+        if (rate_opts(sc)->oneway) {
             e = c->wire->encode_oneway(&c->tx, &c->target, id, c->payload,
                                        c->payload_bytes);
         } else {
@@ -238,9 +260,9 @@ static int take_reply(struct rate *r, size_t i, const struct wire_reply *rp)
         rc->count_ok = (uint64_t)count == rc->sent;
         return 0;
     }
-    size_t w = (size_t)r->s->sc->rate.window;
+    size_t w = (size_t)rate_opts(r->s->sc)->window;
     struct slot *sl = NULL;
-    for (size_t k = 0; k < w && !sl && !r->s->sc->rate.oneway; k++)
+    for (size_t k = 0; k < w && !sl && !rate_opts(r->s->sc)->oneway; k++)
         if (rc->slots[k].used && rc->slots[k].id == rp->id)
             sl = &rc->slots[k];
     if (!sl)
@@ -333,8 +355,8 @@ static bool can_send(const struct rate *r, size_t i, enum pump_goal goal)
     if (rc->c.tx_done < rc->c.tx.len)
         return false;
     if (goal == UNTIL_TIME)
-        return r->s->sc->rate.oneway ||
-               rc->in_flight < (size_t)r->s->sc->rate.window;
+        return rate_opts(r->s->sc)->oneway ||
+               rc->in_flight < (size_t)rate_opts(r->s->sc)->window;
     return goal == UNTIL_COUNTED && !rc->count_pending && !rc->count_ok;
 }
 
@@ -366,12 +388,13 @@ static int serve(struct rate *r, size_t i, enum pump_goal goal)
 static int64_t next_deadline(const struct rate *r)
 {
     int64_t t = INT64_MAX, ms = r->s->sc->call.timeout_ms * 1000000;
-    size_t w = (size_t)r->s->sc->rate.window;
+    size_t w = (size_t)rate_opts(r->s->sc)->window;
     for (size_t i = 0; i < r->n; i++) {
         const struct rconn *rc = &r->rc[i];
         if (rc->count_pending && rc->count_deadline_ns < t)
             t = rc->count_deadline_ns;
-        for (size_t k = 0; k < w && rc->in_flight && !r->s->sc->rate.oneway;
+        for (size_t k = 0; k < w && rc->in_flight &&
+             !rate_opts(r->s->sc)->oneway;
              k++)
             if (rc->slots[k].used && rc->slots[k].sent_ns + ms < t)
                 t = rc->slots[k].sent_ns + ms;
@@ -520,7 +543,7 @@ static double tv_s(struct timeval tv)
 static json_t *repeat_json(struct rate *r, int k, const struct snap *a,
                            const struct snap *b, double *rate_out)
 {
-    bool oneway = r->s->sc->rate.oneway;
+    bool oneway = rate_opts(r->s->sc)->oneway;
     double elapsed = (double)(b->t_ns - a->t_ns) / 1e9;
     /* oneway: every request sent was counted by its server before b */
     uint64_t calls = oneway ? b->sent - a->sent : b->done - a->done;
@@ -677,7 +700,7 @@ static struct conn *start_slot(void *arg, size_t k)
 static bool start(struct rate *r)
 {
     const struct scenario *sc = r->s->sc;
-    size_t k = (size_t)sc->rate.servers;
+    size_t k = (size_t)rate_opts(sc)->servers;
     struct servers_want w = {
         .group = r->s->group,
         .count = (unsigned)k,
@@ -691,7 +714,7 @@ static bool start(struct rate *r)
         return false;
     for (size_t i = 0; i < k; i++) {
         struct rconn *rcn = &r->rc[i];
-        rcn->slots = calloc((size_t)sc->rate.window, sizeof *rcn->slots);
+        rcn->slots = calloc((size_t)rate_opts(sc)->window, sizeof *rcn->slots);
         rcn->expect = malloc((size_t)sc->call.payload_bytes + 1);
         if (!rcn->slots || !rcn->expect) {
             run_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client "
@@ -712,7 +735,7 @@ static void progress(struct rate *r, int k, double rate)
     if (!r->s->progress)
         return;
     fprintf(stderr, "\r\033[K%s: repeat %d/%lld  %.1f kHz  %.0f s",
-            r->s->sc->name, k + 1, (long long)r->s->sc->rate.repeats,
+            r->s->sc->name, k + 1, (long long)rate_opts(r->s->sc)->repeats,
             rate / 1e3, (double)(now_ns() - r->t0_ns) / 1e9);
     fflush(stderr);
 }
@@ -721,25 +744,27 @@ static void progress(struct rate *r, int k, double rate)
 static void measure(struct rate *r)
 {
     const struct scenario *sc = r->s->sc;
-    enum pump_goal settle = sc->rate.oneway ? UNTIL_COUNTED : UNTIL_DRAINED;
-    int64_t dur = (int64_t)(sc->rate.duration_s * 1e9);
-    int e = pump(r, UNTIL_TIME, now_ns() + (int64_t)(sc->rate.warmup_s * 1e9));
-    if (!e && sc->rate.oneway)
+    enum pump_goal settle =
+        rate_opts(sc)->oneway ? UNTIL_COUNTED : UNTIL_DRAINED;
+    int64_t dur = (int64_t)(rate_opts(sc)->duration_s * 1e9);
+    int e = pump(r, UNTIL_TIME,
+                 now_ns() + (int64_t)(rate_opts(sc)->warmup_s * 1e9));
+    if (!e && rate_opts(sc)->oneway)
         e = pump(r, UNTIL_COUNTED, 0);
     if (e)
         return pump_failed(r, e, "during the warm-up");
     struct snap a, b;
     take_snap(r, &a);
-    for (int k = 0; k < sc->rate.repeats; k++) {
+    for (int k = 0; k < rate_opts(sc)->repeats; k++) {
         e = pump(r, UNTIL_TIME, a.t_ns + dur);
         /* oneway: the window ends when every server has counted every
          * request sent to it. */
-        if (!e && sc->rate.oneway)
+        if (!e && rate_opts(sc)->oneway)
             e = pump(r, UNTIL_COUNTED, 0);
         if (e) {
             char when[64];
             snprintf(when, sizeof when, "in repeat %d of %lld", k + 1,
-                     (long long)sc->rate.repeats);
+                     (long long)rate_opts(sc)->repeats);
             return pump_failed(r, e, when);
         }
         take_snap(r, &b);
@@ -754,8 +779,9 @@ static void measure(struct rate *r)
     e = pump(r, settle, 0);
     if (e)
         return pump_failed(r, e, "draining after the last repeat");
-    run_stop(r->o, STOP_DONE, 0, "%lld repeats of %g s", (long long)sc->rate.repeats,
-         sc->rate.duration_s);
+    run_stop(r->o, STOP_DONE, 0, "%lld repeats of %g s",
+             (long long)rate_opts(sc)->repeats,
+         rate_opts(sc)->duration_s);
 }
 
 static void rate_run(struct run *sides, struct run_outcome *o, size_t nsides)
@@ -764,7 +790,7 @@ static void rate_run(struct run *sides, struct run_outcome *o, size_t nsides)
     const struct scenario *sc = r.s->sc;
     memset(o, 0, nsides * sizeof *o);
     json_object_set_new(r.s->doc, "repeats", json_array());
-    size_t k = (size_t)sc->rate.servers;
+    size_t k = (size_t)rate_opts(sc)->servers;
     r.rc = calloc(k, sizeof *r.rc);
     r.pfd = calloc(2 * k, sizeof *r.pfd);
     if (!r.rc || !r.pfd || k > RATE_MAX_SERVERS)
@@ -796,9 +822,9 @@ static void rate_summary(const struct scenario *sc, json_t *doc,
            json_string_value(json_object_get(orb, "version"))
                ? json_string_value(json_object_get(orb, "version"))
                : "(version unknown)",
-           sc->transport, (long long)sc->rate.servers,
-           sc->rate.oneway ? "oneway requests"
-           : sc->rate.window > 1 ? "pipelined calls"
+           sc->transport, (long long)rate_opts(sc)->servers,
+           rate_opts(sc)->oneway ? "oneway requests"
+           : rate_opts(sc)->window > 1 ? "pipelined calls"
                                  : "ping-pong calls");
     if (json_integer_value(json_object_get(sum, "repeats")) > 0)
         printf("%.1f kHz upcalls (median of %lld repeats, %.1f-%.1f); CPU "
@@ -817,6 +843,12 @@ static void rate_summary(const struct scenario *sc, json_t *doc,
     printf(" Stop: %s (%s); result: %s\n", o->stop_reason, o->detail, out);
 }
 
+/* One connection per server. */
+static int64_t rate_max_connections(const struct scenario *sc)
+{
+    return rate_opts(sc)->servers;
+}
+
 const struct kind_ops kind_rate = {
     .scenario = {.name = "rate",
                  .keys = rate_keys,
@@ -825,4 +857,5 @@ const struct kind_ops kind_rate = {
     .run = rate_run,
     .summary = rate_summary,
     .unsupported = rate_unsupported,
+    .max_connections = rate_max_connections,
 };

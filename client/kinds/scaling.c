@@ -33,25 +33,46 @@
 
 static const char *const placements[] = {"same", "spread", NULL};
 
+/* kind "scaling": k client/server pairs, each pinned, ping-pong for
+ * duration_s, for every k of the list. */
+struct scaling_opts {
+    double duration_s;
+    double warmup_s;   /* untimed, before each k's repeats */
+    int64_t repeats;
+    char placement[8]; /* "same" | "spread" */
+    struct scenario_klist k;
+};
+
+/* The scenario's scaling options. */
+static const struct scaling_opts *scaling_opts(const struct scenario *sc)
+{
+    return SCENARIO_KIND_OPTS(struct scaling_opts, sc);
+}
+
 /* The keys of kind scaling. */
 static const struct scenario_key scaling_keys[] = {
-    {"scaling.duration_s", SCENARIO_NUM, SCENARIO_OFF(scaling.duration_s), 0,
+    {"scaling.duration_s", SCENARIO_NUM, SCENARIO_KIND_OFF(struct scaling_opts,
+                                                           duration_s), 0,
      0.01, 3600,
      NULL, NULL, 1, "kind scaling: each pair ping-pongs this long per "
      "repeat (s)"},
-    {"scaling.warmup_s", SCENARIO_NUM, SCENARIO_OFF(scaling.warmup_s), 0, 0,
+    {"scaling.warmup_s", SCENARIO_NUM, SCENARIO_KIND_OFF(struct scaling_opts,
+                                                         warmup_s), 0, 0,
      3600, NULL,
      NULL, 0.2, "kind scaling: untimed calls by every pair before each "
      "k's repeats (s)"},
-    {"scaling.repeats", SCENARIO_INT, SCENARIO_OFF(scaling.repeats), 0, 1,
+    {"scaling.repeats", SCENARIO_INT, SCENARIO_KIND_OFF(struct scaling_opts,
+                                                        repeats), 0, 1,
      1000, NULL, NULL,
      5, "kind scaling: measured repeats for each k"},
-    {"scaling.k", SCENARIO_KLIST, SCENARIO_OFF(scaling.k), 0, 1,
-     SCENARIO_MAX_K, NULL, NULL,
+    {"scaling.k", SCENARIO_KLIST, SCENARIO_KIND_OFF(struct scaling_opts, k), 0,
+     1, SCENARIO_MAX_K, NULL, NULL,
      0, "kind scaling: pairs, K (1..K) or a list [1, 2, 4] (default: 1.."
      "the CPUs machine.cpus allows)"},
-    {"scaling.placement", SCENARIO_ENUM, SCENARIO_OFF(scaling.placement),
-     SCENARIO_SZ(scaling.placement), 0, 0, placements, "same", 0,
+    {"scaling.placement", SCENARIO_ENUM, SCENARIO_KIND_OFF(struct scaling_opts,
+                                                           placement),
+     SCENARIO_KIND_SZ(struct scaling_opts, placement), 0, 0, placements,
+         "same", 0,
      "kind scaling: same (a pair's client thread and server on one CPU) "
      "or spread (on two CPUs)"},
 };
@@ -77,7 +98,7 @@ static int scaling_check(const struct scenario_ctx *c,
         CPU_ZERO(&set);
     }
     int64_t ncpu = CPU_COUNT(&set);
-    const struct scenario_klist *k = &sc->scaling.k;
+    const struct scenario_klist *k = &scaling_opts(sc)->k;
     int64_t top = k->max > 0 ? k->max : k->n ? k->v[k->n - 1] : ncpu;
     if (top > ncpu)
         return scenario_fail(c, "scaling.k", "%lld pairs, above the %lld "
@@ -85,7 +106,7 @@ static int scaling_check(const struct scenario_ctx *c,
                              (long long)ncpu,
                              sc->machine.cpus[0] ? "machine.cpus"
                                                  : "this process's");
-    if (strcmp(sc->scaling.placement, "spread") == 0 && ncpu < 2)
+    if (strcmp(scaling_opts(sc)->placement, "spread") == 0 && ncpu < 2)
         return scenario_fail(c, "scaling.placement", "spread needs two "
                              "CPUs; machine.cpus allows %lld",
                              (long long)ncpu);
@@ -157,7 +178,7 @@ static void allowed_cpus(struct scaling *g)
 static void place(struct scaling *g, size_t i)
 {
     size_t n = g->ncpus;
-    bool spread = strcmp(g->s->sc->scaling.placement, "spread") == 0;
+    bool spread = strcmp(scaling_opts(g->s->sc)->placement, "spread") == 0;
     g->p[i].client_cpu = g->cpus[i % n];
     g->p[i].server_cpu = g->cpus[spread ? (i + n / 2) % n : i % n];
 }
@@ -165,7 +186,7 @@ static void place(struct scaling *g, size_t i)
 /* The k of every step: scaling.k's list, 1..max, or 1..the CPUs. */
 static int steps(struct scaling *g)
 {
-    const struct scenario_klist *k = &g->s->sc->scaling.k;
+    const struct scenario_klist *k = &scaling_opts(g->s->sc)->k;
     size_t n = k->n ? k->n : k->max > 0 ? (size_t)k->max : g->ncpus;
     g->ks = calloc(n ? n : 1, sizeof *g->ks);
     if (!g->ks)
@@ -520,7 +541,7 @@ static void progress(struct scaling *g, size_t k, int r, double sum)
         return;
     fprintf(stderr, "\r\033[K%s: k=%zu repeat %d/%lld  %.1f kHz summed  "
             "%.0f s", g->s->sc->name, k, r + 1,
-            (long long)g->s->sc->scaling.repeats, sum / 1e3,
+            (long long)scaling_opts(g->s->sc)->repeats, sum / 1e3,
             (double)(now_ns() - g->t0_ns) / 1e9);
     fflush(stderr);
 }
@@ -535,17 +556,17 @@ static void measure(struct scaling *g)
         char when[96];
         struct snap a, b;
         int e = 0;
-        if (sc->scaling.warmup_s > 0)
-            e = run_pairs(g, k, sc->scaling.warmup_s, &a, &b);
+        if (scaling_opts(sc)->warmup_s > 0)
+            e = run_pairs(g, k, scaling_opts(sc)->warmup_s, &a, &b);
         if (e) {
             snprintf(when, sizeof when, "in the warm-up of k=%zu", k);
             return run_failed(g, k, e, when);
         }
-        for (int r = 0; r < sc->scaling.repeats; r++) {
-            e = run_pairs(g, k, sc->scaling.duration_s, &a, &b);
+        for (int r = 0; r < scaling_opts(sc)->repeats; r++) {
+            e = run_pairs(g, k, scaling_opts(sc)->duration_s, &a, &b);
             if (e) {
                 snprintf(when, sizeof when, "in repeat %d of %lld at k=%zu",
-                         r + 1, (long long)sc->scaling.repeats, k);
+                         r + 1, (long long)scaling_opts(sc)->repeats, k);
                 return run_failed(g, k, e, when);
             }
             json_t *j = repeat_json(g, k, r, &a, &b);
@@ -556,9 +577,10 @@ static void measure(struct scaling *g)
             checkpoint(g);
         }
     }
-    run_stop(g->o, STOP_DONE, 0, "k = %lld..%lld pairs, %lld repeats of %g s each",
+    run_stop(g->o, STOP_DONE, 0,
+             "k = %lld..%lld pairs, %lld repeats of %g s each",
          (long long)g->ks[0], (long long)g->ks[g->nks - 1],
-         (long long)sc->scaling.repeats, sc->scaling.duration_s);
+         (long long)scaling_opts(sc)->repeats, scaling_opts(sc)->duration_s);
 }
 
 static void scaling_run(struct run *sides, struct run_outcome *o,
@@ -575,7 +597,8 @@ static void scaling_run(struct run *sides, struct run_outcome *o,
     json_object_set_new(g.s->doc, "repeats", json_array());
     json_object_set_new(g.s->doc, "scaling",
                         json_pack("{s:s, s:o, s:o, s:o, s:[]}", "placement",
-                                  sc->scaling.placement, "cpus", cpus, "k",
+                                  scaling_opts(sc)->placement, "cpus", cpus,
+                                      "k",
                                   ks, "pairs", pairs, "steps"));
     g.cpus = calloc(CPU_SETSIZE, sizeof *g.cpus);
     if (g.cpus)
@@ -626,7 +649,8 @@ static void scaling_summary(const struct scenario *sc, json_t *doc,
                                       "steps");
     printf("%s: %s over %s, pairs placed %s, ping-pong for %g s:",
            sc->name, json_string_value(json_object_get(orb, "name")),
-           sc->transport, sc->scaling.placement, sc->scaling.duration_s);
+           sc->transport, scaling_opts(sc)->placement,
+               scaling_opts(sc)->duration_s);
     size_t i;
     json_t *st;
     double first = 0, last = 0;
@@ -650,6 +674,13 @@ static void scaling_summary(const struct scenario *sc, json_t *doc,
            o->stop_reason, o->detail, out);
 }
 
+/* One connection per pair, at the largest k (at most one per CPU). */
+static int64_t scaling_max_connections(const struct scenario *sc)
+{
+    const struct scenario_klist *k = &scaling_opts(sc)->k;
+    return k->max > 0 ? k->max : k->n ? k->v[k->n - 1] : CPU_SETSIZE;
+}
+
 const struct kind_ops kind_scaling = {
     .scenario = {.name = "scaling",
                  .keys = scaling_keys,
@@ -657,4 +688,5 @@ const struct kind_ops kind_scaling = {
                  .check = scaling_check},
     .run = scaling_run,
     .summary = scaling_summary,
+    .max_connections = scaling_max_connections,
 };

@@ -10,9 +10,10 @@
  * side still running sets its number of servers, then all of them are
  * measured together, round by round in turn, and each decides its next
  * N from what it measured. */
-#include "kinds/kind.h"
+#include "kinds/sweep.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,80 +31,109 @@
 #include "core/util.h"
 #include "kinds/servers.h"
 
-static const char *const modes[] = {"sync", "thread-per-call", "pool",
-                                    "event", NULL};
+
+const struct sweep_opts *sweep_opts(const struct scenario *sc)
+{
+    return SCENARIO_KIND_OPTS(struct sweep_opts, sc);
+}
+
+int64_t sweep_next_n(const struct scenario *sc, int64_t n)
+{
+    const struct sweep_opts *so = sweep_opts(sc);
+    if (so->growth > 1) {
+        int64_t next = (int64_t)ceil((double)n * so->growth);
+        return next > n ? next : n + 1;
+    }
+    return n + so->step;
+}
+
+/* Every server of the last step has its connection (or none: idle). */
+static int64_t sweep_max_connections(const struct scenario *sc)
+{
+    return sweep_opts(sc)->max_n;
+}
+
+/* N grows over an IOR list in order: it ends at the list's end. */
+static int sweep_fit_servers(struct scenario *sc, size_t available,
+                             const char *list, char *note, size_t note_len,
+                             char *why, size_t why_len)
+{
+    struct sweep_opts *so = (struct sweep_opts *)(void *)sc->kind_opts;
+    note[0] = 0;
+    if ((size_t)so->start > available) {
+        snprintf(why, why_len, "key \"sweep.start\": %lld is above the %zu "
+                 "servers %s lists", (long long)so->start, available, list);
+        return -EINVAL;
+    }
+    if ((size_t)so->max_n > available) {
+        snprintf(note, note_len, "the end of %s: it lists %zu servers, "
+                 "sweep.max_n was %lld",
+                 strcmp(list, "-") ? list : "standard input", available,
+                 (long long)so->max_n);
+        so->max_n = (int64_t)available;
+    }
+    return 0;
+}
+
+/* The common keys the sweep takes beside its own. */
+static const char *const sweep_uses[] = {"mode", "client", "probe", NULL};
 
 /* The keys of kind sweep. */
 static const struct scenario_key sweep_keys[] = {
-    {"mode", SCENARIO_ENUM, SCENARIO_OFF(mode), SCENARIO_SZ(mode), 0, 0,
-     modes, "sync", 0,
-     "how a round issues its calls"},
-    {"sweep.start", SCENARIO_INT, SCENARIO_OFF(sweep.start), 0, 1, 1000000,
-     NULL, NULL, 1,
+    {"sweep.start", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts, start),
+     0, 1, 1000000, NULL, NULL, 1,
      "servers in the first step"},
-    {"sweep.step", SCENARIO_INT, SCENARIO_OFF(sweep.step), 0, 1, 1000000,
-     NULL, NULL, 10,
+    {"sweep.step", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts, step), 0,
+     1, 1000000, NULL, NULL, 10,
      "servers added per step (linear sweep; unused when growth > 1)"},
-    {"sweep.growth", SCENARIO_NUM, SCENARIO_OFF(sweep.growth), 0, 1, 100,
+    {"sweep.growth", SCENARIO_NUM, SCENARIO_KIND_OFF(struct sweep_opts,
+                                                     growth), 0, 1, 100,
      NULL, NULL, 1,
      "factor per step; > 1 makes the sweep geometric"},
-    {"sweep.max_n", SCENARIO_INT, SCENARIO_OFF(sweep.max_n), 0, 1, 1000000,
-     NULL, NULL, 1000,
+    {"sweep.max_n", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts, max_n),
+     0, 1, 1000000, NULL, NULL, 1000,
      "never run more servers than this"},
-    {"sweep.max_ms", SCENARIO_NUM, SCENARIO_OFF(sweep.max_ms), 0, 1e-6, 1e7,
+    {"sweep.max_ms", SCENARIO_NUM, SCENARIO_KIND_OFF(struct sweep_opts,
+                                                     max_ms), 0, 1e-6, 1e7,
      NULL, NULL, 100,
      "stop when a step's median round time exceeds this (ms)"},
-    {"sweep.rounds", SCENARIO_INT, SCENARIO_OFF(sweep.rounds), 0, 1, 100000,
+    {"sweep.rounds", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts,
+                                                     rounds), 0, 1, 100000,
      NULL, NULL, 10,
      "timed rounds per step"},
-    {"sweep.warmup_rounds", SCENARIO_INT, SCENARIO_OFF(sweep.warmup_rounds),
+    {"sweep.warmup_rounds", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts,
+                                                            warmup_rounds),
      0, 0, 1000,
      NULL, NULL, 1, "untimed rounds before the timed ones"},
-    {"sweep.max_seconds", SCENARIO_NUM, SCENARIO_OFF(sweep.max_seconds), 0, 1,
+    {"sweep.max_seconds", SCENARIO_NUM, SCENARIO_KIND_OFF(struct sweep_opts,
+                                                          max_seconds), 0, 1,
      86400, NULL,
      NULL, 3600, "stop the sweep after this long (s)"},
-    {"sweep.resolution", SCENARIO_NUM, SCENARIO_OFF(sweep.resolution), 0, 0,
+    {"sweep.resolution", SCENARIO_NUM, SCENARIO_KIND_OFF(struct sweep_opts,
+                                                         resolution), 0, 0,
      0.5, NULL, NULL,
      0.02, "after a step over max_ms is confirmed, bisect until the bracket "
      "is within this fraction of N (0: stop at the first step over)"},
-    {"sweep.near_rounds", SCENARIO_INT, SCENARIO_OFF(sweep.near_rounds), 0, 1,
+    {"sweep.near_rounds", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts,
+                                                          near_rounds), 0, 1,
      100000, NULL,
      NULL, 20, "timed rounds of each measurement of the crossing search "
      "(confirmation, bracket check, bisection)"},
-    {"sweep.max_probes", SCENARIO_INT, SCENARIO_OFF(sweep.max_probes), 0, 1,
+    {"sweep.max_probes", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts,
+                                                         max_probes), 0, 1,
      100, NULL, NULL,
      12, "at most this many measurements in the crossing search"},
-    {"client.pool_size", SCENARIO_INT, SCENARIO_OFF(client.pool_size), 0, 1,
-     10000, NULL,
-     NULL, 100, "mode pool: worker threads, the most calls in flight"},
-    {"client.thread_stack_kb", SCENARIO_INT,
-     SCENARIO_OFF(client.thread_stack_kb), 0, 32,
-     65536, NULL, NULL, 64, "stack size of every thread the client starts"},
-    {"client.connect", SCENARIO_BOOL, SCENARIO_OFF(client.connect), 0, 0, 0,
-     NULL, NULL, 1,
-     "false: start servers but never connect or call (idle footprint)"},
-    {"client.allow_hosts", SCENARIO_STRLIST, SCENARIO_OFF(client.allow_hosts),
-     SCENARIO_OFF(client.nallow_hosts), 0, SCENARIO_MAX_HOSTS, NULL, NULL, 0,
-     "server.kind external: hosts or CIDR networks (10.0.0.0/8) outside "
-     "loopback the client may call (also --allow-host)"},
-    {"probe.budget_ms", SCENARIO_INT, SCENARIO_OFF(probe.budget_ms), 0, 1,
-     600000, NULL,
-     NULL, 2000, "probing every server's footprint may take this long per "
-     "step; past it a stride sample is probed"},
-    {"probe.per_server_max", SCENARIO_INT, SCENARIO_OFF(probe.per_server_max),
-     0, 0, 100000,
-     NULL, NULL, 32, "list every server's footprint when N <= this"},
 };
 
 /* The sweep's own rules: it starts no higher than it may go. */
 static int sweep_check(const struct scenario_ctx *c,
                        const struct scenario *sc)
 {
-    if (sc->sweep.start > sc->sweep.max_n)
+    if (sweep_opts(sc)->start > sweep_opts(sc)->max_n)
         return scenario_fail(c, "sweep.start",
                              "%lld is above sweep.max_n (%lld)",
-                             (long long)sc->sweep.start,
-                             (long long)sc->sweep.max_n);
+                             (long long)sweep_opts(sc)->start,
+                             (long long)sweep_opts(sc)->max_n);
     return 0;
 }
 
@@ -194,7 +224,8 @@ static void stop_oom(struct sweep_side *r, unsigned index, pid_t pid)
 }
 
 /* A failed call or connect on server i: find out whether it died. */
-static void call_failure(struct sweep_side *r, size_t i, int err, const char *why)
+static void call_failure(struct sweep_side *r, size_t i, int err,
+                         const char *why)
 {
     struct conn *c = &r->conns[i];
     char status[96], note[600];
@@ -213,7 +244,8 @@ static void call_failure(struct sweep_side *r, size_t i, int err, const char *wh
         if (oom_killed(r, st))
             return stop_oom(r, c->index, c->pid);
         spawn_describe_status(st, status, sizeof status);
-        run_stop(r->o, STOP_SERVER_DIED, 1, "server %u (pid %d) %s at N=%zu: %s",
+        run_stop(r->o, STOP_SERVER_DIED, 1,
+                 "server %u (pid %d) %s at N=%zu: %s",
              c->index, (int)c->pid, status, r->n, why);
     } else if (probe_task_limit(c->pid, note, sizeof note)) {
         /* A live server that dropped its connection: it could not start
@@ -363,7 +395,8 @@ static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
         return false;
     }
     if (info.calls != r->n) {
-        run_stop(r->o, STOP_CALL_FAILED, 1, "a round made %llu calls for %zu servers",
+        run_stop(r->o, STOP_CALL_FAILED, 1,
+                 "a round made %llu calls for %zu servers",
              (unsigned long long)info.calls, r->n);
         return false;
     }
@@ -423,7 +456,7 @@ static bool refresh(struct sweep_side *r)
 static void measure(struct sweep_side **who, size_t k, struct sweep_side **pals,
                     size_t npals)
 {
-    int64_t warmup = who[0]->s->sc->sweep.warmup_rounds, most = 0;
+    int64_t warmup = sweep_opts(who[0]->s->sc)->warmup_rounds, most = 0;
     for (size_t i = 0; i < k; i++) {
         measure_begin(who[i]);
         who[i]->client.reconnects0 = reconnects(who[i]);
@@ -440,7 +473,8 @@ static void measure(struct sweep_side **who, size_t k, struct sweep_side **pals,
             if (r->o->stop_reason)
                 continue;
             if (*r->s->interrupted)
-                run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
+                run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu",
+                         r->n);
             else if (j < warmup + r->timed)
                 one_round(r, j, warmup);
             else
@@ -654,7 +688,8 @@ static double record_step(struct sweep_side *r)
 }
 
 /* The result's outcome, with the crossing's fields when there are any. */
-static void outcome(struct sweep_side *r, const char *reason, const char *detail)
+static void outcome(struct sweep_side *r, const char *reason,
+                    const char *detail)
 {
     result_set_outcome(r->s->doc, reason, detail,
                        (double)(now_ns() - r->t0_ns) / 1e9);
@@ -684,7 +719,7 @@ static bool record_probe(struct sweep_side *r, const char *phase)
     json_t *m = measurement_json(r, phase, &median);
     size_t count;
     double pooled = pooled_median(r, (int64_t)r->n, &count);
-    bool over = pooled > sc->sweep.max_ms;
+    bool over = pooled > sweep_opts(sc)->max_ms;
     json_object_set_new(m, "pooled",
                         json_pack("{s:I, s:f, s:s}", "rounds",
                                   (json_int_t)count, "median_ms", pooled,
@@ -692,7 +727,7 @@ static bool record_probe(struct sweep_side *r, const char *phase)
     json_array_append_new(json_object_get(r->s->doc, "probes"), m);
     char what[64];
     snprintf(what, sizeof what, "%s %d/%lld", phase, r->probes,
-             (long long)sc->sweep.max_probes);
+             (long long)sweep_opts(sc)->max_probes);
     progress(r, what, pooled, -1);
     checkpoint(r);
     return over;
@@ -719,7 +754,8 @@ static size_t rounds_at(const struct sweep_side *r, int64_t n)
 
 /* The crossing from what was measured: result.crossing_n, its interval
  * and how they were found (r->crossing). */
-static void estimate(struct sweep_side *r, const struct bracket *b, bool complete)
+static void estimate(struct sweep_side *r, const struct bracket *b,
+                     bool complete)
 {
     const struct scenario *sc = r->s->sc;
     struct crossing_point *pts = calloc(r->npoints ? r->npoints : 1,
@@ -734,8 +770,8 @@ static void estimate(struct sweep_side *r, const struct bracket *b, bool complet
             (double)r->points[i].len, r->points[i].search};
     double lo_ms = b->lo > 0 ? pooled_median(r, b->lo, &count) : 0;
     double hi_ms = pooled_median(r, b->hi, &count);
-    crossing_estimate(pts, k, sc->sweep.max_ms, b->lo, lo_ms, b->hi, hi_ms,
-                      &e);
+    crossing_estimate(pts, k, sweep_opts(sc)->max_ms, b->lo, lo_ms, b->hi,
+                      hi_ms, &e);
     free(pts);
     json_t *how = json_pack(
         "{s:[I, I], s:f, s:f, s:I, s:b, s:f}", "bracket", (json_int_t)b->lo,
@@ -791,7 +827,7 @@ static void finish_search(struct sweep_side *r)
         run_stop(r->o, STOP_LATENCY, 0,
              "the median round time exceeded max_ms %g even at N=%lld "
              "(%d measurements of the crossing search); no N was within it",
-             sc->sweep.max_ms, (long long)b->hi, r->probes);
+             sweep_opts(sc)->max_ms, (long long)b->hi, r->probes);
         return;
     }
     json_t *cx = json_object_get(r->crossing, "crossing_interval");
@@ -805,10 +841,10 @@ static void finish_search(struct sweep_side *r)
          "the median round time crossed max_ms %g between N=%lld (under) and "
          "N=%lld (over), %.1f%% apart, after %d measurements of the crossing "
          "search%s%s; the largest N within it was %lld",
-         sc->sweep.max_ms, (long long)b->lo, (long long)b->hi,
+         sweep_opts(sc)->max_ms, (long long)b->lo, (long long)b->hi,
          b->lo > 0 ? 100.0 * (double)(b->hi - b->lo) / (double)b->lo : 100.0,
          r->probes,
-         crossing_next_n(b, sc->sweep.resolution) ? " (sweep.max_probes "
+         crossing_next_n(b, sweep_opts(sc)->resolution) ? " (sweep.max_probes "
                                                     "reached)"
                                                   : "",
          est, (long long)b->lo);
@@ -820,14 +856,14 @@ static void finish_search(struct sweep_side *r)
 static void search_next(struct sweep_side *r)
 {
     const struct scenario *sc = r->s->sc;
-    bool budget = r->probes < sc->sweep.max_probes;
+    bool budget = r->probes < sweep_opts(sc)->max_probes;
     if (budget && r->b.lo > 0 &&
-        rounds_at(r, r->b.lo) < (size_t)sc->sweep.near_rounds) {
+        rounds_at(r, r->b.lo) < (size_t)sweep_opts(sc)->near_rounds) {
         r->phase = CHECKING_LO;
         r->target = (size_t)r->b.lo;
         return;
     }
-    int64_t mid = crossing_next_n(&r->b, sc->sweep.resolution);
+    int64_t mid = crossing_next_n(&r->b, sweep_opts(sc)->resolution);
     if (!budget || !mid)
         return finish_search(r);
     r->phase = BISECTING;
@@ -840,19 +876,20 @@ static void sweep_on(struct sweep_side *r, double median)
     const struct scenario *sc = r->s->sc;
     r->o->max_servers = (int64_t)r->n;
     r->phase = SWEEPING;
-    if ((int64_t)r->n >= sc->sweep.max_n) {
+    if ((int64_t)r->n >= sweep_opts(sc)->max_n) {
         run_stop(r->o, STOP_MAX_N, 0,
              "reached max_n=%zu%s%s%s with a median round time of %.3f ms "
              "(max_ms %g)",
              r->n, r->s->max_n_why ? " (" : "",
              r->s->max_n_why ? r->s->max_n_why : "",
-             r->s->max_n_why ? ")" : "", median, sc->sweep.max_ms);
+             r->s->max_n_why ? ")" : "", median, sweep_opts(sc)->max_ms);
         done(r);
         return;
     }
     checkpoint(r);
-    int64_t next = scenario_next_n(sc, (int64_t)r->n);
-    r->target = (size_t)(next > sc->sweep.max_n ? sc->sweep.max_n : next);
+    int64_t next = sweep_next_n(sc, (int64_t)r->n);
+    int64_t max_n = sweep_opts(sc)->max_n;
+    r->target = (size_t)(next > max_n ? max_n : next);
 }
 
 /* Record what side r just measured and decide its next N. */
@@ -865,13 +902,13 @@ static void decide(struct sweep_side *r)
         median = record_step(r);
         if (r->o->stop_reason) {
             r->phase = DONE;
-        } else if (!sc->client.connect || median <= sc->sweep.max_ms) {
+        } else if (!sc->client.connect || median <= sweep_opts(sc)->max_ms) {
             sweep_on(r, median);
-        } else if (sc->sweep.resolution <= 0) {
+        } else if (sweep_opts(sc)->resolution <= 0) {
             run_stop(r->o, STOP_LATENCY, 0,
                  "median round time %.3f ms at N=%zu exceeded max_ms %g; "
                  "the largest N within it was %lld",
-                 median, r->n, sc->sweep.max_ms,
+                 median, r->n, sweep_opts(sc)->max_ms,
                  (long long)r->o->max_servers);
             done(r);
         } else {
@@ -943,8 +980,9 @@ static void init_side(struct driver *d, struct sweep_side *r, struct run *s,
     };
     memset(o, 0, sizeof *o);
     *r = (struct sweep_side){.d = d, .s = s, .o = o, .t0_ns = d->t0_ns,
-                      .phase = SWEEPING, .target = (size_t)sc->sweep.start};
-    r->conns = calloc((size_t)sc->sweep.max_n, sizeof *r->conns);
+                      .phase = SWEEPING,
+                          .target = (size_t)sweep_opts(sc)->start};
+    r->conns = calloc((size_t)sweep_opts(sc)->max_n, sizeof *r->conns);
     if (base)
         r->fp = *base;
     else
@@ -1044,16 +1082,18 @@ static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
             const struct scenario *sc = r->s->sc;
             double elapsed = (double)(now_ns() - d.t0_ns) / 1e9;
             if (*r->s->interrupted) {
-                run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
-            } else if (elapsed > sc->sweep.max_seconds) {
-                run_stop(r->o, STOP_TIME, 0, "sweep.max_seconds (%g s) ran out at "
-                     "N=%zu%s", sc->sweep.max_seconds, r->n,
+                run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu",
+                         r->n);
+            } else if (elapsed > sweep_opts(sc)->max_seconds) {
+                run_stop(r->o, STOP_TIME, 0,
+                         "sweep.max_seconds (%g s) ran out at "
+                     "N=%zu%s", sweep_opts(sc)->max_seconds, r->n,
                      r->phase == SWEEPING ? "" : " during the crossing "
                                                  "search");
             } else if (set_n(r, r->target)) {
                 record_library(r);
-                r->timed = r->phase == SWEEPING ? sc->sweep.rounds
-                                                : sc->sweep.near_rounds;
+                r->timed = r->phase == SWEEPING ? sweep_opts(sc)->rounds
+                                                : sweep_opts(sc)->near_rounds;
                 if (sc->client.connect || r->phase != SWEEPING) {
                     who[ready++] = r;
                     continue;
@@ -1103,13 +1143,13 @@ static void sweep_summary(const struct scenario *sc, json_t *doc,
            json_string_value(json_object_get(orb, "version"))
                ? json_string_value(json_object_get(orb, "version"))
                : "(version unknown)",
-           sc->transport, sc->mode, sc->sweep.max_ms,
+           sc->transport, sc->mode, sweep_opts(sc)->max_ms,
            (long long)o->max_servers, o->stop_reason, o->detail);
     json_t *res = json_object_get(doc, "result");
     json_t *cx = json_object_get(res, "crossing_interval");
     if (json_is_array(cx))
         printf(" Round time crosses %g ms at N=%.0f (95%% interval %.0f-%.0f).",
-               sc->sweep.max_ms,
+               sweep_opts(sc)->max_ms,
                json_number_value(json_object_get(res, "crossing_n")),
                json_number_value(json_array_get(cx, 0)),
                json_number_value(json_array_get(cx, 1)));
@@ -1137,8 +1177,11 @@ const struct kind_ops kind_sweep = {
                  .keys = sweep_keys,
                  .nkeys = ARRAY_LEN(sweep_keys),
                  .check = sweep_check,
-                 .external_servers = true},
+                 .external_servers = true,
+                 .uses = sweep_uses},
     .flags = KIND_PAIRS,
     .run = sweep_run,
     .summary = sweep_summary,
+    .max_connections = sweep_max_connections,
+    .fit_servers = sweep_fit_servers,
 };

@@ -14,6 +14,15 @@
 
 #include "core/scenario.h"
 #include "kinds/kind.h"
+#include "kinds/sweep.h"
+
+/* An integer of the resolved scenario's group `group`. */
+static long long resolved_int(const struct scenario *sc, const char *group,
+                              const char *key)
+{
+    return json_integer_value(
+        json_object_get(json_object_get(sc->resolved, group), key));
+}
 
 static const char text[] =
     "{\"transport\": \"unix\", \"sweep\": {\"max_n\": 50, \"step\": 5}}";
@@ -23,14 +32,15 @@ static void test_text_values_and_defaults(void **state)
     (void)state;
     struct scenario sc;
     char err[512] = "";
-    assert_int_equal(scenario_load_text(kind_schema(), "dir/mine.json", text, strlen(text),
+    assert_int_equal(scenario_load_text(kind_schema(), "dir/mine.json", text,
+                                        strlen(text),
                                         NULL, 0, &sc, err, sizeof err),
                      0);
     assert_string_equal(sc.source, "dir/mine.json");
     assert_string_equal(sc.name, "mine"); /* the source's base name */
     assert_string_equal(sc.transport, "unix");
-    assert_int_equal(sc.sweep.max_n, 50);
-    assert_int_equal(sc.sweep.step, 5);
+    assert_int_equal(sweep_opts(&sc)->max_n, 50);
+    assert_int_equal(sweep_opts(&sc)->step, 5);
     assert_string_equal(sc.mode, "sync");
     assert_int_equal(sc.call.timeout_ms, 5000);
     assert_non_null(sc.resolved);
@@ -46,7 +56,8 @@ static void test_text_length_bounds_the_input(void **state)
     char buf[sizeof text + 8];
     memcpy(buf, text, strlen(text));
     memcpy(buf + strlen(text), "garbage", 8);
-    assert_int_equal(scenario_load_text(kind_schema(), "x.json", buf, strlen(text), NULL, 0,
+    assert_int_equal(scenario_load_text(kind_schema(), "x.json", buf,
+                                        strlen(text), NULL, 0,
                                         &sc, err, sizeof err),
                      0);
     scenario_free(&sc);
@@ -63,12 +74,14 @@ static void test_text_and_file_agree(void **state)
     char *sets[] = {"sweep.max_n=2k", "mode=event"};
     struct scenario a, b;
     char err[512] = "";
-    assert_int_equal(scenario_load(kind_schema(), path, sets, 2, &a, err, sizeof err), 0);
-    assert_int_equal(scenario_load_text(kind_schema(), path, text, strlen(text), sets, 2,
+    assert_int_equal(scenario_load(kind_schema(), path, sets, 2, &a, err,
+                                   sizeof err), 0);
+    assert_int_equal(scenario_load_text(kind_schema(), path, text,
+                                        strlen(text), sets, 2,
                                         &b, err, sizeof err),
                      0);
     unlink(path);
-    assert_int_equal(b.sweep.max_n, 2000);
+    assert_int_equal(sweep_opts(&b)->max_n, 2000);
     assert_string_equal(b.mode, "event");
     assert_true(json_equal(a.resolved, b.resolved));
     scenario_free(&a);
@@ -81,22 +94,26 @@ static void test_text_errors(void **state)
     struct scenario sc;
     char err[512] = "";
     static const char bad_json[] = "{\"name\": }";
-    assert_int_equal(scenario_load_text(kind_schema(), "s.json", bad_json, strlen(bad_json),
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", bad_json,
+                                        strlen(bad_json),
                                         NULL, 0, &sc, err, sizeof err),
                      -EINVAL);
     assert_memory_equal(err, "s.json:1:", 9);
     static const char unknown[] = "{\"sweep\": {\"thred\": 1}}";
-    assert_int_equal(scenario_load_text(kind_schema(), "s.json", unknown, strlen(unknown),
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", unknown,
+                                        strlen(unknown),
                                         NULL, 0, &sc, err, sizeof err),
                      -EINVAL);
     assert_string_equal(err, "s.json: unknown key \"sweep.thred\"");
     static const char range[] = "{\"sweep\": {\"max_n\": 0}}";
-    assert_int_equal(scenario_load_text(kind_schema(), "s.json", range, strlen(range), NULL,
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", range,
+                                        strlen(range), NULL,
                                         0, &sc, err, sizeof err),
                      -EINVAL);
     assert_string_equal(err, "s.json: key \"sweep.max_n\": 0 is out of range "
                              "[1, 1000000]");
-    assert_int_equal(scenario_load_text(kind_schema(), "s.json", "", 0, NULL, 0, &sc, err,
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", "", 0, NULL,
+                                        0, &sc, err,
                                         sizeof err),
                      -EINVAL);
 }
@@ -110,39 +127,48 @@ static void test_kind_rate(void **state)
     char err[512] = "";
     static const char rate[] =
         "{\"kind\": \"rate\", \"rate\": {\"window\": 8}}";
-    assert_int_equal(scenario_load_text(kind_schema(), "r.json", rate, strlen(rate), NULL, 0,
+    assert_int_equal(scenario_load_text(kind_schema(), "r.json", rate,
+                                        strlen(rate), NULL, 0,
                                         &sc, err, sizeof err),
                      0);
     assert_string_equal(sc.kind, "rate");
-    assert_int_equal(sc.rate.window, 8);
-    assert_int_equal(sc.rate.repeats, 5);
-    assert_true(sc.rate.duration_s == 1.0);
-    assert_false(sc.rate.oneway);
+    /* The kind's options, as the loader resolved them from its struct. */
+    assert_int_equal(resolved_int(&sc, "rate", "window"), 8);
+    assert_int_equal(resolved_int(&sc, "rate", "repeats"), 5);
+    assert_true(json_real_value(json_object_get(
+                    json_object_get(sc.resolved, "rate"), "duration_s")) ==
+                1.0);
+    assert_true(json_is_false(json_object_get(
+        json_object_get(sc.resolved, "rate"), "oneway")));
     assert_null(json_object_get(sc.resolved, "sweep"));
     assert_null(json_object_get(sc.resolved, "mode"));
     assert_non_null(json_object_get(sc.resolved, "rate"));
     scenario_free(&sc);
-    assert_int_equal(scenario_load_text(kind_schema(), "s.json", text, strlen(text), NULL, 0,
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", text,
+                                        strlen(text), NULL, 0,
                                         &sc, err, sizeof err),
                      0);
     assert_string_equal(sc.kind, "sweep");
     assert_null(json_object_get(sc.resolved, "rate"));
     scenario_free(&sc);
     char *sets[] = {"rate.window=4"};
-    assert_int_equal(scenario_load_text(kind_schema(), "s.json", text, strlen(text), sets, 1,
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", text,
+                                        strlen(text), sets, 1,
                                         &sc, err, sizeof err),
                      -EINVAL);
     assert_string_equal(err, "--set rate.window: only for \"kind\": \"rate\" "
                              "scenarios (this one is \"sweep\")");
     static const char mixed[] =
         "{\"kind\": \"rate\", \"sweep\": {\"max_n\": 5}}";
-    assert_int_equal(scenario_load_text(kind_schema(), "m.json", mixed, strlen(mixed), NULL,
+    assert_int_equal(scenario_load_text(kind_schema(), "m.json", mixed,
+                                        strlen(mixed), NULL,
                                         0, &sc, err, sizeof err),
                      -EINVAL);
     assert_string_equal(err, "m.json: key \"sweep.max_n\": only for \"kind\": "
                              "\"sweep\" scenarios (this one is \"rate\")");
     static const char bad[] = "{\"kind\": \"rat\"}";
-    assert_int_equal(scenario_load_text(kind_schema(), "b.json", bad, strlen(bad), NULL, 0,
+    assert_int_equal(scenario_load_text(kind_schema(), "b.json", bad,
+                                        strlen(bad), NULL, 0,
                                         &sc, err, sizeof err),
                      -EINVAL);
     /* The kinds listed begin so; more may follow (latency, marshal...). */
@@ -164,9 +190,12 @@ static void test_kind_scaling(void **state)
                                         strlen(sc_text), list,
                                         1, &sc, err, sizeof err),
                      0);
-    assert_int_equal((int)sc.scaling.k.n, 1);
-    assert_int_equal(sc.scaling.k.v[0], 1);
-    assert_string_equal(sc.scaling.placement, "same");
+    json_t *scaling = json_object_get(sc.resolved, "scaling");
+    json_t *k = json_object_get(scaling, "k");
+    assert_int_equal((int)json_array_size(k), 1);
+    assert_int_equal(json_integer_value(json_array_get(k, 0)), 1);
+    assert_string_equal(
+        json_string_value(json_object_get(scaling, "placement")), "same");
     assert_true(json_is_array(json_object_get(
         json_object_get(sc.resolved, "scaling"), "k")));
     scenario_free(&sc);
