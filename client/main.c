@@ -358,14 +358,7 @@ static int run_serverless(const struct measurement *what, struct side *s,
                           const char *path, const char *out, int argc,
                           char **typed, bool show_progress)
 {
-    if (out)
-        str_copy(s->out, sizeof s->out, out);
-    else
-        default_out(&s->sc, s->out, sizeof s->out);
-    int rc = result_check_writable(s->out);
-    if (rc)
-        die(EXIT_USAGE, "--out %s: cannot write there: %s", s->out,
-            strerror(-rc));
+    (void)out; /* s->out: checked by main */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal; /* no SA_RESTART: sleeps see EINTR */
@@ -650,6 +643,22 @@ int main(int argc, char **argv)
             scenario_free(&sides[i].sc);
         return 0;
     }
+    /* Where the results go: refuse now rather than lose a run at the
+     * end. */
+    if (out)
+        str_copy(sides[0].out, sizeof sides[0].out, out);
+    else
+        default_out(&sides[0].sc, sides[0].out, sizeof sides[0].out);
+    if (paired) {
+        if (out_b)
+            str_copy(sides[1].out, sizeof sides[1].out, out_b);
+        else
+            versus_out(sides[0].out, sides[1].out, sizeof sides[1].out);
+    }
+    struct result_target targets[] = {{"--out", sides[0].out},
+                                      {"--out-versus", sides[1].out}};
+    if (result_check_targets(targets, nsides, path, why, sizeof why) != 0)
+        die(EXIT_USAGE, "%s", why);
     if (what->serverless)
         return run_serverless(what, &sides[0], path, out, argc, typed,
                               show_progress != 0);
@@ -669,27 +678,7 @@ int main(int argc, char **argv)
         load_external(&sides[0], path, allow_cli, nallow_cli, &iors, allow,
                       &nallow, max_n_why, sizeof max_n_why);
 
-    /* Where the results go: refuse now rather than lose a run at the
-     * end. */
-    if (out)
-        str_copy(sides[0].out, sizeof sides[0].out, out);
-    else
-        default_out(&sides[0].sc, sides[0].out, sizeof sides[0].out);
-    if (paired) {
-        if (out_b)
-            str_copy(sides[1].out, sizeof sides[1].out, out_b);
-        else
-            versus_out(sides[0].out, sides[1].out, sizeof sides[1].out);
-        if (strcmp(sides[0].out, sides[1].out) == 0)
-            die(EXIT_USAGE, "--out-versus %s: the same file as --out",
-                sides[1].out);
-    }
     int rc;
-    for (size_t i = 0; i < nsides; i++)
-        if ((rc = result_check_writable(sides[i].out)) != 0)
-            die(EXIT_USAGE, "%s %s: cannot write there: %s",
-                i ? "--out-versus" : "--out", sides[i].out, strerror(-rc));
-
     /* The emulated machine: never run without the limit asked for. Side B
      * gets cgroups of its own, so its servers' CPU is counted apart. */
     for (size_t i = 0; i < nsides; i++)

@@ -1,0 +1,232 @@
+"""End-to-end tries of a hostile or careless user (issue 23): the result
+is written atomically and never through anything planted beside it,
+nothing is overwritten that should not be, a failed write stops the run,
+nothing is left behind after a killed spawner, servers listen on
+loopback only, and input is bounded.
+
+Each test names the try it covers; the table is in the issue."""
+import errno
+import json
+import os
+import signal
+import stat
+import subprocess
+import time
+
+import pytest
+
+from conftest import (ORBBENCH, SCENARIOS, alive, assert_nothing_left,
+                      kill_quietly, wait_for, write_scenario)
+
+IS_ROOT = os.geteuid() == 0
+# A quick sweep: a few cheap ORB-less servers over Unix sockets.
+QUICK = ["--set", "server.kind=giop-min", "--set", "sweep.start=1",
+         "--set", "sweep.step=1", "--set", "sweep.max_n=2"]
+
+
+def run_cli(*args, timeout=120, **kw):
+    return subprocess.run([str(ORBBENCH), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout,
+                          **kw)
+
+
+def one_line(r):
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    return lines[0]
+
+
+def leftovers(folder):
+    """Temporary result files left in folder."""
+    return [p.name for p in folder.iterdir() if ".tmp" in p.name]
+
+
+def mount_tmpfs(where, *opts):
+    where.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(opts), "tmpfs",
+                    str(where)], check=True)
+
+
+def umount(where):
+    subprocess.run(["umount", str(where)], check=False)
+
+
+# ---- the result write path ----------------------------------------------
+
+def test_symlinks_planted_at_temporary_names_are_not_followed(tmp_path):
+    """The temporary file once was OUT.tmpPID: a symlink planted there for
+    the next PIDs truncated and overwrote its target. Now the name is
+    unpredictable and created with O_EXCL|O_NOFOLLOW."""
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    out = tmp_path / "r.json"
+    with open("/proc/sys/kernel/ns_last_pid") as f:
+        last = int(f.read())
+    for pid in range(last + 1, last + 400):
+        os.symlink(victim, f"{out}.tmp{pid}")
+    r = run_cli("run", SCENARIOS / "sync-unix.json", "--out", out, *QUICK)
+    assert r.returncode == 0, r.stderr
+    assert victim.read_text() == "precious\n"
+    assert json.loads(out.read_text())["result"]["stop_reason"] == "max_n"
+    assert not [p for p in leftovers(tmp_path) if not (
+        tmp_path / p).is_symlink()]
+
+
+@pytest.mark.parametrize("node", ["fifo", "device"])
+def test_out_not_a_regular_file_is_refused_before_the_run(tmp_path, node):
+    """--out /dev/full once replaced the device node with a regular file and
+    exited 0. A node of the test's own stands for /dev/full (a FIFO
+    without root)."""
+    out = tmp_path / "node"
+    if node == "device":
+        if not IS_ROOT:
+            pytest.skip("mknod of a character device needs root")
+        os.mknod(out, stat.S_IFCHR | 0o666, os.makedev(1, 7))  # /dev/full
+    else:
+        os.mkfifo(out)
+    r = run_cli("run", SCENARIOS / "sync-unix.json", "--out", out, *QUICK,
+                timeout=30)
+    assert r.returncode == 2
+    line = one_line(r)
+    assert "--out" in line and "not a regular file" in line
+    mode = os.lstat(out).st_mode
+    assert stat.S_ISCHR(mode) if node == "device" else stat.S_ISFIFO(mode)
+    assert "servers" not in r.stdout
+
+
+def test_out_dev_full_itself_is_refused(tmp_path):
+    """The real /dev/full: refused before anything is written (the test
+    only runs against the fixed client: the old one replaced it)."""
+    r = run_cli("run", SCENARIOS / "sync-unix.json", "--out", "/dev/full",
+                *QUICK, timeout=30)
+    assert r.returncode == 2
+    assert "--out /dev/full: not a regular file (a device)" in one_line(r)
+    assert stat.S_ISCHR(os.lstat("/dev/full").st_mode)
+
+
+def test_out_symlink_is_refused(tmp_path):
+    """--out a symlink to a regular file: refused, not followed (rename
+    would replace the link, and writing through it lets a planted link
+    choose the file). The link and its target stay as they were."""
+    target = tmp_path / "target.json"
+    target.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    r = run_cli("run", SCENARIOS / "sync-unix.json", "--out", link, *QUICK,
+                timeout=30)
+    assert r.returncode == 2
+    assert "a symbolic link" in one_line(r)
+    assert link.is_symlink() and target.read_text() == "{}"
+
+
+@pytest.mark.parametrize("how", ["same", "dot", "hardlink"])
+def test_out_the_scenario_file_is_refused(tmp_path, how):
+    sc = tmp_path / "s.json"
+    sc.write_text((SCENARIOS / "sync-unix.json").read_text())
+    before = sc.read_text()
+    out = {"same": sc, "dot": tmp_path / "." / "s.json",
+           "hardlink": tmp_path / "h.json"}[how]
+    if how == "hardlink":
+        os.link(sc, out)
+    r = run_cli("run", sc, "--out", out, *QUICK, timeout=30)
+    assert r.returncode == 2
+    assert "the scenario file itself" in one_line(r)
+    assert sc.read_text() == before
+
+
+def test_out_versus_the_same_file_spelled_twice_is_refused(tmp_path):
+    """--out X --out-versus ./X once lost side A."""
+    r = run_cli("run", SCENARIOS / "sync-unix.json", "--out", "x.json",
+                "--out-versus", "./x.json", "--paired", *QUICK,
+                cwd=tmp_path, timeout=30)
+    assert r.returncode == 2
+    assert "--out-versus ./x.json: the same file as --out x.json" in \
+        one_line(r)
+    assert not (tmp_path / "x.json").exists()
+
+
+@pytest.mark.parametrize("out,needle", [
+    ("DIR", "--out {}: a folder"),
+    ("", "--out: an empty path"),
+    ("missing/r.json", "--out missing/r.json: cannot write there"),
+])
+def test_out_folder_empty_or_missing_folder_is_refused_at_once(
+        tmp_path, out, needle):
+    """--out DIR and --out '' once ran the whole sweep before failing."""
+    if out == "DIR":
+        out = str(tmp_path)
+    t0 = time.monotonic()
+    r = run_cli("run", SCENARIOS / "sync-unix.json", "--out", out,
+                "--set", "server.kind=giop-min", cwd=tmp_path, timeout=60)
+    assert r.returncode == 2
+    assert needle.format(out) in one_line(r)
+    assert "servers" not in r.stdout  # no sweep ran
+    assert time.monotonic() - t0 < 20
+    assert not leftovers(tmp_path)
+
+
+def test_out_in_a_read_only_folder_is_refused(tmp_path):
+    """Root writes through chmod 0555: a read-only tmpfs stands for it."""
+    ro = tmp_path / "ro"
+    if IS_ROOT:
+        mount_tmpfs(ro, "ro", "size=64k")
+    else:
+        ro.mkdir()
+        ro.chmod(0o555)
+    try:
+        r = run_cli("run", SCENARIOS / "sync-unix.json", "--out",
+                    ro / "r.json", *QUICK, timeout=30)
+    finally:
+        if IS_ROOT:
+            umount(ro)
+        else:
+            ro.chmod(0o755)
+    assert r.returncode == 2
+    assert "cannot write there" in one_line(r)
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="mounting a small tmpfs (a disk "
+                    "that fills) needs root")
+def test_a_full_disk_stops_the_run_at_once_keeping_the_last_result(
+        tmp_path):
+    """On a full disk the sweep once ran every remaining step with nothing
+    saved, left its partial temporary file behind and said so only at the
+    end. A tmpfs of the test's own, filled after the first checkpoint:
+    (RLIMIT_FSIZE would do too, but would raise SIGXFSZ in the client and
+    also limit every server's log.)"""
+    disk = tmp_path / "disk"
+    mount_tmpfs(disk, "size=1m")
+    proc = None
+    try:
+        out = disk / "r.json"
+        proc = subprocess.Popen(
+            [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"),
+             "--out", str(out), "--set", "server.kind=giop-min",
+             "--set", "sweep.start=1", "--set", "sweep.step=1",
+             "--set", "sweep.max_n=60", "--set", "sweep.rounds=20"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = wait_for(lambda: out.exists() and json.loads(out.read_text()))
+        assert first, "no checkpoint written"
+        fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while True:
+                os.write(fd, b"\0" * 4096)
+        except OSError as e:
+            assert e.errno == errno.ENOSPC
+        finally:
+            os.close(fd)
+        _, err = proc.communicate(timeout=240)
+        kept = json.loads(out.read_text())  # whole, parseable
+        assert proc.returncode == 1, err
+        assert "write_failed" in err
+        assert "cannot write" in err
+        assert not leftovers(disk)
+        assert kept["result"]["stop_reason"] == "running"
+        # stopped at once: at most the step under way when the disk filled
+        assert len(kept["steps"]) < 60
+        assert_nothing_left(kept)
+    finally:
+        if proc and proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=60)
+        umount(disk)
