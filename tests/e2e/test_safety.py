@@ -230,3 +230,53 @@ def test_a_full_disk_stops_the_run_at_once_keeping_the_last_result(
             proc.kill()
             proc.communicate(timeout=60)
         umount(disk)
+
+
+# ---- debris and dead spawners -------------------------------------------
+
+def run_folder_of(pid):
+    """The run folder in server pid's command line (its Unix socket)."""
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        words = f.read().decode().split("\0")
+    for w in words:
+        if w.startswith("unix:/tmp/orbbench-"):
+            return os.path.dirname(w[len("unix:"):])
+    return None
+
+
+def test_a_killed_spawner_leaves_nothing_behind(tmp_path):
+    """A SIGKILLed spawner once left its run folder under /tmp and its
+    cpuacct and memory cgroups: the client, outliving it, removes them,
+    and says the spawner died."""
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen(
+        [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"),
+         "--out", str(out), "--set", "server.kind=giop-min",
+         "--set", "sweep.start=5", "--set", "sweep.step=5",
+         "--set", "sweep.max_n=2000", "--set", "sweep.rounds=20",
+         "--set", "machine.mem_limit_mb=512"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        doc = wait_for(lambda: out.exists() and json.loads(out.read_text()))
+        assert doc, "no checkpoint written"
+        spawner = doc["process_group"]
+        with open(f"/proc/{spawner}/stat") as f:  # the client's child
+            assert int(f.read().rsplit(")", 1)[1].split()[1]) == proc.pid
+        folder = run_folder_of(doc["servers"][0]["pid"])
+        assert folder and os.path.isdir(folder)
+        cgroups = [doc["machine"].get("cgroup"),
+                   doc["machine"].get("cpu_accounting_cgroup")]
+        cgroups = [c for c in cgroups if c]
+        assert all(os.path.isdir(c) for c in cgroups), cgroups
+        os.kill(spawner, signal.SIGKILL)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
+    assert f"the spawner (pid {spawner}) died: killed by signal 9" in err
+    assert not os.path.exists(folder)
+    left = [c for c in cgroups if os.path.exists(c)]
+    assert not left, left
+    assert_nothing_left(json.loads(out.read_text()))
