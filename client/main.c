@@ -631,6 +631,10 @@ int main(int argc, char **argv)
                           sizeof err) != 0)
             die(EXIT_USAGE, "%s", err);
     }
+    for (size_t i = 0; i < nsides; i++)
+        if (server_args_check(sides[i].sc.server.args,
+                              sides[i].sc.server.nargs, why, sizeof why))
+            die(EXIT_USAGE, "%s: %s", path, why);
     if (strcmp(cmd, "check") == 0) {
         json_t *show = paired ? json_pack("{s:O, s:O}", "a",
                                            sides[0].sc.resolved, "b",

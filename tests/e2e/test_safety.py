@@ -280,3 +280,140 @@ def test_a_killed_spawner_leaves_nothing_behind(tmp_path):
     left = [c for c in cgroups if os.path.exists(c)]
     assert not left, left
     assert_nothing_left(json.loads(out.read_text()))
+
+
+# ---- servers listen on loopback only ------------------------------------
+
+@pytest.mark.parametrize("args", [
+    "-ORBendPoint giop:tcp:0.0.0.0:",
+    "-ORBendPoint giop:tcp::",
+    "-ORBendPoint giop:tcp:192.0.2.1:0",
+    "-ORBendPoint giop:ssl:0.0.0.0:0",
+    "-ORBendPoint giop:tcp:[::]:",
+    "-ORBendPoint giop:tcp:127.0.0.1:,giop:tcp:0.0.0.0:",
+    "-ORBendPointNoPublish giop:tcp:0.0.0.0:",
+    "-ORBendPointPublish all(addr)",
+    "-ORBendPoint=giop:tcp:0.0.0.0:",
+    "-ORBconfigFile /etc/omniORB.cfg",
+    "--endpoint tcp:0.0.0.0:0",
+    "-ORBHostName 0.0.0.0",
+])
+@pytest.mark.parametrize("cmd", ["check", "run"])
+def test_a_server_endpoint_beyond_loopback_is_refused(tmp_path, cmd, args):
+    """-ORBendPoint giop:tcp:0.0.0.0: was accepted by check and run, and
+    the server listened on every interface."""
+    r = run_cli(cmd, SCENARIOS / "sync-tcp.json", "--set",
+                "server.args=" + json.dumps(args.split(" ")),
+                *(["--out", tmp_path / "r.json", "--set", "sweep.start=1",
+                   "--set", "sweep.max_n=1"]
+                  if cmd == "run" else []), timeout=60)
+    assert r.returncode == 2, r.stdout
+    line = one_line(r)
+    assert 'key "server.args"' in line and args in line
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("args", [
+    "-ORBendPoint giop:tcp:127.0.0.1:",
+    "-ORBendPoint giop:tcp:127.1.2.3:0",
+    "-ORBendPoint giop:tcp:localhost:",
+    "-ORBendPoint giop:tcp:[::1]:",
+    "-ORBendPoint giop:unix:/tmp/x.sock",
+    "-ORBendPointPublish giop:tcp:127.0.0.1:1",
+    "-ORBtraceLevel 0",
+])
+def test_loopback_and_unix_endpoints_stay_allowed(args):
+    r = run_cli("check", SCENARIOS / "sync-tcp.json", "--set",
+                "server.args=" + json.dumps(args.split(" ")))
+    assert r.returncode == 0, r.stderr
+
+
+def listening_sockets():
+    """{inode: address} of every listening socket: TCP (v4, v6) as
+    (family, ip, port), Unix as ("unix", path)."""
+    out = {}
+    for name, fam in (("tcp", 4), ("tcp6", 6)):
+        with open(f"/proc/net/{name}") as f:
+            next(f)
+            for line in f:
+                w = line.split()
+                if w[3] != "0A":  # LISTEN
+                    continue
+                ip, port = w[1].split(":")
+                out[int(w[9])] = (fam, ip, int(port, 16))
+    with open("/proc/net/unix") as f:
+        next(f)
+        for line in f:
+            w = line.split()
+            if int(w[3], 16) & 0x10000:  # __SO_ACCEPTCON: listening
+                out[int(w[6])] = ("unix", w[7] if len(w) > 7 else "")
+    return out
+
+
+def socket_inodes(pid):
+    inodes = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.append(int(link[8:-1]))
+    return inodes
+
+
+def is_loopback(addr):
+    fam = addr[0]
+    if fam == "unix":
+        return True
+    ip = addr[1]
+    if fam == 4:  # little-endian hex: the first octet is the last byte
+        return int(ip, 16) & 0xFF == 127
+    return ip == "00000000000000000000000001000000"  # ::1
+
+
+@pytest.mark.parametrize("kind,transport", [
+    ("omniorb", "tcp"), ("omniorb", "unix"), ("giop-min", "tcp"),
+    ("giop-min", "unix"), ("raw", "tcp"), ("raw", "unix"), ("raw", "pipe"),
+    ("combat", "tcp")])
+def test_servers_listen_on_loopback_or_unix_only(tmp_path, kind, transport):
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen(
+        [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"),
+         "--out", str(out), "--set", f"server.kind={kind}",
+         "--set", f"transport={transport}", "--set", "sweep.start=2",
+         "--set", "sweep.step=2", "--set", "sweep.max_n=200",
+         "--set", "sweep.rounds=50"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        doc = wait_for(lambda: out.exists() and json.loads(out.read_text()),
+                       timeout=60)
+        if not doc:
+            proc.kill()
+            _, err = proc.communicate(timeout=60)
+            if "no ORB installation" in err or "run make" in err:
+                pytest.skip(f"{kind} not built: {err.strip()}")
+            raise AssertionError(f"no checkpoint: {err}")
+        pids = [s["pid"] for s in doc["servers"]]
+        assert pids
+        listening = listening_sockets()
+        seen = []
+        for pid in pids:
+            if not alive(pid):
+                continue
+            for ino in socket_inodes(pid):
+                if ino in listening:
+                    seen.append(listening[ino])
+        assert all(is_loopback(a) for a in seen), seen
+        if transport != "pipe":
+            assert seen, "no listening socket found"
+        if transport == "tcp":
+            assert all(a[0] in (4, 6) for a in seen), seen
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate(timeout=60)
+    assert_nothing_left(json.loads(out.read_text()))
