@@ -417,3 +417,114 @@ def test_servers_listen_on_loopback_or_unix_only(tmp_path, kind, transport):
             proc.kill()
             proc.communicate(timeout=60)
     assert_nothing_left(json.loads(out.read_text()))
+
+
+# ---- bounded input --------------------------------------------------------
+
+def limit_address_space(mb):
+    import resource
+
+    def pre():
+        resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
+    return pre
+
+
+def test_ior_stdin_reads_at_most_its_limit_per_line(tmp_path):
+    """`orbbench ior -` on /dev/zero once read a whole line into memory
+    (526 MB RSS) and, at an address-space limit, exited 0 silently."""
+    with open("/dev/zero", "rb") as zero:
+        r = subprocess.run([str(ORBBENCH), "ior", "-"], stdin=zero,
+                           capture_output=True, text=True, timeout=60,
+                           preexec_fn=limit_address_space(200))
+    assert r.returncode == 2
+    assert "line 1: longer than 1048576 bytes" in one_line(r)
+
+
+def test_ior_stdin_a_long_line_is_one_message(tmp_path):
+    big = tmp_path / "big"
+    big.write_bytes(b"IOR:" + b"0" * (2 << 20) + b"\nIOR:00\n")
+    with open(big, "rb") as f:
+        r = subprocess.run([str(ORBBENCH), "ior", "-"], stdin=f,
+                           capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert "longer than" in one_line(r)
+
+
+@pytest.mark.parametrize("what", ["fifo", "dir", "dev-zero", "link-to-zero"])
+@pytest.mark.parametrize("cmd", ["run", "check"])
+def test_a_scenario_must_be_a_regular_file(tmp_path, what, cmd):
+    """A scenario that is a FIFO blocked forever; /dev/zero (or a link to
+    it) was read without end."""
+    p = tmp_path / "sc"
+    if what == "fifo":
+        os.mkfifo(p)
+    elif what == "dir":
+        p.mkdir()
+    elif what == "dev-zero":
+        p = "/dev/zero"
+    else:
+        p.symlink_to("/dev/zero")
+    r = run_cli(cmd, p, timeout=10)
+    assert r.returncode == 2
+    line = one_line(r)
+    assert ("not a regular file" in line or "Is a directory" in line), line
+
+
+@pytest.mark.parametrize("what", ["fifo", "dir", "dev-zero"])
+def test_an_ior_list_must_be_a_regular_file(tmp_path, what):
+    p = tmp_path / "iors"
+    if what == "fifo":
+        os.mkfifo(p)
+    elif what == "dir":
+        p.mkdir()
+    else:
+        p = "/dev/zero"
+    r = run_cli("run", SCENARIOS / "sync-tcp.json", "--out",
+                tmp_path / "r.json", "--set", "server.kind=external",
+                "--set", f"server.iors={p}", timeout=10)
+    assert r.returncode == 2
+    line = one_line(r)
+    assert "server.iors" in line or str(p) in line
+    assert "not a regular file" in line, line
+
+
+def test_an_ior_list_of_a_million_lines_is_bounded(tmp_path):
+    p = tmp_path / "iors"
+    p.write_text("IOR:00\n" * 1_000_000)
+    r = run_cli("run", SCENARIOS / "sync-tcp.json", "--out",
+                tmp_path / "r.json", "--set", "server.kind=external",
+                "--set", f"server.iors={p}", timeout=60,
+                preexec_fn=limit_address_space(1024))
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("how", ["file", "set-words", "set-json"])
+def test_a_server_args_word_over_the_limit_is_refused_not_cut(tmp_path,
+                                                               how):
+    """server.args words longer than 1,023 bytes were cut without a word."""
+    word = "-ORBtraceFile=" + "x" * 2000
+    sc = SCENARIOS / "sync-unix.json"
+    sets = []
+    if how == "file":
+        sc = write_scenario(tmp_path / "s.json", server={"args": [word]})
+    elif how == "set-words":
+        sets = ["--set", f"server.args=-ORBtraceLevel {word}"]
+    else:
+        sets = ["--set", "server.args=" + json.dumps([word])]
+    r = run_cli("check", sc, *sets)
+    assert r.returncode == 2, r.stdout[:200]
+    line = one_line(r)
+    assert ('key "server.args"' in line or "--set server.args:" in line)
+    assert "longer than 1023 bytes" in line
+
+
+def test_string_keys_over_their_size_are_refused(tmp_path):
+    r = run_cli("check", SCENARIOS / "sync-unix.json", "--set",
+                "name=" + "n" * 100_000)
+    assert r.returncode == 2
+    assert "--set name: longer than" in one_line(r)
+    r = run_cli("check", SCENARIOS / "sync-unix.json", "--set",
+                "server.path=" + "/p" * 5000)
+    assert r.returncode == 2
+    assert "--set server.path: longer than" in one_line(r)
