@@ -661,7 +661,9 @@ int main(int argc, char **argv)
     }
     struct result_target targets[] = {{"--out", sides[0].out},
                                       {"--out-versus", sides[1].out}};
-    if (result_check_targets(targets, nsides, path, why, sizeof why) != 0)
+    struct result_target inputs[] = {
+        {"the scenario file", path}, {"server.iors", sides[0].sc.server.iors}};
+    if (result_check_targets(targets, nsides, inputs, 2, why, sizeof why))
         die(EXIT_USAGE, "%s", why);
     if (what->serverless)
         return run_serverless(what, &sides[0], path, out, argc, typed,

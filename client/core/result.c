@@ -204,12 +204,18 @@ static bool same_file(const struct file_id *a, const struct file_id *b)
 }
 
 int result_check_targets(const struct result_target *t, size_t n,
-                         const char *scenario, char *why, size_t why_len)
+                         const struct result_target *inputs,
+                         size_t ninputs, char *why, size_t why_len)
 {
-    struct file_id ids[RESULT_MAX_TARGETS], sc;
-    if (n > RESULT_MAX_TARGETS)
+    struct file_id ids[RESULT_MAX_TARGETS], in[RESULT_MAX_TARGETS];
+    if (n > RESULT_MAX_TARGETS || ninputs > RESULT_MAX_TARGETS)
         return -E2BIG;
-    file_id(scenario, &sc);
+    for (size_t k = 0; k < ninputs; k++) {
+        memset(&in[k], 0, sizeof in[k]);
+        const char *p = inputs[k].path;
+        if (p && p[0] && strcmp(p, "-") != 0)
+            file_id(p, &in[k]);
+    }
     for (size_t i = 0; i < n; i++) {
         const char *p = t[i].path;
         struct stat st;
@@ -230,11 +236,12 @@ int result_check_targets(const struct result_target *t, size_t n,
         if (rc == -EISDIR || rc == -EINVAL)
             return rc;
         file_id(p, &ids[i]);
-        if (same_file(&ids[i], &sc)) {
-            snprintf(why, why_len, "%s %s: the scenario file itself (%s)",
-                     t[i].option, p, scenario);
-            return -EEXIST;
-        }
+        for (size_t k = 0; k < ninputs; k++)
+            if (same_file(&ids[i], &in[k])) {
+                snprintf(why, why_len, "%s %s: %s itself (%s)", t[i].option,
+                         p, inputs[k].option, inputs[k].path);
+                return -EEXIST;
+            }
         for (size_t j = 0; j < i; j++)
             if (same_file(&ids[i], &ids[j])) {
                 snprintf(why, why_len, "%s %s: the same file as %s %s",

@@ -52,12 +52,14 @@ struct result_target {
 };
 
 /* Check the run's result files before it starts: none empty, a folder or
- * a non-regular file, none the scenario file or another target (compared
- * as files: device and inode when they exist, else the resolved path of
- * the folder and the name, not as text), each writable
+ * a non-regular file, none one of the run's inputs (inputs[0..ninputs):
+ * the scenario file, an IOR list; NULL, "" and "-" are skipped) or another
+ * target (compared as files: device and inode when they exist, else the
+ * resolved path of the folder and the name, not as text), each writable
  * (result_check_writable). 0, or -errno with one line naming the option
  * in `why`. */
 int result_check_targets(const struct result_target *t, size_t n,
-                         const char *scenario, char *why, size_t why_len);
+                         const struct result_target *inputs,
+                         size_t ninputs, char *why, size_t why_len);
 
 #endif

@@ -134,6 +134,18 @@ def test_out_the_scenario_file_is_refused(tmp_path, how):
     assert sc.read_text() == before
 
 
+def test_out_the_ior_list_is_refused(tmp_path):
+    """--out naming the external servers' IOR list overwrote it."""
+    iors = tmp_path / "iors.txt"
+    iors.write_text("IOR:00\n")
+    r = run_cli("run", SCENARIOS / "sync-tcp.json", "--out", iors,
+                "--set", "server.kind=external", "--set",
+                f"server.iors={tmp_path}/./iors.txt", timeout=30)
+    assert r.returncode == 2
+    assert "--out %s: server.iors itself" % iors in one_line(r)
+    assert iors.read_text() == "IOR:00\n"
+
+
 def test_out_versus_the_same_file_spelled_twice_is_refused(tmp_path):
     """--out X --out-versus ./X once lost side A."""
     r = run_cli("run", SCENARIOS / "sync-unix.json", "--out", "x.json",
