@@ -18,7 +18,7 @@
 #include "core/util.h"
 #include "net/wire.h"
 
-enum { EXIT_OK = 0, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 #define MAX_LINE_BYTES (1024 * 1024) /* one IOR on standard input */
 #define SHOW_RAW_BYTES 32            /* raw components shown in full */
 
@@ -502,19 +502,40 @@ static void one(struct run *run, const char *ior, const char *src)
     ior_doc_free(&d);
 }
 
-/* Standard input, one IOR a line ("IOR [PID]", # comments, blanks). */
-static void from_stdin(struct run *run)
+/* Standard input, one IOR a line ("IOR [PID]", # comments, blanks). At
+ * most MAX_LINE_BYTES a line are ever held: a longer line is one message
+ * and the end (exit 2), never read whole into memory. A read error or an
+ * allocation that fails is an error (exit 1), not the end of the input.
+ * Returns 0, EXIT_USAGE or EXIT_FAILED. */
+static int from_stdin(struct run *run)
 {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    /* The line, its newline and fgets's NUL. */
+    char *line = malloc(MAX_LINE_BYTES + 2);
     unsigned no = 0;
     char src[64];
-    while ((n = getline(&line, &cap, stdin)) >= 0) {
+    if (!line) {
+        fprintf(stderr, "orbbench: ior: standard input: out of memory for "
+                "a line of %d bytes\n", MAX_LINE_BYTES);
+        return EXIT_FAILED;
+    }
+    for (;;) {
+        size_t n = 0;
+        int ch;
+        while ((ch = getc(stdin)) != EOF && ch != '\n' &&
+               n <= MAX_LINE_BYTES)
+            line[n++] = (char)ch;
+        if (ch == EOF && n == 0)
+            break;
+        line[n] = 0;
         snprintf(src, sizeof src, "standard input, line %u", ++no);
         if (n > MAX_LINE_BYTES) {
-            fprintf(stderr, "orbbench: ior: %s: longer than %d bytes\n",
-                    src, MAX_LINE_BYTES);
+            fprintf(stderr, "orbbench: ior: %s: longer than %d bytes (not "
+                    "read further)\n", src, MAX_LINE_BYTES);
+            free(line);
+            return EXIT_USAGE;
+        }
+        if (memchr(line, 0, n)) {
+            fprintf(stderr, "orbbench: ior: %s: holds a NUL byte\n", src);
             run->bad++;
             continue;
         }
@@ -535,7 +556,13 @@ static void from_stdin(struct run *run)
         }
         one(run, word, src);
     }
+    int e = errno;
     free(line);
+    if (ferror(stdin)) {
+        fprintf(stderr, "orbbench: ior: standard input: %s\n", strerror(e));
+        return EXIT_FAILED;
+    }
+    return 0;
 }
 
 int iorcmd_main(int argc, char **argv)
@@ -568,7 +595,11 @@ int iorcmd_main(int argc, char **argv)
     char src[64];
     for (int i = optind; i < argc; i++) {
         if (strcmp(argv[i], "-") == 0) {
-            from_stdin(&run);
+            int rc = from_stdin(&run);
+            if (rc) {
+                json_decref(run.all);
+                return rc;
+            }
             continue;
         }
         snprintf(src, sizeof src, "argument %d", i - optind + 1);

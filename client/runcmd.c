@@ -152,14 +152,7 @@ static int run_serverless(const struct kind_ops *what, struct side *s,
                           const char *path, const char *out, int argc,
                           char **typed, bool show_progress)
 {
-    if (out)
-        str_copy(s->out, sizeof s->out, out);
-    else
-        default_out(&s->sc, s->out, sizeof s->out);
-    int rc = result_check_writable(s->out);
-    if (rc)
-        die(EXIT_USAGE, "--out %s: cannot write there: %s", s->out,
-            strerror(-rc));
+    (void)out; /* s->out: checked by runcmd_main */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal; /* no SA_RESTART: sleeps see EINTR */
@@ -353,6 +346,10 @@ int runcmd_main(const struct runcmd_args *a)
                           &sides[1].sc, err, sizeof err) != 0)
             die(EXIT_USAGE, "%s", err);
     }
+    for (size_t i = 0; i < nsides; i++)
+        if (server_args_check(sides[i].sc.server.args,
+                              sides[i].sc.server.nargs, why, sizeof why))
+            die(EXIT_USAGE, "%s: %s", path, why);
     if (strcmp(cmd, "check") == 0) {
         json_t *show = paired ? json_pack("{s:O, s:O}", "a",
                                            sides[0].sc.resolved, "b",
@@ -365,6 +362,24 @@ int runcmd_main(const struct runcmd_args *a)
             scenario_free(&sides[i].sc);
         return 0;
     }
+    /* Where the results go: refuse now rather than lose a run at the
+     * end. */
+    if (out)
+        str_copy(sides[0].out, sizeof sides[0].out, out);
+    else
+        default_out(&sides[0].sc, sides[0].out, sizeof sides[0].out);
+    if (paired) {
+        if (out_b)
+            str_copy(sides[1].out, sizeof sides[1].out, out_b);
+        else
+            versus_out(sides[0].out, sides[1].out, sizeof sides[1].out);
+    }
+    struct result_target targets[] = {{"--out", sides[0].out},
+                                      {"--out-versus", sides[1].out}};
+    struct result_target inputs[] = {
+        {"the scenario file", path}, {"server.iors", sides[0].sc.server.iors}};
+    if (result_check_targets(targets, nsides, inputs, 2, why, sizeof why))
+        die(EXIT_USAGE, "%s", why);
     if ((what->flags & KIND_SERVERLESS))
         return run_serverless(what, &sides[0], path, out, argc, typed,
                               show_progress != 0);
@@ -384,26 +399,7 @@ int runcmd_main(const struct runcmd_args *a)
         load_external(what, &sides[0], path, allow_cli, nallow_cli, &iors,
                       allow, &nallow, max_n_why, sizeof max_n_why);
 
-    /* Where the results go: refuse now rather than lose a run at the
-     * end. */
-    if (out)
-        str_copy(sides[0].out, sizeof sides[0].out, out);
-    else
-        default_out(&sides[0].sc, sides[0].out, sizeof sides[0].out);
-    if (paired) {
-        if (out_b)
-            str_copy(sides[1].out, sizeof sides[1].out, out_b);
-        else
-            versus_out(sides[0].out, sides[1].out, sizeof sides[1].out);
-        if (strcmp(sides[0].out, sides[1].out) == 0)
-            die(EXIT_USAGE, "--out-versus %s: the same file as --out",
-                sides[1].out);
-    }
     int rc;
-    for (size_t i = 0; i < nsides; i++)
-        if ((rc = result_check_writable(sides[i].out)) != 0)
-            die(EXIT_USAGE, "%s %s: cannot write there: %s",
-                i ? "--out-versus" : "--out", sides[i].out, strerror(-rc));
 
     /* The emulated machine: never run without the limit asked for. Side B
      * gets cgroups of its own, so its servers' CPU is counted apart. */

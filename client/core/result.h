@@ -31,11 +31,36 @@ void result_add_server(json_t *doc, unsigned index, pid_t pid,
 void result_set_outcome(json_t *doc, const char *stop_reason,
                         const char *detail, double duration_s);
 
-/* Can result_write write to path? Creates and removes its temporary file
- * there. 0 or -errno. Check before a run, so none is lost at the end. */
+/* Can result_write write to path? It must be absent or a regular file
+ * (not a folder, device, FIFO, socket or symbolic link: -EISDIR or
+ * -EINVAL), in a folder where its temporary file can be made (made and
+ * removed here). 0 or -errno. Check before a run, so none is lost at the
+ * end. */
 int result_check_writable(const char *path);
 
-/* Write doc to path via a temporary file and rename. 0 or -errno. */
+/* Write doc to path atomically: a temporary file beside it with an
+ * unpredictable name (O_EXCL|O_NOFOLLOW: nothing planted at that name is
+ * followed or truncated), fsync, rename over path. On any failure the
+ * temporary file is removed and path keeps what it had. 0 or -errno (the
+ * checks of result_check_writable too). */
 int result_write(const json_t *doc, const char *path);
+
+/* The files a run writes, each with the option that named it. */
+#define RESULT_MAX_TARGETS 4
+struct result_target {
+    const char *option; /* "--out", "--out-versus" */
+    const char *path;
+};
+
+/* Check the run's result files before it starts: none empty, a folder or
+ * a non-regular file, none one of the run's inputs (inputs[0..ninputs):
+ * the scenario file, an IOR list; NULL, "" and "-" are skipped) or another
+ * target (compared as files: device and inode when they exist, else the
+ * resolved path of the folder and the name, not as text), each writable
+ * (result_check_writable). 0, or -errno with one line naming the option
+ * in `why`. */
+int result_check_targets(const struct result_target *t, size_t n,
+                         const struct result_target *inputs,
+                         size_t ninputs, char *why, size_t why_len);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util.h"
 
@@ -373,9 +374,11 @@ static int parse_set(const struct scenario_ctx *c, const char *set,
         /* 4, or [1,2,4], or 1,2,4 */
         val = json_loads(text, JSON_DECODE_ANY, NULL);
         if (!val && strchr(text, ',')) {
-            char buf[1024];
-            snprintf(buf, sizeof buf, "[%s]", text);
+            char *buf = NULL; /* never cut: a long list is parsed whole */
+            if (asprintf(&buf, "[%s]", text) < 0)
+                return -ENOMEM;
             val = json_loads(buf, 0, NULL);
+            free(buf);
         }
         break;
     case SCENARIO_STRLIST:
@@ -383,8 +386,11 @@ static int parse_set(const struct scenario_ctx *c, const char *set,
         val = json_loads(text, JSON_DECODE_ANY, NULL);
         if (!val) {
             val = json_array();
-            char buf[1024];
-            str_copy(buf, sizeof buf, text);
+            char *buf = strdup(text); /* never cut: load_key bounds words */
+            if (!buf) {
+                json_decref(val);
+                return -ENOMEM;
+            }
             for (char *save, *w = strtok_r(buf, " ", &save); w && val;
                  w = strtok_r(NULL, " ", &save)) {
                 /* json_string refuses a word that is not UTF-8: say so
@@ -394,6 +400,7 @@ static int parse_set(const struct scenario_ctx *c, const char *set,
                     val = NULL;
                 }
             }
+            free(buf);
         }
         break;
     }
@@ -548,6 +555,10 @@ static int load_key(const struct scenario_ctx *c, const struct scenario_key *ks,
                 return fail(c, ks->key, "entry %zu: expected a string, got %s",
                             i, json_type_name(item));
             const char *e = json_string_value(item);
+            if (json_string_length(item) > SCENARIO_MAX_WORD)
+                return fail(c, ks->key, "entry %zu: longer than %d bytes "
+                            "(%zu)", i, SCENARIO_MAX_WORD,
+                            json_string_length(item));
             int rc = check_choice(c, ks, e);
             for (size_t j = 0; !rc && ks->choices && j < i; j++)
                 if (strcmp(list[j], e) == 0)
@@ -789,18 +800,21 @@ int scenario_load(const struct scenario_schema *schema, const char *path,
     memset(sc, 0, sizeof *sc);
     str_copy(sc->source, sizeof sc->source, path);
 
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        int e = errno;
-        snprintf(err, err_len, "%s: %s", path, strerror(e));
-        return -e;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
+    /* A regular file only: a FIFO would block, a device never end. */
+    int fd = open_regular(path, err, err_len);
+    if (fd == -EISDIR) {
         snprintf(err, err_len, "%s: %s (give a scenario file; run-suite "
                  "takes a folder)", path, strerror(EISDIR));
-        return -EISDIR;
+        return fd;
+    }
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+    if (!f) {
+        if (fd >= 0) {
+            snprintf(err, err_len, "%s: %s", path, strerror(errno));
+            close(fd);
+            return -ENOMEM;
+        }
+        return fd;
     }
     json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
     fclose(f);

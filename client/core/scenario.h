@@ -14,6 +14,9 @@
 #include <stdio.h>
 
 #define SCENARIO_MAX_ARGS 64
+/* The longest entry of a list key (server.args words...), in bytes: a
+ * longer one is refused, naming the key, never cut. */
+#define SCENARIO_MAX_WORD 1023
 #define SCENARIO_MAX_HOSTS 32
 #define SCENARIO_MAX_K 1024 /* entries of a k-list (scaling.k) */
 /* Room for a kind's options: each kind checks its struct fits

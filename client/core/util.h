@@ -44,6 +44,18 @@ int parse_cpu_list(const char *list, cpu_set_t *set, char *why,
 /* Copy at most cap-1 bytes and terminate. */
 void str_copy(char *dst, size_t cap, const char *src);
 
+/* Open `path` for reading, refusing anything but a regular file: a FIFO,
+ * a folder, a device or a socket is never read (the open is non-blocking,
+ * so a FIFO with no writer does not hang it, and the type is checked with
+ * fstat before any read). The descriptor (close-on-exec, blocking again),
+ * or -errno with one line in `why`: "PATH: not a regular file (a FIFO)",
+ * "PATH: No such file or directory". */
+int open_regular(const char *path, char *why, size_t why_len);
+
+/* What kind of file st_mode is, for a message: "a folder", "a FIFO",
+ * "a device", "a socket", "a symbolic link", "a regular file". */
+const char *file_kind(unsigned mode);
+
 /* The folder holding this executable (where the servers are built), "."
  * when /proc/self/exe cannot be read. */
 void exe_dir(char *buf, size_t len);

@@ -1,14 +1,17 @@
 /* Server kinds: see server_kind.h. */
 #include "host/server_kind.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,6 +77,117 @@ static const struct server_kind kinds[] = {
     /* Servers orbbench did not start: a list of IORs (client/source.c). */
     {"external", &wire_giop, NULL, NULL, external_endpoints, NULL},
 };
+
+/* A loopback host: 127.0.0.0/8, localhost, ::1 (bracketed or not). */
+static bool loopback_host(const char *h, size_t len)
+{
+    char buf[64];
+    if (len >= 2 && h[0] == '[' && h[len - 1] == ']') {
+        h++;
+        len -= 2;
+    }
+    if (len == 0 || len >= sizeof buf)
+        return false;
+    memcpy(buf, h, len);
+    buf[len] = 0;
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (strcmp(buf, "localhost") == 0)
+        return true;
+    if (inet_pton(AF_INET, buf, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    return inet_pton(AF_INET6, buf, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+/* "HOST:PORT" (HOST may be "[v6]" or hold colons: the port is after the
+ * last one): is HOST loopback? An empty HOST is every interface. */
+static bool loopback_host_port(const char *hp)
+{
+    const char *colon = strrchr(hp, ':');
+    return colon && loopback_host(hp, (size_t)(colon - hp));
+}
+
+/* One omniORB endpoint ("giop:tcp:H:P", "giop:ssl:H:P", "giop:unix:P";
+ * "tcp:..." too, omniORB's short form). */
+static bool omniorb_endpoint_ok(const char *ep)
+{
+    if (strncmp(ep, "giop:", 5) == 0)
+        ep += 5;
+    if (strncmp(ep, "unix:", 5) == 0)
+        return true;
+    if (strncmp(ep, "tcp:", 4) == 0)
+        return loopback_host_port(ep + 4);
+    if (strncmp(ep, "ssl:", 4) == 0)
+        return loopback_host_port(ep + 4);
+    return false; /* another transport, or a publish keyword (addr, all) */
+}
+
+int server_args_check(char *const *args, size_t nargs, char *why,
+                      size_t why_len)
+{
+    static const char *const omni[] = {
+        "-ORBendPoint", "-ORBendPointPublish", "-ORBendPointNoListen",
+        "-ORBendPointNoPublish"};
+    for (size_t i = 0; i < nargs; i++) {
+        const char *a = args[i], *v = i + 1 < nargs ? args[i + 1] : NULL;
+        const char *eq = strchr(a, '=');
+        size_t name_len = eq ? (size_t)(eq - a) : strlen(a);
+        bool ok = true, known = false;
+        const char *rule = "";
+        if (eq)
+            v = eq + 1; /* -ORBendPoint=...: omniORB refuses it, so do we */
+        for (size_t k = 0; k < ARRAY_LEN(omni); k++)
+            if (strlen(omni[k]) == name_len &&
+                strncasecmp(a, omni[k], name_len) == 0)
+                known = true;
+        if (known) {
+            rule = "giop:tcp:HOST:PORT with HOST 127.x.x.x, localhost or "
+                   "::1, or giop:unix:PATH";
+            ok = v != NULL;
+            char *list = v ? strdup(v) : NULL;
+            if (v && !list)
+                return -ENOMEM;
+            for (char *save, *e = list ? strtok_r(list, ",", &save) : NULL;
+                 ok && e; e = strtok_r(NULL, ",", &save))
+                ok = omniorb_endpoint_ok(e);
+            free(list);
+        } else if (name_len == 14 && strncasecmp(a, "-ORBconfigFile", 14)
+                   == 0) {
+            known = true;
+            ok = false;
+            rule = "a configuration file can set endpoints orbbench does "
+                   "not check; give the options in server.args";
+        } else if (name_len == 10 && strncmp(a, "--endpoint", 10) == 0) {
+            known = true;
+            rule = "tcp:HOST:PORT with a loopback HOST, unix:PATH or "
+                   "pipe:R,W";
+            ok = v && (strncmp(v, "unix:", 5) == 0 ||
+                       strncmp(v, "pipe:", 5) == 0 ||
+                       (strncmp(v, "tcp:", 4) == 0 &&
+                        loopback_host_port(v + 4)));
+        } else if (name_len == 12 && strncasecmp(a, "-ORBHostName", 12)
+                   == 0) {
+            known = true;
+            rule = "a loopback address: 127.x.x.x, localhost or ::1";
+            ok = v && loopback_host(v, strlen(v));
+        }
+        if (!known)
+            continue;
+        if (!ok) {
+            if (eq || !v)
+                snprintf(why, why_len, "key \"server.args\": \"%s\": "
+                         "servers listen on loopback only (%s)", a, rule);
+            else
+                snprintf(why, why_len, "key \"server.args\": \"%s %s\": "
+                         "servers listen on loopback only (%s)", a, v,
+                         rule);
+            return -EINVAL;
+        }
+        if (!eq)
+            i++; /* its value */
+    }
+    return 0;
+}
 
 const struct server_kind *server_kind_lookup(const char *name)
 {

@@ -49,6 +49,18 @@ struct server_launch {
     int64_t work_us; /* > 0: pass the kind's work_option with it */
 };
 
+/* Servers listen on loopback only: is every endpoint that `args` (a
+ * scenario's server.args) would give a server on loopback (127.0.0.0/8,
+ * localhost, ::1) or a Unix socket? Checked for every kind alike:
+ * omniORB's -ORBendPoint, -ORBendPointPublish, -ORBendPointNoListen and
+ * -ORBendPointNoPublish (giop:tcp:HOST:PORT, giop:ssl:HOST:PORT,
+ * giop:unix:PATH, comma lists), -ORBconfigFile (a file that could set
+ * them), the ORB-less servers' --endpoint (tcp:HOST:PORT, unix:PATH,
+ * pipe:R,W) and Combat's -ORBHostName. 0, or -EINVAL with one line
+ * naming the argument in `why`. */
+int server_args_check(char *const *args, size_t nargs, char *why,
+                      size_t why_len);
+
 /* The kind called `name`, or NULL. */
 const struct server_kind *server_kind_lookup(const char *name);
 

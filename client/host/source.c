@@ -191,11 +191,21 @@ static bool allowed_by(const char *host, const char *a)
 }
 
 /* The whole input, at most LIST_MAX_BYTES. */
-static int read_all(const char *path, char **out, size_t *len)
+static int read_all(const char *path, char **out, size_t *len, char *why,
+                    size_t why_len)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-    if (!f)
-        return -errno;
+    /* A regular file, or standard input: a FIFO or device is refused
+     * before any read (open_regular: no blocking open either). */
+    FILE *f = stdin;
+    if (strcmp(path, "-") != 0) {
+        int fd = open_regular(path, why, why_len);
+        if (fd < 0)
+            return fd;
+        if (!(f = fdopen(fd, "r"))) {
+            close(fd);
+            return -ENOMEM;
+        }
+    }
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap + 1);
     int rc = 0;
@@ -372,10 +382,12 @@ int ior_list_load(struct ior_list *l, const char *path,
     size_t len = 0;
     memset(l, 0, sizeof *l);
     str_copy(l->path, sizeof l->path, path);
-    int rc = read_all(path, &text, &len);
+    why[0] = 0;
+    int rc = read_all(path, &text, &len, why, why_len);
     if (rc) {
-        snprintf(why, why_len, "%s: %s", path,
-                 rc == -EFBIG ? "larger than 16 MiB" : strerror(-rc));
+        if (rc == -EFBIG || !why[0]) /* else open_regular said why */
+            snprintf(why, why_len, "%s: %s", path,
+                     rc == -EFBIG ? "larger than 16 MiB" : strerror(-rc));
         return rc;
     }
     sha256_hex(text, len, l->sha256);

@@ -47,6 +47,9 @@ struct spawner {
     int cmd_fd; /* client -> spawner */
     int rep_fd; /* spawner -> client */
     int64_t start_timeout_ms;
+    /* Its config (valid until spawner_stop): what to clean up after it
+     * when it died without doing so itself. */
+    const struct spawn_config *cfg;
 };
 
 void spawn_describe_status(int wstatus, char *buf, size_t len)
@@ -711,6 +714,7 @@ int spawner_start(struct spawner **out, const struct spawn_config *cfg)
     sp->cmd_fd = to_sp[1];
     sp->rep_fd = from_sp[0];
     sp->start_timeout_ms = cfg->start_timeout_ms;
+    sp->cfg = cfg;
     *out = sp;
     return 0;
 }
@@ -857,12 +861,32 @@ void spawner_stop(struct spawner *sp, int64_t grace_ms)
     (void)!write(sp->cmd_fd, &c, sizeof c);
     close(sp->cmd_fd);
     close(sp->rep_fd);
-    int st;
+    int st = 0;
     if (reap(sp->pid, grace_ms + 15000, &st) != 1) {
         kill(sp->pid, SIGKILL);
         reap(sp->pid, 5000, &st);
     }
     /* Whatever escaped the spawner's own cleanup is still in its group. */
     kill(-sp->pid, SIGKILL);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        /* It died before its cleanup (spawner_main ends with _exit(0)
+         * only after it): whichever outlives the other removes the run
+         * folder and the cgroups, here the client. Its servers die with
+         * it (PR_SET_PDEATHSIG) and leave the cgroups as they go. */
+        char how[96];
+        spawn_describe_status(st, how, sizeof how);
+        fprintf(stderr, "orbbench: the spawner (pid %d) died: %s; the "
+                "client removed its servers, run folder and cgroups\n",
+                (int)sp->pid, how);
+        if (sp->cfg->log_dir)
+            remove_dir(sp->cfg->log_dir, 1);
+        for (int g = 0; g < sp->cfg->ngroups; g++) {
+            const struct machine *m = sp->cfg->groups[g].machine;
+            if (!m)
+                continue;
+            machine_remove_cgroup(m->cgroup_dir);
+            machine_remove_cgroup(m->acct_dir);
+        }
+    }
     free(sp);
 }

@@ -538,8 +538,8 @@ static void measure(struct clock_bench *b, json_t *list)
         }
         outcome(b, "running", "the run had not finished when this was "
                 "written");
-        if (b->s->out_path)
-            result_write(b->s->doc, b->s->out_path);
+        if (run_checkpoint(b->s, b->o))
+            return;
     }
     run_stop(b->o, STOP_DONE, 0, "%lld repeats of %g s",
              (long long)clock_opts(sc)->repeats,

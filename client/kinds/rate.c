@@ -664,11 +664,10 @@ static void outcome(struct rate *r, const char *reason, const char *detail)
                        (double)(now_ns() - r->t0_ns) / 1e9);
 }
 
-static void checkpoint(struct rate *r)
+static int checkpoint(struct rate *r)
 {
     outcome(r, "running", "the run had not finished when this was written");
-    if (r->s->out_path)
-        result_write(r->s->doc, r->s->out_path);
+    return run_checkpoint(r->s, r->o);
 }
 
 /* A failed pump: interrupted, a server that died, or a failed call. */
@@ -772,7 +771,8 @@ static void measure(struct rate *r)
         json_array_append_new(json_object_get(r->s->doc, "repeats"),
                               repeat_json(r, k, &a, &b, &rate));
         progress(r, k, rate);
-        checkpoint(r);
+        if (checkpoint(r))
+            return;
         a = b;
     }
     /* Replies still in flight: not counted, but every one checked. */

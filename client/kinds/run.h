@@ -62,6 +62,10 @@ struct run {
 #define STOP_NOT_DELIVERED "not_delivered" /* an event was never logged */
 #define STOP_LOG_FULL "log_full"
 #define STOP_INTERRUPTED "interrupted"
+/* The result could not be rewritten (a full disk, an I/O error): the run
+ * stops at once, the file keeps the last result written whole. Final: a
+ * later run_stop of the same outcome does not replace it. */
+#define STOP_WRITE_FAILED "write_failed"
 /* A paired run: the other side failed, so this one stopped too. */
 #define STOP_PARTNER "partner_failed"
 
@@ -77,5 +81,12 @@ struct run_outcome {
  * detail. Every kind ends through this. */
 void run_stop(struct run_outcome *o, const char *reason, int exit_code,
               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Rewrite side s's result at s->out_path (none: nothing to do) as the run
+ * goes: every kind's checkpoint. 0, or -errno when it could not be
+ * written: then this has ended the run, run_stop(o, STOP_WRITE_FAILED, 1,
+ * "cannot write ..."), the file keeps the last result written whole, and
+ * the kind stops at once (measures nothing more). */
+int run_checkpoint(const struct run *s, struct run_outcome *o);
 
 #endif

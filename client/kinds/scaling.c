@@ -528,11 +528,10 @@ static void outcome(struct scaling *g, const char *reason,
                        (double)(now_ns() - g->t0_ns) / 1e9);
 }
 
-static void checkpoint(struct scaling *g)
+static int checkpoint(struct scaling *g)
 {
     outcome(g, "running", "the run had not finished when this was written");
-    if (g->s->out_path)
-        result_write(g->s->doc, g->s->out_path);
+    return run_checkpoint(g->s, g->o);
 }
 
 static void progress(struct scaling *g, size_t k, int r, double sum)
@@ -574,7 +573,8 @@ static void measure(struct scaling *g)
                      json_number_value(json_object_get(j,
                                                        "sum_calls_per_s")));
             json_array_append_new(reps, j);
-            checkpoint(g);
+            if (checkpoint(g))
+                return;
         }
     }
     run_stop(g->o, STOP_DONE, 0,

@@ -700,12 +700,13 @@ static void outcome(struct sweep_side *r, const char *reason,
         json_object_update(res, r->crossing);
 }
 
-/* Write what we have so far; a later step or the end rewrites it. */
+/* Write what we have so far; a later step or the end rewrites it. When
+ * it cannot be written the side has stopped (write_failed, final): the
+ * driver ends it before its next measurement. */
 static void checkpoint(struct sweep_side *r)
 {
     outcome(r, "running", "the run had not finished when this was written");
-    if (r->s->out_path)
-        result_write(r->s->doc, r->s->out_path);
+    run_checkpoint(r->s, r->o);
 }
 
 /* Record the measurement just taken as a probe of the crossing search,
@@ -1081,7 +1082,9 @@ static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
             struct sweep_side *r = who[i];
             const struct scenario *sc = r->s->sc;
             double elapsed = (double)(now_ns() - d.t0_ns) / 1e9;
-            if (*r->s->interrupted) {
+            if (r->o->stop_reason) {
+                /* stopped by its checkpoint: write_failed */
+            } else if (*r->s->interrupted) {
                 run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu",
                          r->n);
             } else if (elapsed > sweep_opts(sc)->max_seconds) {
