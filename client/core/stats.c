@@ -95,10 +95,18 @@ static uint64_t next_rand(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-static int cmp_double(const void *a, const void *b)
+int stats_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+void stats_spread(double *v, size_t n, struct spread *out)
+{
+    qsort(v, n, sizeof *v, stats_cmp_double);
+    out->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    out->min = v[0];
+    out->max = v[n - 1];
 }
 
 /* The k-th smallest of v[0..n-1] (reorders v): Wirth's selection. */
@@ -195,7 +203,7 @@ int stats_median_ci(const int64_t *v, size_t n, double scale,
         }
         meds[r] = median_of(buf, n);
     }
-    qsort(meds, resamples, sizeof *meds, cmp_double);
+    qsort(meds, resamples, sizeof *meds, stats_cmp_double);
     /* Percentile interval: the 2.5% and 97.5% points of the resampled
      * medians, by the same linear interpolation as the summaries. */
     double lo_pos = 0.025 * (double)(resamples - 1);

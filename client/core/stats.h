@@ -58,4 +58,13 @@ int stats_median_ci(const int64_t *v, size_t n, double scale,
  * (df >= 1): tabulated to df 30, then z + (z^3 + z) / (4 df). */
 double stats_t975(int df);
 
+/* qsort's comparison of doubles, ascending. */
+int stats_cmp_double(const void *a, const void *b);
+
+/* The median, min and max of v[0..n-1], n > 0 (sorts v in place). */
+struct spread {
+    double median, min, max;
+};
+void stats_spread(double *v, size_t n, struct spread *out);
+
 #endif

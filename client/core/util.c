@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/stats.h"
+
 int64_t now_ns(void)
 {
     struct timespec ts;
@@ -27,12 +29,6 @@ int64_t wall_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void clock_measure(double *cost_ns, int64_t *resolution_ns)
 {
     enum { BATCHES = 11, CALLS = 10000 };
@@ -43,7 +39,7 @@ void clock_measure(double *cost_ns, int64_t *resolution_ns)
             t = now_ns();
         per_call[b] = (double)(t - t0) / CALLS;
     }
-    qsort(per_call, BATCHES, sizeof *per_call, cmp_double);
+    qsort(per_call, BATCHES, sizeof *per_call, stats_cmp_double);
     *cost_ns = per_call[BATCHES / 2];
     struct timespec res;
     clock_getres(CLOCK_MONOTONIC, &res);

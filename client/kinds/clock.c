@@ -36,6 +36,7 @@
 #include "kinds/run.h"
 #include "core/result.h"
 #include "core/util.h"
+#include "core/stats.h"
 
 /* The time sources this file implements. */
 static const char *const clock_sources[] = {
@@ -376,21 +377,15 @@ static json_t *one_repeat(struct clock_bench *b, const struct source *src,
     return repeat_json(b, w, k, repeat);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* {median, min, max} of v[0..n-1] (sorted in place). */
 static json_t *spread(double *v, size_t n)
 {
     if (!n)
         return json_null();
-    qsort(v, n, sizeof *v, cmp_double);
-    double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    return json_pack("{s:f, s:f, s:f, s:I}", "median", med, "min", v[0],
-                     "max", v[n - 1], "count", (json_int_t)n);
+    struct spread sp;
+    stats_spread(v, n, &sp);
+    return json_pack("{s:f, s:f, s:f, s:I}", "median", sp.median, "min",
+                     sp.min, "max", sp.max, "count", (json_int_t)n);
 }
 
 /* One k's summary over its repeats: the per-core calls/s of every thread

@@ -27,6 +27,7 @@
 #include "kinds/servers.h"
 #include "core/result.h"
 #include "core/util.h"
+#include "core/stats.h"
 
 /* kind "rate": the upcall rate of k servers, w requests in flight on
  * each one's connection, for repeats windows of duration_s. */
@@ -591,12 +592,6 @@ static json_t *repeat_json(struct rate *r, int k, const struct snap *a,
     return j;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The median of repeats[*].group.key (group NULL: top level), or -1
  * when no repeat has it. */
 static double median_of(json_t *repeats, const char *group, const char *key,
@@ -615,12 +610,13 @@ static double median_of(json_t *repeats, const char *group, const char *key,
     }
     double med = -1;
     if (k) {
-        qsort(v, k, sizeof *v, cmp_double);
-        med = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+        struct spread sp;
+        stats_spread(v, k, &sp);
+        med = sp.median;
         if (min)
-            *min = v[0];
+            *min = sp.min;
         if (max)
-            *max = v[k - 1];
+            *max = sp.max;
     }
     free(v);
     return med;

@@ -29,6 +29,7 @@
 #include "codec/payload.h"
 #include "core/result.h"
 #include "core/util.h"
+#include "core/stats.h"
 #include "kinds/servers.h"
 
 static const char *const placements[] = {"same", "spread", NULL};
@@ -465,20 +466,15 @@ static json_t *repeat_json(struct scaling *g, size_t k, int r,
     return j;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
+/* {median, min, max} of v[0..n-1] (sorted in place). */
 static json_t *spread_json(double *v, size_t n)
 {
     if (!n)
         return json_null();
-    qsort(v, n, sizeof *v, cmp_double);
-    double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    return json_pack("{s:f, s:f, s:f}", "median", med, "min", v[0], "max",
-                     v[n - 1]);
+    struct spread sp;
+    stats_spread(v, n, &sp);
+    return json_pack("{s:f, s:f, s:f}", "median", sp.median, "min", sp.min,
+                     "max", sp.max);
 }
 
 /* doc.scaling.steps: per k, the summed and per-pair calls/s over its
