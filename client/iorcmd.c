@@ -2,6 +2,7 @@
  * text or JSON, with the endpoint orbbench would use for each transport
  * (the same wire_giop.parse_ready a run uses on a server's ready line). */
 #include "iorcmd.h"
+#include "cli.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,7 +19,6 @@
 #include "core/util.h"
 #include "net/wire.h"
 
-enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 #define MAX_LINE_BYTES (1024 * 1024) /* one IOR on standard input */
 #define SHOW_RAW_BYTES 32            /* raw components shown in full */
 
@@ -506,7 +506,7 @@ static void one(struct run *run, const char *ior, const char *src)
  * most MAX_LINE_BYTES a line are ever held: a longer line is one message
  * and the end (exit 2), never read whole into memory. A read error or an
  * allocation that fails is an error (exit 1), not the end of the input.
- * Returns 0, EXIT_USAGE or EXIT_FAILED. */
+ * Returns 0, EXIT_USAGE or EXIT_RUN_FAILED. */
 static int from_stdin(struct run *run)
 {
     /* The line, its newline and fgets's NUL. */
@@ -516,7 +516,7 @@ static int from_stdin(struct run *run)
     if (!line) {
         fprintf(stderr, "orbbench: ior: standard input: out of memory for "
                 "a line of %d bytes\n", MAX_LINE_BYTES);
-        return EXIT_FAILED;
+        return EXIT_RUN_FAILED;
     }
     for (;;) {
         size_t n = 0;
@@ -560,7 +560,7 @@ static int from_stdin(struct run *run)
     free(line);
     if (ferror(stdin)) {
         fprintf(stderr, "orbbench: ior: standard input: %s\n", strerror(e));
-        return EXIT_FAILED;
+        return EXIT_RUN_FAILED;
     }
     return 0;
 }

@@ -13,11 +13,11 @@
 
 #include "core/scenario.h"
 #include "core/version.h"
+#include "cli.h"
 #include "iorcmd.h"
 #include "kinds/kind.h"
 #include "runcmd.h"
 
-enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
 #define MAX_SETS 64
 
 static void usage(FILE *f)
@@ -69,19 +69,6 @@ static void usage(FILE *f)
             "      2 usage or scenario error, 130 interrupted\n");
 }
 
-static void die(int code, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3), noreturn));
-
-static void die(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("orbbench: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(code);
-}
 
 
 int main(int argc, char **argv)
@@ -107,7 +94,7 @@ int main(int argc, char **argv)
     static char **typed;
     typed = malloc(((size_t)argc + 1) * sizeof *typed);
     if (!typed)
-        die(EXIT_RUN_FAILED, "out of memory");
+        cli_die(EXIT_RUN_FAILED, "out of memory");
     memcpy(typed, argv, ((size_t)argc + 1) * sizeof *typed);
     /* Side B's --set list is A's followed by the --versus ones. */
     char *sets[2 * MAX_SETS];
@@ -123,17 +110,17 @@ int main(int argc, char **argv)
         switch (c) {
         case 's':
             if (nsets == MAX_SETS)
-                die(EXIT_USAGE, "more than %d --set options", MAX_SETS);
+                cli_die(EXIT_USAGE, "more than %d --set options", MAX_SETS);
             sets[nsets++] = optarg;
             break;
         case 'v':
             if (nversus == MAX_SETS)
-                die(EXIT_USAGE, "more than %d --versus options", MAX_SETS);
+                cli_die(EXIT_USAGE, "more than %d --versus options", MAX_SETS);
             versus[nversus++] = optarg;
             break;
         case 'H':
             if (nallow_cli == SCENARIO_MAX_HOSTS)
-                die(EXIT_USAGE, "more than %d --allow-host options",
+                cli_die(EXIT_USAGE, "more than %d --allow-host options",
                     SCENARIO_MAX_HOSTS);
             allow_cli[nallow_cli++] = optarg;
             break;
@@ -159,11 +146,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "run") != 0 && strcmp(cmd, "check") != 0)
-        die(EXIT_USAGE, "unknown command \"%s\" (try --help)", cmd);
+        cli_die(EXIT_USAGE, "unknown command \"%s\" (try --help)", cmd);
     if (optind >= argc)
-        die(EXIT_USAGE, "%s: no scenario file given", cmd);
+        cli_die(EXIT_USAGE, "%s: no scenario file given", cmd);
     if (argc - optind > 1)
-        die(EXIT_USAGE, "%s: one scenario at a time (got %s and %s)", cmd,
+        cli_die(EXIT_USAGE, "%s: one scenario at a time (got %s and %s)", cmd,
             argv[optind], argv[optind + 1]);
     struct runcmd_args a = {
         .cmd = cmd, .path = argv[optind], .sets = sets, .nsets = nsets,

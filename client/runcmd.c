@@ -4,6 +4,7 @@
  * and run context, run the scenario's kind through its row
  * (kinds/kind.h), write the results and print the summaries. */
 #include "runcmd.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,6 @@
 #include "core/version.h"
 
 
-enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
 
 static volatile sig_atomic_t interrupted;
 
@@ -41,19 +41,6 @@ static void on_signal(int sig)
     interrupted = sig;
 }
 
-static void die(int code, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3), noreturn));
-
-static void die(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("orbbench: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(code);
-}
 
 
 static void default_out(const struct scenario *sc, char *buf, size_t len)
@@ -95,22 +82,23 @@ static void resolve_side(struct side *s, const char *path)
     s->tp = transport_lookup(sc->transport);
     s->mode = callmode_lookup(sc->mode);
     if (!s->kind || !s->tp || !s->mode)
-        die(EXIT_USAGE, "%s: server.kind, transport or mode has no "
+        cli_die(EXIT_USAGE, "%s: server.kind, transport or mode has no "
                         "implementation", path);
     char served[128];
     if (!server_kind_serves(s->kind, sc->transport, served, sizeof served))
-        die(EXIT_USAGE, "%s: key \"transport\": server kind \"%s\" does not "
+        cli_die(EXIT_USAGE,
+                "%s: key \"transport\": server kind \"%s\" does not "
                         "serve \"%s\" (it serves %s)", path, s->kind->name,
             sc->transport, served);
     if (sc->server.work_us > 0 && !s->kind->work_option)
-        die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
+        cli_die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
                         "has no work option", path, s->kind->name);
     const struct kind_ops *m = kind_lookup(sc->kind);
     const char *key = NULL, *no = m && m->unsupported
                                           ? m->unsupported(sc, s->kind, &key)
                                           : NULL;
     if (no)
-        die(EXIT_USAGE, "%s: key \"%s\": server kind \"%s\" %s", path, key,
+        cli_die(EXIT_USAGE, "%s: key \"%s\": server kind \"%s\" %s", path, key,
             s->kind->name, no);
     if (!s->kind->binary) {
         s->server_path[0] = 0;
@@ -121,7 +109,7 @@ static void resolve_side(struct side *s, const char *path)
         exe_dir(dir, sizeof dir);
         if (server_resolve(s->kind, sc->server.orb, dir, s->server_path,
                            sizeof s->server_path, why, sizeof why) != 0)
-            die(EXIT_USAGE, "%s: key \"server.orb\": %s", path, why);
+            cli_die(EXIT_USAGE, "%s: key \"server.orb\": %s", path, why);
     }
     if (!s->kind->binary) {
         /* Servers orbbench does not start: nothing to run or ask. */
@@ -133,7 +121,7 @@ static void resolve_side(struct side *s, const char *path)
         return;
     }
     if (access(s->server_path, X_OK) != 0)
-        die(EXIT_USAGE, "%s: server %s: %s (run make first?)", path,
+        cli_die(EXIT_USAGE, "%s: server %s: %s (run make first?)", path,
             s->server_path, strerror(errno));
     str_copy(s->orb_name, sizeof s->orb_name, "unknown");
     /* A server that cannot say its version can still be measured; the
@@ -252,11 +240,12 @@ static void check_versus(char *const *versus, size_t n, const struct side *a)
 {
     for (size_t i = 0; i < n; i++)
         if (strncmp(versus[i], "server.", 7) != 0)
-            die(EXIT_USAGE, "--versus %s: only server.* keys may differ "
+            cli_die(EXIT_USAGE, "--versus %s: only server.* keys may differ "
                             "between the sides of a paired run",
                 versus[i]);
     if (a->sc.machine.mem_limit_mb > 0)
-        die(EXIT_USAGE, "a paired run: machine.mem_limit_mb would be one limit "
+        cli_die(EXIT_USAGE,
+                "a paired run: machine.mem_limit_mb would be one limit "
                         "for both sides' servers; run the sides apart");
 }
 
@@ -295,21 +284,21 @@ static void load_external(const struct kind_ops *what, struct side *s,
         allow[(*nallow)++] = cli[i];
     for (size_t i = 0; i < *nallow; i++)
         if (!ior_allow_valid(allow[i]))
-            die(EXIT_USAGE, "%s: %s \"%s\": expected a host or an IPv4 "
+            cli_die(EXIT_USAGE, "%s: %s \"%s\": expected a host or an IPv4 "
                 "network a.b.c.d/bits", path,
                 i < sc->client.nallow_hosts ? "key \"client.allow_hosts\""
                                             : "--allow-host",
                 allow[i]);
     if (sc->machine.mem_limit_mb > 0 || sc->machine.cpus[0])
-        die(EXIT_USAGE, "%s: key \"machine\": external servers were not "
+        cli_die(EXIT_USAGE, "%s: key \"machine\": external servers were not "
             "started by orbbench: no memory limit or CPUs can be set for "
             "them", path);
     if (ior_list_load(l, sc->server.iors, sc->transport, allow, *nallow, why,
                       sizeof why) != 0)
-        die(EXIT_USAGE, "%s", why);
+        cli_die(EXIT_USAGE, "%s", why);
     if (what->fit_servers(sc, l->n, l->path, max_n_why, len, why,
                           sizeof why) != 0)
-        die(EXIT_USAGE, "%s: %s", path, why);
+        cli_die(EXIT_USAGE, "%s: %s", path, why);
 }
 
 int runcmd_main(const struct runcmd_args *a)
@@ -323,7 +312,7 @@ int runcmd_main(const struct runcmd_args *a)
     int show_progress = a->progress, argc = a->argc;
     char **typed = a->argv;
     if (out_b && !paired)
-        die(EXIT_USAGE, "--out-versus: only in a paired run (--paired or "
+        cli_die(EXIT_USAGE, "--out-versus: only in a paired run (--paired or "
                         "--versus)");
 
     static struct side sides[RUN_MAX_SIDES];
@@ -331,25 +320,25 @@ int runcmd_main(const struct runcmd_args *a)
     char err[1024], why[1024];
     if (scenario_load(kind_schema(), path, sets, nsets, &sides[0].sc, err,
                       sizeof err) != 0)
-        die(EXIT_USAGE, "%s", err);
+        cli_die(EXIT_USAGE, "%s", err);
     const struct kind_ops *what = kind_lookup(sides[0].sc.kind);
     if (!what)
-        die(EXIT_USAGE, "%s: key \"kind\": \"%s\" has no implementation",
+        cli_die(EXIT_USAGE, "%s: key \"kind\": \"%s\" has no implementation",
             path, sides[0].sc.kind);
     if (paired && !(what->flags & KIND_PAIRS))
-        die(EXIT_USAGE, "%s: key \"kind\": a %s scenario cannot run paired "
+        cli_die(EXIT_USAGE, "%s: key \"kind\": a %s scenario cannot run paired "
                         "(--paired, --versus)", path, what->scenario.name);
     if (paired) {
         check_versus(versus, nversus, &sides[0]);
         memcpy(sets + nsets, versus, nversus * sizeof *versus);
         if (scenario_load(kind_schema(), path, sets, nsets + nversus,
                           &sides[1].sc, err, sizeof err) != 0)
-            die(EXIT_USAGE, "%s", err);
+            cli_die(EXIT_USAGE, "%s", err);
     }
     for (size_t i = 0; i < nsides; i++)
         if (server_args_check(sides[i].sc.server.args,
                               sides[i].sc.server.nargs, why, sizeof why))
-            die(EXIT_USAGE, "%s: %s", path, why);
+            cli_die(EXIT_USAGE, "%s: %s", path, why);
     if (strcmp(cmd, "check") == 0) {
         json_t *show = paired ? json_pack("{s:O, s:O}", "a",
                                            sides[0].sc.resolved, "b",
@@ -379,7 +368,7 @@ int runcmd_main(const struct runcmd_args *a)
     struct result_target inputs[] = {
         {"the scenario file", path}, {"server.iors", sides[0].sc.server.iors}};
     if (result_check_targets(targets, nsides, inputs, 2, why, sizeof why))
-        die(EXIT_USAGE, "%s", why);
+        cli_die(EXIT_USAGE, "%s", why);
     if ((what->flags & KIND_SERVERLESS))
         return run_serverless(what, &sides[0], path, out, argc, typed,
                               show_progress != 0);
@@ -391,9 +380,9 @@ int runcmd_main(const struct runcmd_args *a)
     size_t nallow = 0;
     char max_n_why[768] = "";
     if (nallow_cli && !external)
-        die(EXIT_USAGE, "--allow-host: only for server.kind external");
+        cli_die(EXIT_USAGE, "--allow-host: only for server.kind external");
     if (paired && (external || !sides[1].kind->binary))
-        die(EXIT_USAGE, "%s: key \"server.kind\": external servers cannot "
+        cli_die(EXIT_USAGE, "%s: key \"server.kind\": external servers cannot "
             "run paired", path);
     if (external)
         load_external(what, &sides[0], path, allow_cli, nallow_cli, &iors,
@@ -408,7 +397,7 @@ int runcmd_main(const struct runcmd_args *a)
                           why, sizeof why) != 0) {
             if (i)
                 machine_remove_cgroup(sides[0].machine.acct_dir);
-            die(EXIT_USAGE, "%s: %s", path, why);
+            cli_die(EXIT_USAGE, "%s: %s", path, why);
         }
 
     char run_dir[] = "/tmp/orbbench-XXXXXX";
@@ -417,7 +406,7 @@ int runcmd_main(const struct runcmd_args *a)
             machine_remove_cgroup(sides[i].machine.cgroup_dir);
             machine_remove_cgroup(sides[i].machine.acct_dir);
         }
-        die(EXIT_RUN_FAILED, "mkdtemp %s: %s", run_dir, strerror(errno));
+        cli_die(EXIT_RUN_FAILED, "mkdtemp %s: %s", run_dir, strerror(errno));
     }
     struct nofile nofile;
     raise_nofile(what, sides, nsides, &nofile);
@@ -450,7 +439,7 @@ int runcmd_main(const struct runcmd_args *a)
             machine_remove_cgroup(sides[i].machine.cgroup_dir);
             machine_remove_cgroup(sides[i].machine.acct_dir);
         }
-        die(rc == -ENOENT ? EXIT_USAGE : EXIT_RUN_FAILED, "%s: %s", path,
+        cli_die(rc == -ENOENT ? EXIT_USAGE : EXIT_RUN_FAILED, "%s: %s", path,
             why);
     }
     /* Before any thread exists: the spawner is forked from a plain,
@@ -462,7 +451,7 @@ int runcmd_main(const struct runcmd_args *a)
             machine_remove_cgroup(sides[i].machine.cgroup_dir);
             machine_remove_cgroup(sides[i].machine.acct_dir);
         }
-        die(EXIT_RUN_FAILED, "cannot fork the spawner: %s", strerror(-rc));
+        cli_die(EXIT_RUN_FAILED, "cannot fork the spawner: %s", strerror(-rc));
     }
 
     /* After the fork: the spawner (and so every server) keeps the CPUs it
@@ -471,7 +460,7 @@ int runcmd_main(const struct runcmd_args *a)
                              sides[0].sc.machine.limit_client, why,
                              sizeof why) != 0) {
         spawner_stop(sp, 0);
-        die(EXIT_USAGE, "%s: %s", path, why);
+        cli_die(EXIT_USAGE, "%s: %s", path, why);
     }
 
     struct sigaction sa;
