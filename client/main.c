@@ -121,7 +121,7 @@ int main(int argc, char **argv)
         case 'H':
             if (nallow_cli == SCENARIO_MAX_HOSTS)
                 cli_die(EXIT_USAGE, "more than %d --allow-host options",
-                    SCENARIO_MAX_HOSTS);
+                        SCENARIO_MAX_HOSTS);
             allow_cli[nallow_cli++] = optarg;
             break;
         case 'o': out = optarg; break;
@@ -151,7 +151,7 @@ int main(int argc, char **argv)
         cli_die(EXIT_USAGE, "%s: no scenario file given", cmd);
     if (argc - optind > 1)
         cli_die(EXIT_USAGE, "%s: one scenario at a time (got %s and %s)", cmd,
-            argv[optind], argv[optind + 1]);
+                argv[optind], argv[optind + 1]);
     struct runcmd_args a = {
         .cmd = cmd, .path = argv[optind], .sets = sets, .nsets = nsets,
         .versus = versus, .nversus = nversus, .allow_cli = allow_cli,

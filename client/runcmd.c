@@ -83,23 +83,23 @@ static void resolve_side(struct side *s, const char *path)
     s->mode = callmode_lookup(sc->mode);
     if (!s->kind || !s->tp || !s->mode)
         cli_die(EXIT_USAGE, "%s: server.kind, transport or mode has no "
-                        "implementation", path);
+                "implementation", path);
     char served[128];
     if (!server_kind_serves(s->kind, sc->transport, served, sizeof served))
         cli_die(EXIT_USAGE,
                 "%s: key \"transport\": server kind \"%s\" does not "
-                        "serve \"%s\" (it serves %s)", path, s->kind->name,
-            sc->transport, served);
+                "serve \"%s\" (it serves %s)", path, s->kind->name,
+                sc->transport, served);
     if (sc->server.work_us > 0 && !s->kind->work_option)
         cli_die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
-                        "has no work option", path, s->kind->name);
+                "has no work option", path, s->kind->name);
     const struct kind_ops *m = kind_lookup(sc->kind);
     const char *key = NULL, *no = m && m->unsupported
                                           ? m->unsupported(sc, s->kind, &key)
                                           : NULL;
     if (no)
         cli_die(EXIT_USAGE, "%s: key \"%s\": server kind \"%s\" %s", path, key,
-            s->kind->name, no);
+                s->kind->name, no);
     if (!s->kind->binary) {
         s->server_path[0] = 0;
     } else if (sc->server.path[0]) {
@@ -122,7 +122,7 @@ static void resolve_side(struct side *s, const char *path)
     }
     if (access(s->server_path, X_OK) != 0)
         cli_die(EXIT_USAGE, "%s: server %s: %s (run make first?)", path,
-            s->server_path, strerror(errno));
+                s->server_path, strerror(errno));
     str_copy(s->orb_name, sizeof s->orb_name, "unknown");
     /* A server that cannot say its version can still be measured; the
      * result then says the version is unknown, and why. */
@@ -134,20 +134,27 @@ static void resolve_side(struct side *s, const char *path)
         fprintf(stderr, "orbbench: warning: %s\n", s->vwhy);
 }
 
-/* A kind that starts no server (clock): its result, run and summary.
- * Returns the exit code. */
-static int run_serverless(const struct kind_ops *what, struct side *s,
-                          const char *path, const char *out, int argc,
-                          char **typed, bool show_progress)
+/* SIGINT, SIGTERM, SIGHUP end the run at its next check; a closed
+ * connection is an error, not a signal. */
+static void catch_signals(void)
 {
-    (void)out; /* s->out: checked by runcmd_main */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: sleeps see EINTR */
+    sa.sa_handler = on_signal; /* no SA_RESTART: blocking waits see EINTR */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* A kind that starts no server (clock, marshal): its result, run and
+ * summary; s->out was checked. Returns the exit code. */
+static int run_serverless(const struct kind_ops *what, struct side *s,
+                          const char *path, int argc, char **typed,
+                          bool show_progress)
+{
+    catch_signals();
     s->doc = result_new(what->scenario.name, argc, typed);
     probe_describe(s->doc);
     json_object_set_new(s->doc, "orb", json_null());
@@ -241,12 +248,11 @@ static void check_versus(char *const *versus, size_t n, const struct side *a)
     for (size_t i = 0; i < n; i++)
         if (strncmp(versus[i], "server.", 7) != 0)
             cli_die(EXIT_USAGE, "--versus %s: only server.* keys may differ "
-                            "between the sides of a paired run",
-                versus[i]);
+                    "between the sides of a paired run",
+                    versus[i]);
     if (a->sc.machine.mem_limit_mb > 0)
-        cli_die(EXIT_USAGE,
-                "a paired run: machine.mem_limit_mb would be one limit "
-                        "for both sides' servers; run the sides apart");
+        cli_die(EXIT_USAGE, "a paired run: machine.mem_limit_mb would be "
+                "one limit for both sides' servers; run the sides apart");
 }
 
 /* B's result file by default: A's with ".versus" before ".json". */
@@ -285,14 +291,14 @@ static void load_external(const struct kind_ops *what, struct side *s,
     for (size_t i = 0; i < *nallow; i++)
         if (!ior_allow_valid(allow[i]))
             cli_die(EXIT_USAGE, "%s: %s \"%s\": expected a host or an IPv4 "
-                "network a.b.c.d/bits", path,
-                i < sc->client.nallow_hosts ? "key \"client.allow_hosts\""
-                                            : "--allow-host",
-                allow[i]);
+                    "network a.b.c.d/bits", path,
+                    i < sc->client.nallow_hosts ? "key \"client.allow_hosts\""
+                    : "--allow-host",
+                    allow[i]);
     if (sc->machine.mem_limit_mb > 0 || sc->machine.cpus[0])
         cli_die(EXIT_USAGE, "%s: key \"machine\": external servers were not "
-            "started by orbbench: no memory limit or CPUs can be set for "
-            "them", path);
+                "started by orbbench: no memory limit or CPUs can be set for "
+                "them", path);
     if (ior_list_load(l, sc->server.iors, sc->transport, allow, *nallow, why,
                       sizeof why) != 0)
         cli_die(EXIT_USAGE, "%s", why);
@@ -301,246 +307,247 @@ static void load_external(const struct kind_ops *what, struct side *s,
         cli_die(EXIT_USAGE, "%s: %s", path, why);
 }
 
-int runcmd_main(const struct runcmd_args *a)
-{
-    const char *cmd = a->cmd, *path = a->path, *out = a->out,
-               *out_b = a->out_b;
-    char **sets = a->sets, **versus = a->versus, **allow_cli = a->allow_cli;
-    size_t nsets = a->nsets, nversus = a->nversus,
-           nallow_cli = a->nallow_cli;
-    bool paired = a->paired || nversus > 0;
-    int show_progress = a->progress, argc = a->argc;
-    char **typed = a->argv;
-    if (out_b && !paired)
-        cli_die(EXIT_USAGE, "--out-versus: only in a paired run (--paired or "
-                        "--versus)");
+/* One run or check of a scenario: its sides and what they share. */
+struct runcmd {
+    const struct runcmd_args *a;
+    const char *path;
+    bool paired;
+    const struct kind_ops *what;
+    struct side *sides;
+    size_t nsides;
+    bool external;            /* server.kind external: an IOR list */
+    struct ior_list iors;
+    char *allow[2 * SCENARIO_MAX_HOSTS];
+    size_t nallow;
+    char max_n_why[768];
+    struct nofile nofile;
+    char run_dir[32];
+    struct spawner *sp;
+    char why[1024];
+};
 
-    static struct side sides[RUN_MAX_SIDES];
-    size_t nsides = paired ? 2 : 1;
-    char err[1024], why[1024];
-    if (scenario_load(kind_schema(), path, sets, nsets, &sides[0].sc, err,
-                      sizeof err) != 0)
+/* Load the scenario (twice for a paired run: B's with the --versus keys)
+ * and find its kind. Exits 2 on a scenario that cannot run. */
+static void load_sides(struct runcmd *r)
+{
+    const struct runcmd_args *a = r->a;
+    char err[1024];
+    struct side *sides = r->sides;
+    if (scenario_load(kind_schema(), r->path, a->sets, a->nsets,
+                      &sides[0].sc, err, sizeof err) != 0)
         cli_die(EXIT_USAGE, "%s", err);
-    const struct kind_ops *what = kind_lookup(sides[0].sc.kind);
-    if (!what)
+    r->what = kind_lookup(sides[0].sc.kind);
+    if (!r->what)
         cli_die(EXIT_USAGE, "%s: key \"kind\": \"%s\" has no implementation",
-            path, sides[0].sc.kind);
-    if (paired && !(what->flags & KIND_PAIRS))
-        cli_die(EXIT_USAGE, "%s: key \"kind\": a %s scenario cannot run paired "
-                        "(--paired, --versus)", path, what->scenario.name);
-    if (paired) {
-        check_versus(versus, nversus, &sides[0]);
-        memcpy(sets + nsets, versus, nversus * sizeof *versus);
-        if (scenario_load(kind_schema(), path, sets, nsets + nversus,
-                          &sides[1].sc, err, sizeof err) != 0)
+                r->path, sides[0].sc.kind);
+    if (r->paired && !(r->what->flags & KIND_PAIRS))
+        cli_die(EXIT_USAGE, "%s: key \"kind\": a %s scenario cannot run "
+                "paired (--paired, --versus)", r->path,
+                r->what->scenario.name);
+    if (r->paired) {
+        check_versus(a->versus, a->nversus, &sides[0]);
+        memcpy(a->sets + a->nsets, a->versus,
+               a->nversus * sizeof *a->versus);
+        if (scenario_load(kind_schema(), r->path, a->sets,
+                          a->nsets + a->nversus, &sides[1].sc, err,
+                          sizeof err) != 0)
             cli_die(EXIT_USAGE, "%s", err);
     }
-    for (size_t i = 0; i < nsides; i++)
+    for (size_t i = 0; i < r->nsides; i++)
         if (server_args_check(sides[i].sc.server.args,
-                              sides[i].sc.server.nargs, why, sizeof why))
-            cli_die(EXIT_USAGE, "%s: %s", path, why);
-    if (strcmp(cmd, "check") == 0) {
-        json_t *show = paired ? json_pack("{s:O, s:O}", "a",
-                                           sides[0].sc.resolved, "b",
-                                           sides[1].sc.resolved)
-                               : json_incref(sides[0].sc.resolved);
-        json_dumpf(show, stdout, JSON_INDENT(2));
-        putchar('\n');
-        json_decref(show);
-        for (size_t i = 0; i < nsides; i++)
-            scenario_free(&sides[i].sc);
-        return 0;
-    }
-    /* Where the results go: refuse now rather than lose a run at the
-     * end. */
-    if (out)
-        str_copy(sides[0].out, sizeof sides[0].out, out);
+                              sides[i].sc.server.nargs, r->why,
+                              sizeof r->why))
+            cli_die(EXIT_USAGE, "%s: %s", r->path, r->why);
+}
+
+/* orbbench check: the resolved scenario (both sides of a paired run). */
+static int print_resolved(struct runcmd *r)
+{
+    json_t *show = r->paired ? json_pack("{s:O, s:O}", "a",
+                                         r->sides[0].sc.resolved, "b",
+                                         r->sides[1].sc.resolved)
+                             : json_incref(r->sides[0].sc.resolved);
+    json_dumpf(show, stdout, JSON_INDENT(2));
+    putchar('\n');
+    json_decref(show);
+    for (size_t i = 0; i < r->nsides; i++)
+        scenario_free(&r->sides[i].sc);
+    return 0;
+}
+
+/* Where the results go: refuse now rather than lose a run at the end. */
+static void choose_outputs(struct runcmd *r)
+{
+    struct side *sides = r->sides;
+    if (r->a->out)
+        str_copy(sides[0].out, sizeof sides[0].out, r->a->out);
     else
         default_out(&sides[0].sc, sides[0].out, sizeof sides[0].out);
-    if (paired) {
-        if (out_b)
-            str_copy(sides[1].out, sizeof sides[1].out, out_b);
+    if (r->paired) {
+        if (r->a->out_b)
+            str_copy(sides[1].out, sizeof sides[1].out, r->a->out_b);
         else
-            versus_out(sides[0].out, sides[1].out, sizeof sides[1].out);
+            versus_out(r->a->out ? r->a->out : sides[0].out, sides[1].out,
+                       sizeof sides[1].out);
     }
     struct result_target targets[] = {{"--out", sides[0].out},
                                       {"--out-versus", sides[1].out}};
     struct result_target inputs[] = {
-        {"the scenario file", path}, {"server.iors", sides[0].sc.server.iors}};
-    if (result_check_targets(targets, nsides, inputs, 2, why, sizeof why))
-        cli_die(EXIT_USAGE, "%s", why);
-    if ((what->flags & KIND_SERVERLESS))
-        return run_serverless(what, &sides[0], path, out, argc, typed,
-                              show_progress != 0);
-    for (size_t i = 0; i < nsides; i++)
-        resolve_side(&sides[i], path);
-    bool external = !sides[0].kind->binary;
-    static struct ior_list iors;
-    char *allow[2 * SCENARIO_MAX_HOSTS];
-    size_t nallow = 0;
-    char max_n_why[768] = "";
-    if (nallow_cli && !external)
+        {"the scenario file", r->path},
+        {"server.iors", sides[0].sc.server.iors}};
+    if (result_check_targets(targets, r->nsides, inputs, 2, r->why,
+                             sizeof r->why))
+        cli_die(EXIT_USAGE, "%s", r->why);
+}
+
+/* Each side's server, and the IOR list of servers orbbench did not
+ * start. Exits 2 on what cannot run. */
+static void resolve_servers(struct runcmd *r)
+{
+    for (size_t i = 0; i < r->nsides; i++)
+        resolve_side(&r->sides[i], r->path);
+    r->external = !r->sides[0].kind->binary;
+    if (r->a->nallow_cli && !r->external)
         cli_die(EXIT_USAGE, "--allow-host: only for server.kind external");
-    if (paired && (external || !sides[1].kind->binary))
-        cli_die(EXIT_USAGE, "%s: key \"server.kind\": external servers cannot "
-            "run paired", path);
-    if (external)
-        load_external(what, &sides[0], path, allow_cli, nallow_cli, &iors,
-                      allow, &nallow, max_n_why, sizeof max_n_why);
+    if (r->paired && (r->external || !r->sides[1].kind->binary))
+        cli_die(EXIT_USAGE, "%s: key \"server.kind\": external servers "
+                "cannot run paired", r->path);
+    if (r->external)
+        load_external(r->what, &r->sides[0], r->path, r->a->allow_cli,
+                      r->a->nallow_cli, &r->iors, r->allow, &r->nallow,
+                      r->max_n_why, sizeof r->max_n_why);
+}
 
+static void remove_cgroups(struct runcmd *r)
+{
+    for (size_t i = 0; i < r->nsides; i++) {
+        machine_remove_cgroup(r->sides[i].machine.cgroup_dir);
+        machine_remove_cgroup(r->sides[i].machine.acct_dir);
+    }
+}
+
+/* The emulated machine, the run folder, the descriptor limit and the
+ * spawner, forked before any thread exists. Exits on a failure, leaving
+ * nothing behind. */
+static void start_spawner(struct runcmd *r)
+{
+    struct side *sides = r->sides;
+    const char *path = r->path;
+    char *why = r->why;
     int rc;
-
-    /* The emulated machine: never run without the limit asked for. Side B
-     * gets cgroups of its own, so its servers' CPU is counted apart. */
-    for (size_t i = 0; i < nsides; i++)
+    /* Never run without the limit asked for. Side B gets cgroups of its
+     * own, so its servers' CPU is counted apart. */
+    for (size_t i = 0; i < r->nsides; i++)
         if (machine_setup(&sides[i].machine, &sides[i].sc, i ? "-b" : "",
-                          why, sizeof why) != 0) {
+                          why, sizeof r->why) != 0) {
             if (i)
                 machine_remove_cgroup(sides[0].machine.acct_dir);
             cli_die(EXIT_USAGE, "%s: %s", path, why);
         }
-
-    char run_dir[] = "/tmp/orbbench-XXXXXX";
-    if (!mkdtemp(run_dir)) {
-        for (size_t i = 0; i < nsides; i++) {
-            machine_remove_cgroup(sides[i].machine.cgroup_dir);
-            machine_remove_cgroup(sides[i].machine.acct_dir);
-        }
-        cli_die(EXIT_RUN_FAILED, "mkdtemp %s: %s", run_dir, strerror(errno));
+    str_copy(r->run_dir, sizeof r->run_dir, "/tmp/orbbench-XXXXXX");
+    if (!mkdtemp(r->run_dir)) {
+        remove_cgroups(r);
+        cli_die(EXIT_RUN_FAILED, "mkdtemp %s: %s", r->run_dir,
+                strerror(errno));
     }
-    struct nofile nofile;
-    raise_nofile(what, sides, nsides, &nofile);
+    raise_nofile(r->what, sides, r->nsides, &r->nofile);
 
     struct spawn_config scfg = {
         .make_argv = server_make_argv,
-        .ngroups = (int)nsides,
-        .log_dir = run_dir,
+        .ngroups = (int)r->nsides,
+        .log_dir = r->run_dir,
         .start_timeout_ms = sides[0].sc.server.start_timeout_ms,
         .start_parallel = (int)sides[0].sc.server.start_parallel,
     };
-    for (size_t i = 0; i < nsides; i++) {
+    for (size_t i = 0; i < r->nsides; i++) {
         struct side *s = &sides[i];
         s->launch = (struct server_launch){
             s->kind,        s->server_path, s->sc.server.args,
-            s->sc.server.nargs, s->sc.transport, run_dir,
+            s->sc.server.nargs, s->sc.transport, r->run_dir,
             s->sc.server.work_us};
         scfg.groups[i] = (struct spawn_group){
             .make_argv_arg = &s->launch, .machine = &s->machine,
             .pipe_pair = s->tp->spawner_pipes};
     }
-    struct spawner *sp;
     char bin_dir[PATH_MAX - 64];
     exe_dir(bin_dir, sizeof bin_dir);
-    if (what->spawn_setup &&
-        (rc = what->spawn_setup(&sides[0].sc, bin_dir, &scfg, why,
-                                sizeof why))) {
-        rmdir(run_dir); /* setup fails before it puts anything there */
-        for (size_t i = 0; i < nsides; i++) {
-            machine_remove_cgroup(sides[i].machine.cgroup_dir);
-            machine_remove_cgroup(sides[i].machine.acct_dir);
-        }
-        cli_die(rc == -ENOENT ? EXIT_USAGE : EXIT_RUN_FAILED, "%s: %s", path,
-            why);
+    if (r->what->spawn_setup &&
+        (rc = r->what->spawn_setup(&sides[0].sc, bin_dir, &scfg, why,
+                                   sizeof r->why))) {
+        rmdir(r->run_dir); /* setup fails before it puts anything there */
+        remove_cgroups(r);
+        cli_die(rc == -ENOENT ? EXIT_USAGE : EXIT_RUN_FAILED, "%s: %s",
+                path, why);
     }
     /* Before any thread exists: the spawner is forked from a plain,
      * single-threaded process. */
-    rc = spawner_start(&sp, &scfg);
+    rc = spawner_start(&r->sp, &scfg);
     if (rc) {
-        rmdir(run_dir);
-        for (size_t i = 0; i < nsides; i++) {
-            machine_remove_cgroup(sides[i].machine.cgroup_dir);
-            machine_remove_cgroup(sides[i].machine.acct_dir);
-        }
-        cli_die(EXIT_RUN_FAILED, "cannot fork the spawner: %s", strerror(-rc));
+        rmdir(r->run_dir);
+        remove_cgroups(r);
+        cli_die(EXIT_RUN_FAILED, "cannot fork the spawner: %s",
+                strerror(-rc));
     }
-
     /* After the fork: the spawner (and so every server) keeps the CPUs it
      * was given, and stays out of a cgroup meant for the client. */
     if (machine_enter_client(&sides[0].machine,
                              sides[0].sc.machine.limit_client, why,
-                             sizeof why) != 0) {
-        spawner_stop(sp, 0);
+                             sizeof r->why) != 0) {
+        spawner_stop(r->sp, 0);
         cli_die(EXIT_USAGE, "%s: %s", path, why);
     }
+}
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: blocking waits see EINTR */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-
-    struct server_source list_src;
-    if (external)
-        server_source_list(&list_src, &iors);
-    char pair_id[64];
-    pairing_id(pair_id, sizeof pair_id);
-    struct run sw[RUN_MAX_SIDES];
-    struct run_outcome o[RUN_MAX_SIDES];
-    for (size_t i = 0; i < nsides; i++) {
-        struct side *s = &sides[i];
-        s->doc = result_new(what->scenario.name, argc, typed);
-        probe_describe(s->doc);
+/* Side i's result document: what every run records, and how this one was
+ * set up (its ORB, limits, machine, IOR list, pairing). */
+static json_t *side_doc(struct runcmd *r, size_t i, const char *pair_id)
+{
+    struct side *s = &r->sides[i];
+    json_t *doc = result_new(r->what->scenario.name, r->a->argc, r->a->argv);
+    probe_describe(doc);
+    json_object_set_new(
+        doc, "orb",
+        json_pack("{s:s, s:s, s:s*, s:s, s:s*}", "id",
+                  s->sc.server.path[0] ? "custom"
+                  : s->kind->library   ? s->sc.server.orb
+                                       : s->kind->name,
+                  "name", s->orb_name, "version",
+                  s->vrc ? NULL : s->orb_version, "server_path",
+                  s->server_path, "version_error", s->vrc ? s->vwhy : NULL));
+    record_nofile(doc, &r->nofile);
+    json_object_set(doc, "scenario", s->sc.resolved);
+    json_object_set_new(doc, "scenario_file", json_string(r->path));
+    json_object_set_new(doc, "process_group",
+                        json_integer(spawner_pgid(r->sp)));
+    json_object_set_new(doc, "machine", machine_describe(&s->machine));
+    if (r->external)
+        json_object_set_new(doc, "external",
+                            ior_list_json(&r->iors, r->allow, r->nallow,
+                                          r->what->max_connections(&s->sc)));
+    if (r->paired) {
+        json_t *vs = json_array();
+        for (size_t k = 0; k < r->a->nversus; k++)
+            json_array_append_new(vs, json_string(r->a->versus[k]));
         json_object_set_new(
-            s->doc, "orb",
-            json_pack("{s:s, s:s, s:s*, s:s, s:s*}", "id",
-                      s->sc.server.path[0] ? "custom"
-                      : s->kind->library   ? s->sc.server.orb
-                                           : s->kind->name,
-                      "name", s->orb_name, "version",
-                      s->vrc ? NULL : s->orb_version, "server_path",
-                      s->server_path, "version_error",
-                      s->vrc ? s->vwhy : NULL));
-        record_nofile(s->doc, &nofile);
-        json_object_set(s->doc, "scenario", s->sc.resolved);
-        json_object_set_new(s->doc, "scenario_file", json_string(path));
-        json_object_set_new(s->doc, "process_group",
-                            json_integer(spawner_pgid(sp)));
-        json_object_set_new(s->doc, "machine", machine_describe(&s->machine));
-        if (external)
-            json_object_set_new(s->doc, "external",
-                                ior_list_json(&iors, allow, nallow,
-                                              what->max_connections(&s->sc)));
-        if (paired) {
-            json_t *vs = json_array();
-            for (size_t k = 0; k < nversus; k++)
-                json_array_append_new(vs, json_string(versus[k]));
-            json_object_set_new(
-                s->doc, "paired",
-                json_pack("{s:s, s:s, s:s, s:o}", "id", pair_id, "side",
-                          i ? "b" : "a", "other", sides[1 - i].out,
-                          "versus", vs));
-        }
-        sw[i] = (struct run){&s->sc,      s->kind,
-                               s->tp,       s->mode,
-                               sp,          (int)i,
-                               &s->machine, s->doc,
-                               s->out,      &interrupted,
-                               show_progress != 0,
-                               paired ? (i ? "B" : "A") : NULL,
-                               NULL, false, NULL};
-        if (external) {
-            /* Not our servers: no cgroup holds them (its CPU and OOM
-             * counts would be someone else's). */
-            sw[i].machine = NULL;
-            sw[i].src = &list_src;
-            sw[i].remote_ok = true;
-            sw[i].max_n_why = max_n_why[0] ? max_n_why : NULL;
-        }
+            doc, "paired",
+            json_pack("{s:s, s:s, s:s, s:o}", "id", pair_id, "side",
+                      i ? "b" : "a", "other", r->sides[1 - i].out, "versus",
+                      vs));
     }
-    what->run(sw, o, nsides);
-    machine_leave_client(&sides[0].machine);
-    spawner_stop(sp, 2000); /* also removes run_dir and the cgroups */
+    return doc;
+}
 
+/* Write each side's result, print its summary and failure; the exit
+ * code. */
+static int finish(struct runcmd *r, const struct run_outcome *o)
+{
     int exit_code = 0, wrc = 0;
-    for (size_t i = 0; i < nsides; i++) {
-        struct side *s = &sides[i];
+    for (size_t i = 0; i < r->nsides; i++) {
+        struct side *s = &r->sides[i];
         int w = result_write(s->doc, s->out);
-        if (paired)
+        if (r->paired)
             printf("[%s] ", i ? "B" : "A");
-        what->summary(&s->sc, s->doc, &o[i], s->out);
+        r->what->summary(&s->sc, s->doc, &o[i], s->out);
         if (w) {
             fprintf(stderr, "orbbench: cannot write %s: %s\n", s->out,
                     strerror(-w));
@@ -548,7 +555,7 @@ int runcmd_main(const struct runcmd_args *a)
         }
         if (o[i].exit_code == 1)
             fprintf(stderr, "orbbench: %s%s: %s\n",
-                    paired ? (i ? "side B: " : "side A: ") : "",
+                    r->paired ? (i ? "side B: " : "side A: ") : "",
                     o[i].stop_reason, o[i].detail);
         /* A failure outranks an interrupt, which outranks a stop. */
         if (o[i].exit_code == 1 ||
@@ -557,8 +564,58 @@ int runcmd_main(const struct runcmd_args *a)
         json_decref(s->doc);
         scenario_free(&s->sc);
     }
-    ior_list_free(&iors);
-    if (wrc)
-        return EXIT_RUN_FAILED;
-    return exit_code;
+    ior_list_free(&r->iors);
+    return wrc ? EXIT_RUN_FAILED : exit_code;
+}
+
+int runcmd_main(const struct runcmd_args *a)
+{
+    static struct side sides[RUN_MAX_SIDES];
+    static struct runcmd r;
+    r = (struct runcmd){.a = a, .path = a->path, .sides = sides,
+                        .paired = a->paired || a->nversus > 0};
+    r.nsides = r.paired ? 2 : 1;
+    if (a->out_b && !r.paired)
+        cli_die(EXIT_USAGE, "--out-versus: only in a paired run (--paired "
+                "or --versus)");
+    load_sides(&r);
+    if (strcmp(a->cmd, "check") == 0)
+        return print_resolved(&r);
+    choose_outputs(&r);
+    if (r.what->flags & KIND_SERVERLESS)
+        return run_serverless(r.what, &sides[0], r.path, a->argc, a->argv,
+                              a->progress);
+    resolve_servers(&r);
+    start_spawner(&r);
+    catch_signals();
+
+    struct server_source list_src;
+    if (r.external)
+        server_source_list(&list_src, &r.iors);
+    char pair_id[64];
+    pairing_id(pair_id, sizeof pair_id);
+    struct run sw[RUN_MAX_SIDES];
+    struct run_outcome o[RUN_MAX_SIDES];
+    for (size_t i = 0; i < r.nsides; i++) {
+        struct side *s = &sides[i];
+        s->doc = side_doc(&r, i, pair_id);
+        sw[i] = (struct run){
+            .sc = &s->sc, .kind = s->kind, .tp = s->tp, .mode = s->mode,
+            .sp = r.sp, .group = (int)i, .machine = &s->machine,
+            .doc = s->doc, .out_path = s->out, .interrupted = &interrupted,
+            .progress = a->progress,
+            .label = r.paired ? (i ? "B" : "A") : NULL};
+        if (r.external) {
+            /* Not our servers: no cgroup holds them (its CPU and OOM
+             * counts would be someone else's). */
+            sw[i].machine = NULL;
+            sw[i].src = &list_src;
+            sw[i].remote_ok = true;
+            sw[i].max_n_why = r.max_n_why[0] ? r.max_n_why : NULL;
+        }
+    }
+    r.what->run(sw, o, r.nsides);
+    machine_leave_client(&sides[0].machine);
+    spawner_stop(r.sp, 2000); /* also removes run_dir and the cgroups */
+    return finish(&r, o);
 }
