@@ -322,6 +322,8 @@ struct runcmd {
     char max_n_why[768];
     struct nofile nofile;
     char run_dir[32];
+    /* The spawner keeps a pointer to its config: it lives as long. */
+    struct spawn_config scfg;
     struct spawner *sp;
     char why[1024];
 };
@@ -452,7 +454,8 @@ static void start_spawner(struct runcmd *r)
     }
     raise_nofile(r->what, sides, r->nsides, &r->nofile);
 
-    struct spawn_config scfg = {
+    struct spawn_config *scfg = &r->scfg;
+    *scfg = (struct spawn_config){
         .make_argv = server_make_argv,
         .ngroups = (int)r->nsides,
         .log_dir = r->run_dir,
@@ -465,14 +468,14 @@ static void start_spawner(struct runcmd *r)
             s->kind,        s->server_path, s->sc.server.args,
             s->sc.server.nargs, s->sc.transport, r->run_dir,
             s->sc.server.work_us};
-        scfg.groups[i] = (struct spawn_group){
+        scfg->groups[i] = (struct spawn_group){
             .make_argv_arg = &s->launch, .machine = &s->machine,
             .pipe_pair = s->tp->spawner_pipes};
     }
     char bin_dir[PATH_MAX - 64];
     exe_dir(bin_dir, sizeof bin_dir);
     if (r->what->spawn_setup &&
-        (rc = r->what->spawn_setup(&sides[0].sc, bin_dir, &scfg, why,
+        (rc = r->what->spawn_setup(&sides[0].sc, bin_dir, scfg, why,
                                    sizeof r->why))) {
         rmdir(r->run_dir); /* setup fails before it puts anything there */
         remove_cgroups(r);
@@ -481,7 +484,7 @@ static void start_spawner(struct runcmd *r)
     }
     /* Before any thread exists: the spawner is forked from a plain,
      * single-threaded process. */
-    rc = spawner_start(&r->sp, &scfg);
+    rc = spawner_start(&r->sp, scfg);
     if (rc) {
         rmdir(r->run_dir);
         remove_cgroups(r);
