@@ -115,3 +115,157 @@ def test_run_suite_takes_its_client_and_servers(tmp_path, sig):
             proc.kill()
             proc.wait()
         end_leftovers(str(tmp_path), servers)
+
+
+# start-servers' keeper is not the caller's child: a small subreaper
+# starts it, so that its exit status can be seen; it prints each of its
+# children's (the keeper's and any orphan's) ends.
+SUBREAPER = """import ctypes, os, subprocess, sys
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE)
+print("started", r.returncode, flush=True)
+while True:
+    try:
+        pid, status = os.wait()
+    except ChildProcessError:
+        break
+    print("exit", pid, os.waitstatus_to_exitcode(status), flush=True)
+"""
+
+
+@pytest.mark.parametrize("sig", SIGNALS, ids=["TERM", "KILL"])
+def test_keeper_takes_its_servers_and_socket_folder(tmp_path, sig):
+    iors = tmp_path / "iors.txt"
+    reaper = subprocess.Popen(
+        [sys.executable, "-c", SUBREAPER, str(START), "3", "--transport",
+         "unix", "--out", str(iors)], stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, text=True, start_new_session=True)
+    servers, sock_dir = [], None
+    try:
+        assert reaper.stdout.readline().split() == ["started", "0"]
+        lines = iors.read_text().splitlines()
+        keeper = int(next(l for l in lines if l.startswith("# keeper "))
+                     .split()[2])
+        sock_dir = next(l for l in lines if l.startswith("# socket-dir "))\
+            .split(" ", 2)[2]
+        servers = [int(l.split()[1]) for l in lines if l.startswith("IOR:")]
+        assert len(servers) == 3 and all(map(alive, servers))
+        assert os.path.isdir(sock_dir)
+        os.kill(keeper, sig)
+        out, _ = reaper.communicate(timeout=30)
+        ends = dict(l.split()[1:] for l in out.splitlines()
+                    if l.startswith("exit "))
+        assert ends.get(str(keeper)) == str(expected_rc(sig)), out
+        assert_all_gone(lambda: [p for p in servers if alive(p)] +
+                        mentioning(sock_dir), timeout=10)
+        assert not os.path.exists(sock_dir)
+    finally:
+        if reaper.poll() is None:
+            reaper.kill()
+            reaper.wait()
+        if sock_dir:
+            end_leftovers(sock_dir, servers)
+            if os.path.basename(sock_dir).startswith("orbbench-ext-"):
+                shutil.rmtree(sock_dir, ignore_errors=True)
+
+
+# ---- start-servers --stop only stops what it started ----------------------
+
+def stop(path):
+    return subprocess.run([str(START), "--stop", str(path)],
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def decoy():
+    """A process that calls itself omniorb-echo-server (argv[0])."""
+    p = subprocess.Popen(["bash", "-c", "exec -a omniorb-echo-server "
+                          "sleep 30"], start_new_session=True)
+    wait_for(lambda: cmdline(p.pid).startswith("omniorb-echo-server"),
+             timeout=10)
+    yield p
+    p.kill()
+    p.wait()
+
+
+def stat_start(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[19])
+
+
+def test_stop_leaves_a_decoy_alone(tmp_path, decoy):
+    """A forged list naming a process that merely calls itself the echo
+    server: without a record, and with a record of another start time,
+    it is left alone and named."""
+    bare = tmp_path / "bare.txt"
+    bare.write_text(f"IOR:00 {decoy.pid}\n")
+    forged = tmp_path / "forged.txt"
+    forged.write_text(f"IOR:00 {decoy.pid}\n# server {decoy.pid} start "
+                      f"{stat_start(decoy.pid) + 1} group {decoy.pid} "
+                      f"session {decoy.pid}\n")
+    for f in (bare, forged):
+        r = stop(f)
+        time.sleep(0.3)
+        assert decoy.poll() is None, f"{f.name}: the decoy was killed"
+        assert r.returncode == 1, r.stderr
+        assert f"pid {decoy.pid} left alone" in r.stderr, r.stderr
+        assert "stopped 0 server(s)" in r.stderr
+
+
+def test_stop_removes_only_its_own_socket_folder(tmp_path):
+    """Forged socket-dir lines whose text starts with /tmp but that are
+    not a folder start-servers made directly in it: none is removed."""
+    outside = tempfile.mkdtemp(prefix="tmp_orbbench_test_", dir="/")
+    try:
+        victim = tmp_path / "var" / "x"
+        victim.mkdir(parents=True)
+        (victim / "keep").write_text("precious")
+        for forged in (outside, "/tmp/.." + str(victim)):
+            assert forged.startswith("/tmp")
+            f = tmp_path / "forged.txt"
+            f.write_text(f"IOR:00 999999999\n# socket-dir {forged}\n")
+            r = stop(f)
+            assert os.path.isdir(forged), f"{forged} was removed"
+            assert r.returncode == 1, r.stderr
+            assert "left in place" in r.stderr and \
+                r.stderr.count("\n") == 2, r.stderr
+        assert (victim / "keep").read_text() == "precious"
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+
+
+@pytest.mark.parametrize("text", [None, "IOR:00 not-a-pid\n",
+                                  "# server 1 start x\nIOR:00 1\n"],
+                         ids=["missing", "bad-line", "bad-record"])
+def test_stop_bad_file_is_one_line(tmp_path, text):
+    f = tmp_path / "list.txt"
+    if text is not None:
+        f.write_text(text)
+    r = stop(f)
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"start-servers: {f}: "), r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+
+
+def test_stop_stops_what_it_started(tmp_path):
+    """The real list: every server stopped, the socket folder removed,
+    the keeper gone, exit 0."""
+    iors = tmp_path / "iors.txt"
+    subprocess.run([str(START), "2", "--transport", "unix", "--out",
+                    str(iors)], check=True, timeout=60, capture_output=True)
+    lines = iors.read_text().splitlines()
+    servers = [int(l.split()[1]) for l in lines if l.startswith("IOR:")]
+    keeper = int(next(l for l in lines if l.startswith("# keeper "))
+                 .split()[2])
+    sock_dir = next(l for l in lines if l.startswith("# socket-dir "))\
+        .split(" ", 2)[2]
+    try:
+        r = stop(iors)
+        assert r.returncode == 0, r.stderr
+        assert "stopped 2 server(s)" in r.stderr
+        assert not any(map(alive, servers))
+        assert not os.path.exists(sock_dir)
+        assert wait_for(lambda: not alive(keeper), timeout=10)
+    finally:
+        end_leftovers(sock_dir, servers + [keeper])
