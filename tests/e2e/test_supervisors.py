@@ -170,6 +170,50 @@ def test_keeper_takes_its_servers_and_socket_folder(tmp_path, sig):
                 shutil.rmtree(sock_dir, ignore_errors=True)
 
 
+@pytest.mark.parametrize("sig", SIGNALS, ids=["TERM", "KILL"])
+def test_build_orb_takes_its_build(tmp_path, sig):
+    """build-orb, copied into the test's own tree (so that orbs/ is made
+    there), on a fake source whose make step sleeps; dpkg-query stubbed
+    to say every build dependency is installed (nothing is installed)."""
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    shutil.copy(BUILD_ORB, tree / "scripts")
+    fake = tmp_path / "fakebin"
+    fake.mkdir()
+    (fake / "dpkg-query").write_text('#!/bin/sh\necho "install ok '
+                                     'installed"\n')
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "configure").write_text("#!/bin/sh\nexit 0\n")
+    pidfile = tmp_path / "sleep.pid"
+    (src / "Makefile").write_text(f"all:\n\techo $$$$ > {pidfile}; "
+                                  "exec sleep 60\n")
+    for f in (fake / "dpkg-query", src / "configure"):
+        f.chmod(0o755)
+    env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}")
+    sleeper = None
+    proc = subprocess.Popen([str(tree / "scripts" / "build-orb"), "omniorb",
+                             "0.0.1", "--source", str(src), "-j", "1"],
+                            stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env,
+                            start_new_session=True)
+    try:
+        assert wait_for(lambda: pidfile.exists() and
+                        pidfile.read_text().strip(), timeout=60)
+        sleeper = int(pidfile.read_text())
+        assert alive(sleeper) and mentioning(str(tmp_path))
+        proc.send_signal(sig)
+        assert proc.wait(timeout=30) == expected_rc(sig)
+        assert_all_gone(lambda: mentioning(str(tmp_path)) +
+                        ([sleeper] if alive(sleeper) else []), timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        end_leftovers(str(tmp_path), [sleeper] if sleeper else [])
+
+
 # ---- start-servers --stop only stops what it started ----------------------
 
 def stop(path):
