@@ -57,9 +57,9 @@ def _child_setup(parent, session, group, pdeath):
 def die_with_parent(sig=signal.SIGTERM):
     """PR_SET_PDEATHSIG on this process itself: sig when its parent (the
     thread that forked it) ends; sent now if the parent is gone already
-    (this process was reparented to init or a subreaper)."""
+    (between reading it and the prctl)."""
     parent = os.getppid()
-    if _prctl_pdeathsig(sig) != 0 or parent == 1 or os.getppid() != parent:
+    if _prctl_pdeathsig(sig) != 0 or os.getppid() != parent:
         os.kill(os.getpid(), sig)
 
 
