@@ -342,6 +342,29 @@ def test_ctrl_c_stops_every_host_over_ssh(fleet):
         assert res["result"]["stop_reason"] == "interrupted"
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL],
+                         ids=["TERM", "KILL"])
+def test_killed_run_fleet_leaves_nothing_on_the_hosts(fleet, sig):
+    """SIGTERM (exit 143, after stopping every host) or SIGKILL (pdsh then
+    gets its parent-death signal, and each host's fleet-host stops its run
+    when pdsh goes) to run-fleet mid-run: within a bounded wait nothing of
+    the run is left in any namespace."""
+    hosts = [fleet.host("a")]
+    proc, _ = fleet.start(hosts, *LONG)
+    try:
+        assert wait_for(lambda: all(
+            "orbbench" in map(comm, netns_pids(h)) for h in hosts),
+            timeout=60), "the hosts' runs did not start"
+        proc.send_signal(sig)
+        proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == (143 if sig == signal.SIGTERM else -9)
+    assert_nothing_left(fleet.namespaces, timeout=30)
+
+
 # ---- the host axis on constructed results ---------------------------------
 
 def sweep_doc(name, max_servers, pss, host="vm", kernel="6.1"):

@@ -24,7 +24,9 @@ build and run start their command in a process group of its own and stop
 that group (SIGINT, as Ctrl-C would, then SIGKILL after 10 s) on SIGINT,
 SIGTERM or SIGHUP, at the timeout, and with --stop-on-eof when standard
 input closes or standard output breaks (run-fleet, or its connection to
-this host, went away): nothing they start outlives them.
+this host, went away): nothing they start outlives them. Their command
+also gets SIGTERM if fleet-host dies in any way (PR_SET_PDEATHSIG), and
+fleet-host itself if its parent (pdsh, the remote shell) does.
 Exit: the command's exit status (build, run); 0 (preflight, collect,
 stop); 2 usage error."""
 import argparse
@@ -44,6 +46,7 @@ import time
 from pathlib import Path
 
 import orbbench.fleet as orbfleet
+import orbbench.procs as orbprocs
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -175,20 +178,7 @@ def preflight(a):
 
 # ---- build and run: a command under supervision ----------------------------
 
-def group_members(pgid):
-    """PIDs of the live processes in process group pgid."""
-    out = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            out.append(int(d))
-    return out
+group_members = orbprocs.group_members
 
 
 def end_group(pgid, grace_s=STOP_GRACE_S):
@@ -236,12 +226,14 @@ def supervise(argv, log_path, pid_path, timeout_s, stop_on_eof, forward):
     env.pop("ORBBENCH_BIN", None)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
-        # A session of its own is a process group of its own too, and
-        # works with the Python 3 of older hosts (process_group is 3.11).
-        proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True)
+        # A session of its own is a process group of its own too; the
+        # command dies with this supervisor (orbprocs), which dies with
+        # its own parent (pdsh, or the remote shell).
+        orbprocs.die_with_parent()
+        proc = orbprocs.start(argv, session=True, cwd=ROOT,
+                              stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, env=env)
         pid_path.write_text(json.dumps({"pid": os.getpid(),
                                         "pgid": proc.pid, "argv": argv}))
         try:
@@ -250,6 +242,7 @@ def supervise(argv, log_path, pid_path, timeout_s, stop_on_eof, forward):
             # Whatever happened here, nothing of the group stays.
             end_group(proc.pid, grace_s=0)
             proc.wait()
+            orbprocs.forget(proc)
             pid_path.unlink(missing_ok=True)
     return rc, stop.why
 

@@ -43,7 +43,10 @@ host's status, reason and identity (as its results record it: CPU,
 memory, kernel, ORB, orbbench revision) and every scenario's max servers
 and memory per server, host by host (scripts/compare --hosts DIR).
 Exit: 0 every host ran every scenario, 1 some host failed (or --check
-found a host not ready), 2 usage error, 130 interrupted."""
+found a host not ready), 2 usage error, 128+signal interrupted (130
+SIGINT, 143 SIGTERM, 129 SIGHUP). If run-fleet dies otherwise (SIGKILL),
+pdsh gets SIGTERM, and each host's fleet-host stops its run when pdsh or
+its connection goes."""
 import argparse
 import base64
 import datetime
@@ -67,6 +70,7 @@ from pathlib import Path
 import orbbench.fleet as orbfleet
 import orbbench.hosts as orbhosts
 import orbbench.kinds  # noqa: F401  (the kinds of the hosts' results)
+import orbbench.procs as orbprocs
 import orbbench.results as orbresults
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -205,9 +209,11 @@ class Fleet:
     def __init__(self, a):
         self.a = a
         self.interrupted = 0
+        self.signum = None
 
     def on_signal(self, signum, _frame):
         self.interrupted += 1
+        self.signum = self.signum or signum
         if self.interrupted == 1:
             note(f"{signal.Signals(signum).name}: stopping every host")
 
@@ -222,11 +228,13 @@ class Fleet:
             return answers, None
         argv = pdsh_base(self.a, hosts) + remote_words(self.a, words)
         # A session of its own: a terminal's Ctrl-C reaches run-fleet,
-        # which passes it on once, not pdsh twice.
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True,
-                                errors="replace", start_new_session=True)
+        # which passes it on once, not pdsh twice. pdsh gets SIGTERM if
+        # run-fleet dies (orbprocs), and its hosts' commands then see
+        # their connection close.
+        proc = orbprocs.start(argv, session=True, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True,
+                              errors="replace")
         lines = queue.Queue()
         readers = [threading.Thread(target=pump, args=(s, name, lines),
                                     daemon=True)
@@ -254,6 +262,7 @@ class Fleet:
             else:
                 take_line(answers, stream, line, show)
         proc.wait()
+        orbprocs.forget(proc)
         return answers, why
 
 
@@ -340,7 +349,7 @@ def local_preflight(a, suite):
             "preflight", "--host", "here", "--suite", suite]
     for g in a.only:
         argv += ["--only", g]
-    r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    r = orbprocs.run(argv, capture_output=True, text=True, timeout=120)
     msgs = [m for m in map(orbfleet.parse_message, r.stdout.splitlines()) if m]
     if r.returncode or not msgs:
         die(f"preflight of this tree failed: {r.stderr.strip()}", 1)
@@ -618,7 +627,7 @@ def main(argv):
     if a.check:
         if fleet.interrupted:
             stop_pass(fleet, [h for h in hosts if h.started], run_id)
-            return 130
+            return 128 + fleet.signum
         note(f"{len(ready)} of {len(hosts)} hosts ready")
         return 0 if len(ready) == len(hosts) else 1
     out.mkdir(parents=True, exist_ok=True)
@@ -646,6 +655,6 @@ def main(argv):
     write_summary(a, out, hosts, meta)
     print(f"\nmerged tree and summary.md in {out}")
     if fleet.interrupted:
-        return 130
+        return 128 + fleet.signum
     return 0 if all(h.status == "ok" for h in hosts) else 1
 

@@ -44,9 +44,12 @@ sanitized client runs the suite).
 
 A scenario that fails (exit 1 or 2) shows as failed with its reason and
 the rest still run; an interrupt (Ctrl-C) stops the suite after writing
-the summary of what ran. Exit: 0 all ran to a stop (and every
-comparison was made), 1 some failed or a comparison failed, 2 usage
-error, 130 interrupted."""
+the summary of what ran. SIGTERM or SIGHUP ends the running orbbench (and
+so its servers) and the suite at once, without a summary; if the suite
+itself dies (even by SIGKILL), orbbench gets SIGTERM. Exit: 0 all ran to
+a stop (and every comparison was made), 1 some failed or a comparison
+failed, 2 usage error, 130 interrupted, 143 or 129 ended by SIGTERM or
+SIGHUP."""
 import argparse
 import datetime
 import fnmatch
@@ -61,6 +64,7 @@ import time
 from pathlib import Path
 
 import orbbench.kinds  # noqa: F401  (the kinds load_result checks)
+import orbbench.procs as orbprocs
 import orbbench.results as orbresults
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -189,8 +193,8 @@ def run_one(a, scenario, out, tag, variant=None):
     label = f"{scenario.stem} [{variant['name']}]" if variant else \
         scenario.stem
     print(f"{tag} {label} ...", file=sys.stderr, flush=True)
-    proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True)
+    proc = orbprocs.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True)
     row = make_row(scenario, out, proc, time.monotonic() - t0, variant)
     print(f"{tag} {label}: {status_text(row)} in {fmt_duration(row['seconds'])}",
           file=sys.stderr, flush=True)
@@ -213,8 +217,8 @@ def run_pair(a, scenario, outs, tag, variants):
     t0 = time.monotonic()
     label = f"{scenario.stem} [{va['name']} vs {vb['name']}]"
     print(f"{tag} {label} ...", file=sys.stderr, flush=True)
-    proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True)
+    proc = orbprocs.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True)
     dt = time.monotonic() - t0
     rows = [make_row(scenario, o, proc, dt, v)
             for o, v in zip(outs, variants)]
@@ -352,10 +356,10 @@ def compare_variants(names, out_dir):
     stem = f"{base}-vs-{others[0]}" if len(others) == 1 else "all"
     cmd = [str(ROOT / "scripts" / "compare")] + [str(out_dir / n)
                                                   for n in names]
-    text = subprocess.run(cmd, capture_output=True, text=True)
-    md = subprocess.run(cmd + ["--format", "md", "--plots",
-                               str(out_dir / f"plots-{stem}")],
-                        capture_output=True, text=True)
+    text = orbprocs.run(cmd, capture_output=True, text=True)
+    md = orbprocs.run(cmd + ["--format", "md", "--plots",
+                             str(out_dir / f"plots-{stem}")],
+                      capture_output=True, text=True)
     if text.returncode or md.returncode:
         bad = text if text.returncode else md
         lines = [l for l in bad.stderr.splitlines() if l.strip()]
@@ -395,9 +399,13 @@ def main(argv):
         die(f"{out_dir}: not a folder")
     out_dir.mkdir(parents=True, exist_ok=True)
     rows, interrupted = [], False
-    # Ctrl-C reaches orbbench too (same process group); it stops and writes
-    # its result, exit 130; the suite then stops.
-    signal.signal(signal.SIGINT, lambda *_: None)
+    # Every orbbench runs in a process group of its own and dies with the
+    # suite (orbprocs). SIGTERM or SIGHUP ends it (it stops its servers),
+    # then the suite: exit 128+signal. SIGINT (Ctrl-C) is passed on to it:
+    # it stops and writes its result, exit 130; the suite then stops after
+    # its summary.
+    orbprocs.supervise(signals=(signal.SIGTERM, signal.SIGHUP))
+    signal.signal(signal.SIGINT, orbprocs.forward)
     variants = a.variants or [None]
     for v in a.variants:
         (out_dir / v["name"]).mkdir(exist_ok=True)
