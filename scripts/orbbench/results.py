@@ -49,13 +49,17 @@ class Kind:
       tables   tables(results) -> report blocks from all the results of a
                report (its own picked out), or None
       summary  summary(results) -> the report's Summary blocks of its
-               results, or None"""
+               results, or None
+      headline (word, label, value(doc)): the one figure run-suite shows
+               of a run, in its progress line ("rate 80.5 kHz") and in its
+               summary's column ("upcalls/s"), or None"""
 
     def __init__(self, name, body, fields=(), check=None, refusal=None,
-                 figures=None, tables=None, summary=None):
+                 figures=None, tables=None, summary=None, headline=None):
         self.name, self.body, self.fields = name, body, list(fields)
         self.check, self.refusal = check, refusal
         self.figures, self.tables, self.summary = figures, tables, summary
+        self.headline = headline
 
 
 # {name: Kind} in registration order (orbbench.kinds' order): the order of

@@ -228,17 +228,20 @@ def run_pair(a, scenario, outs, tag, variants):
     return rows
 
 
+def headline(kind_name, column=True):
+    """How a kind's one figure is named: in the summary's column, or
+    (column False) in a progress line."""
+    kind = orbresults.KINDS.get(kind_name)
+    if not (kind and kind.headline):
+        return "max servers"
+    return kind.headline[1 if column else 0]
+
+
 def status_text(row):
-    what = "rate" if row.get("kind") == "rate" else "max servers"
+    what = headline(row.get("kind", "sweep"), column=False)
     return (f"failed: {row['failed']}" if "failed" in row else
             f"{what} {row.get('max_servers')} "
             f"({row.get('stop_reason')})")
-
-
-def rate_text(doc):
-    """'80.5 kHz' (median upcalls/s) of a rate run, for the summary."""
-    m = (doc.get("rate") or {}).get("upcalls_per_s", {}).get("median")
-    return f"{m / 1e3:.1f} kHz" if isinstance(m, (int, float)) else "—"
 
 
 def orb_text(orb):
@@ -261,10 +264,12 @@ def make_row(scenario, out, proc, dt, variant):
             row["error"] = str(e)
     if doc:
         res = doc["result"]
+        kind = orbresults.kind(doc)
         row.update(scenario=doc["scenario"]["name"],
                    description=doc["scenario"].get("description", ""),
-                   # a rate run (kind rate) holds no N: its rate instead
-                   max_servers=res.get("max_servers", rate_text(doc)),
+                   # the kind's one figure: N held, or a rate's upcalls/s
+                   max_servers=(kind.headline[2](doc) if kind.headline
+                                else res.get("max_servers", "—")),
                    kind=doc.get("kind", "sweep"),
                    stop_reason=res["stop_reason"], detail=res["detail"],
                    crossing_ms=orbresults.crossing_ms(doc),
@@ -294,9 +299,9 @@ def crossing_text(r):
 def table(rows):
     """The seed's layout: scenario, max servers; plus the crossing."""
     kinds = {r.get("kind", "sweep") for r in rows if "failed" not in r}
-    held = {"sweep": "max servers", "rate": "upcalls/s"}
-    head = ("scenario", " / ".join(held[k] for k in ("sweep", "rate")
-                                   if k in kinds) or "max servers",
+    head = ("scenario", " / ".join(
+        headline(k) for k in orbresults.KINDS
+        if k in kinds and orbresults.KINDS[k].headline) or "max servers",
             "crossing N (95%)", "stop")
     body = []
     for r in rows:

@@ -42,7 +42,13 @@ def tables(results):
             ("table", head, rows, "lrrrrrrrr")]
 
 
+def upcall_rate(doc):
+    """'80.5 kHz' (median upcalls/s) of a rate run."""
+    m = (doc.get("rate") or {}).get("upcalls_per_s", {}).get("median")
+    return f"{m / 1e3:.1f} kHz" if isinstance(m, (int, float)) else "—"
+
+
 orbresults.register(orbresults.Kind(
     "rate", "repeats", check=check,
     refusal="an upcall-rate result (kind rate)",
-    figures=figures, tables=tables))
+    figures=figures, tables=tables, headline=("rate", "upcalls/s", upcall_rate)))

@@ -93,4 +93,6 @@ orbresults.register(orbresults.Kind(
             ("scenario.sweep.max_ms", orbresults.is_num),
             ("result.max_servers", orbresults.is_num),
             ("result.stop_reason", str)],
-    check=check, figures=figures, summary=summary))
+    check=check, figures=figures, summary=summary,
+    headline=("max servers", "max servers",
+              lambda doc: doc["result"].get("max_servers"))))
