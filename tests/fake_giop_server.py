@@ -462,8 +462,11 @@ class Connection:
         """GIOP's orderly shutdown: CloseConnection, no more writes, then
         read (and drop) what the client still sends until it hangs up, so
         that the close sends no reset and the message is not lost."""
+        # Logged first: once the message is out the client reconnects,
+        # finishes and stops this server, maybe before this thread runs
+        # again (test_misbehave saw conn 1's lines without this one).
+        self.server.log(f"conn {self.number}: sends CloseConnection")
         self.send(message(CLOSE_CONNECTION, b""))
-        self.server.log(f"conn {self.number}: sent CloseConnection")
         self.sock.shutdown(socket.SHUT_WR)
         self.sock.settimeout(10)
         try:

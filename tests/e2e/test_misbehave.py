@@ -176,7 +176,7 @@ def assert_reconnected(r, server=0):
     the result counts every connection made again: the connections the
     servers accepted beyond their first."""
     log = log_of(r, server)
-    assert "conn 0: sent CloseConnection" in log, log
+    assert "conn 0: sends CloseConnection" in log, log
     assert "conn 1: accepted" in log, log
     again = sum(1 for line in r.log.splitlines()
                 if line.endswith(": accepted") and " conn 0:" not in line)
