@@ -32,25 +32,24 @@ static const struct scenario_key keys[] = {
      "what is measured (docs/kinds/KIND.md); each kind's own keys are "
      "listed after the common ones"},
     {"transport", SCENARIO_ENUM, OFF(transport), SZ(transport), 0, 0,
-     transports,
-     "tcp", 0, "how the client reaches the servers (loopback only; pipe: a "
-     "pipe pair per server, raw servers only)"},
+     transports, "tcp", 0, "how the client reaches the servers (loopback "
+     "only; pipe: a pipe pair per server, raw servers only)"},
     {"server.kind", SCENARIO_ENUM, OFF(server.kind), SZ(server.kind), 0, 0,
-     kinds, "omniorb", 0, "which echo server to fork: omniorb, combat (the Tcl "
-     "ORB; tcp only), or the ORB-less raw (length-prefixed echo) and "
-     "giop-min (GIOP 1.2, no ORB); external: start none, call those "
-     "listed in server.iors"},
+     kinds, "omniorb", 0, "which echo server to fork: omniorb, combat (the "
+     "Tcl ORB; tcp only), or the ORB-less raw (length-prefixed echo) and "
+     "giop-min (GIOP 1.2, no ORB); external: start none, call those listed "
+     "in server.iors"},
     {"server.iors", SCENARIO_STRING, OFF(server.iors), SZ(server.iors), 0, 0,
-     NULL,
-     "", 0, "server.kind external: a file of stringified IORs, one a line "
-     "(optionally followed by the server's PID), \"-\" for standard input"},
+     NULL, "", 0, "server.kind external: a file of stringified IORs, one a "
+     "line (optionally followed by the server's PID), \"-\" for standard "
+     "input"},
     {"server.orb", SCENARIO_STRING, OFF(server.orb), SZ(server.orb), 1, 0, NULL,
-     "omniorb-system", 0, "ORB installation: omniorb-system (Debian's), or an "
-     "id built by scripts/build-orb (bin/orbs/ID/echo-server); not used by "
-     "ORB-less kinds"},
+     "omniorb-system", 0, "ORB installation: omniorb-system (Debian's), or "
+     "an id built by scripts/build-orb (bin/orbs/ID/echo-server); not used "
+     "by ORB-less kinds"},
     {"server.path", SCENARIO_STRING, OFF(server.path), SZ(server.path), 0, 0,
-     NULL,
-     "", 0, "server executable (default: the kind's binary beside orbbench)"},
+     NULL, "", 0,
+     "server executable (default: the kind's binary beside orbbench)"},
     {"server.args", SCENARIO_STRLIST, OFF(server.args), OFF(server.nargs), 0,
      SCENARIO_MAX_ARGS, NULL, NULL, 0,
      "extra arguments for every server (e.g. -ORB options)"},
@@ -59,8 +58,8 @@ static const struct scenario_key keys[] = {
     {"server.start_parallel", SCENARIO_INT, OFF(server.start_parallel), 0, 1,
      64, NULL, NULL, 4, "servers started at once within a step"},
     {"server.work_us", SCENARIO_INT, OFF(server.work_us), 0, 0, 1000000, NULL,
-     NULL, 0, "CPU time each call burns in the server before replying (µs, the "
-     "thread's CPU clock; 0 = none)"},
+     NULL, 0, "CPU time each call burns in the server before replying (µs, "
+     "the thread's CPU clock; 0 = none)"},
     {"call.timeout_ms", SCENARIO_INT, OFF(call.timeout_ms), 0, 1, 600000, NULL,
      NULL, 5000, "a call without a reply by then fails the run"},
     {"call.payload_bytes", SCENARIO_INT, OFF(call.payload_bytes), 0, 0, 1048576,
@@ -69,32 +68,26 @@ static const struct scenario_key keys[] = {
      NULL, "string", 0, "what each call echoes: string (call.payload_bytes "
      "long), or a typed payload of idl/payloads.idl: None, Octet1K, "
      "Octet100K, Odometry, RangeSensor, SharedBelief"},
-    {"mode", SCENARIO_ENUM, OFF(mode), SZ(mode), 0, 0,
-     modes, "sync", 0,
+    {"mode", SCENARIO_ENUM, OFF(mode), SZ(mode), 0, 0, modes, "sync", 0,
      "how a round issues its calls"},
-    {"client.pool_size", SCENARIO_INT, OFF(client.pool_size), 0, 1,
-     10000, NULL,
+    {"client.pool_size", SCENARIO_INT, OFF(client.pool_size), 0, 1, 10000, NULL,
      NULL, 100, "mode pool: worker threads, the most calls in flight"},
-    {"client.thread_stack_kb", SCENARIO_INT,
-     OFF(client.thread_stack_kb), 0, 32,
+    {"client.thread_stack_kb", SCENARIO_INT, OFF(client.thread_stack_kb), 0, 32,
      65536, NULL, NULL, 64, "stack size of every thread the client starts"},
-    {"client.connect", SCENARIO_BOOL, OFF(client.connect), 0, 0, 0,
-     NULL, NULL, 1,
-     "false: start servers but never connect or call (idle footprint)"},
+    {"client.connect", SCENARIO_BOOL, OFF(client.connect), 0, 0, 0, NULL, NULL,
+     1, "false: start servers but never connect or call (idle footprint)"},
     {"client.allow_hosts", SCENARIO_STRLIST, OFF(client.allow_hosts),
      OFF(client.nallow_hosts), 0, SCENARIO_MAX_HOSTS, NULL, NULL, 0,
      "server.kind external: hosts or CIDR networks (10.0.0.0/8) outside "
      "loopback the client may call (also --allow-host)"},
-    {"probe.budget_ms", SCENARIO_INT, OFF(probe.budget_ms), 0, 1,
-     600000, NULL,
+    {"probe.budget_ms", SCENARIO_INT, OFF(probe.budget_ms), 0, 1, 600000, NULL,
      NULL, 2000, "probing every server's footprint may take this long per "
      "step; past it a stride sample is probed"},
-    {"probe.per_server_max", SCENARIO_INT, OFF(probe.per_server_max),
-     0, 0, 100000,
-     NULL, NULL, 32, "list every server's footprint when N <= this"},
+    {"probe.per_server_max", SCENARIO_INT, OFF(probe.per_server_max), 0, 0,
+     100000, NULL, NULL, 32, "list every server's footprint when N <= this"},
     {"machine.mem_limit_mb", SCENARIO_INT, OFF(machine.mem_limit_mb), 0, 1,
-     1048576, NULL, NULL, 0, "run the servers in a memory cgroup of this size "
-     "(absent: no limit)"},
+     1048576, NULL, NULL, 0,
+     "run the servers in a memory cgroup of this size (absent: no limit)"},
     {"machine.limit_client", SCENARIO_BOOL, OFF(machine.limit_client), 0, 0, 0,
      NULL, NULL, 0, "put the client in the memory cgroup too"},
     {"machine.cpus", SCENARIO_STRING, OFF(machine.cpus), SZ(machine.cpus), 0, 0,

@@ -65,41 +65,35 @@ static const struct channel_opts *channel_opts(const struct scenario *sc)
     return SCENARIO_KIND_OPTS(struct channel_opts, sc);
 }
 
-/* The keys of kind channel. */
+/* The keys of kind channel: fields of struct channel_opts. */
+#define OPT(f) SCENARIO_KIND_OFF(struct channel_opts, f)
+#define OPT_SZ(f) SCENARIO_KIND_SZ(struct channel_opts, f)
 static const struct scenario_key channel_keys[] = {
-    {"channel.via", SCENARIO_ENUM, SCENARIO_KIND_OFF(struct channel_opts, via),
-     SCENARIO_KIND_SZ(struct channel_opts, via), 0, 0,
-     channel_vias, "channel", 0, "kind channel: push each event through an "
-     "omniEvents event channel to the consumer, or straight to it (direct)"},
-    {"channel.events", SCENARIO_INT, SCENARIO_KIND_OFF(struct channel_opts,
-                                                       events), 0, 1,
-     10000000, NULL,
-     NULL, 10000, "kind channel: events measured, one in flight at a time "
-     "(each logged before the next is pushed)"},
-    {"channel.warmup_events", SCENARIO_INT,
-     SCENARIO_KIND_OFF(struct channel_opts, warmup_events), 0, 0,
-     10000000, NULL, NULL, 1000, "kind channel: events pushed and logged "
-     "before the measured ones, not measured"},
-    {"channel.deadline_ms", SCENARIO_INT,
-     SCENARIO_KIND_OFF(struct channel_opts, deadline_ms), 0, 1, 86400000,
+    {"channel.via", SCENARIO_ENUM, OPT(via), OPT_SZ(via), 0, 0, channel_vias,
+     "channel", 0, "kind channel: push each event through an omniEvents "
+     "event channel to the consumer, or straight to it (direct)"},
+    {"channel.events", SCENARIO_INT, OPT(events), 0, 1, 10000000, NULL, NULL,
+     10000, "kind channel: events measured, one in flight at a time (each "
+     "logged before the next is pushed)"},
+    {"channel.warmup_events", SCENARIO_INT, OPT(warmup_events), 0, 0, 10000000,
+     NULL, NULL, 1000, "kind channel: events pushed and logged before the "
+     "measured ones, not measured"},
+    {"channel.deadline_ms", SCENARIO_INT, OPT(deadline_ms), 0, 1, 86400000,
      NULL, NULL, 60000, "kind channel: the warm-up's events, then the "
      "measured ones, must all be logged within this (ms) or the run fails"},
-    {"channel.cycle_period_ns", SCENARIO_INT,
-     SCENARIO_KIND_OFF(struct channel_opts, cycle_period_ns), 0, 1,
+    {"channel.cycle_period_ns", SCENARIO_INT, OPT(cycle_period_ns), 0, 1,
      4294967295.0, NULL, NULL, 100000, "kind channel: omniEvents's "
      "CyclePeriod_ns, how long its channel sleeps between moving events "
      "from suppliers to consumers (its own default: 100000000)"},
-    {"channel.log_mb", SCENARIO_INT, SCENARIO_KIND_OFF(struct channel_opts,
-                                                       log_mb), 0, 1,
-     65536, NULL, NULL, 0,
+    {"channel.log_mb", SCENARIO_INT, OPT(log_mb), 0, 1, 65536, NULL, NULL, 0,
      "kind channel: the consumer's log file (MiB; default: sized for the "
      "run's events)"},
-    {"channel.omnievents", SCENARIO_STRING,
-     SCENARIO_KIND_OFF(struct channel_opts, omnievents),
-     SCENARIO_KIND_SZ(struct channel_opts, omnievents), 1, 0, NULL,
-         "/usr/sbin/omniEvents", 0,
+    {"channel.omnievents", SCENARIO_STRING, OPT(omnievents), OPT_SZ(omnievents),
+     1, 0, NULL, "/usr/sbin/omniEvents", 0,
      "kind channel: the omniEvents executable (Debian's omnievents)"},
 };
+#undef OPT
+#undef OPT_SZ
 
 /* Events are typed payloads: the channel carries anys. */
 static int channel_check(const struct scenario_ctx *c,

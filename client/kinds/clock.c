@@ -61,27 +61,23 @@ static const struct clock_opts *clock_opts(const struct scenario *sc)
     return SCENARIO_KIND_OPTS(struct clock_opts, sc);
 }
 
-/* The keys of kind clock. */
+/* The keys of kind clock: fields of struct clock_opts. */
+#define OPT(f) SCENARIO_KIND_OFF(struct clock_opts, f)
+#define OPT_SZ(f) SCENARIO_KIND_SZ(struct clock_opts, f)
 static const struct scenario_key clock_keys[] = {
-    {"clock.sources", SCENARIO_STRLIST, SCENARIO_KIND_OFF(struct clock_opts,
-                                                          sources),
-     SCENARIO_KIND_OFF(struct clock_opts, nsources), 0,
+    {"clock.sources", SCENARIO_STRLIST, OPT(sources), OPT(nsources), 0,
      CLOCK_MAX_SOURCES, clock_sources, NULL, 0,
-     "kind clock: time sources to call (default: every one available "
-     "here)"},
-    {"clock.duration_s", SCENARIO_NUM, SCENARIO_KIND_OFF(struct clock_opts,
-                                                         duration_s), 0,
-     0.01, 3600, NULL,
+     "kind clock: time sources to call (default: every one available here)"},
+    {"clock.duration_s", SCENARIO_NUM, OPT(duration_s), 0, 0.01, 3600, NULL,
      NULL, 1, "kind clock: how long the threads call, each repeat (s)"},
-    {"clock.repeats", SCENARIO_INT, SCENARIO_KIND_OFF(struct clock_opts,
-                                                      repeats), 0, 1, 1000,
-     NULL, NULL, 5,
+    {"clock.repeats", SCENARIO_INT, OPT(repeats), 0, 1, 1000, NULL, NULL, 5,
      "kind clock: repeats of every source at every k"},
-    {"clock.k", SCENARIO_STRING, SCENARIO_KIND_OFF(struct clock_opts, k),
-     SCENARIO_KIND_SZ(struct clock_opts, k), 0, 0, NULL, "", 0,
-     "kind clock: thread counts, e.g. \"1-4\" or \"1,2,4\" (default: 1 "
-     "to the CPUs usable, machine.cpus if given)"},
+    {"clock.k", SCENARIO_STRING, OPT(k), OPT_SZ(k), 0, 0, NULL, "", 0,
+     "kind clock: thread counts, e.g. \"1-4\" or \"1,2,4\" (default: 1 to "
+     "the CPUs usable, machine.cpus if given)"},
 };
+#undef OPT
+#undef OPT_SZ
 
 /* clock.k: a list of thread counts, none above the CPUs usable (the
  * process's affinity, within machine.cpus when given). */

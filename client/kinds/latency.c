@@ -42,23 +42,21 @@ static const struct latency_opts *latency_opts(const struct scenario *sc)
     return SCENARIO_KIND_OPTS(struct latency_opts, sc);
 }
 
-/* The keys of kind latency. */
+/* The keys of kind latency: fields of struct latency_opts. */
+#define OPT(f) SCENARIO_KIND_OFF(struct latency_opts, f)
+#define OPT_SZ(f) SCENARIO_KIND_SZ(struct latency_opts, f)
 static const struct scenario_key latency_keys[] = {
-    {"latency.servers", SCENARIO_INT, SCENARIO_KIND_OFF(struct latency_opts,
-                                                        servers), 0, 1,
-     256, NULL, NULL,
-     1, "kind latency: servers, called in turn"},
-    {"latency.warmup_calls", SCENARIO_INT,
-     SCENARIO_KIND_OFF(struct latency_opts, warmup_calls), 0, 0,
-     1000000, NULL, NULL, 100, "kind latency: untimed calls first"},
-    {"latency.calls", SCENARIO_INT, SCENARIO_KIND_OFF(struct latency_opts,
-                                                      calls), 0, 1,
-     1000000, NULL, NULL,
+    {"latency.servers", SCENARIO_INT, OPT(servers), 0, 1, 256, NULL, NULL, 1,
+     "kind latency: servers, called in turn"},
+    {"latency.warmup_calls", SCENARIO_INT, OPT(warmup_calls), 0, 0, 1000000,
+     NULL, NULL, 100, "kind latency: untimed calls first"},
+    {"latency.calls", SCENARIO_INT, OPT(calls), 0, 1, 1000000, NULL, NULL,
      10000, "kind latency: measured calls, each one's time kept"},
-    {"latency.max_seconds", SCENARIO_NUM,
-     SCENARIO_KIND_OFF(struct latency_opts, max_seconds), 0, 1, 86400,
-     NULL, NULL, 600, "kind latency: stop the run after this long (s)"},
+    {"latency.max_seconds", SCENARIO_NUM, OPT(max_seconds), 0, 1, 86400, NULL,
+     NULL, 600, "kind latency: stop the run after this long (s)"},
 };
+#undef OPT
+#undef OPT_SZ
 
 
 #define LATENCY_MAX_SERVERS 256

@@ -49,31 +49,25 @@ static const struct marshal_opts *marshal_opts(const struct scenario *sc)
     return SCENARIO_KIND_OPTS(struct marshal_opts, sc);
 }
 
-/* The keys of kind marshal. */
+/* The keys of kind marshal: fields of struct marshal_opts. */
+#define OPT(f) SCENARIO_KIND_OFF(struct marshal_opts, f)
+#define OPT_SZ(f) SCENARIO_KIND_SZ(struct marshal_opts, f)
 static const struct scenario_key marshal_keys[] = {
-    {"marshal.payloads", SCENARIO_STRLIST,
-     SCENARIO_KIND_OFF(struct marshal_opts, payloads),
-     SCENARIO_KIND_OFF(struct marshal_opts, npayloads), 0,
-         MARSHAL_MAX_PAYLOADS, NULL, NULL, 0,
-     "kind marshal: payloads to encode (default: the six of "
-     "idl/payloads.idl)"},
-    {"marshal.encodes", SCENARIO_INT, SCENARIO_KIND_OFF(struct marshal_opts,
-                                                        encodes), 0, 1,
-     100000000, NULL,
-     NULL, 10000, "kind marshal: encodes of a payload per repeat"},
-    {"marshal.repeats", SCENARIO_INT, SCENARIO_KIND_OFF(struct marshal_opts,
-                                                        repeats), 0, 1,
-     1000, NULL, NULL,
-     11, "kind marshal: repeats; each gives ns per encode"},
-    {"marshal.omniorb", SCENARIO_BOOL, SCENARIO_KIND_OFF(struct marshal_opts,
-                                                         omniorb), 0, 0, 0,
-     NULL, NULL, 1,
+    {"marshal.payloads", SCENARIO_STRLIST, OPT(payloads), OPT(npayloads), 0,
+     MARSHAL_MAX_PAYLOADS, NULL, NULL, 0,
+     "kind marshal: payloads to encode (default: the six of idl/payloads.idl)"},
+    {"marshal.encodes", SCENARIO_INT, OPT(encodes), 0, 1, 100000000, NULL, NULL,
+     10000, "kind marshal: encodes of a payload per repeat"},
+    {"marshal.repeats", SCENARIO_INT, OPT(repeats), 0, 1, 1000, NULL, NULL, 11,
+     "kind marshal: repeats; each gives ns per encode"},
+    {"marshal.omniorb", SCENARIO_BOOL, OPT(omniorb), 0, 0, 0, NULL, NULL, 1,
      "kind marshal: also time omniORB's C++ marshaling of the same bytes "
      "(bin/omniorb-marshal-bench)"},
-    {"marshal.max_seconds", SCENARIO_NUM,
-     SCENARIO_KIND_OFF(struct marshal_opts, max_seconds), 0, 1, 86400,
-     NULL, NULL, 600, "kind marshal: stop the run after this long (s)"},
+    {"marshal.max_seconds", SCENARIO_NUM, OPT(max_seconds), 0, 1, 86400, NULL,
+     NULL, 600, "kind marshal: stop the run after this long (s)"},
 };
+#undef OPT
+#undef OPT_SZ
 
 /* Each payload once, and only typed ones. */
 static int marshal_check(const struct scenario_ctx *c,

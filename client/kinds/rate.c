@@ -47,33 +47,27 @@ static const struct rate_opts *rate_opts(const struct scenario *sc)
     return SCENARIO_KIND_OPTS(struct rate_opts, sc);
 }
 
-/* The keys of kind rate. */
+/* The keys of kind rate: fields of struct rate_opts. */
+#define OPT(f) SCENARIO_KIND_OFF(struct rate_opts, f)
+#define OPT_SZ(f) SCENARIO_KIND_SZ(struct rate_opts, f)
 static const struct scenario_key rate_keys[] = {
-    {"rate.window", SCENARIO_INT, SCENARIO_KIND_OFF(struct rate_opts, window),
-     0, 1, 1024, NULL, NULL, 1,
-     "kind rate: requests in flight per connection (1 = ping-pong); "
-     "oneway: requests per write"},
-    {"rate.duration_s", SCENARIO_NUM, SCENARIO_KIND_OFF(struct rate_opts,
-                                                        duration_s), 0, 0.01,
-     3600, NULL,
+    {"rate.window", SCENARIO_INT, OPT(window), 0, 1, 1024, NULL, NULL, 1,
+     "kind rate: requests in flight per connection (1 = ping-pong); oneway: "
+     "requests per write"},
+    {"rate.duration_s", SCENARIO_NUM, OPT(duration_s), 0, 0.01, 3600, NULL,
      NULL, 1, "kind rate: length of one repeat's measuring window (s)"},
-    {"rate.warmup_s", SCENARIO_NUM, SCENARIO_KIND_OFF(struct rate_opts,
-                                                      warmup_s), 0, 0, 3600,
-     NULL, NULL, 0.5,
+    {"rate.warmup_s", SCENARIO_NUM, OPT(warmup_s), 0, 0, 3600, NULL, NULL, 0.5,
      "kind rate: untimed calls before the first repeat (s)"},
-    {"rate.repeats", SCENARIO_INT, SCENARIO_KIND_OFF(struct rate_opts,
-                                                     repeats), 0, 1, 1000,
-     NULL, NULL, 5,
+    {"rate.repeats", SCENARIO_INT, OPT(repeats), 0, 1, 1000, NULL, NULL, 5,
      "kind rate: measuring windows, back to back"},
-    {"rate.servers", SCENARIO_INT, SCENARIO_KIND_OFF(struct rate_opts,
-                                                     servers), 0, 1, 256,
-     NULL, NULL, 1,
+    {"rate.servers", SCENARIO_INT, OPT(servers), 0, 1, 256, NULL, NULL, 1,
      "kind rate: servers, each called on its own connection"},
-    {"rate.oneway", SCENARIO_BOOL, SCENARIO_KIND_OFF(struct rate_opts, oneway),
-     0, 0, 0, NULL, NULL, 0,
-     "kind rate: GIOP oneway requests, counted by the server and read "
-     "back after each window"},
+    {"rate.oneway", SCENARIO_BOOL, OPT(oneway), 0, 0, 0, NULL, NULL, 0,
+     "kind rate: GIOP oneway requests, counted by the server and read back "
+     "after each window"},
 };
+#undef OPT
+#undef OPT_SZ
 
 /* Kind rate echoes strings (call.payload_bytes long). */
 static int rate_check(const struct scenario_ctx *c, const struct scenario *sc)

@@ -50,33 +50,26 @@ static const struct scaling_opts *scaling_opts(const struct scenario *sc)
     return SCENARIO_KIND_OPTS(struct scaling_opts, sc);
 }
 
-/* The keys of kind scaling. */
+/* The keys of kind scaling: fields of struct scaling_opts. */
+#define OPT(f) SCENARIO_KIND_OFF(struct scaling_opts, f)
+#define OPT_SZ(f) SCENARIO_KIND_SZ(struct scaling_opts, f)
 static const struct scenario_key scaling_keys[] = {
-    {"scaling.duration_s", SCENARIO_NUM, SCENARIO_KIND_OFF(struct scaling_opts,
-                                                           duration_s), 0,
-     0.01, 3600,
-     NULL, NULL, 1, "kind scaling: each pair ping-pongs this long per "
-     "repeat (s)"},
-    {"scaling.warmup_s", SCENARIO_NUM, SCENARIO_KIND_OFF(struct scaling_opts,
-                                                         warmup_s), 0, 0,
-     3600, NULL,
-     NULL, 0.2, "kind scaling: untimed calls by every pair before each "
-     "k's repeats (s)"},
-    {"scaling.repeats", SCENARIO_INT, SCENARIO_KIND_OFF(struct scaling_opts,
-                                                        repeats), 0, 1,
-     1000, NULL, NULL,
-     5, "kind scaling: measured repeats for each k"},
-    {"scaling.k", SCENARIO_KLIST, SCENARIO_KIND_OFF(struct scaling_opts, k), 0,
-     1, SCENARIO_MAX_K, NULL, NULL,
-     0, "kind scaling: pairs, K (1..K) or a list [1, 2, 4] (default: 1.."
-     "the CPUs machine.cpus allows)"},
-    {"scaling.placement", SCENARIO_ENUM, SCENARIO_KIND_OFF(struct scaling_opts,
-                                                           placement),
-     SCENARIO_KIND_SZ(struct scaling_opts, placement), 0, 0, placements,
-         "same", 0,
-     "kind scaling: same (a pair's client thread and server on one CPU) "
-     "or spread (on two CPUs)"},
+    {"scaling.duration_s", SCENARIO_NUM, OPT(duration_s), 0, 0.01, 3600, NULL,
+     NULL, 1, "kind scaling: each pair ping-pongs this long per repeat (s)"},
+    {"scaling.warmup_s", SCENARIO_NUM, OPT(warmup_s), 0, 0, 3600, NULL, NULL,
+     0.2,
+     "kind scaling: untimed calls by every pair before each k's repeats (s)"},
+    {"scaling.repeats", SCENARIO_INT, OPT(repeats), 0, 1, 1000, NULL, NULL, 5,
+     "kind scaling: measured repeats for each k"},
+    {"scaling.k", SCENARIO_KLIST, OPT(k), 0, 1, SCENARIO_MAX_K, NULL, NULL, 0,
+     "kind scaling: pairs, K (1..K) or a list [1, 2, 4] (default: 1..the "
+     "CPUs machine.cpus allows)"},
+    {"scaling.placement", SCENARIO_ENUM, OPT(placement), OPT_SZ(placement), 0,
+     0, placements, "same", 0, "kind scaling: same (a pair's client thread "
+     "and server on one CPU) or spread (on two CPUs)"},
 };
+#undef OPT
+#undef OPT_SZ
 
 /* A scaling run places its pairs on the CPUs machine.cpus allows (all of
  * this process's when absent): k cannot exceed them, spread needs two,

@@ -78,52 +78,37 @@ static int sweep_fit_servers(struct scenario *sc, size_t available,
 /* The common keys the sweep takes beside its own. */
 static const char *const sweep_uses[] = {"mode", "client", "probe", NULL};
 
-/* The keys of kind sweep. */
+/* The keys of kind sweep: fields of struct sweep_opts. */
+#define OPT(f) SCENARIO_KIND_OFF(struct sweep_opts, f)
+#define OPT_SZ(f) SCENARIO_KIND_SZ(struct sweep_opts, f)
 static const struct scenario_key sweep_keys[] = {
-    {"sweep.start", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts, start),
-     0, 1, 1000000, NULL, NULL, 1,
+    {"sweep.start", SCENARIO_INT, OPT(start), 0, 1, 1000000, NULL, NULL, 1,
      "servers in the first step"},
-    {"sweep.step", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts, step), 0,
-     1, 1000000, NULL, NULL, 10,
+    {"sweep.step", SCENARIO_INT, OPT(step), 0, 1, 1000000, NULL, NULL, 10,
      "servers added per step (linear sweep; unused when growth > 1)"},
-    {"sweep.growth", SCENARIO_NUM, SCENARIO_KIND_OFF(struct sweep_opts,
-                                                     growth), 0, 1, 100,
-     NULL, NULL, 1,
+    {"sweep.growth", SCENARIO_NUM, OPT(growth), 0, 1, 100, NULL, NULL, 1,
      "factor per step; > 1 makes the sweep geometric"},
-    {"sweep.max_n", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts, max_n),
-     0, 1, 1000000, NULL, NULL, 1000,
+    {"sweep.max_n", SCENARIO_INT, OPT(max_n), 0, 1, 1000000, NULL, NULL, 1000,
      "never run more servers than this"},
-    {"sweep.max_ms", SCENARIO_NUM, SCENARIO_KIND_OFF(struct sweep_opts,
-                                                     max_ms), 0, 1e-6, 1e7,
-     NULL, NULL, 100,
+    {"sweep.max_ms", SCENARIO_NUM, OPT(max_ms), 0, 1e-6, 1e7, NULL, NULL, 100,
      "stop when a step's median round time exceeds this (ms)"},
-    {"sweep.rounds", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts,
-                                                     rounds), 0, 1, 100000,
-     NULL, NULL, 10,
+    {"sweep.rounds", SCENARIO_INT, OPT(rounds), 0, 1, 100000, NULL, NULL, 10,
      "timed rounds per step"},
-    {"sweep.warmup_rounds", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts,
-                                                            warmup_rounds),
-     0, 0, 1000,
-     NULL, NULL, 1, "untimed rounds before the timed ones"},
-    {"sweep.max_seconds", SCENARIO_NUM, SCENARIO_KIND_OFF(struct sweep_opts,
-                                                          max_seconds), 0, 1,
-     86400, NULL,
+    {"sweep.warmup_rounds", SCENARIO_INT, OPT(warmup_rounds), 0, 0, 1000, NULL,
+     NULL, 1, "untimed rounds before the timed ones"},
+    {"sweep.max_seconds", SCENARIO_NUM, OPT(max_seconds), 0, 1, 86400, NULL,
      NULL, 3600, "stop the sweep after this long (s)"},
-    {"sweep.resolution", SCENARIO_NUM, SCENARIO_KIND_OFF(struct sweep_opts,
-                                                         resolution), 0, 0,
-     0.5, NULL, NULL,
+    {"sweep.resolution", SCENARIO_NUM, OPT(resolution), 0, 0, 0.5, NULL, NULL,
      0.02, "after a step over max_ms is confirmed, bisect until the bracket "
      "is within this fraction of N (0: stop at the first step over)"},
-    {"sweep.near_rounds", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts,
-                                                          near_rounds), 0, 1,
-     100000, NULL,
+    {"sweep.near_rounds", SCENARIO_INT, OPT(near_rounds), 0, 1, 100000, NULL,
      NULL, 20, "timed rounds of each measurement of the crossing search "
      "(confirmation, bracket check, bisection)"},
-    {"sweep.max_probes", SCENARIO_INT, SCENARIO_KIND_OFF(struct sweep_opts,
-                                                         max_probes), 0, 1,
-     100, NULL, NULL,
+    {"sweep.max_probes", SCENARIO_INT, OPT(max_probes), 0, 1, 100, NULL, NULL,
      12, "at most this many measurements in the crossing search"},
 };
+#undef OPT
+#undef OPT_SZ
 
 /* The sweep's own rules: it starts no higher than it may go. */
 static int sweep_check(const struct scenario_ctx *c,
