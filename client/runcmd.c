@@ -428,6 +428,23 @@ static void remove_cgroups(struct runcmd *r)
     }
 }
 
+/* Say which variables of the environment the servers will not get
+ * (spawn_env_unsafe): they could make a server listen beyond loopback. */
+static void warn_unsafe_env(void)
+{
+    char names[512] = "";
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+        if (spawn_env_unsafe(*e, len))
+            snprintf(names + strlen(names), sizeof names - strlen(names),
+                     "%s%.*s", names[0] ? ", " : "", (int)len, *e);
+    }
+    if (names[0])
+        fprintf(stderr, "orbbench: warning: not passed to the servers, "
+                "which listen on loopback only: %s\n", names);
+}
+
 /* The emulated machine, the run folder, the descriptor limit and the
  * spawner, forked before any thread exists. Exits on a failure, leaving
  * nothing behind. */
@@ -589,6 +606,7 @@ int runcmd_main(const struct runcmd_args *a)
         return run_serverless(r.what, &sides[0], r.path, a->argc, a->argv,
                               a->progress);
     resolve_servers(&r);
+    warn_unsafe_env();
     start_spawner(&r);
     catch_signals();
 

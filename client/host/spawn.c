@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -623,9 +624,36 @@ static void stop_all(struct live *live, int64_t grace_ms)
     }
 }
 
+bool spawn_env_unsafe(const char *name, size_t len)
+{
+    static const char endpoint[] = "ORBendPoint";
+    return (len >= sizeof endpoint - 1 &&
+            strncasecmp(name, endpoint, sizeof endpoint - 1) == 0) ||
+           (len == 14 && strncmp(name, "OMNIORB_CONFIG", 14) == 0);
+}
+
+/* Servers listen where their arguments say: what the environment would
+ * add is not passed on (the client warned of it). */
+static void drop_unsafe_env(void)
+{
+    for (size_t i = 0; environ[i];) {
+        const char *eq = strchr(environ[i], '=');
+        size_t len = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+        if (!spawn_env_unsafe(environ[i], len)) {
+            i++;
+            continue;
+        }
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)len, environ[i]);
+        if (unsetenv(name) != 0)
+            i++; /* cannot happen for a name without '='; never loop */
+    }
+}
+
 static void spawner_main(const struct spawn_config *cfg, int cmd_fd,
                          int rep_fd)
 {
+    drop_unsafe_env();
     struct live live = {0};
     int64_t grace_ms = 2000;
     int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);

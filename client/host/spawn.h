@@ -81,6 +81,12 @@ struct spawn_result {
 
 struct spawner;
 
+/* Is environment variable `name` one that would let a server listen
+ * beyond what its arguments say (omniORB's ORBendPoint* parameters, its
+ * OMNIORB_CONFIG file)? The spawner drops these from its environment, so
+ * no server sees them. */
+bool spawn_env_unsafe(const char *name, size_t len);
+
 /* Fork the spawner. Call before any thread exists. 0 or -errno. The config
  * is copied by fork, so it must stay valid until spawner_stop. */
 int spawner_start(struct spawner **out, const struct spawn_config *cfg);

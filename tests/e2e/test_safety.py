@@ -432,6 +432,41 @@ def test_servers_listen_on_loopback_or_unix_only(tmp_path, kind, transport):
     assert_nothing_left(json.loads(out.read_text()))
 
 
+def test_the_environment_cannot_move_a_server_off_loopback(tmp_path):
+    """omniORB reads ORBendPoint (and a config file named by OMNIORB_CONFIG)
+    from the environment: servers once listened on 0.0.0.0 so (the client
+    then refused to call them). The spawner drops them, the client says
+    so, and every server listens on loopback."""
+    cfg = tmp_path / "omniORB.cfg"
+    cfg.write_text("endPoint = giop:tcp:0.0.0.0:\n")
+    env = dict(os.environ, ORBendPoint="giop:tcp:0.0.0.0:",
+               OMNIORB_CONFIG=str(cfg))
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen(
+        [str(ORBBENCH), "run", str(SCENARIOS / "sync-tcp.json"),
+         "--out", str(out), "--set", "sweep.start=2", "--set",
+         "sweep.step=2", "--set", "sweep.max_n=200", "--set",
+         "sweep.rounds=50"], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        doc = wait_for(lambda: out.exists() and json.loads(out.read_text()),
+                       timeout=60)
+        assert doc, "no checkpoint written"
+        listening = listening_sockets()
+        seen = [listening[ino] for s in doc["servers"] if alive(s["pid"])
+                for ino in socket_inodes(s["pid"]) if ino in listening]
+        assert seen, "no listening socket found"
+        assert all(is_loopback(a) for a in seen), seen
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert ("not passed to the servers, which listen on loopback only: "
+            in err), err
+    assert "ORBendPoint" in err and "OMNIORB_CONFIG" in err
+    assert_nothing_left(json.loads(out.read_text()))
+
+
 # ---- bounded input --------------------------------------------------------
 
 def sanitized():
