@@ -19,21 +19,24 @@ def test_the_tree_keeps_its_layers():
     assert r.stdout == ""
 
 
-def test_an_upward_include_fails(tmp_path):
+def planted(tmp_path, rel, include):
+    """A copy of client/ whose file `rel` opens with `include`."""
     client = tmp_path / "client"
     shutil.copytree(ROOT / "client", client)
-    cdr = client / "codec" / "cdr.c"
-    cdr.write_text('#include "kinds/run.h"\n' + cdr.read_text())
+    target = client / rel
+    target.write_text(f'#include "{include}"\n' + target.read_text())
+    return client, target
+
+
+def test_an_upward_include_fails(tmp_path):
+    client, cdr = planted(tmp_path, "codec/cdr.c", "kinds/run.h")
     r = run(client)
     assert r.returncode == 1
     assert f'{cdr}:1: "kinds/run.h" points up a layer: codec' in r.stdout
 
 
 def test_an_include_without_its_layer_fails(tmp_path):
-    client = tmp_path / "client"
-    shutil.copytree(ROOT / "client", client)
-    conn = client / "net" / "conn.c"
-    conn.write_text('#include "transport.h"\n' + conn.read_text())
+    client, _ = planted(tmp_path, "net/conn.c", "transport.h")
     r = run(client)
     assert r.returncode == 1
     assert '"transport.h": no such header' in r.stdout
