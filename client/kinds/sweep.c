@@ -198,16 +198,11 @@ static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
 static void sweep_summary(const struct scenario *sc, json_t *doc,
                     const struct run_outcome *o, const char *out)
 {
-    json_t *orb = json_object_get(doc, "orb");
     json_t *steps = json_object_get(doc, "steps");
-    printf("%s: %s %s over %s, %s calls, max_ms %g: the machine held %lld "
-           "servers (stop: %s; %s).",
-           sc->name, json_string_value(json_object_get(orb, "name")),
-           json_string_value(json_object_get(orb, "version"))
-               ? json_string_value(json_object_get(orb, "version"))
-               : "(version unknown)",
-           sc->transport, sc->mode, sweep_opts(sc)->max_ms,
-           (long long)o->max_servers, o->stop_reason, o->detail);
+    char held[64];
+    snprintf(held, sizeof held, "the machine held %lld servers",
+             (long long)o->max_servers);
+    sweep_summary_head(sc, doc, o, held);
     sweep_summary_crossing(sc, doc);
     json_t *last = json_array_get(steps, json_array_size(steps) - 1);
     json_t *per = json_object_get(last, "mem_per_server_kb");

@@ -869,6 +869,9 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
     for (size_t i = 0; i < nsides; i++)
         init_side(&d, &d.sides[i], &sides[i], &o[i],
                   i ? &d.sides[0].h.fp : NULL);
+    for (size_t i = 0; axis->baseline && i < nsides; i++)
+        if (d.sides[i].phase != DONE)
+            axis->baseline(&d.sides[i].h);
     for (;;) {
         struct sweep_side *who[RUN_MAX_SIDES];
         size_t k = 0;
@@ -931,6 +934,17 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
     }
     for (size_t i = 0; i < nsides; i++)
         free_side(&d.sides[i]);
+}
+
+void sweep_summary_head(const struct scenario *sc, json_t *doc,
+                        const struct run_outcome *o, const char *held)
+{
+    json_t *orb = json_object_get(doc, "orb");
+    const char *version = json_string_value(json_object_get(orb, "version"));
+    printf("%s: %s %s over %s, %s calls, max_ms %g: %s (stop: %s; %s).",
+           sc->name, json_string_value(json_object_get(orb, "name")),
+           version ? version : "(version unknown)", sc->transport, sc->mode,
+           sweep_opts(sc)->max_ms, held, o->stop_reason, o->detail);
 }
 
 void sweep_summary_crossing(const struct scenario *sc, json_t *doc)

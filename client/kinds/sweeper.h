@@ -51,6 +51,10 @@ struct sweep_axis {
     /* Before the side's first step (fanin: start its servers). True, or
      * false when it stopped (h->o). Optional. */
     bool (*begin)(struct sweep_hand *h);
+    /* Once every side has begun, before the first step: a baseline that
+     * the other side's servers starting would have moved (the ORB's
+     * library pages turn from private to shared). Optional. */
+    void (*baseline)(struct sweep_hand *h);
     /* Make N exactly `target`: open or close conns (and start or stop
      * their servers). True, or false when the side stopped (h->o). */
     bool (*set_n)(struct sweep_hand *h, size_t target);
@@ -78,9 +82,12 @@ void sweep_call_failure(struct sweep_hand *h, size_t i, int err,
 void sweep_probe_servers(struct sweep_hand *h, const struct conn *srv,
                          size_t k, size_t on_machine, json_t *step);
 
-/* The end of a sweep's summary paragraph, after the kind's own first
- * sentence: the crossing, the first step's median call, the steps and
- * where the result is; then a newline. */
+/* A sweep's summary paragraph, in pieces around the kind's own: the first
+ * sentence ("NAME: ORB VERSION over T, M calls, max_ms X: <held> (stop:
+ * R; D)."), the crossing, and the end (the first step's median call, the
+ * steps and where the result is; then a newline). */
+void sweep_summary_head(const struct scenario *sc, json_t *doc,
+                        const struct run_outcome *o, const char *held);
 void sweep_summary_crossing(const struct scenario *sc, json_t *doc);
 void sweep_summary_end(const struct scenario *sc, json_t *doc,
                        const char *out);
