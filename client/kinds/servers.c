@@ -209,12 +209,23 @@ static void start_failed(struct run *s, struct run_outcome *o,
     }
 }
 
+int servers_open_conn(const struct run *s, struct conn *c,
+                      const struct target *t, unsigned index, pid_t pid,
+                      const struct payload_type *payload)
+{
+    const struct scenario *sc = s->sc;
+    int crc = conn_open(c, s->tp, s->kind->wire, t, index, pid,
+                        (size_t)sc->call.payload_bytes, sc->call.timeout_ms);
+    if (!crc && payload)
+        crc = conn_use_payload(c, payload);
+    return crc;
+}
+
 size_t servers_start(struct run *s, struct run_outcome *o,
                      const struct servers_want *w, struct spawn_result *res)
 {
     struct server_source own;
     const struct server_source *src = servers_source(s, &own);
-    const struct scenario *sc = s->sc;
     const char *at = w->at ? w->at : "";
     struct spawn_result *mine = NULL;
     size_t count = w->count, n = 0;
@@ -286,14 +297,11 @@ size_t servers_start(struct run *s, struct run_outcome *o,
             c->fds.wfd = t.wfd;
             c->index = sr->index;
             c->pid = sr->pid;
+            c->target = t; /* where to connect later (kind fanin) */
             n++;
             continue;
         }
-        int crc = conn_open(c, s->tp, s->kind->wire, &t, sr->index, sr->pid,
-                            (size_t)sc->call.payload_bytes,
-                            sc->call.timeout_ms);
-        if (!crc && w->payload)
-            crc = conn_use_payload(c, w->payload);
+        int crc = servers_open_conn(s, c, &t, sr->index, sr->pid, w->payload);
         if (crc) {
             if (ok && !servers_resource_stop(o, crc, c->why, at)) {
                 if (w->failed)

@@ -62,14 +62,23 @@ struct servers_want {
      * caller's, with any handed-over descriptors). */
     struct conn *(*slot)(void *arg, size_t k);
     void *arg;
-    bool idle; /* known by pid, never connected (client.connect false):
-                * handed-over descriptors close with the conn */
+    bool idle; /* known by pid and address (c->target), never connected
+                * (client.connect false; fanin's servers): handed-over
+                * descriptors close with the conn */
     const struct payload_type *payload; /* echoed on every call, or NULL */
     /* A connect that failed for a reason not in the errno table, on the
      * conn of server k (still open: closed after): stop the run. NULL:
      * interrupted (130), the server died (server_died), or call_failed. */
     void (*failed)(void *arg, size_t k, struct conn *c, int err);
 };
+
+/* Open conn c to server `index` (pid) at t with the scenario's call
+ * settings (payload_bytes, timeout_ms), the payload attached (NULL: none):
+ * conn_open and conn_use_payload. 0 or -errno (see c->why); c is then
+ * still to be closed. */
+int servers_open_conn(const struct run *s, struct conn *c,
+                      const struct target *t, unsigned index, pid_t pid,
+                      const struct payload_type *payload);
 
 /* Start w->count servers and, with w->slot, connect to each in order.
  * res: w->count results, or NULL (kept here). Returns how many conns

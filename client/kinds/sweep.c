@@ -1,36 +1,20 @@
-/* The footprint sweep: grow the number of servers step by step, time
- * rounds of calls at each step; when a step's median round time exceeds
- * max_ms, confirm it and narrow the crossing down by bisection; stop at
- * max_n, a resource limit, a failure or an interrupt.
- * A paired run's two sides each have their own sweep and crossing search,
- * measured in alternate rounds (kinds/run.h).
- *
- * Each side is a small state machine (sweeping, confirming,
- * checking the bracket's low end, bisecting, done); at every tick each
- * side still running sets its number of servers, then all of them are
- * measured together, round by round in turn, and each decides its next
- * N from what it measured. */
+/* The footprint sweep (kind sweep): N servers, each with its connection,
+ * grown step by step until a round of calls to all of them crosses
+ * max_ms. This file is the axis of servers: starting them (and
+ * connecting) as N grows, stopping the newest as the crossing search
+ * drops N; the driver in kinds/sweeper.c does the rest. */
 #include "kinds/sweep.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "core/crossing.h"
-#include "host/footprint.h"
 #include "codec/payload.h"
-#include "host/probe.h"
-#include "core/result.h"
-#include "core/stats.h"
 #include "core/util.h"
 #include "kinds/servers.h"
-
+#include "kinds/sweeper.h"
 
 const struct sweep_opts *sweep_opts(const struct scenario *sc)
 {
@@ -79,241 +63,97 @@ static int sweep_fit_servers(struct scenario *sc, size_t available,
 static const char *const sweep_uses[] = {"mode", "client", "probe", NULL};
 
 /* The keys of kind sweep: fields of struct sweep_opts. */
-#define OPT(f) SCENARIO_KIND_OFF(struct sweep_opts, f)
-#define OPT_SZ(f) SCENARIO_KIND_SZ(struct sweep_opts, f)
 static const struct scenario_key sweep_keys[] = {
-    {"sweep.start", SCENARIO_INT, OPT(start), 0, 1, 1000000, NULL, NULL, 1,
-     "servers in the first step"},
-    {"sweep.step", SCENARIO_INT, OPT(step), 0, 1, 1000000, NULL, NULL, 10,
-     "servers added per step (linear sweep; unused when growth > 1)"},
-    {"sweep.growth", SCENARIO_NUM, OPT(growth), 0, 1, 100, NULL, NULL, 1,
-     "factor per step; > 1 makes the sweep geometric"},
-    {"sweep.max_n", SCENARIO_INT, OPT(max_n), 0, 1, 1000000, NULL, NULL, 1000,
-     "never run more servers than this"},
-    {"sweep.max_ms", SCENARIO_NUM, OPT(max_ms), 0, 1e-6, 1e7, NULL, NULL, 100,
-     "stop when a step's median round time exceeds this (ms)"},
-    {"sweep.rounds", SCENARIO_INT, OPT(rounds), 0, 1, 100000, NULL, NULL, 10,
-     "timed rounds per step"},
-    {"sweep.warmup_rounds", SCENARIO_INT, OPT(warmup_rounds), 0, 0, 1000, NULL,
-     NULL, 1, "untimed rounds before the timed ones"},
-    {"sweep.max_seconds", SCENARIO_NUM, OPT(max_seconds), 0, 1, 86400, NULL,
-     NULL, 3600, "stop the sweep after this long (s)"},
-    {"sweep.resolution", SCENARIO_NUM, OPT(resolution), 0, 0, 0.5, NULL, NULL,
-     0.02, "after a step over max_ms is confirmed, bisect until the bracket "
-     "is within this fraction of N (0: stop at the first step over)"},
-    {"sweep.near_rounds", SCENARIO_INT, OPT(near_rounds), 0, 1, 100000, NULL,
-     NULL, 20, "timed rounds of each measurement of the crossing search "
-     "(confirmation, bracket check, bisection)"},
-    {"sweep.max_probes", SCENARIO_INT, OPT(max_probes), 0, 1, 100, NULL, NULL,
-     12, "at most this many measurements in the crossing search"},
+    SWEEP_KEY_ROWS("sweep", "servers"),
 };
-#undef OPT
-#undef OPT_SZ
+
+int sweep_check_start(const struct scenario_ctx *c, const struct scenario *sc,
+                      const char *prefix)
+{
+    char key[48];
+    snprintf(key, sizeof key, "%s.start", prefix);
+    if (sweep_opts(sc)->start > sweep_opts(sc)->max_n)
+        return scenario_fail(c, key, "%lld is above %s.max_n (%lld)",
+                             (long long)sweep_opts(sc)->start, prefix,
+                             (long long)sweep_opts(sc)->max_n);
+    return 0;
+}
 
 /* The sweep's own rules: it starts no higher than it may go. */
 static int sweep_check(const struct scenario_ctx *c,
                        const struct scenario *sc)
 {
-    if (sweep_opts(sc)->start > sweep_opts(sc)->max_n)
-        return scenario_fail(c, "sweep.start",
-                             "%lld is above sweep.max_n (%lld)",
-                             (long long)sweep_opts(sc)->start,
-                             (long long)sweep_opts(sc)->max_n);
-    return 0;
-}
-
-
-/* The client's own costs over one step's timed rounds. */
-struct client_costs {
-    struct cpu_usage server0, server1; /* servers' CPU around the rounds */
-    bool server_cpu;
-    uint64_t threads_started;
-    unsigned max_in_flight;
-    unsigned threads_peak;
-    double cpu_user_s;
-    double cpu_sys_s;
-    uint64_t reconnects0; /* the conns' reconnects before the measurement */
-};
-
-/* One measurement (a step or a probe), kept for pooling rounds taken at
- * the same N and for the crossing's fit. */
-struct point {
-    int64_t n;
-    int64_t *rounds_ns; /* the timed rounds, in order */
-    size_t len;
-    double median_ms;
-    bool search; /* taken by the crossing search, not the sweep */
-};
-
-enum phase { SWEEPING, CONFIRMING, CHECKING_LO, BISECTING, DONE };
-
-struct driver;
-
-/* One side: its servers, its measurements, where its search stands. */
-struct sweep_side {
-    struct client_costs client;
-    struct driver *d;
-    struct run *s;
-    struct run_outcome *o;
-    struct conn *conns;
-    size_t n;      /* connected servers */
-    int64_t t0_ns; /* sweep start */
-    struct callmode *mode;
-    struct samples rounds;
-    struct samples calls;       /* service times: sent -> reply */
-    struct samples completions; /* round start -> reply */
-    struct samples starts; /* this step's server start times */
-    struct point *points;  /* every measurement so far */
-    size_t npoints;
-    size_t points_cap;
-    int64_t *step_ns;      /* N of every sweep step, in order */
-    size_t nsteps;
-    int probes;            /* measurements of the crossing search */
-    json_t *crossing;      /* result fields of the crossing, or NULL */
-    struct footprint fp;
-    int64_t oom_kills; /* in the memory cgroup, at the start */
-    enum phase phase;
-    size_t target;   /* N of its next measurement */
-    int64_t timed;   /* timed rounds of the measurement under way */
-    struct bracket b; /* the crossing search's */
-    bool lib_recorded;
-    bool companion; /* done, but calls along while another side measures */
-};
-
-/* The sides of one run and what they share. */
-struct driver {
-    struct sweep_side sides[RUN_MAX_SIDES];
-    size_t nsides;
-    unsigned next_index; /* of the next server started, on any side */
-    int64_t t0_ns;
-};
-
-/* A server died by SIGKILL while the memory cgroup's OOM count rose:
- * the limit, not the ORB, ended it. */
-static bool oom_killed(struct sweep_side *r, int wstatus)
-{
-    if (!WIFSIGNALED(wstatus) || WTERMSIG(wstatus) != SIGKILL)
-        return false;
-    int64_t now = r->s->machine ? machine_oom_kills(r->s->machine) : -1;
-    return now > r->oom_kills;
-}
-
-static void stop_oom(struct sweep_side *r, unsigned index, pid_t pid)
-{
-    run_stop(r->o, STOP_MEMORY, 0,
-         "server %u (pid %d) was killed by the OOM killer in the %lld MB "
-         "memory cgroup at N=%zu (OOM kills so far: %lld)",
-         index, (int)pid,
-         (long long)(r->s->machine->limit_bytes / (1024 * 1024)), r->n,
-         (long long)machine_oom_kills(r->s->machine));
-}
-
-/* A failed call or connect on server i: find out whether it died. */
-static void call_failure(struct sweep_side *r, size_t i, int err,
-                         const char *why)
-{
-    struct conn *c = &r->conns[i];
-    char status[96], note[600];
-    int st;
-    const struct server_source *src = r->s->src;
-    if (err == -EINTR && *r->s->interrupted) {
-        run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
-    } else if (!src->ops->started_here) {
-        /* Not ours: no wait status, no cgroup; say which server it was. */
-        bool gone = src->ops->check(src->ctx, c->pid, 200, &st) == 1;
-        src->ops->describe(src->ctx, c->index, note, sizeof note);
-        run_stop(r->o, gone ? STOP_SERVER_DIED : STOP_CALL_FAILED,
-             1, "external server %u (%s)%s at N=%zu: %s", c->index, note,
-             gone ? " is not running" : "", r->n, why);
-    } else if (src->ops->check(src->ctx, c->pid, 200, &st) == 1) {
-        if (oom_killed(r, st))
-            return stop_oom(r, c->index, c->pid);
-        spawn_describe_status(st, status, sizeof status);
-        run_stop(r->o, STOP_SERVER_DIED, 1,
-                 "server %u (pid %d) %s at N=%zu: %s",
-             c->index, (int)c->pid, status, r->n, why);
-    } else if (probe_task_limit(c->pid, note, sizeof note)) {
-        /* A live server that dropped its connection: it could not start
-         * a thread for it. */
-        run_stop(r->o, STOP_RESOURCE, 0, "%s at N=%zu: %s", why, r->n, note);
-    } else {
-        run_stop(r->o, STOP_CALL_FAILED, 1, "%s at N=%zu", why, r->n);
-    }
+    return sweep_check_start(c, sc, "sweep");
 }
 
 static struct conn *grow_slot(void *arg, size_t k)
 {
-    struct sweep_side *r = arg;
-    return &r->conns[r->n + k];
+    struct sweep_hand *h = arg;
+    return &h->conns[h->n + k];
 }
 
 static void grow_failed(void *arg, size_t k, struct conn *c, int err)
 {
-    struct sweep_side *r = arg;
-    call_failure(r, r->n + k, err, c->why);
+    struct sweep_hand *h = arg;
+    sweep_call_failure(h, h->n + k, err, c->why);
 }
 
 /* Start servers n..target-1 and connect to each. True when all are up. */
-static bool grow(struct sweep_side *r, size_t target)
+static bool grow(struct sweep_hand *h, size_t target)
 {
-    const struct scenario *sc = r->s->sc;
-    size_t count = target - r->n;
+    const struct scenario *sc = h->s->sc;
+    size_t count = target - h->n;
     char at[48];
-    snprintf(at, sizeof at, " at N=%zu", r->n);
-    samples_clear(&r->starts);
+    snprintf(at, sizeof at, " at N=%zu", h->n);
+    samples_clear(&h->starts);
     struct servers_want w = {
-        .group = r->s->group,
-        .first = r->d->next_index,
+        .group = h->s->group,
+        .first = *h->next_index,
         .count = (unsigned)count,
         .cpu = -1,
         .at = at,
-        .oom_kills = r->oom_kills,
-        .starts = &r->starts,
+        .oom_kills = h->oom_kills,
+        .starts = &h->starts,
         .slot = grow_slot,
-        .arg = r,
+        .arg = h,
         .idle = !sc->client.connect,
         .payload = payload_lookup(sc->call.payload),
         .failed = grow_failed,
     };
-    r->d->next_index += (unsigned)count;
-    r->n += servers_start(r->s, r->o, &w, NULL);
-    return r->n == target && !r->o->stop_reason;
-}
-
-static double tv_s(struct timeval tv)
-{
-    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+    *h->next_index += (unsigned)count;
+    h->n += servers_start(h->s, h->o, &w, NULL);
+    return h->n == target && !h->o->stop_reason;
 }
 
 /* Drop the newest servers until n remain: close their connections, then
  * have the source drop them (the spawner kills and reaps its own; servers
  * of a list are left running). True when all went. */
-static bool shrink(struct sweep_side *r, size_t target)
+static bool shrink(struct sweep_hand *h, size_t target)
 {
-    size_t count = r->n - target;
+    size_t count = h->n - target;
     pid_t *pids = malloc(count * sizeof *pids);
     if (!pids) {
-        run_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
-             r->n);
+        run_stop(h->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
+             h->n);
         return false;
     }
-    if (r->s->mode->forget)
-        r->s->mode->forget(r->mode, r->conns, target);
-    for (size_t i = target; i < r->n; i++) {
-        pids[i - target] = r->conns[i].pid;
-        conn_close(&r->conns[i]);
+    if (h->s->mode->forget)
+        h->s->mode->forget(h->mode, h->conns, target);
+    for (size_t i = target; i < h->n; i++) {
+        pids[i - target] = h->conns[i].pid;
+        conn_close(&h->conns[i]);
     }
-    size_t was = r->n;
-    r->n = target;
-    int rc = r->s->src->ops->drop(r->s->src->ctx, pids, (unsigned)count,
+    size_t was = h->n;
+    h->n = target;
+    int rc = h->s->src->ops->drop(h->s->src->ctx, pids, (unsigned)count,
                                   5000);
     free(pids);
-    if (rc == -EINTR && *r->s->interrupted) {
-        run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", was);
+    if (rc == -EINTR && *h->s->interrupted) {
+        run_stop(h->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", was);
         return false;
     }
     if (rc) {
-        run_stop(r->o, STOP_CALL_FAILED, 1,
+        run_stop(h->o, STOP_CALL_FAILED, 1,
              "could not stop servers %zu..%zu to go from N=%zu down to "
              "%zu: %s",
              target, was - 1, was, target,
@@ -325,796 +165,32 @@ static bool shrink(struct sweep_side *r, size_t target)
 }
 
 /* Start or stop servers until exactly `target` run. */
-static bool set_n(struct sweep_side *r, size_t target)
+static bool servers_set_n(struct sweep_hand *h, size_t target)
 {
-    if (target > r->n)
-        return grow(r, target);
-    if (target < r->n)
-        return shrink(r, target);
-    return true;
+    bool ok = target > h->n   ? grow(h, target)
+              : target < h->n ? shrink(h, target)
+                              : true;
+    h->servers = h->n;
+    return ok;
 }
 
-/* Get ready for a measurement: clear what the last one kept. */
-/* Connections made again so far, every server's (conn.reconnects). */
-static uint64_t reconnects(const struct sweep_side *r)
+/* Each server's footprint: N of them. */
+static void servers_footprint(struct sweep_hand *h, json_t *step,
+                              size_t on_machine)
 {
-    uint64_t sum = 0;
-    for (size_t i = 0; i < r->n; i++)
-        sum += r->conns[i].reconnects;
-    return sum;
+    sweep_probe_servers(h, h->conns, h->n, on_machine, step);
 }
 
-static void measure_begin(struct sweep_side *r)
-{
-    samples_clear(&r->rounds);
-    samples_clear(&r->calls);
-    samples_clear(&r->completions);
-    memset(&r->client, 0, sizeof r->client);
-}
-
-/* One round on side r: its time into r->rounds when timed, the client's
- * own costs (getrusage around the round: while one side's round runs the
- * others' threads wait) and the servers' CPU at the first and after the
- * last timed round. False when the side stopped. */
-static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
-{
-    struct round_info info;
-    struct rusage ru0, ru1;
-    bool timed = k >= warmup;
-    if (timed && k == warmup)
-        r->client.server_cpu =
-            r->s->machine &&
-            machine_server_cpu(r->s->machine, &r->client.server0) == 0;
-    getrusage(RUSAGE_SELF, &ru0);
-    int64_t t0 = now_ns();
-    int rc = r->s->mode->round(r->mode, r->conns, r->n, timed, &info);
-    int64_t dt = now_ns() - t0;
-    getrusage(RUSAGE_SELF, &ru1);
-    char at[48];
-    snprintf(at, sizeof at, " at N=%zu", r->n);
-    if (rc && info.client_resource &&
-        servers_resource_stop(r->o, rc, info.why, at))
-        return false;
-    if (rc) {
-        call_failure(r, info.failed, rc, info.why);
-        return false;
-    }
-    if (info.calls != r->n) {
-        run_stop(r->o, STOP_CALL_FAILED, 1,
-                 "a round made %llu calls for %zu servers",
-             (unsigned long long)info.calls, r->n);
-        return false;
-    }
-    if (!timed)
-        return true;
-    struct client_costs *cc = &r->client;
-    cc->threads_started += info.threads_started;
-    if (info.max_in_flight > cc->max_in_flight)
-        cc->max_in_flight = info.max_in_flight;
-    if (info.threads_peak > cc->threads_peak)
-        cc->threads_peak = info.threads_peak;
-    cc->cpu_user_s += tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
-    cc->cpu_sys_s += tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
-    samples_add(&r->rounds, dt);
-    if (k == warmup + r->timed - 1) {
-        if (cc->server_cpu)
-            cc->server_cpu =
-                machine_server_cpu(r->s->machine, &cc->server1) == 0;
-        r->s->mode->drain(r->mode, &r->calls, &r->completions);
-    }
-    return true;
-}
-
-/* A side that has finished keeps calling its servers, unrecorded, while
- * another side still measures: each side's rounds then always follow the
- * other's, as they did all along (each round finds the caches cleared by
- * the other side's round: a side left alone measures faster). */
-static void companion_round(struct sweep_side *r)
-{
-    struct round_info info;
-    if (r->s->mode->round(r->mode, r->conns, r->n, false, &info) != 0)
-        r->companion = false; /* it stopped answering: leave it be */
-}
-
-/* Before a measurement, outside its rounds: a server may have closed an
- * idle connection while the sweep started more servers (omniORB closes
- * one idle for its scan period, 180 s by default, with a GIOP
- * CloseConnection). Connect again, as an ORB's client would, and count
- * it. False when the side stopped. */
-static bool refresh(struct sweep_side *r)
-{
-    for (size_t i = 0; i < r->n; i++) {
-        int rc = conn_refresh(&r->conns[i]);
-        if (rc < 0) {
-            call_failure(r, i, rc, r->conns[i].why);
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Measure the sides in `who` (sweep.warmup_rounds untimed rounds, then
- * each side's r->timed), one round of each in turn, so that what the
- * host does to one round it does to the others' neighbouring rounds;
- * finished sides in `pals` call along, unrecorded. A side that fails
- * stops alone here; the caller stops the others. */
-static void measure(struct sweep_side **who, size_t k, struct sweep_side **pals,
-                    size_t npals)
-{
-    int64_t warmup = sweep_opts(who[0]->s->sc)->warmup_rounds, most = 0;
-    for (size_t i = 0; i < k; i++) {
-        measure_begin(who[i]);
-        who[i]->client.reconnects0 = reconnects(who[i]);
-        refresh(who[i]);
-        if (who[i]->timed > most)
-            most = who[i]->timed;
-    }
-    for (size_t i = 0; i < npals; i++)
-        if (pals[i]->companion && !refresh(pals[i]))
-            pals[i]->companion = false;
-    for (int64_t j = 0; j < warmup + most; j++) {
-        for (size_t i = 0; i < k; i++) {
-            struct sweep_side *r = who[i];
-            if (r->o->stop_reason)
-                continue;
-            if (*r->s->interrupted)
-                run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu",
-                         r->n);
-            else if (j < warmup + r->timed)
-                one_round(r, j, warmup);
-            else
-                companion_round(r); /* its rounds are done; others' not */
-        }
-        for (size_t i = 0; i < npals; i++)
-            if (pals[i]->companion && !*pals[i]->s->interrupted)
-                companion_round(pals[i]);
-    }
-}
-
-/* Servers on the machine, every side's. */
-static size_t on_machine(const struct sweep_side *r)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->d->nsides; i++)
-        n += r->d->sides[i].n;
-    return n;
-}
-
-/* The live line on stderr: where each side is. */
-static void progress(struct sweep_side *r, const char *phase, double median_ms,
-                     int64_t mem_available_kb)
-{
-    if (!r->s->progress)
-        return;
-    fprintf(stderr, "\r\033[K%s: ", r->s->sc->name);
-    if (r->s->label)
-        fprintf(stderr, "[%s] ", r->s->label);
-    fprintf(stderr, "N=%zu  %s  round %.2f ms (median)", r->n, phase,
-            median_ms);
-    if (mem_available_kb >= 0)
-        fprintf(stderr, "  MemAvailable %.1f GiB",
-                (double)mem_available_kb / (1024.0 * 1024.0));
-    fprintf(stderr, "  %.0f s", (double)(now_ns() - r->t0_ns) / 1e9);
-    fflush(stderr);
-}
-
-/* The servers' memory, threads and descriptors, the machine's memory. */
-static void footprint_probe(struct sweep_side *r, json_t *step)
-{
-    const struct server_source *src = r->s->src;
-    pid_t *pids = malloc((r->n ? r->n : 1) * sizeof *pids);
-    unsigned *index = malloc((r->n ? r->n : 1) * sizeof *index);
-    size_t k = 0, missing = 0;
-    const char *why = NULL;
-    for (size_t i = 0; pids && index && i < r->n; i++) {
-        const char *no = src->ops->no_pid_why(src->ctx, r->conns[i].index);
-        if (no || r->conns[i].pid <= 0) {
-            /* A server of a list that no process here is known to be. */
-            why = why ? why : no ? no : "its pid is unknown";
-            missing++;
-            continue;
-        }
-        pids[k] = r->conns[i].pid;
-        index[k++] = r->conns[i].index;
-    }
-    if (pids && index && (k || !missing))
-        footprint_step(&r->fp, pids, index, k, on_machine(r), step);
-    if (missing)
-        json_object_set_new(
-            step, "footprint_unavailable",
-            json_pack("{s:I, s:s}", "servers", (json_int_t)missing,
-                      "why", why));
-    if (missing && !k)
-        json_object_set_new(step, "footprint", json_null());
-    free(pids);
-    free(index);
-}
-
-/* The servers' CPU over the timed rounds, and per call on both sides.
- * The total is exact; user/system divide it in the kernel's sampled
- * proportion. */
-static void server_cpu_json(json_t *step, const struct client_costs *cc,
-                            double calls)
-{
-    double total_s =
-        (double)(cc->server1.total_ns - cc->server0.total_ns) / 1e9;
-    double user = (double)(cc->server1.user_ns - cc->server0.user_ns);
-    double sys = (double)(cc->server1.sys_ns - cc->server0.sys_ns);
-    double user_share = user + sys > 0 ? user / (user + sys) : 0;
-    json_object_set_new(step, "server_cpu",
-                        json_pack("{s:f, s:f, s:f}", "total_s", total_s,
-                                  "user_s", total_s * user_share, "sys_s",
-                                  total_s * (1 - user_share)));
-    json_object_set_new(
-        step, "cpu_per_call_us",
-        json_pack("{s:f, s:f, s:f, s:f, s:f}", "server",
-                  total_s * 1e6 / calls, "server_user",
-                  total_s * user_share * 1e6 / calls, "server_sys",
-                  total_s * (1 - user_share) * 1e6 / calls, "client_user",
-                  cc->cpu_user_s * 1e6 / calls, "client_sys",
-                  cc->cpu_sys_s * 1e6 / calls));
-}
-
-/* Keep this measurement's rounds for pooling and the fit. */
-static int keep_point(struct sweep_side *r, double median_ms, bool search)
-{
-    if (r->npoints == r->points_cap) {
-        size_t cap = r->points_cap ? r->points_cap * 2 : 64;
-        struct point *p = realloc(r->points, cap * sizeof *p);
-        if (!p)
-            return -ENOMEM;
-        r->points = p;
-        r->points_cap = cap;
-    }
-    struct point *pt = &r->points[r->npoints];
-    pt->rounds_ns = malloc((r->rounds.len ? r->rounds.len : 1) *
-                           sizeof *pt->rounds_ns);
-    if (!pt->rounds_ns)
-        return -ENOMEM;
-    memcpy(pt->rounds_ns, r->rounds.ns, r->rounds.len * sizeof(int64_t));
-    pt->len = r->rounds.len;
-    pt->n = (int64_t)r->n;
-    pt->median_ms = median_ms;
-    pt->search = search;
-    r->npoints++;
-    return 0;
-}
-
-/* Every timed round at n so far, pooled: its median (ms) and count. */
-static double pooled_median(struct sweep_side *r, int64_t n, size_t *count)
-{
-    struct samples all = {0};
-    for (size_t i = 0; i < r->npoints; i++)
-        if (r->points[i].n == n)
-            for (size_t j = 0; j < r->points[i].len; j++)
-                samples_add(&all, r->points[i].rounds_ns[j]);
-    struct summary sum;
-    stats_summarize(&all, 1e6, &sum);
-    samples_free(&all);
-    *count = sum.count;
-    return sum.median;
-}
-
-/* What every measurement records, steps and probes alike (no footprint):
- * the rounds, each in order, their summary and the median's interval,
- * the calls' service and completion times, the client's and servers'
- * costs. Keeps the measurement's rounds (r->points). *median_ms gets the
- * median round time. */
-static json_t *measurement_json(struct sweep_side *r, const char *phase,
-                                double *median_ms)
-{
-    struct summary round_ms, call_us, done_us;
-    struct median_ci ci;
-    json_t *each = json_array();
-    for (size_t i = 0; i < r->rounds.len; i++)
-        json_array_append_new(each,
-                              json_real((double)r->rounds.ns[i] / 1e6));
-    /* In the order taken, before stats_summarize sorts them. */
-    stats_median_ci(r->rounds.ns, r->rounds.len, 1e6, &ci);
-    stats_summarize(&r->rounds, 1e6, &round_ms);
-    stats_summarize(&r->calls, 1e3, &call_us);
-    stats_summarize(&r->completions, 1e3, &done_us);
-    *median_ms = round_ms.median;
-    json_t *m = json_pack(
-        "{s:s, s:I, s:o, s:o, s:{s:f, s:f, s:f, s:s, s:I, s:I}, s:o, s:o, "
-        "s:I, s:f}",
-        "phase", phase, "n", (json_int_t)r->n, "round_ms",
-        result_summary(&round_ms), "rounds_ms", each, "round_ms_ci", "low",
-        ci.low, "high", ci.high, "level", ci.level, "method",
-        "moving-block bootstrap of the median, percentile interval",
-        "block", (json_int_t)ci.block, "resamples", (json_int_t)ci.resamples,
-        "call_us", result_summary(&call_us), "completion_us",
-        result_summary(&done_us), "calls", (json_int_t)r->calls.len,
-        "elapsed_s", (double)(now_ns() - r->t0_ns) / 1e9);
-    const struct client_costs *cc = &r->client;
-    json_object_set_new(m, "max_in_flight", json_integer(cc->max_in_flight));
-    json_object_set_new(
-        m, "client",
-        json_pack("{s:I, s:f, s:I, s:f, s:f, s:I}", "threads_started",
-                  (json_int_t)cc->threads_started, "threads_started_per_round",
-                  r->rounds.len ? (double)cc->threads_started /
-                                      (double)r->rounds.len
-                                : 0.0,
-                  "threads_peak", (json_int_t)cc->threads_peak, "cpu_user_s",
-                  cc->cpu_user_s, "cpu_sys_s", cc->cpu_sys_s, "reconnects",
-                  (json_int_t)(reconnects(r) - cc->reconnects0)));
-    if (cc->server_cpu && r->calls.len)
-        server_cpu_json(m, cc, (double)r->calls.len);
-    if (keep_point(r, round_ms.median, strcmp(phase, "sweep") != 0) != 0)
-        run_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
-             r->n);
-    return m;
-}
-
-/* Record one step of the sweep. Returns its median round time (ms). */
-static double record_step(struct sweep_side *r)
-{
-    struct summary start_ms;
-    struct machine_mem mi;
-    double median;
-    json_t *step = measurement_json(r, "sweep", &median);
-    stats_summarize(&r->starts, 1e6, &start_ms);
-    probe_machine_mem(&mi);
-    json_object_set_new(step, "mem_available_kb",
-                        json_integer(mi.mem_available_kb));
-    json_object_set_new(step, "mem_free_kb", json_integer(mi.mem_free_kb));
-    if (start_ms.count)
-        json_object_set_new(step, "server_start_ms",
-                            result_summary(&start_ms));
-    footprint_probe(r, step);
-    json_array_append_new(json_object_get(r->s->doc, "steps"), step);
-    int64_t *ns = realloc(r->step_ns, (r->nsteps + 1) * sizeof *ns);
-    if (ns) {
-        ns[r->nsteps++] = (int64_t)r->n;
-        r->step_ns = ns;
-    }
-    progress(r, "sweep", median, mi.mem_available_kb);
-    return median;
-}
-
-/* The result's outcome, with the crossing's fields when there are any. */
-static void outcome(struct sweep_side *r, const char *reason,
-                    const char *detail)
-{
-    result_set_outcome(r->s->doc, reason, detail,
-                       (double)(now_ns() - r->t0_ns) / 1e9);
-    json_t *res = json_object_get(r->s->doc, "result");
-    json_object_set_new(res, "max_servers",
-                        json_integer(r->o->max_servers));
-    if (r->crossing)
-        json_object_update(res, r->crossing);
-}
-
-/* Write what we have so far; a later step or the end rewrites it. When
- * it cannot be written the side has stopped (write_failed, final): the
- * driver ends it before its next measurement. */
-static void checkpoint(struct sweep_side *r)
-{
-    outcome(r, "running", "the run had not finished when this was written");
-    run_checkpoint(r->s, r->o);
-}
-
-/* Record the measurement just taken as a probe of the crossing search,
- * with the decision taken on every round measured at this N so far.
- * True when that says over. */
-static bool record_probe(struct sweep_side *r, const char *phase)
-{
-    const struct scenario *sc = r->s->sc;
-    r->probes++;
-    double median;
-    json_t *m = measurement_json(r, phase, &median);
-    size_t count;
-    double pooled = pooled_median(r, (int64_t)r->n, &count);
-    bool over = pooled > sweep_opts(sc)->max_ms;
-    json_object_set_new(m, "pooled",
-                        json_pack("{s:I, s:f, s:s}", "rounds",
-                                  (json_int_t)count, "median_ms", pooled,
-                                  "decision", over ? "over" : "under"));
-    json_array_append_new(json_object_get(r->s->doc, "probes"), m);
-    char what[64];
-    snprintf(what, sizeof what, "%s %d/%lld", phase, r->probes,
-             (long long)sweep_opts(sc)->max_probes);
-    progress(r, what, pooled, -1);
-    checkpoint(r);
-    return over;
-}
-
-/* The sweep step before `n`, or 0 when n was the first. */
-static int64_t step_before(const struct sweep_side *r, int64_t n)
-{
-    int64_t prev = 0;
-    for (size_t i = 0; i < r->nsteps && r->step_ns[i] < n; i++)
-        prev = r->step_ns[i];
-    return prev;
-}
-
-/* Rounds measured at n so far. */
-static size_t rounds_at(const struct sweep_side *r, int64_t n)
-{
-    size_t count = 0;
-    for (size_t i = 0; i < r->npoints; i++)
-        if (r->points[i].n == n)
-            count += r->points[i].len;
-    return count;
-}
-
-/* The crossing from what was measured: result.crossing_n, its interval
- * and how they were found (r->crossing). */
-static void estimate(struct sweep_side *r, const struct bracket *b,
-                     bool complete)
-{
-    const struct scenario *sc = r->s->sc;
-    struct crossing_point *pts = calloc(r->npoints ? r->npoints : 1,
-                                        sizeof *pts);
-    struct crossing_estimate e;
-    size_t count, k = 0;
-    if (!pts)
-        return;
-    for (size_t i = 0; i < r->npoints; i++)
-        pts[k++] = (struct crossing_point){
-            (double)r->points[i].n, r->points[i].median_ms,
-            (double)r->points[i].len, r->points[i].search};
-    double lo_ms = b->lo > 0 ? pooled_median(r, b->lo, &count) : 0;
-    double hi_ms = pooled_median(r, b->hi, &count);
-    crossing_estimate(pts, k, sweep_opts(sc)->max_ms, b->lo, lo_ms, b->hi,
-                      hi_ms, &e);
-    free(pts);
-    json_t *how = json_pack(
-        "{s:[I, I], s:f, s:f, s:I, s:b, s:f}", "bracket", (json_int_t)b->lo,
-        (json_int_t)b->hi, "bracket_lo_ms", lo_ms, "bracket_hi_ms", hi_ms,
-        "probes", (json_int_t)r->probes, "complete", complete,
-        "bracket_width_pct",
-        b->lo > 0 ? 100.0 * (double)(b->hi - b->lo) / (double)b->lo : 100.0);
-    if (e.found) {
-        json_object_set_new(how, "method", json_string(e.method));
-        json_object_set_new(how, "level", json_real(0.95));
-        json_object_set_new(
-            how, "slope",
-            json_pack("{s:f, s:f, s:b, s:I, s:[f, f]}", "value", e.slope,
-                      "se", e.slope_se, "assumed", e.slope_assumed, "points",
-                      (json_int_t)e.slope_points, "n_range", e.slope_min_n,
-                      e.slope_max_n));
-        json_object_set_new(how, "implied_by",
-                            json_integer((json_int_t)e.probes));
-        if (strcmp(e.method, CROSSING_PROBES) == 0) {
-            json_object_set_new(how, "sd_ln", json_real(e.sd_ln));
-            json_object_set_new(how, "df", json_integer(e.df));
-        }
-        if (e.why[0])
-            json_object_set_new(how, "note", json_string(e.why));
-    }
-    json_decref(r->crossing);
-    r->crossing = json_pack("{s:o, s:o, s:o}", "crossing_n",
-                            e.found ? json_real(e.n) : json_null(),
-                            "crossing_interval",
-                            e.found ? json_pack("[f, f]", e.low, e.high)
-                                    : json_null(),
-                            "crossing", how);
-}
-
-/* Side r reached its stop (latency, max_n): done, and while another side
- * still measures, it calls along. */
-static void done(struct sweep_side *r)
-{
-    r->phase = DONE;
-    r->companion = r->s->sc->client.connect && r->n > 0;
-}
-
-/* The search has ended: the bracket is narrow enough, or the probes ran
- * out. The crossing from what was measured, and the stop. */
-static void finish_search(struct sweep_side *r)
-{
-    const struct scenario *sc = r->s->sc;
-    const struct bracket *b = &r->b;
-    r->o->max_servers = b->lo;
-    estimate(r, b, true);
-    done(r);
-    if (b->lo == 0) {
-        run_stop(r->o, STOP_LATENCY, 0,
-             "the median round time exceeded max_ms %g even at N=%lld "
-             "(%d measurements of the crossing search); no N was within it",
-             sweep_opts(sc)->max_ms, (long long)b->hi, r->probes);
-        return;
-    }
-    json_t *cx = json_object_get(r->crossing, "crossing_interval");
-    char est[160] = "";
-    if (json_is_array(cx))
-        snprintf(est, sizeof est, "; crossing_n %.0f (95%% interval %.0f-%.0f)",
-                 json_real_value(json_object_get(r->crossing, "crossing_n")),
-                 json_real_value(json_array_get(cx, 0)),
-                 json_real_value(json_array_get(cx, 1)));
-    run_stop(r->o, STOP_LATENCY, 0,
-         "the median round time crossed max_ms %g between N=%lld (under) and "
-         "N=%lld (over), %.1f%% apart, after %d measurements of the crossing "
-         "search%s%s; the largest N within it was %lld",
-         sweep_opts(sc)->max_ms, (long long)b->lo, (long long)b->hi,
-         b->lo > 0 ? 100.0 * (double)(b->hi - b->lo) / (double)b->lo : 100.0,
-         r->probes,
-         crossing_next_n(b, sweep_opts(sc)->resolution) ? " (sweep.max_probes "
-                                                    "reached)"
-                                                  : "",
-         est, (long long)b->lo);
-}
-
-/* The next measurement of a search whose bracket is r->b: the low end
- * again while it was measured with fewer rounds than the rest (it may have
- * been a lucky under), else the bracket's midpoint; or the end. */
-static void search_next(struct sweep_side *r)
-{
-    const struct scenario *sc = r->s->sc;
-    bool budget = r->probes < sweep_opts(sc)->max_probes;
-    if (budget && r->b.lo > 0 &&
-        rounds_at(r, r->b.lo) < (size_t)sweep_opts(sc)->near_rounds) {
-        r->phase = CHECKING_LO;
-        r->target = (size_t)r->b.lo;
-        return;
-    }
-    int64_t mid = crossing_next_n(&r->b, sweep_opts(sc)->resolution);
-    if (!budget || !mid)
-        return finish_search(r);
-    r->phase = BISECTING;
-    r->target = (size_t)mid;
-}
-
-/* A step or a confirmation came out under: the sweep goes on. */
-static void sweep_on(struct sweep_side *r, double median)
-{
-    const struct scenario *sc = r->s->sc;
-    r->o->max_servers = (int64_t)r->n;
-    r->phase = SWEEPING;
-    if ((int64_t)r->n >= sweep_opts(sc)->max_n) {
-        run_stop(r->o, STOP_MAX_N, 0,
-             "reached max_n=%zu%s%s%s with a median round time of %.3f ms "
-             "(max_ms %g)",
-             r->n, r->s->max_n_why ? " (" : "",
-             r->s->max_n_why ? r->s->max_n_why : "",
-             r->s->max_n_why ? ")" : "", median, sweep_opts(sc)->max_ms);
-        done(r);
-        return;
-    }
-    checkpoint(r);
-    int64_t next = sweep_next_n(sc, (int64_t)r->n);
-    int64_t max_n = sweep_opts(sc)->max_n;
-    r->target = (size_t)(next > max_n ? max_n : next);
-}
-
-/* Record what side r just measured and decide its next N. */
-static void decide(struct sweep_side *r)
-{
-    const struct scenario *sc = r->s->sc;
-    double median;
-    switch (r->phase) {
-    case SWEEPING:
-        median = record_step(r);
-        if (r->o->stop_reason) {
-            r->phase = DONE;
-        } else if (!sc->client.connect || median <= sweep_opts(sc)->max_ms) {
-            sweep_on(r, median);
-        } else if (sweep_opts(sc)->resolution <= 0) {
-            run_stop(r->o, STOP_LATENCY, 0,
-                 "median round time %.3f ms at N=%zu exceeded max_ms %g; "
-                 "the largest N within it was %lld",
-                 median, r->n, sweep_opts(sc)->max_ms,
-                 (long long)r->o->max_servers);
-            done(r);
-        } else {
-            /* One set of rounds does not decide the stop: measure again
-             * and decide on every round taken at this N. */
-            r->phase = CONFIRMING;
-            r->target = r->n;
-        }
-        return;
-    case CONFIRMING:
-        if (!record_probe(r, "confirm")) {
-            size_t count;
-            return sweep_on(r, pooled_median(r, (int64_t)r->n, &count));
-        }
-        r->b = (struct bracket){r->o->max_servers, (int64_t)r->n};
-        return search_next(r);
-    case CHECKING_LO:
-        if (record_probe(r, "bracket")) {
-            /* It was over after all: step back to the step before it. */
-            r->b.hi = r->b.lo;
-            r->b.lo = step_before(r, r->b.lo);
-        }
-        /* Under: now measured with near_rounds, so bisection follows. */
-        return search_next(r);
-    case BISECTING:
-        crossing_decide(&r->b, (int64_t)r->n, record_probe(r, "bisect"));
-        return search_next(r);
-    case DONE:
-        return;
-    }
-}
-
-/* The side stopped during its search: keep the crossing it had. */
-static void stopped(struct sweep_side *r)
-{
-    r->companion = false;
-    if (r->phase == CHECKING_LO || r->phase == BISECTING) {
-        r->o->max_servers = r->b.lo;
-        estimate(r, &r->b, false);
-    }
-    r->phase = DONE;
-}
-
-/* What the server of side r really loaded, not what we meant to run. */
-static void record_library(struct sweep_side *r)
-{
-    char lib[512];
-    json_t *orb = json_object_get(r->s->doc, "orb");
-    if (r->lib_recorded || r->n == 0)
-        return;
-    if (orb && r->conns[0].pid > 0 &&
-        probe_mapped_library(r->conns[0].pid, r->s->kind->library, lib,
-                             sizeof lib) == 0)
-        json_object_set_new(orb, "library_path", json_string(lib));
-    r->lib_recorded = true;
-}
-
-/* Side r ready to sweep. Its memory baseline is `base` when given (the
- * first side's: one machine, one baseline), else taken now. */
-static void init_side(struct driver *d, struct sweep_side *r, struct run *s,
-                      struct run_outcome *o, const struct footprint *base)
-{
-    const struct scenario *sc = s->sc;
-    struct callmode_config mcfg = {
-        .timeout_ms = sc->call.timeout_ms,
-        .pool_size = sc->client.pool_size,
-        .thread_stack_kb = sc->client.thread_stack_kb,
-        .interrupted = s->interrupted,
-    };
-    memset(o, 0, sizeof *o);
-    *r = (struct sweep_side){.d = d, .s = s, .o = o, .t0_ns = d->t0_ns,
-                      .phase = SWEEPING,
-                          .target = (size_t)sweep_opts(sc)->start};
-    r->conns = calloc((size_t)sweep_opts(sc)->max_n, sizeof *r->conns);
-    if (base)
-        r->fp = *base;
-    else
-        footprint_init(&r->fp, sc->probe.budget_ms, sc->probe.per_server_max);
-    json_object_set_new(
-        s->doc, "baseline",
-        json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:b}", "mem_available_kb",
-                  (json_int_t)r->fp.base.mem_available_kb, "slab_kb",
-                  (json_int_t)r->fp.base.slab_kb, "kernel_stack_kb",
-                  (json_int_t)r->fp.base.kernel_stack_kb, "page_tables_kb",
-                  (json_int_t)r->fp.base.page_tables_kb, "mem_free_kb",
-                  (json_int_t)r->fp.base.mem_free_kb, "settle_ms",
-                  r->fp.settle_ms, "settled", r->fp.settled));
-    json_object_set_new(s->doc, "probes", json_array());
-    r->oom_kills = s->machine ? machine_oom_kills(s->machine) : -1;
-    int mrc = r->conns ? s->mode->create(&r->mode, &mcfg) : -ENOMEM;
-    if (mrc) {
-        run_stop(r->o, STOP_RESOURCE, 0, "cannot start call mode %s: %s",
-             s->mode->name, strerror(-mrc));
-        r->phase = DONE;
-    }
-}
-
-static void free_side(struct sweep_side *r)
-{
-    if (r->s->progress)
-        fprintf(stderr, "\r\033[K");
-    outcome(r, r->o->stop_reason, r->o->detail);
-    for (size_t i = 0; i < r->n; i++)
-        conn_close(&r->conns[i]);
-    free(r->conns);
-    if (r->mode)
-        r->s->mode->destroy(r->mode);
-    samples_free(&r->rounds);
-    samples_free(&r->calls);
-    samples_free(&r->completions);
-    samples_free(&r->starts);
-    for (size_t i = 0; i < r->npoints; i++)
-        free(r->points[i].rounds_ns);
-    free(r->points);
-    free(r->step_ns);
-    json_decref(r->crossing);
-}
-
-/* A side failed (exit 1) or was interrupted: a paired run is one
- * experiment, so the other sides stop too. */
-static void stop_partners(struct driver *d)
-{
-    const struct sweep_side *bad = NULL;
-    for (size_t i = 0; i < d->nsides && !bad; i++)
-        if (d->sides[i].o->exit_code != 0)
-            bad = &d->sides[i];
-    if (!bad)
-        return;
-    for (size_t i = 0; i < d->nsides; i++) {
-        struct sweep_side *r = &d->sides[i];
-        if (r->phase == DONE || r == bad)
-            continue;
-        if (bad->o->exit_code == 130)
-            run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->n);
-        else
-            run_stop(r->o, STOP_PARTNER, 1, "side %s stopped at N=%zu: %s",
-                 bad->s->label ? bad->s->label : "?", bad->n,
-                 bad->o->detail);
-        stopped(r);
-    }
-}
+static const struct sweep_axis servers_axis = {
+    .noun = "servers",
+    .held_key = "max_servers",
+    .set_n = servers_set_n,
+    .footprint = servers_footprint,
+};
 
 static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
-    struct driver d = {.nsides = nsides, .t0_ns = now_ns()};
-    struct server_source spawned[RUN_MAX_SIDES];
-    for (size_t i = 0; i < nsides; i++)
-        if (!sides[i].src) {
-            server_source_spawner(&spawned[i], sides[i].sp);
-            sides[i].src = &spawned[i];
-        }
-    for (size_t i = 0; i < nsides; i++) {
-        /* A sweep's own field: every step. */
-        json_object_set_new(sides[i].doc, "steps", json_array());
-    }
-    for (size_t i = 0; i < nsides; i++)
-        init_side(&d, &d.sides[i], &sides[i], &o[i],
-                  i ? &d.sides[0].fp : NULL);
-    for (;;) {
-        struct sweep_side *who[RUN_MAX_SIDES];
-        size_t k = 0;
-        for (size_t i = 0; i < nsides; i++)
-            if (d.sides[i].phase != DONE)
-                who[k++] = &d.sides[i];
-        if (k == 0)
-            break;
-        /* Each side sets its number of servers for this measurement. */
-        size_t ready = 0;
-        for (size_t i = 0; i < k; i++) {
-            struct sweep_side *r = who[i];
-            const struct scenario *sc = r->s->sc;
-            double elapsed = (double)(now_ns() - d.t0_ns) / 1e9;
-            if (r->o->stop_reason) {
-                /* stopped by its checkpoint: write_failed */
-            } else if (*r->s->interrupted) {
-                run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu",
-                         r->n);
-            } else if (elapsed > sweep_opts(sc)->max_seconds) {
-                run_stop(r->o, STOP_TIME, 0,
-                         "sweep.max_seconds (%g s) ran out at "
-                     "N=%zu%s", sweep_opts(sc)->max_seconds, r->n,
-                     r->phase == SWEEPING ? "" : " during the crossing "
-                                                 "search");
-            } else if (set_n(r, r->target)) {
-                record_library(r);
-                r->timed = r->phase == SWEEPING ? sweep_opts(sc)->rounds
-                                                : sweep_opts(sc)->near_rounds;
-                if (sc->client.connect || r->phase != SWEEPING) {
-                    who[ready++] = r;
-                    continue;
-                }
-                /* Idle servers: a step without rounds. */
-                measure_begin(r);
-                decide(r);
-                continue;
-            }
-            record_library(r);
-            stopped(r);
-        }
-        stop_partners(&d);
-        if (ready == 0)
-            continue;
-        /* Finished sides that stopped normally call along (see
-         * companion_round). */
-        struct sweep_side *pals[RUN_MAX_SIDES];
-        size_t npals = 0;
-        for (size_t i = 0; i < nsides; i++)
-            if (d.sides[i].phase == DONE && d.sides[i].companion)
-                pals[npals++] = &d.sides[i];
-        measure(who, ready, pals, npals);
-        for (size_t i = 0; i < ready; i++) {
-            if (who[i]->o->stop_reason)
-                stopped(who[i]);
-            else
-                decide(who[i]);
-        }
-        stop_partners(&d);
-    }
-    for (size_t i = 0; i < nsides; i++)
-        free_side(&d.sides[i]);
+    sweep_drive(&servers_axis, sides, o, nsides);
 }
 
 /* One paragraph: what ran, how far it got, why it stopped, where the
@@ -1122,25 +198,12 @@ static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
 static void sweep_summary(const struct scenario *sc, json_t *doc,
                     const struct run_outcome *o, const char *out)
 {
-    json_t *orb = json_object_get(doc, "orb");
     json_t *steps = json_object_get(doc, "steps");
-    json_t *first = json_array_get(steps, 0);
-    printf("%s: %s %s over %s, %s calls, max_ms %g: the machine held %lld "
-           "servers (stop: %s; %s).",
-           sc->name, json_string_value(json_object_get(orb, "name")),
-           json_string_value(json_object_get(orb, "version"))
-               ? json_string_value(json_object_get(orb, "version"))
-               : "(version unknown)",
-           sc->transport, sc->mode, sweep_opts(sc)->max_ms,
-           (long long)o->max_servers, o->stop_reason, o->detail);
-    json_t *res = json_object_get(doc, "result");
-    json_t *cx = json_object_get(res, "crossing_interval");
-    if (json_is_array(cx))
-        printf(" Round time crosses %g ms at N=%.0f (95%% interval %.0f-%.0f).",
-               sweep_opts(sc)->max_ms,
-               json_number_value(json_object_get(res, "crossing_n")),
-               json_number_value(json_array_get(cx, 0)),
-               json_number_value(json_array_get(cx, 1)));
+    char held[64];
+    snprintf(held, sizeof held, "the machine held %lld servers",
+             (long long)o->max_servers);
+    sweep_summary_head(sc, doc, o, held);
+    sweep_summary_crossing(sc, doc);
     json_t *last = json_array_get(steps, json_array_size(steps) - 1);
     json_t *per = json_object_get(last, "mem_per_server_kb");
     if (per)
@@ -1150,14 +213,7 @@ static void sweep_summary(const struct scenario *sc, json_t *doc,
                json_number_value(json_object_get(per, "pss")),
                json_number_value(json_object_get(per, "uss")),
                json_number_value(json_object_get(per, "mem_available")));
-    if (!sc->client.connect)
-        printf(" The servers were idle: never connected or called.");
-    else if (first)
-        printf(" At N=%lld the median call took %.1f us.",
-               (long long)json_integer_value(json_object_get(first, "n")),
-               json_real_value(json_object_get(
-                   json_object_get(first, "call_us"), "median")));
-    printf(" %zu steps; result: %s\n", json_array_size(steps), out);
+    sweep_summary_end(sc, doc, out);
 }
 
 const struct kind_ops kind_sweep = {

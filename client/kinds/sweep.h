@@ -1,6 +1,7 @@
-/* The sweep's options, for what reuses them (a sweep of another axis) and
- * for the fuzzer's checks of a loaded sweep scenario. The sweep itself is
- * kinds/sweep.c's row, kind_sweep. */
+/* The sweep's options, for what reuses them (a sweep of another axis:
+ * kind fanin) and for the fuzzer's checks of a loaded sweep scenario. The
+ * sweep itself is kinds/sweep.c's row, kind_sweep, over the driver in
+ * kinds/sweeper.h. */
 #ifndef ORBBENCH_SWEEP_H
 #define ORBBENCH_SWEEP_H
 
@@ -26,8 +27,45 @@ struct sweep_opts {
     int64_t max_probes;  /* bound on the search's measurements */
 };
 
-/* A sweep scenario's options (sc->kind "sweep"). */
+/* A sweep scenario's options (sc->kind "sweep"), or those of a kind
+ * whose options struct holds struct sweep_opts first (fanin). */
 const struct sweep_opts *sweep_opts(const struct scenario *sc);
+
+/* The key rows of struct sweep_opts, named PREFIX.start, PREFIX.step...
+ * (the kind's name), for a kind whose options struct holds it first;
+ * NOUN is what N counts, in the help ("servers"). */
+#define SWEEP_OFF(f) SCENARIO_KIND_OFF(struct sweep_opts, f)
+#define SWEEP_KEY_ROWS(PREFIX, NOUN)                                         \
+    {PREFIX ".start", SCENARIO_INT, SWEEP_OFF(start), 0, 1, 1000000, NULL,    \
+     NULL, 1, NOUN " in the first step"},                                    \
+    {PREFIX ".step", SCENARIO_INT, SWEEP_OFF(step), 0, 1, 1000000, NULL,      \
+     NULL, 10, NOUN " added per step (linear sweep; unused when growth > 1)"}, \
+    {PREFIX ".growth", SCENARIO_NUM, SWEEP_OFF(growth), 0, 1, 100, NULL,      \
+     NULL, 1, "factor per step; > 1 makes the sweep geometric"},             \
+    {PREFIX ".max_n", SCENARIO_INT, SWEEP_OFF(max_n), 0, 1, 1000000, NULL,    \
+     NULL, 1000, "never run more " NOUN " than this"},                       \
+    {PREFIX ".max_ms", SCENARIO_NUM, SWEEP_OFF(max_ms), 0, 1e-6, 1e7, NULL,   \
+     NULL, 100, "stop when a step's median round time exceeds this (ms)"},   \
+    {PREFIX ".rounds", SCENARIO_INT, SWEEP_OFF(rounds), 0, 1, 100000, NULL,   \
+     NULL, 10, "timed rounds per step"},                                     \
+    {PREFIX ".warmup_rounds", SCENARIO_INT, SWEEP_OFF(warmup_rounds), 0, 0,  \
+     1000, NULL, NULL, 1, "untimed rounds before the timed ones"},           \
+    {PREFIX ".max_seconds", SCENARIO_NUM, SWEEP_OFF(max_seconds), 0, 1,      \
+     86400, NULL, NULL, 3600, "stop the sweep after this long (s)"},         \
+    {PREFIX ".resolution", SCENARIO_NUM, SWEEP_OFF(resolution), 0, 0, 0.5,   \
+     NULL, NULL, 0.02, "after a step over max_ms is confirmed, bisect until " \
+     "the bracket is within this fraction of N (0: stop at the first step "  \
+     "over)"},                                                               \
+    {PREFIX ".near_rounds", SCENARIO_INT, SWEEP_OFF(near_rounds), 0, 1,      \
+     100000, NULL, NULL, 20, "timed rounds of each measurement of the "      \
+     "crossing search (confirmation, bracket check, bisection)"},            \
+    {PREFIX ".max_probes", SCENARIO_INT, SWEEP_OFF(max_probes), 0, 1, 100,   \
+     NULL, NULL, 12, "at most this many measurements in the crossing search"}
+
+/* The rule every such kind has: PREFIX.start is no higher than
+ * PREFIX.max_n. 0, or scenario_fail's -EINVAL. */
+int sweep_check_start(const struct scenario_ctx *c, const struct scenario *sc,
+                      const char *prefix);
 
 /* The next N of the sweep after `n` servers (the caller clamps to
  * max_n). */

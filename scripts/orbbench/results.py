@@ -139,7 +139,10 @@ def crossing_ms(doc):
     steps = doc.get("steps") or []
     if not steps:
         return None
-    max_ms = doc["scenario"]["sweep"]["max_ms"]
+    sc = doc["scenario"]
+    max_ms = get(sc, f"{sc.get('kind', 'sweep')}.max_ms")  # sweep, fanin
+    if max_ms is None:
+        return None
     for s in steps:
         if s["round_ms"]["median"] > max_ms:
             return s["round_ms"]["median"]

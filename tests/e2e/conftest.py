@@ -109,22 +109,17 @@ def orbbench(tmp_path):
     return run
 
 
-@pytest.fixture
-def live_sweep(tmp_path):
-    """Start a long sweep (sync over Unix, towards 2000 servers) in the
-    background: start(*sets) returns (proc, result path, first
-    checkpoint). Whatever the test does, a client still running at the
-    end is killed and its servers are waited for, so a failed assertion
-    leaves no 2000-server run behind."""
+def _live_runs(tmp_path, scenario, base_sets):
+    """What live_sweep and live_fanin share: start(*sets) runs scenario
+    with base_sets then sets in the background and returns (proc, result
+    path, first checkpoint); at the end a client still running is killed
+    and its servers are waited for (a generator: the fixture's body)."""
     started = []
 
     def start(*sets):
         out = tmp_path / f"live-{len(started)}.json"
-        args = [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"),
-                "--out", str(out), "--set", "sweep.start=10",
-                "--set", "sweep.step=10", "--set", "sweep.max_n=2000",
-                "--set", "sweep.rounds=20"]
-        for s in sets:
+        args = [str(ORBBENCH), "run", str(scenario), "--out", str(out)]
+        for s in (*base_sets, *sets):
             args += ["--set", s]
         proc = subprocess.Popen(args, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
@@ -152,6 +147,30 @@ def live_sweep(tmp_path):
             for s in doc.get("servers", []):
                 kill_quietly(s["pid"])
             raise
+
+
+@pytest.fixture
+def live_sweep(tmp_path):
+    """Start a long sweep (sync over Unix, towards 2000 servers) in the
+    background: start(*sets) returns (proc, result path, first
+    checkpoint). Whatever the test does, a client still running at the
+    end is killed and its servers are waited for, so a failed assertion
+    leaves no 2000-server run behind."""
+    yield from _live_runs(tmp_path, SCENARIOS / "sync-unix.json",
+                          ("sweep.start=10", "sweep.step=10",
+                           "sweep.max_n=2000", "sweep.rounds=20"))
+
+
+@pytest.fixture
+def live_fanin(tmp_path):
+    """The same for a long sweep over connections: 2 omniORB servers
+    (a thread per connection), towards 4000 connections over Unix."""
+    yield from _live_runs(tmp_path,
+                          SCENARIOS / "fanin" / "01-omniorb-tpc-unix.json",
+                          ("fanin.servers=2", "fanin.start=10",
+                           "fanin.growth=1", "fanin.step=10",
+                           "fanin.max_n=4000", "fanin.rounds=20",
+                           "mode=sync"))
 
 
 def write_scenario(path, **top):

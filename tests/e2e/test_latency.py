@@ -85,8 +85,8 @@ def test_server_not_answering_is_named(tmp_path):
     (["latency.calls=0"], '--set latency.calls: 0 is out of range'),
     (["latency.servers=257"], "--set latency.servers: 257 is out of range"),
     (["mode=event"],
-     '--set mode: only for "kind": "sweep" scenarios (this one is '
-     '"latency")'),
+     '--set mode: only for "kind": "sweep" or "fanin" scenarios (this '
+     'one is "latency")'),
 ])
 def test_malformed_is_exit_2(orbbench, tmp_path, sets, message):
     r = orbbench(latency(tmp_path), *sets)

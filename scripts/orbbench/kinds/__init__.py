@@ -14,3 +14,4 @@ import orbbench.kinds.clock  # noqa: F401
 import orbbench.kinds.channel  # noqa: F401
 import orbbench.kinds.latency  # noqa: F401
 import orbbench.kinds.marshal  # noqa: F401
+import orbbench.kinds.fanin  # noqa: F401

@@ -1,0 +1,95 @@
+/* The sweep's driver, over any axis: N grows step by step, rounds of
+ * calls over conns[0..N-1] are timed at each step; when a step's median
+ * round time exceeds max_ms it is confirmed and the crossing narrowed down
+ * by bisection (core/crossing.h); it stops at max_n, max_seconds, a
+ * resource limit, a failure or an interrupt. Paired runs (kinds/run.h)
+ * have one state machine per side, measured in alternate rounds.
+ *
+ * What N counts is the axis's: servers, each with its connection (kind
+ * sweep, kinds/sweep.c), or connections spread over k servers started
+ * once (kind fanin, kinds/fanin.c). The axis opens and closes the conns,
+ * and probes the servers' footprint; the driver does everything else and
+ * writes the same result shape for both (steps, probes, result). The
+ * options are struct sweep_opts (kinds/sweep.h), which the kind's own
+ * options struct holds first. */
+#ifndef ORBBENCH_SWEEPER_H
+#define ORBBENCH_SWEEPER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/scenario.h"
+#include "core/stats.h"
+#include "host/footprint.h"
+#include "kinds/run.h"
+#include "modes/callmode.h"
+#include "net/conn.h"
+
+/* What an axis sees of one side. */
+struct sweep_hand {
+    struct run *s;
+    struct run_outcome *o;
+    struct conn *conns;    /* sweep_opts(sc)->max_n of them; conns[0..n-1]
+                            * are called once each round */
+    size_t n;              /* N */
+    struct callmode *mode; /* the side's call mode (its forget, when
+                            * conns close) */
+    size_t servers;        /* this side's server processes (the machine's
+                            * memory is divided among every side's) */
+    unsigned *next_index;  /* number of the next server started, any side */
+    int64_t oom_kills;     /* in the memory cgroup, at the start */
+    struct samples starts; /* this step's server start times */
+    struct footprint fp;   /* the machine's baseline */
+    void *axis;            /* the axis's own state */
+};
+
+struct sweep_axis {
+    const char *noun;     /* what N counts, in messages: "servers" */
+    const char *held_key; /* result field of the largest N within max_ms */
+    /* Before the side's first step (fanin: start its servers). True, or
+     * false when it stopped (h->o). Optional. */
+    bool (*begin)(struct sweep_hand *h);
+    /* Once every side has begun, before the first step: a baseline that
+     * the other side's servers starting would have moved (the ORB's
+     * library pages turn from private to shared). Optional. */
+    void (*baseline)(struct sweep_hand *h);
+    /* Make N exactly `target`: open or close conns (and start or stop
+     * their servers). True, or false when the side stopped (h->o). */
+    bool (*set_n)(struct sweep_hand *h, size_t target);
+    /* A step's footprint into `step`: the servers of every side number
+     * on_machine. */
+    void (*footprint)(struct sweep_hand *h, json_t *step, size_t on_machine);
+    /* Free the axis's state, once the driver closed conns[0..n-1].
+     * Optional. */
+    void (*end)(struct sweep_hand *h);
+};
+
+/* Run the sides (1, or 2 paired) of a sweep along `axis`: a kind's run. */
+void sweep_drive(const struct sweep_axis *axis, struct run *sides,
+                 struct run_outcome *o, size_t nsides);
+
+/* A call or connect on conns[i] failed with err (-errno) and `why`: stop
+ * the side, saying whether its server died, was OOM-killed or is at a
+ * limit (resource), or interrupted. */
+void sweep_call_failure(struct sweep_hand *h, size_t i, int err,
+                        const char *why);
+
+/* The footprint of servers srv[0..k-1] (their pid and index; those of a
+ * server list with no known pid are counted apart) into `step`
+ * (footprint_step). */
+void sweep_probe_servers(struct sweep_hand *h, const struct conn *srv,
+                         size_t k, size_t on_machine, json_t *step);
+
+/* A sweep's summary paragraph, in pieces around the kind's own: the first
+ * sentence ("NAME: ORB VERSION over T, M calls, max_ms X: <held> (stop:
+ * R; D)."), the crossing, and the end (the first step's median call, the
+ * steps and where the result is; then a newline). */
+void sweep_summary_head(const struct scenario *sc, json_t *doc,
+                        const struct run_outcome *o, const char *held);
+void sweep_summary_crossing(const struct scenario *sc, json_t *doc);
+void sweep_summary_end(const struct scenario *sc, json_t *doc,
+                       const char *out);
+
+#endif

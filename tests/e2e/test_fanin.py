@@ -1,0 +1,129 @@
+"""Kind fanin: N connections over k servers started once (issue 25).
+The server side is what these tests check: a thread-per-connection
+omniORB server's threads grow with the connections, its thread pool's do
+not; a descriptor limit on either side is a `resource` stop naming it
+before the step that would pass it; nothing is left running after a run,
+an interrupt or a killed server."""
+import json
+import os
+import signal
+
+from conftest import SCENARIOS, assert_nothing_left, finish
+
+FANIN = SCENARIOS / "fanin"
+# Small and quick: 4, 20, 36 connections, two timed rounds each.
+SMALL = ("fanin.start=4", "fanin.growth=1", "fanin.step=16",
+         "fanin.max_n=36", "fanin.rounds=2")
+
+
+def threads(step):
+    return step["servers_total"]["threads"]
+
+
+def test_thread_per_connection_grows_the_pool_does_not(orbbench):
+    """Every call of a round in flight at once (mode event): omniORB's
+    default server starts a thread per connection, so its threads follow
+    the connections; its pool of 3 keeps them bounded. Each run ends at
+    max_n with every step's footprint taken from the server's /proc."""
+    tpc = orbbench(FANIN / "01-omniorb-tpc-unix.json", *SMALL)
+    pool = orbbench(FANIN / "03-omniorb-pool-unix.json", *SMALL,
+                    'server.args=["-ORBthreadPerConnectionPolicy", "0", '
+                    '"-ORBmaxServerThreadPoolSize", "3"]')
+    for r in (tpc, pool):
+        assert r.rc == 0, r.stderr
+        assert r.doc["kind"] == "fanin"
+        assert r.doc["result"]["stop_reason"] == "max_n"
+        assert r.doc["result"]["max_connections"] == 36
+        assert [s["n"] for s in r.doc["steps"]] == [4, 20, 36]
+        # one server held them all: the same pid at every step
+        assert len(r.doc["servers"]) == 1
+        assert all(s["footprint"]["of"] == 1 for s in r.doc["steps"])
+        assert r.doc["servers_baseline"]["threads"]["sum"] >= 1
+    first, last = tpc.doc["steps"][0], tpc.doc["steps"][-1]
+    # 32 more connections, at least 0.9 of a thread each
+    assert threads(last) - threads(first) >= 0.9 * 32, tpc.doc["steps"]
+    assert last["per_connection"]["threads"] >= 0.9
+    assert 0.9 <= last["per_connection"]["fds"] <= 1.1
+    first, last = pool.doc["steps"][0], pool.doc["steps"][-1]
+    base = pool.doc["servers_baseline"]["threads"]["sum"]
+    assert threads(last) <= base + 3 + 2, pool.doc["steps"]
+    assert threads(last) - threads(first) <= 3
+    assert last["per_connection"]["threads"] < 0.3
+    assert "connections" in tpc.stdout and "held 36" in tpc.stdout
+
+
+def test_client_descriptor_limit_is_a_named_resource_stop(orbbench):
+    """fanin.client_nofile caps the client's RLIMIT_NOFILE: the step that
+    would pass it is not tried, the run stops as `resource` (exit 0)
+    naming the limit, every step before it kept."""
+    r = orbbench(FANIN / "02-omniorb-tpc-tcp.json", "fanin.start=8",
+                 "fanin.growth=1", "fanin.step=8", "fanin.max_n=400",
+                 "fanin.rounds=2", "fanin.client_nofile=60", "mode=sync")
+    assert r.rc == 0, r.stderr
+    res = r.doc["result"]
+    assert res["stop_reason"] == "resource", res
+    assert "the client's RLIMIT_NOFILE 60" in res["detail"]
+    held = res["max_connections"]
+    assert 8 <= held < 60
+    assert r.doc["steps"][-1]["n"] == held
+    assert r.doc["steps"][-1]["client"]["fds"] <= 60
+
+
+def test_server_descriptor_limit_is_a_named_resource_stop(orbbench):
+    """fanin.server_nofile sets each server's RLIMIT_NOFILE once it is
+    up: the step that would have one hold more descriptors stops the run
+    as `resource`, naming that server, before it is tried; no server
+    ever held more."""
+    r = orbbench(FANIN / "07-giopmin-unix.json", "fanin.servers=2",
+                 "fanin.start=8", "fanin.growth=1", "fanin.step=8",
+                 "fanin.max_n=400", "fanin.rounds=2",
+                 "fanin.server_nofile=40")
+    assert r.rc == 0, r.stderr
+    res = r.doc["result"]
+    assert res["stop_reason"] == "resource", res
+    assert "'s (pid " in res["detail"] and "RLIMIT_NOFILE 40" in \
+        res["detail"]
+    assert all(s["footprint"]["fds"]["max"] <= 40 for s in r.doc["steps"])
+    # two servers shared them: about half each
+    assert 40 <= res["max_connections"] <= 2 * 40
+
+
+def test_bad_fanin_scenarios_exit_2(orbbench):
+    for sets, needle in [
+            (("transport=pipe",), "transport: \"pipe\" is one connection"),
+            (("client.connect=false",), "client.connect: kind fanin"),
+            (("fanin.start=50", "fanin.max_n=10"),
+             "fanin.start: 50 is above fanin.max_n (10)"),
+            (("sweep.max_n=10",), "sweep.max_n: only for")]:
+        r = orbbench(FANIN / "09-raw-unix.json", *sets)
+        assert r.rc == 2, (sets, r.stderr)
+        assert needle in r.stderr, (sets, r.stderr)
+
+
+def test_interrupt_stops_the_run_and_its_servers(live_fanin):
+    proc, out, _ = live_fanin()
+    proc.send_signal(signal.SIGINT)
+    _, err = finish(proc, 60)
+    assert proc.returncode == 130, err
+    final = json.loads(out.read_text())
+    assert final["result"]["stop_reason"] == "interrupted"
+    assert final["steps"]
+    assert final["result"]["max_connections"] == final["steps"][-1]["n"]
+    assert_nothing_left(final)
+
+
+def test_killed_server_is_server_died(live_fanin):
+    """SIGKILL one of the two servers: the round's call on one of its
+    connections fails, the run says which server died."""
+    proc, out, doc = live_fanin()
+    victim = doc["servers"][1]["pid"]
+    os.kill(victim, signal.SIGKILL)
+    _, err = finish(proc, 60)
+    assert proc.returncode == 1, err
+    final = json.loads(out.read_text())
+    res = final["result"]
+    assert res["stop_reason"] == "server_died", res
+    assert f"pid {victim}" in res["detail"]
+    assert "killed by signal 9" in res["detail"]
+    assert final["steps"]
+    assert_nothing_left(final)
