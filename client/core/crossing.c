@@ -202,6 +202,7 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
              out->why[0] ? "; " : "", probe_n, (CROSSING_OUTSIDE - 1) * 100,
              (long long)lo, (long long)hi);
     from_bracket(out, max_ms, lo, lo_ms, hi, hi_ms);
+    out->outside = false;
     hold_bracket(out, low, high, lo, hi);
 }
 

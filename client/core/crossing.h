@@ -52,7 +52,8 @@ struct crossing_estimate {
     size_t probes;
     double sd_ln;       /* their standard deviation, in ln N */
     int df;             /* probes - 1 */
-    bool outside;       /* the probes' mean lay outside [lo, hi] */
+    bool outside;       /* the estimate (the probes' mean) lies outside
+                         * [lo, hi] */
     char why[320];      /* why the slope was assumed or the bracket used */
 };
 

@@ -216,7 +216,7 @@ def interval_at(m, level):
     SE (no test)."""
     lr, se, df = m.get("log_ratio"), m.get("se_log"), m.get("df")
     if lr is None or se is None or not df:
-        return m["ci_low"], m["ci_high"]
+        return m.get("ci_low"), m.get("ci_high")
     if se == 0:
         return math.exp(lr), math.exp(lr)
     tq = stats.t.ppf(1 - (1 - level) / 2, df)
@@ -275,10 +275,11 @@ def adjust_family(metrics, alpha=ALPHA):
     for m, q in zip(metrics, qs):
         if q is None:
             continue
-        m["ci95_low"], m["ci95_high"] = m["ci_low"], m["ci_high"]
         m["q_value"] = q
-        m["ci_low"], m["ci_high"] = interval_at(m, level)
-        m["ci_level"] = level
+        if m.get("ci_low") is not None:
+            m["ci95_low"], m["ci95_high"] = m["ci_low"], m["ci_high"]
+            m["ci_low"], m["ci_high"] = interval_at(m, level)
+            m["ci_level"] = level
         m["verdict"] = metric_verdict(m["ratio"], q, m["higher_is_better"],
                                       m["memory"], alpha)
     return tests, rejected, level

@@ -476,10 +476,13 @@ def compare_pair(res_a, res_b, at, mem):
                                   "server CPU per call, memory per server",
                        "suite": "geometric mean of the scenarios' B/A; "
                                 "one-sample t over their mean log ratios",
-                       "adjustment": "Benjamini-Hochberg per family "
-                                     "(scenarios' primary metrics; suite "
-                                     "rows), intervals at the family's "
-                                     "false-coverage-rate level",
+                       "adjustment": "Benjamini-Hochberg",
+                       "families": "the scenarios' primary metrics; the "
+                                   "suite rows (each over every set)",
+                       "intervals": "tested metrics at their family's "
+                                    "false-coverage-rate level, 1 - "
+                                    "max(R, 1) alpha / m (ci_level); "
+                                    "unadjusted 95% as ci95_low, ci95_high",
                        "tests": None,
                        "alpha": orbstats.ALPHA, "power": orbstats.POWER},
             "mde_pct": {k: orbstats.median_or_none(r["metrics"][k]["mde_pct"]
@@ -669,7 +672,7 @@ def method_lines(cmps):
            "ratio of geometric means over runs, [interval]: for the tested "
            f"(primary) metrics at the {pct_level(level)} "
            "false-coverage-rate level that goes with the verdicts, so it "
-           "excludes 1 exactly when the verdict is not same; round ms at a "
+           "excludes 1 exactly when a difference is found; round ms at a "
            "common N is descriptive (95%, not tested, no verdict). Round ms "
            "and server CPU per call at N: each run's local fit over its "
            "steps and probes within ±15% of N."]
@@ -686,8 +689,8 @@ def method_lines(cmps):
                " (paired runs: one-sample t on each run's log ratio "
                f"{pair_ratio})" if paired else ""))
     every = "" if len(cmps) == 1 else " (every set's together)"
-    out.append(f"Verdicts: {how}, BH-adjusted over {tests} tests of the "
-               f"primary metrics{every}, q < 0.05 (memory: larger/smaller, "
+    out.append(f"Verdicts: {how}, BH-adjusted over {tests} tests{every} "
+               "of the primary metrics, q < 0.05 (memory: larger/smaller, "
                "not counted in a scenario's verdict; negligible: significant "
                "but within 0.5% of 1, counted as same).")
     shown = shown_metrics(cmps)
