@@ -66,6 +66,9 @@ def parse_args(argv):
                    default="text")
     p.add_argument("--plots", metavar="DIR",
                    help="write the comparison's figures")
+    p.add_argument("--alpha", type=float, metavar="A",
+                   help="significance level of the verdicts (default 0.05; "
+                   "a sequential run's sequential.json sets its own)")
     p.add_argument("--hosts", action="store_true",
                    help="the host axis: hosts side by side")
     a = p.parse_args(argv)
@@ -74,6 +77,8 @@ def parse_args(argv):
             p.error("--at: not with --hosts (each host at its own max "
                     "servers)")
         return a
+    if a.alpha is not None and not 0 < a.alpha < 0.5:
+        p.error(f"--alpha {a.alpha}: give a level between 0 and 0.5")
     if not 2 <= len(a.sets) <= len(LETTERS):
         p.error(f"give 2 to {len(LETTERS)} result sets (A, the baseline, "
                 f"then those compared with it), not {len(a.sets)}")
@@ -415,7 +420,7 @@ def suite_rows(cmp, mem):
 METRIC_ORDER = [k for k, _, _, _ in METRICS]
 
 
-def compare_many(sets, at, mem):
+def compare_many(sets, at, mem, alpha=orbstats.ALPHA):
     """Each set after the first compared with the first (the baseline):
     one comparison dict each, as compare() gives for two sets. Two
     families of tests, each adjusted over every set's tests (a family as
@@ -428,20 +433,28 @@ def compare_many(sets, at, mem):
     if at is not None:
         check_at([r for res in sets for r in res], at)
     cmps = [compare_pair(sets[0], res, at, mem) for res in sets[1:]]
+    return judge(cmps, mem, alpha)
+
+
+def judge(cmps, mem, alpha=orbstats.ALPHA):
+    """The verdicts of comparisons whose metrics are measured (compare_pair
+    dicts, or any {"scenarios": [{"scenario", "metrics"}], "method"}):
+    primary metrics flagged, both families adjusted at alpha, the suite
+    rows and every verdict set. Returns cmps."""
     for c in cmps:
         for r in c["scenarios"]:
             mark_primary(r, mem)
     tests, rejected, level = orbstats.adjust_family(
         [m for c in cmps for r in c["scenarios"]
-         for m in r["metrics"].values() if m["primary"]])
+         for m in r["metrics"].values() if m["primary"]], alpha)
     for c in cmps:
         c["suite"] = suite_rows(c, mem)
     stests, srejected, slevel = orbstats.adjust_family(
-        [m for c in cmps for m in c["suite"].values()])
+        [m for c in cmps for m in c["suite"].values()], alpha)
     for c in cmps:
         c["method"].update(tests=tests, rejected=rejected, ci_level=level,
                            suite_tests=stests, suite_rejected=srejected,
-                           suite_ci_level=slevel)
+                           suite_ci_level=slevel, alpha=alpha)
         for m in c["suite"].values():
             m["drivers"] = orbstats.suite_drivers(m, slevel or 0.95)
         c["suite_verdict"] = orbstats.scenario_verdict(
@@ -689,8 +702,12 @@ def method_lines(cmps):
                " (paired runs: one-sample t on each run's log ratio "
                f"{pair_ratio})" if paired else ""))
     every = "" if len(cmps) == 1 else " (every set's together)"
+    alpha = cmps[0]["method"].get("alpha", orbstats.ALPHA)
+    src = cmps[0]["method"].get("alpha_from", "default")
+    spent = "" if src == "default" else f", alpha {alpha:.4g} from {src}"
     out.append(f"Verdicts: {how}, BH-adjusted over {tests} tests{every} "
-               "of the primary metrics, q < 0.05 (memory: larger/smaller, "
+               f"of the primary metrics, q < {alpha:.4g}{spent} "
+               "(memory: larger/smaller, "
                "not counted in a scenario's verdict; negligible: significant "
                "but within 0.5% of 1, counted as same).")
     shown = shown_metrics(cmps)
@@ -929,6 +946,25 @@ def write_figures(cmp, res_a, res_b, outdir, labels):
     return written
 
 
+def alpha_of(a):
+    """(alpha, where it came from): --alpha, else the alpha per look that
+    the sequential run (run-suite --until-verdict) which wrote these sets
+    spent (its sequential.json, beside the sets' folders), else 0.05."""
+    if a.alpha is not None:
+        return a.alpha, "--alpha"
+    for path in a.sets:
+        seq = Path(path).resolve().parent / "sequential.json"
+        if Path(path).is_dir() and seq.is_file():
+            try:
+                doc = json.loads(seq.read_text())
+                alpha = float(doc["plan"]["alpha_per_look"])
+            except (ValueError, KeyError, TypeError) as e:
+                raise ValueError(f"{seq}: not a sequential record "
+                                 f"({e})") from None
+            return alpha, f"{seq} ({doc['plan']['looks']} planned looks)"
+    return orbstats.ALPHA, "default"
+
+
 def hosts_main(a):
     """--hosts: every host's numbers side by side (orbhosts)."""
     import orbbench.hosts as orbhosts
@@ -955,7 +991,10 @@ def main(argv):
     try:
         sets = [orbresults.load_results([path]) for path in a.sets]
         orbresults.refuse_uncomparable([r for res in sets for r in res], "compare")
-        cmps = compare_many(sets, a.at, a.mem)
+        alpha, why = alpha_of(a)
+        cmps = compare_many(sets, a.at, a.mem, alpha)
+        for c in cmps:
+            c["method"]["alpha_from"] = why
         for path, cmp in zip(a.sets[1:], cmps):
             if not cmp["scenarios"]:
                 raise ValueError(f"{a.sets[0]} and {path}: no scenario in "
