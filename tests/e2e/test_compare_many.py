@@ -126,15 +126,15 @@ def test_one_table_a_column_group_per_set(tmp_path):
     s = rows["sync-unix"]
     assert s["crossing N A"] == "111 (100–122)"  # 100 e^0.1 = 110.5
     assert s["crossing N B"] == "149 (135–165)"
-    assert s["B/A [95% CI]"].startswith("1.35 [") and \
-        s["B/A [95% CI]"].endswith("faster")
+    assert s["B/A [interval]"].startswith("1.35 [") and \
+        s["B/A [interval]"].endswith("faster")
     assert s["verdict (B)"] == "faster"
     assert s["crossing N C"] == "116 (105–128)"
-    assert s["C/A [95% CI]"].endswith("same")
+    assert s["C/A [interval]"].endswith("same")
     assert s["verdict (C)"] == "same"
     p = rows["pool5-unix"]
-    assert p["B/A [95% CI]"] == "1.11" and p["verdict (B)"] == "—"
-    assert p["crossing N C"] == p["C/A [95% CI]"] == p["verdict (C)"] == "—"
+    assert p["B/A [interval]"] == "1.11" and p["verdict (B)"] == "—"
+    assert p["crossing N C"] == p["C/A [interval]"] == p["verdict (C)"] == "—"
     assert "- Only in A (not in C): pool5-unix" in r.stdout
     assert "- A: " in r.stdout and "- C: " in r.stdout
     assert "BH-adjusted over 2 tests (every set's together)" in r.stdout
@@ -142,8 +142,8 @@ def test_one_table_a_column_group_per_set(tmp_path):
     head = next(line for line in text.splitlines()
                 if line.startswith("scenario"))
     assert head.split("  ")[0] == "scenario"
-    for col in ("crossing N A", "crossing N B", "B/A [95% CI]",
-                "verdict (B)", "crossing N C", "C/A [95% CI]",
+    for col in ("crossing N A", "crossing N B", "B/A [interval]",
+                "verdict (B)", "crossing N C", "C/A [interval]",
                 "verdict (C)"):
         assert col in head, col
     assert head.index("verdict (B)") < head.index("crossing N C")

@@ -332,7 +332,7 @@ def test_compare_text_table_holds_each_sides_values():
         # one run a side: each side's own value, a plain ratio, no verdict
         assert row["crossing N A"] == num(ca), name
         assert row["crossing N B"] == num(cb), name
-        assert row["B/A [95% CI]"] == two(ratio_of(cb, ca)), name
+        assert row["B/A [interval]"] == two(ratio_of(cb, ca)), name
         n = int(row["at N"])
         assert n in measured_ns(a) and n in measured_ns(b), name
         nm = int(row["PSS at N"])
@@ -1246,7 +1246,7 @@ def test_run_suite_two_variants_interleaved_and_compared(tmp_path):
          "orb": None}]
     assert {row["variant"] for row in summary["rows"]} == {"a", "b"}
     md = (out / "compare-a-vs-b.md").read_text()
-    assert "| scenario | crossing N A | crossing N B | B/A [95% CI] |" in md
+    assert "| scenario | crossing N A | crossing N B | B/A [interval] |" in md
     assert "scenario sweep.rounds (all scenarios): 5 → 6" in md
     assert "BH-adjusted over" in md  # two runs a side: tested
     assert "== b against a" in r.stdout

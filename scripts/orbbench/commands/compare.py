@@ -558,7 +558,7 @@ def group_head(x, mem, shown, many):
     name x carry it in brackets."""
     tag = f" ({x})" if many else ""
     label = orbresults.MEM_LABELS[mem]
-    head = [f"crossing N {x}", f"{x}/A [95% CI]", f"at N{tag}",
+    head = [f"crossing N {x}", f"{x}/A [interval]", f"at N{tag}",
             f"round ms {x}/A"]
     if "server_cpu_us" in shown:
         head.append(f"server CPU {x}/A")
