@@ -256,7 +256,8 @@ def compare_blocks(cmp_mod, cmps, sides, res, figures, skipped,
            ("toc",)]
     shead, srows = cmp_mod.suite_table(cmps)
     if srows:
-        out += [("h2", "The suite"), ("table", shead, srows),
+        out += [("h2", "The suite"),
+                ("table", shead, srows, "l" * (len(shead) - 4) + "rrll"),
                 ("list", cmp_mod.suite_lines(cmps))]
     out += [("h2", "Verdicts"),
             ("table", head, rows, "l" + "r" * (len(head) - 2) + "l")]
