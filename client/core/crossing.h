@@ -52,7 +52,9 @@ struct crossing_estimate {
     size_t probes;
     double sd_ln;       /* their standard deviation, in ln N */
     int df;             /* probes - 1 */
-    char why[256];      /* why the slope was assumed or the bracket used */
+    bool outside;       /* the estimate (the probes' mean) lies outside
+                         * [lo, hi] */
+    char why[320];      /* why the slope was assumed or the bracket used */
 };
 
 /* Where the slope is fitted: [hi / CROSSING_SLOPE_SPAN, hi * CROSSING_SPAN];
@@ -94,5 +96,9 @@ struct crossing_estimate {
 void crossing_estimate(const struct crossing_point *p, size_t k,
                        double max_ms, int64_t lo, double lo_ms, int64_t hi,
                        double hi_ms, struct crossing_estimate *out);
+
+/* The interval's larger half-width as a fraction of the estimate (0.04:
+ * ±4%); 0 when not found. */
+double crossing_half_width(const struct crossing_estimate *e);
 
 #endif

@@ -49,7 +49,7 @@ struct point {
     bool search; /* taken by the crossing search, not the sweep */
 };
 
-enum phase { SWEEPING, CONFIRMING, CHECKING_LO, BISECTING, DONE };
+enum phase { SWEEPING, CONFIRMING, CHECKING_LO, BISECTING, REFINING, DONE };
 
 struct driver;
 
@@ -69,6 +69,7 @@ struct sweep_side {
     int64_t *step_ns;      /* N of every sweep step, in order */
     size_t nsteps;
     int probes;            /* measurements of the crossing search */
+    int refines;           /* of which after the bisection, to narrow */
     json_t *crossing;      /* result fields of the crossing, or NULL */
     enum phase phase;
     size_t target;   /* N of its next measurement */
@@ -548,10 +549,18 @@ static size_t rounds_at(const struct sweep_side *r, int64_t n)
     return count;
 }
 
+/* How wide the crossing's interval may be before the search measures
+ * more: ±2 × sweep.resolution. */
+static double target_half_width(const struct scenario *sc)
+{
+    return 2 * sweep_opts(sc)->resolution;
+}
+
 /* The crossing from what was measured: result.crossing_n, its interval
- * and how they were found (r->crossing). */
+ * and how they were found (r->crossing); the estimate in *out when
+ * given. */
 static void estimate(struct sweep_side *r, const struct bracket *b,
-                     bool complete)
+                     bool complete, struct crossing_estimate *out)
 {
     const struct scenario *sc = r->h.s->sc;
     struct crossing_point *pts = calloc(r->npoints ? r->npoints : 1,
@@ -592,7 +601,28 @@ static void estimate(struct sweep_side *r, const struct bracket *b,
         }
         if (e.why[0])
             json_object_set_new(how, "note", json_string(e.why));
+        json_object_set_new(how, "outside_bracket", json_boolean(e.outside));
+        double hw = crossing_half_width(&e), want = target_half_width(sc);
+        bool narrow = hw <= want;
+        char why[200] = "";
+        if (!narrow)
+            snprintf(why, sizeof why,
+                     "interval ±%.1f%%, wider than the target ±%.1f%% "
+                     "(2 × sweep.resolution) after %d more measurement%s: %s",
+                     100 * hw, 100 * want, r->refines,
+                     r->refines == 1 ? "" : "s",
+                     r->probes >= sweep_opts(sc)->max_probes
+                         ? "sweep.max_probes reached"
+                         : "the search was cut short");
+        json_object_set_new(
+            how, "width",
+            json_pack("{s:f, s:f, s:I, s:b, s:s*}", "half_width_pct",
+                      100 * hw, "target_pct", 100 * want, "refines",
+                      (json_int_t)r->refines, "narrow_enough", narrow,
+                      "why", narrow ? NULL : why));
     }
+    if (out)
+        *out = e;
     json_decref(r->crossing);
     r->crossing = json_pack("{s:o, s:o, s:o}", "crossing_n",
                             e.found ? json_real(e.n) : json_null(),
@@ -617,7 +647,7 @@ static void finish_search(struct sweep_side *r)
     const struct scenario *sc = r->h.s->sc;
     const struct bracket *b = &r->b;
     r->h.o->max_servers = b->lo;
-    estimate(r, b, true);
+    estimate(r, b, true, NULL);
     done(r);
     if (b->lo == 0) {
         run_stop(r->h.o, STOP_LATENCY, 0,
@@ -627,12 +657,17 @@ static void finish_search(struct sweep_side *r)
         return;
     }
     json_t *cx = json_object_get(r->crossing, "crossing_interval");
-    char est[160] = "";
+    json_t *wide = json_object_get(
+        json_object_get(json_object_get(r->crossing, "crossing"), "width"),
+        "why");
+    char est[400] = "";
     if (json_is_array(cx))
-        snprintf(est, sizeof est, "; crossing_n %.0f (95%% interval %.0f-%.0f)",
+        snprintf(est, sizeof est,
+                 "; crossing_n %.0f (95%% interval %.0f-%.0f%s%s)",
                  json_real_value(json_object_get(r->crossing, "crossing_n")),
                  json_real_value(json_array_get(cx, 0)),
-                 json_real_value(json_array_get(cx, 1)));
+                 json_real_value(json_array_get(cx, 1)), wide ? ": " : "",
+                 wide ? json_string_value(wide) : "");
     run_stop(r->h.o, STOP_LATENCY, 0,
          "the median round time crossed max_ms %g between N=%lld (under) and "
          "N=%lld (over), %.1f%% apart, after %d measurements of the crossing "
@@ -660,10 +695,43 @@ static void search_next(struct sweep_side *r)
         return;
     }
     int64_t mid = crossing_next_n(&r->b, sweep_opts(sc)->resolution);
-    if (!budget || !mid)
-        return finish_search(r);
-    r->phase = BISECTING;
-    r->target = (size_t)mid;
+    if (budget && mid) {
+        r->phase = BISECTING;
+        r->target = (size_t)mid;
+        return;
+    }
+    struct crossing_estimate e;
+    if (budget && r->b.lo > 0 && sweep_opts(sc)->resolution > 0) {
+        /* Narrow enough a bracket, but is the crossing known as well?
+         * Its interval wider than the target: measure the bracket's ends
+         * again, in turn from the one nearer the estimate (each pools its
+         * rounds and adds a probe near the crossing). */
+        estimate(r, &r->b, false, &e);
+        if (e.found && crossing_half_width(&e) > target_half_width(sc)) {
+            bool lo_first = e.n - (double)r->b.lo <= (double)r->b.hi - e.n;
+            bool lo = (r->refines % 2 == 0) == lo_first;
+            r->refines++;
+            r->phase = REFINING;
+            r->target = (size_t)(lo ? r->b.lo : r->b.hi);
+            return;
+        }
+    }
+    finish_search(r);
+}
+
+/* The smallest N above n measured so far whose pooled rounds are over
+ * max_ms, or 0. */
+static int64_t over_above(struct sweep_side *r, int64_t n)
+{
+    int64_t best = 0;
+    size_t count;
+    for (size_t i = 0; i < r->npoints; i++) {
+        int64_t m = r->points[i].n;
+        if (m > n && (!best || m < best) &&
+            pooled_median(r, m, &count) > sweep_opts(r->h.s->sc)->max_ms)
+            best = m;
+    }
+    return best;
 }
 
 /* A step or a confirmation came out under: the sweep goes on. */
@@ -732,6 +800,23 @@ static void decide(struct sweep_side *r)
     case BISECTING:
         crossing_decide(&r->b, (int64_t)r->h.n, record_probe(r, "bisect"));
         return search_next(r);
+    case REFINING: {
+        /* The end measured again decides on all its rounds now: an end
+         * that changed sides moves the bracket (and bisection follows). */
+        int64_t n = (int64_t)r->h.n, above;
+        bool over = record_probe(r, "refine");
+        if (n == r->b.lo && over) {
+            r->b.hi = r->b.lo;
+            r->b.lo = step_before(r, r->b.lo);
+        } else if (n == r->b.hi && !over) {
+            if (!(above = over_above(r, n))) {
+                size_t count;
+                return sweep_on(r, pooled_median(r, n, &count));
+            }
+            r->b = (struct bracket){n, above};
+        }
+        return search_next(r);
+    }
     case DONE:
         return;
     }
@@ -741,9 +826,10 @@ static void decide(struct sweep_side *r)
 static void stopped(struct sweep_side *r)
 {
     r->companion = false;
-    if (r->phase == CHECKING_LO || r->phase == BISECTING) {
+    if (r->phase == CHECKING_LO || r->phase == BISECTING ||
+        r->phase == REFINING) {
         r->h.o->max_servers = r->b.lo;
-        estimate(r, &r->b, false);
+        estimate(r, &r->b, false, NULL);
     }
     r->phase = DONE;
 }

@@ -65,20 +65,24 @@ def compare_paired(a_values, b_values, higher_is_better, memory=False):
     out = {"ratio": None, "ci_low": None, "ci_high": None, "p_value": None,
            "q_value": None, "verdict": "n/a", "mde_pct": None,
            "n_a": n, "n_b": n, "higher_is_better": bool(higher_is_better),
-           "memory": bool(memory), "paired": True, "notes": notes}
+           "memory": bool(memory), "paired": True, "notes": notes,
+           "log_ratio": None, "se_log": None, "df": None}
     if not n:
         out["notes"].append("no pair with a value on both sides")
         return out
     d = [lb - la for la, lb in pairs]
     mean = _mean(d)
     out["ratio"] = math.exp(mean)
+    out["log_ratio"] = mean
     if n < 2:
         out["notes"].append("one paired run: no test (repeats needed: "
                             "run-suite --paired --repeat 3)")
         return out
     df = n - 1
     sd = math.sqrt(math.fsum((x - mean) ** 2 for x in d) / df)
+    out["df"] = df
     if sd == 0:
+        out["se_log"] = 0.0
         if mean == 0:
             out.update(ratio=1.0, ci_low=1.0, ci_high=1.0, verdict="same")
             out["notes"].append("every pair gave the same value: no test")
@@ -90,6 +94,7 @@ def compare_paired(a_values, b_values, higher_is_better, memory=False):
                                         memory)
         return out
     se = sd / math.sqrt(n)
+    out["se_log"] = se
     p = min(1.0, 2 * stats.t.sf(abs(mean / se), df))
     tq = stats.t.ppf(1 - ALPHA / 2, df)
     out.update(ci_low=math.exp(mean - tq * se),
@@ -134,19 +139,23 @@ def compare_metric(a_values, b_values, higher_is_better, memory=False):
            "q_value": None, "verdict": "n/a", "mde_pct": None,
            "n_a": len(a), "n_b": len(b), "higher_is_better":
            bool(higher_is_better), "memory": bool(memory),
-           "notes": notes + notes_b}
+           "notes": notes + notes_b, "log_ratio": None, "se_log": None,
+           "df": None}
     if not a or not b:
         out["notes"].append("no value on side " + ("A" if not a else "B"))
         return out
     la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
     diff = _mean(lb) - _mean(la)
     out["ratio"] = math.exp(diff)
+    out["log_ratio"] = diff
     if len(a) < 2 or len(b) < 2:
         out["notes"].append("one run on a side: no test (repeats needed: "
                             "run-suite --repeat 3)")
         return out
     df = len(a) + len(b) - 2
+    out["df"] = df
     if len(set(a)) == 1 and len(set(b)) == 1:
+        out["se_log"] = 0.0
         # No spread on either side: a t statistic would be 0/0 or x/0.
         if a[0] == b[0]:
             # No test, so no detectable effect either (mde_pct None).
@@ -166,6 +175,7 @@ def compare_metric(a_values, b_values, higher_is_better, memory=False):
     sp = math.sqrt(ss / df)                       # pooled SD of the logs
     se = sp * math.sqrt(1 / len(a) + 1 / len(b))  # SE of the difference
     t = diff / se
+    out["se_log"] = se
     p = min(1.0, 2 * stats.t.sf(abs(t), df))
     tq = stats.t.ppf(1 - ALPHA / 2, df)
     out.update(ci_low=math.exp(diff - tq * se),
@@ -184,27 +194,45 @@ def metric_verdict(ratio, q, higher_is_better, memory=False, alpha=ALPHA):
     memory); 'n/a' when q is None (no test). Significant means q < alpha;
     the direction comes from the ratio B/A: with higher_is_better (crossing
     N) B/A < 1 is slower, otherwise (round time, CPU) B/A > 1 is slower.
-    A ratio within NEGLIGIBLE (0.5%) of 1 is "same" even when significant."""
+    Significant but within NEGLIGIBLE (0.5%) of 1 is 'negligible': the
+    interval excludes 1, so 'same' would contradict it, yet nobody acts
+    on it (a scenario's verdict counts it as same)."""
     if q is None or ratio is None:
         return "n/a"
-    if q >= alpha or abs(ratio - 1) < NEGLIGIBLE:
+    if q >= alpha:
         return "same"
+    if abs(ratio - 1) < NEGLIGIBLE:
+        return "negligible"
     if memory:
         return "larger" if ratio > 1 else "smaller"
     better = ratio > 1 if higher_is_better else ratio < 1
     return "faster" if better else "slower"
 
 
+def interval_at(m, level):
+    """(low, high): the interval of m's ratio (a compare_metric() or
+    suite_metric() dict) at this confidence level, from its log ratio, the
+    SE of that and its degrees of freedom; its own interval when it has no
+    SE (no test)."""
+    lr, se, df = m.get("log_ratio"), m.get("se_log"), m.get("df")
+    if lr is None or se is None or not df:
+        return m.get("ci_low"), m.get("ci_high")
+    if se == 0:
+        return math.exp(lr), math.exp(lr)
+    tq = stats.t.ppf(1 - (1 - level) / 2, df)
+    return math.exp(lr - tq * se), math.exp(lr + tq * se)
+
+
 def adjust(p_values):
     """Benjamini-Hochberg adjusted q-values, in the order given; None
     passes through (no test) and is not counted.
 
-    Why: one comparison of 8 scenarios × 4 metrics makes 32 tests; at
-    alpha 0.05 each, comparing an ORB with itself would flag about 1.6 of
-    them by chance. When every null hypothesis is true, BH keeps the chance
-    of flagging any at 0.05; when many differences are real (a regression
-    that shows in most scenarios) it keeps nearly the power of the
-    unadjusted tests, unlike Bonferroni.
+    Why: one comparison of 8 scenarios × 3 primary metrics makes 24 tests;
+    at alpha 0.05 each, comparing an ORB with itself would flag about 1.2
+    of them by chance. When every null hypothesis is true, BH keeps the
+    chance of flagging any at 0.05; when many differences are real (a
+    regression that shows in most scenarios) it keeps nearly the power of
+    the unadjusted tests, unlike Bonferroni.
 
     q_(i) = min over j >= i of p_(j) * m / j, for the p-values sorted
     ascending (ranks j = 1..m), capped at 1."""
@@ -219,17 +247,132 @@ def adjust(p_values):
     return q
 
 
-def adjust_metrics(metrics):
-    """Replace q_value and verdict of every compare_metric() result in
-    metrics (a list) by their BH-adjusted values over all of them; return
-    the number of tests (results with a p-value)."""
+def family_level(p_values, alpha=ALPHA):
+    """(tests, rejections, level): BH at alpha over the p-values (None: no
+    test), and the confidence level of the intervals that go with it:
+    1 - max(R, 1) * alpha / m for R rejections of m tests (Benjamini and
+    Yekutieli's false-coverage-rate intervals, 2005). BH rejects exactly
+    the p-values <= R * alpha / m, so an interval at that level excludes 1
+    exactly when its metric's verdict is not 'same': interval and verdict
+    cannot disagree. With no rejection the level is the Bonferroni one,
+    1 - alpha / m."""
+    ps = [p for p in p_values if p is not None]
+    qs = adjust(ps)
+    r = int(sum(bool(q < alpha) for q in qs))
+    m = len(ps)
+    return m, r, (1 - max(r, 1) * alpha / m) if m else None
+
+
+def adjust_family(metrics, alpha=ALPHA):
+    """Adjust one family of tests (a list of compare_metric() or
+    suite_metric() dicts): BH q-values, verdicts from them, and every
+    tested metric's interval (ci_low, ci_high) at the family's FCR level
+    (family_level), which ci_level records; the unadjusted 95% interval
+    stays as ci95_low, ci95_high. Returns (tests, rejections, level)."""
     qs = adjust([m["p_value"] for m in metrics])
+    tests, rejected, level = family_level([m["p_value"] for m in metrics],
+                                          alpha)
     for m, q in zip(metrics, qs):
-        if q is not None:
-            m["q_value"] = q
-            m["verdict"] = metric_verdict(m["ratio"], q,
-                                          m["higher_is_better"], m["memory"])
-    return sum(q is not None for q in qs)
+        if q is None:
+            continue
+        m["q_value"] = q
+        if m.get("ci_low") is not None:
+            m["ci95_low"], m["ci95_high"] = m["ci_low"], m["ci_high"]
+            m["ci_low"], m["ci_high"] = interval_at(m, level)
+            m["ci_level"] = level
+        m["verdict"] = metric_verdict(m["ratio"], q, m["higher_is_better"],
+                                      m["memory"], alpha)
+    return tests, rejected, level
+
+
+def adjust_metrics(metrics):
+    """adjust_family() over metrics; the number of tests."""
+    return adjust_family(metrics)[0]
+
+
+def suite_metric(per_scenario, higher_is_better, memory=False):
+    """The suite's answer for one metric: the geometric mean over
+    scenarios of B/A, with its test and interval.
+
+    per_scenario: [(scenario name, compare_metric() dict)]. Each scenario
+    with a ratio gives one log ratio d_s (the mean over its runs: of the
+    per-run log ratios when paired, else the difference of the sides' mean
+    logs). The model: d_s = theta + u_s + e_s, the suite's shift theta, a
+    scenario's own departure u_s and its runs' noise e_s; the scenario
+    means are then independent with a common variance when every scenario
+    has as many runs, and the one-sample t over them (df = scenarios - 1)
+    tests theta = 0 (the paired t over scenario means). It needs no
+    estimate of the within-scenario noise and is not fooled by a
+    difference that a few scenarios show and the rest do not: those widen
+    the interval. Same dict shape as compare_metric() ("n_scenarios",
+    "scenarios" [(name, ratio)] instead of n_a, n_b)."""
+    pts = [(name, m["log_ratio"]) for name, m in per_scenario
+           if m.get("log_ratio") is not None]
+    out = {"ratio": None, "ci_low": None, "ci_high": None, "p_value": None,
+           "q_value": None, "verdict": "n/a", "higher_is_better":
+           bool(higher_is_better), "memory": bool(memory),
+           "n_scenarios": len(pts), "log_ratio": None, "se_log": None,
+           "df": None, "primary": True, "notes": [],
+           "scenarios": [[name, math.exp(d)] for name, d in pts],
+           "model": "one-sample t over the scenarios' mean log ratios"}
+    if not pts:
+        out["notes"].append("no scenario has a ratio")
+        return out
+    d = [x for _, x in pts]
+    mean = _mean(d)
+    out.update(ratio=math.exp(mean), log_ratio=mean)
+    if len(d) < 2:
+        out["notes"].append("one scenario: no suite-level test")
+        return out
+    df = len(d) - 1
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in d) / df)
+    out["df"] = df
+    if sd == 0:
+        out.update(se_log=0.0, ci_low=out["ratio"], ci_high=out["ratio"],
+                   p_value=None if mean == 0 else 0.0)
+        out["q_value"] = out["p_value"]
+        out["verdict"] = "same" if mean == 0 else metric_verdict(
+            out["ratio"], 0.0, higher_is_better, memory)
+        return out
+    se = sd / math.sqrt(len(d))
+    p = min(1.0, 2 * stats.t.sf(abs(mean / se), df))
+    tq = stats.t.ppf(1 - ALPHA / 2, df)
+    out.update(se_log=se, p_value=p, q_value=p,
+               ci_low=math.exp(mean - tq * se),
+               ci_high=math.exp(mean + tq * se))
+    out["verdict"] = metric_verdict(out["ratio"], p, higher_is_better,
+                                    memory)
+    return out
+
+
+def suite_drivers(m, level, top=3):
+    """Which scenarios drive a suite_metric() m (after adjust_family):
+    {"largest": [(name, ratio)] the top scenarios by their distance from 1
+    in the verdict's direction (both directions when 'same'), "decisive":
+    [names] those without which the interval at `level` would no longer
+    exclude 1 (empty: the verdict holds without any one of them), or None
+    when the verdict is same or n/a}."""
+    pts = [(name, math.log(r)) for name, r in m.get("scenarios", [])]
+    if m["log_ratio"] is None:
+        return {"largest": [], "decisive": None}
+    sign = 1 if m["log_ratio"] >= 0 else -1
+    tested = m["verdict"] not in ("same", "n/a")
+    order = sorted(pts, key=lambda p: -(sign * p[1] if tested else
+                                        abs(p[1])))
+    largest = [(n, math.exp(x)) for n, x in order[:top]]
+    if not tested or len(pts) < 3:
+        return {"largest": largest, "decisive": None}
+    decisive = []
+    for i, (name, _) in enumerate(pts):
+        rest = [x for j, (_, x) in enumerate(pts) if j != i]
+        mean = _mean(rest)
+        sd = math.sqrt(math.fsum((x - mean) ** 2 for x in rest) /
+                       (len(rest) - 1))
+        tq = stats.t.ppf(1 - (1 - level) / 2, len(rest) - 1)
+        half = tq * sd / math.sqrt(len(rest))
+        if mean - half <= 0 <= mean + half:
+            decisive.append(name)
+    return {"largest": largest, "decisive": decisive}
 
 
 def scenario_verdict(performance_verdicts):
@@ -244,7 +387,7 @@ def scenario_verdict(performance_verdicts):
         return "slower"
     if "faster" in v:
         return "faster"
-    return "same" if "same" in v else "n/a"
+    return "same" if v & {"same", "negligible"} else "n/a"
 
 
 def local_fit(points, n0, window=1.15):

@@ -79,8 +79,9 @@ def test_bh_runs_over_every_set(tmp_path):
 
 def test_each_set_gets_what_a_pair_gets_but_the_q_value():
     """Set C is compared with A exactly as `compare A C` would: ratios,
-    intervals, p-values and values; only q (BH over more tests) may
-    grow."""
+    unadjusted intervals, p-values and values; only q (BH over more
+    tests) may grow, and the adjusted interval is at the larger family's
+    level."""
     a, b = FIX / "repeat-A", FIX / "repeat-B"
     many = compare_json(a, b, a)
     for x, other in zip("BC", (b, a)):
@@ -91,11 +92,16 @@ def test_each_set_gets_what_a_pair_gets_but_the_q_value():
         for sg, sp in zip(got["scenarios"], pair["scenarios"]):
             for key, mp in sp["metrics"].items():
                 mg = sg["metrics"][key]
-                for field in ("ratio", "ci_low", "ci_high", "p_value",
+                for field in ("ratio", "ci95_low", "ci95_high", "p_value",
                               "a_values", "b_values", "mde_pct"):
-                    assert mg[field] == mp[field], (x, key, field)
+                    assert mg.get(field) == mp.get(field), (x, key, field)
                 if mp["q_value"] is not None:
                     assert mg["q_value"] >= mp["q_value"]
+                    # the adjusted interval at the larger family's
+                    # level, which agrees with its verdict
+                    assert mg["ci_level"] == many["method"]["ci_level"]
+                    assert (not mg["ci_low"] <= 1 <= mg["ci_high"]) == \
+                        (mg["verdict"] != "same")
     assert many["method"]["tests"] == 2 * compare_json(a, b)["method"][
         "tests"]
 
@@ -120,15 +126,15 @@ def test_one_table_a_column_group_per_set(tmp_path):
     s = rows["sync-unix"]
     assert s["crossing N A"] == "111 (100–122)"  # 100 e^0.1 = 110.5
     assert s["crossing N B"] == "149 (135–165)"
-    assert s["B/A [95% CI]"].startswith("1.35 [") and \
-        s["B/A [95% CI]"].endswith("faster")
+    assert s["B/A [interval]"].startswith("1.35 [") and \
+        s["B/A [interval]"].endswith("faster")
     assert s["verdict (B)"] == "faster"
     assert s["crossing N C"] == "116 (105–128)"
-    assert s["C/A [95% CI]"].endswith("same")
+    assert s["C/A [interval]"].endswith("same")
     assert s["verdict (C)"] == "same"
     p = rows["pool5-unix"]
-    assert p["B/A [95% CI]"] == "1.11" and p["verdict (B)"] == "—"
-    assert p["crossing N C"] == p["C/A [95% CI]"] == p["verdict (C)"] == "—"
+    assert p["B/A [interval]"] == "1.11" and p["verdict (B)"] == "—"
+    assert p["crossing N C"] == p["C/A [interval]"] == p["verdict (C)"] == "—"
     assert "- Only in A (not in C): pool5-unix" in r.stdout
     assert "- A: " in r.stdout and "- C: " in r.stdout
     assert "BH-adjusted over 2 tests (every set's together)" in r.stdout
@@ -136,8 +142,8 @@ def test_one_table_a_column_group_per_set(tmp_path):
     head = next(line for line in text.splitlines()
                 if line.startswith("scenario"))
     assert head.split("  ")[0] == "scenario"
-    for col in ("crossing N A", "crossing N B", "B/A [95% CI]",
-                "verdict (B)", "crossing N C", "C/A [95% CI]",
+    for col in ("crossing N A", "crossing N B", "B/A [interval]",
+                "verdict (B)", "crossing N C", "C/A [interval]",
                 "verdict (C)"):
         assert col in head, col
     assert head.index("verdict (B)") < head.index("crossing N C")
@@ -151,7 +157,8 @@ def test_csv_has_a_set_column(tmp_path):
     assert r.returncode == 0, r.stderr
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert list(rows[0])[:2] == ["set", "scenario"]
-    got = {(x["set"], x["metric"]): x for x in rows}
+    got = {(x["set"], x["metric"]): x for x in rows
+           if x["scenario"] != "(suite)"}
     assert got[("B", "crossing_n")]["verdict"] == "faster"
     assert got[("C", "crossing_n")]["verdict"] == "same"
     assert float(got[("B", "crossing_n")]["q_value"]) == \

@@ -40,7 +40,7 @@ def check_search(doc, max_probes=12, resolution=0.02):
     assert probes[0]["phase"] == "confirm"
     assert probes[0]["n"] == first_over["n"]
     for p in probes:
-        assert p["phase"] in ("confirm", "bracket", "bisect")
+        assert p["phase"] in ("confirm", "bracket", "bisect", "refine")
         assert len(p["rounds_ms"]) == p["round_ms"]["count"] == near
         # Decided on every round taken at that N so far.
         before = [m for m in all_measurements(doc) if m["n"] == p["n"] and
@@ -63,9 +63,26 @@ def check_search(doc, max_probes=12, resolution=0.02):
     narrow = hi - lo <= max(1, resolution * lo)
     assert narrow or len(probes) == max_probes
     if lo > 0:
-        assert res["crossing_interval"][0] <= res["crossing_n"] <= \
-            res["crossing_interval"][1]
+        low, high = res["crossing_interval"]
+        # One number with one interval: the estimate inside it, the
+        # interval holding both measured ends of the bracket.
+        assert low <= res["crossing_n"] <= high
+        assert low <= lo and hi <= high
         assert cx["method"] in ("probe-mean", "bracket")
+        assert cx["outside_bracket"] == (not lo <= res["crossing_n"] <= hi)
+        # The width against its target, and why when it is wider: the
+        # search measured again until the budget ran out.
+        w = cx["width"]
+        half = max(res["crossing_n"] - low, high - res["crossing_n"]) / \
+            res["crossing_n"]
+        assert w["half_width_pct"] == pytest.approx(100 * half, rel=1e-6)
+        assert w["target_pct"] == pytest.approx(200 * resolution)
+        assert w["refines"] == sum(p["phase"] == "refine" for p in probes)
+        assert w["narrow_enough"] == (w["half_width_pct"] <= w["target_pct"])
+        if not w["narrow_enough"]:
+            assert len(probes) == max_probes
+            assert "sweep.max_probes reached" in w["why"]
+            assert "wider than the target" in res["detail"]
     return lo, hi
 
 

@@ -332,7 +332,7 @@ def test_compare_text_table_holds_each_sides_values():
         # one run a side: each side's own value, a plain ratio, no verdict
         assert row["crossing N A"] == num(ca), name
         assert row["crossing N B"] == num(cb), name
-        assert row["B/A [95% CI]"] == two(ratio_of(cb, ca)), name
+        assert row["B/A [interval]"] == two(ratio_of(cb, ca)), name
         n = int(row["at N"])
         assert n in measured_ns(a) and n in measured_ns(b), name
         nm = int(row["PSS at N"])
@@ -395,6 +395,11 @@ def test_compare_csv_holds_each_sides_values():
     assert c.returncode == 0, c.stderr
     rows = list(csv.DictReader(io.StringIO(c.stdout)))
     assert list(rows[0])[:3] == ["scenario", "metric", "at_n"]
+    # the suite's rows come last, one per primary metric
+    suite = [r for r in rows if r["scenario"] == "(suite)"]
+    rows = [r for r in rows if r["scenario"] != "(suite)"]
+    assert [r["metric"] for r in suite] == \
+        ["crossing_n", "server_cpu_us", "pss_kb"]
     assert [r["scenario"] for r in rows[::4]] == SCENARIO_NAMES
     assert [r["metric"] for r in rows[:4]] == \
         ["crossing_n", "round_ms", "server_cpu_us", "pss_kb"]
@@ -621,9 +626,10 @@ def test_compare_json_on_constructed_results(synth_sides):
     doc = json.loads(r.stdout)
     rows = {s["scenario"]: s for s in doc["scenarios"]}
     assert set(rows) == set(SYNTH)
-    # 3 scenarios × 4 metrics, but pool5-unix's PSS is the same in every
-    # run of both sides: nothing to test there
-    assert doc["method"]["tests"] == 11
+    # 3 scenarios × 3 primary metrics (round ms is descriptive), but
+    # pool5-unix's PSS is the same in every run of both sides: nothing to
+    # test there
+    assert doc["method"]["tests"] == 8
     assert doc["method"]["adjustment"] == "Benjamini-Hochberg"
     for s in rows.values():
         for key in ("crossing_n", "round_ms", "server_cpu_us", "pss_kb"):
@@ -633,8 +639,14 @@ def test_compare_json_on_constructed_results(synth_sides):
                           "b_values", "n_a", "n_b"):
                 assert field in m, (key, field)
             assert (m["n_a"], m["n_b"]) == (3, 3)
-            if m["p_value"] is not None:
+            assert m["primary"] == (key != "round_ms")
+            if m["q_value"] is not None:
                 assert m["q_value"] >= m["p_value"]
+                # the interval at the family's level: it excludes 1
+                # exactly when there is a verdict other than same
+                assert m["ci_level"] == doc["method"]["ci_level"]
+                excludes = not m["ci_low"] <= 1 <= m["ci_high"]
+                assert excludes == (m["verdict"] != "same")
         assert s["metrics"]["crossing_n"]["source"] == "crossing_n"
         assert "at_n" not in s["metrics"]["crossing_n"]
         assert s["at_n"] == 48
@@ -650,7 +662,11 @@ def test_compare_json_on_constructed_results(synth_sides):
     assert ms["round_ms"]["a_values"] == \
         pytest.approx([23.04, 23.2704, 22.8096])
     assert ms["round_ms"]["ratio"] == pytest.approx(0.8)
-    assert ms["round_ms"]["verdict"] == "faster"
+    # descriptive: its unadjusted 95% interval, no test, no verdict
+    assert ms["round_ms"]["verdict"] == "n/a"
+    assert ms["round_ms"]["q_value"] is None
+    assert ms["round_ms"]["ci_level"] == 0.95
+    assert ms["round_ms"]["ci_high"] < 1
     # CPU at 48: k 4.8 µs
     assert ms["server_cpu_us"]["b_values"] == \
         pytest.approx([48.96, 46.56, 48.48])
@@ -672,7 +688,7 @@ def test_compare_json_on_constructed_results(synth_sides):
     assert p["pss_kb"]["verdict"] == "same"  # identical values, no test
     assert rows["pool5-unix"]["verdict"] == "mixed"
     assert {m["verdict"] for m in rows["event-tcp"]["metrics"].values()} \
-        == {"same"}
+        == {"same", "n/a"}
     assert rows["event-tcp"]["verdict"] == "same"
     assert set(doc["mde_pct"]) == {"crossing_n", "round_ms",
                                    "server_cpu_us", "pss_kb"}
@@ -728,7 +744,7 @@ def test_compare_text_on_constructed_results(synth_sides):
     assert rows["pool5-unix"].rstrip().endswith("mixed")
     assert rows["event-tcp"].rstrip().endswith("same")
     assert "Verdicts: Student t on log values per run, BH-adjusted over " \
-        "11 tests, q < 0.05" in r.stdout
+        "8 tests of the primary metrics, q < 0.05" in r.stdout
     pct = r"±[0-9.]+%"
     assert re.search(rf"Smallest difference detectable .*crossing N {pct}, "
                      rf"round ms {pct}, server CPU {pct}, PSS {pct}",
@@ -1230,7 +1246,7 @@ def test_run_suite_two_variants_interleaved_and_compared(tmp_path):
          "orb": None}]
     assert {row["variant"] for row in summary["rows"]} == {"a", "b"}
     md = (out / "compare-a-vs-b.md").read_text()
-    assert "| scenario | crossing N A | crossing N B | B/A [95% CI] |" in md
+    assert "| scenario | crossing N A | crossing N B | B/A [interval] |" in md
     assert "scenario sweep.rounds (all scenarios): 5 → 6" in md
     assert "BH-adjusted over" in md  # two runs a side: tested
     assert "== b against a" in r.stdout

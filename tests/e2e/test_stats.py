@@ -3,6 +3,8 @@ constructed inputs. Expected numbers are worked out by hand (the working
 is in the comments) or are structural facts; none is recomputed here with
 the code under test's own formulas."""
 import math
+import random
+import statistics
 
 import pytest
 from scipy import stats
@@ -273,14 +275,105 @@ def test_paired_one_pair_or_missing_values_no_test():
     assert any("pair(s)" in n for n in m["notes"])
 
 
-def test_negligible_difference_is_same_however_significant():
+def test_negligible_difference_is_negligible_not_same():
     # PSS of two sets of the same servers: 400.0 and 400.8 KiB in every
-    # run (0.2% apart), no spread at all: significant, and still "same".
+    # run (0.2% apart), no spread at all: significant, its interval
+    # excludes 1, so not "same" beside it, but "negligible", which a
+    # scenario's verdict counts as same.
     m = orbstats.compare_metric([400.0] * 3, [400.8] * 3, False, memory=True)
     assert m["p_value"] == 0.0
-    assert m["verdict"] == "same"
+    assert m["verdict"] == "negligible"
+    assert m["ci_low"] > 1
     # 1% is not negligible.
     m = orbstats.compare_metric([400.0] * 3, [404.0] * 3, False, memory=True)
     assert m["verdict"] == "larger"
-    assert orbstats.metric_verdict(1.004, 0.001, False) == "same"
+    assert orbstats.metric_verdict(1.004, 0.001, False) == "negligible"
+    assert orbstats.metric_verdict(1.004, 0.2, False) == "same"
     assert orbstats.metric_verdict(1.006, 0.001, False) == "slower"
+    assert orbstats.scenario_verdict(["negligible", "same"]) == "same"
+    assert orbstats.scenario_verdict(["negligible", "slower"]) == "slower"
+
+
+# ---- the suite's answer and intervals that agree with verdicts ------------
+
+def paired_scenarios(effect, noise, runs=3, scenarios=8, seed=7):
+    """[(name, compare_paired())]: scenarios whose paired runs have B/A =
+    effect × e^(noise · z) for standard normal z (a fixed seed), A's
+    values drifting as the host does."""
+    rnd = random.Random(seed)
+    out = []
+    for s in range(scenarios):
+        a = [1000 * math.exp(rnd.gauss(0, 0.08)) for _ in range(runs)]
+        b = [x * effect * math.exp(rnd.gauss(0, noise)) for x in a]
+        out.append((f"s{s}", orbstats.compare_paired(a, b, True)))
+    return out
+
+
+def test_suite_metric_is_the_t_over_the_scenarios_log_ratios():
+    per = paired_scenarios(0.95, 0.02)
+    m = orbstats.suite_metric(per, True)
+    d = [math.log(x["ratio"]) for _, x in per]
+    mean = statistics.fmean(d)
+    se = statistics.stdev(d) / math.sqrt(len(d))
+    assert m["ratio"] == pytest.approx(math.exp(mean))
+    assert m["df"] == 7 and m["n_scenarios"] == 8
+    t = stats.t
+    assert m["p_value"] == pytest.approx(2 * t.sf(abs(mean / se), 7))
+    assert m["ci_low"] == pytest.approx(math.exp(mean - t.ppf(0.975, 7) * se))
+    assert m["verdict"] == "slower"
+    # The issue's case: each scenario alone says same after BH over the
+    # family of 8, yet together they are clearly slower.
+    fam = [x for _, x in per]
+    orbstats.adjust_family(fam)
+    assert sum(x["verdict"] == "slower" for x in fam) < 8
+    assert m["p_value"] < 0.001
+
+
+def test_suite_of_one_scenario_has_no_test():
+    m = orbstats.suite_metric(paired_scenarios(0.9, 0.01, scenarios=1), True)
+    assert m["verdict"] == "n/a" and m["p_value"] is None
+    assert "one scenario" in m["notes"][0]
+    assert orbstats.suite_metric([], True)["verdict"] == "n/a"
+
+
+def test_fcr_intervals_exclude_one_exactly_when_bh_rejects():
+    rnd = random.Random(3)
+    for trial in range(200):
+        ms = []
+        for _ in range(rnd.randint(1, 30)):
+            shift = rnd.choice([0, 0, 0.05, -0.08])
+            a = [100 * math.exp(rnd.gauss(0, 0.05)) for _ in range(3)]
+            b = [x * math.exp(shift + rnd.gauss(0, 0.03)) for x in a]
+            ms.append(orbstats.compare_paired(a, b, False))
+        tests, rejected, level = orbstats.adjust_family(ms)
+        assert tests == len(ms)
+        assert rejected == sum(m["q_value"] < 0.05 for m in ms)
+        assert level == pytest.approx(1 - max(rejected, 1) * 0.05 / tests)
+        for m in ms:
+            excludes = not m["ci_low"] <= 1 <= m["ci_high"]
+            assert excludes == (m["verdict"] not in ("same",)), (trial, m)
+            assert m["ci_low"] <= m["ci95_low"] and \
+                m["ci95_high"] <= m["ci_high"]
+
+
+def test_drivers_name_the_scenarios_a_verdict_rests_on():
+    def suite(ratios):
+        per = [(f"s{i}", {"log_ratio": math.log(x)})
+               for i, x in enumerate(ratios)]
+        m = orbstats.suite_metric(per, True)
+        return m, orbstats.suite_drivers(m, 0.95)
+    # One scenario 20% slower, seven unchanged: the t over scenarios sees
+    # one outlier, not a suite that got slower (p 0.26, by the t over the
+    # eight logs), and names it first.
+    m, d = suite([1.004, 0.997, 1.002, 0.996, 1.001, 1.003, 0.998, 0.80])
+    assert m["verdict"] == "same" and d["decisive"] is None
+    assert d["largest"][0][0] == "s7"
+    # Slower, but without s0 (or s2) the other four no longer exclude 1 at
+    # 95%: it rests on them.
+    m, d = suite([0.97, 0.975, 0.96, 0.99, 0.94])
+    assert m["verdict"] == "slower"
+    assert d["decisive"] == ["s0", "s2"]
+    assert [n for n, _ in d["largest"]] == ["s4", "s2", "s0"]
+    # Eight alike at about 0.90: it holds without any one.
+    m, d = suite([0.90, 0.91, 0.89, 0.90, 0.92, 0.88, 0.90, 0.91])
+    assert m["verdict"] == "slower" and d["decisive"] == []

@@ -101,8 +101,9 @@ static void test_probes_on_the_model_give_the_crossing(void **state)
     assert_int_equal(e.probes, 4);
     assert_int_equal(e.df, 3);
     assert_true(fabs(e.n - 10000) < 1e-6);
-    /* Every probe implies the same N: the interval is the point. */
-    assert_true(fabs(e.low - 10000) < 1e-6 && fabs(e.high - 10000) < 1e-6);
+    /* Every probe implies the same N: the probes' interval is the point,
+     * widened to hold the measured bracket. */
+    assert_true(e.low == 9800 && e.high == 10100);
 }
 
 /* The sweep's steps and three probes whose medians imply 9900, 10000
@@ -165,6 +166,33 @@ static void test_estimate_near_the_bracket_stands(void **state)
     crossing_estimate(p, k, 100, 10025, 99, 10050, 101, &e);
     assert_string_equal(e.method, CROSSING_PROBES);
     assert_true(fabs(e.n - 9999.67) < 1);
+    assert_true(e.outside);
+    /* One number, one interval: the estimate inside it, and the interval
+     * holding both measured ends. */
+    assert_true(e.low <= e.n && e.n <= e.high);
+    assert_true(e.low <= 10025 && e.high >= 10050);
+}
+
+static void test_interval_always_holds_the_bracket(void **state)
+{
+    (void)state;
+    /* The probes' interval [9754.29, 10251.21] overlaps a bracket
+     * 10200-10300 only in part: it is widened to 10300, the point stays
+     * inside the bracket's reach, and the half-width is the larger side
+     * over the estimate: (10300 - 9999.67) / 9999.67 = 3.0%. */
+    struct crossing_point p[9];
+    size_t k = spread_probes(p);
+    struct crossing_estimate e;
+    crossing_estimate(p, k, 100, 10200, 99, 10300, 101, &e);
+    assert_true(fabs(e.low - 9754.29) < 2 && e.high == 10300);
+    assert_true(fabs(crossing_half_width(&e) - 300.33 / 9999.67) < 1e-3);
+    /* Inside the bracket: not outside, no note about it. */
+    crossing_estimate(p, k, 100, 9900, 99, 10100, 101, &e);
+    assert_false(e.outside);
+    assert_null(strstr(e.why, "outside"));
+    assert_true(fabs(crossing_half_width(&e) - 251.54 / 9999.67) < 1e-3);
+    struct crossing_estimate none = {0};
+    assert_true(crossing_half_width(&none) == 0);
 }
 
 static void test_interval_missing_the_bracket_is_widened(void **state)
@@ -181,8 +209,9 @@ static void test_interval_missing_the_bracket_is_widened(void **state)
     assert_string_equal(e.method, CROSSING_PROBES);
     assert_true(fabs(e.n - 9999.67) < 1);
     assert_true(fabs(e.low - 9754.29) < 2 && e.high == 10400);
-    assert_true(strstr(e.why, "missed the measured bracket 10300-10400: "
-                              "widened") != NULL);
+    assert_true(e.outside);
+    assert_true(strstr(e.why, "lay 3.0% outside the measured bracket "
+                              "10300-10400") != NULL);
     /* And from above: bracket 9500-9600, widened down to 9500. */
     crossing_estimate(p, k, 100, 9500, 99, 9600, 101, &e);
     assert_string_equal(e.method, CROSSING_PROBES);
@@ -357,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_far_measurements_do_not_count),
         cmocka_unit_test(test_estimate_near_the_bracket_stands),
         cmocka_unit_test(test_interval_missing_the_bracket_is_widened),
+        cmocka_unit_test(test_interval_always_holds_the_bracket),
         cmocka_unit_test(test_estimate_far_outside_the_bracket_falls_back),
         cmocka_unit_test(test_flat_slope_is_assumed_one),
         cmocka_unit_test(test_bracket_interpolation_without_probes),

@@ -66,6 +66,9 @@ def parse_args(argv):
                    default="text")
     p.add_argument("--plots", metavar="DIR",
                    help="write the comparison's figures")
+    p.add_argument("--alpha", type=float, metavar="A",
+                   help="significance level of the verdicts (default 0.05; "
+                   "a sequential run's sequential.json sets its own)")
     p.add_argument("--hosts", action="store_true",
                    help="the host axis: hosts side by side")
     a = p.parse_args(argv)
@@ -74,6 +77,8 @@ def parse_args(argv):
             p.error("--at: not with --hosts (each host at its own max "
                     "servers)")
         return a
+    if a.alpha is not None and not 0 < a.alpha < 0.5:
+        p.error(f"--alpha {a.alpha}: give a level between 0 and 0.5")
     if not 2 <= len(a.sets) <= len(LETTERS):
         p.error(f"give 2 to {len(LETTERS)} result sets (A, the baseline, "
                 f"then those compared with it), not {len(a.sets)}")
@@ -373,25 +378,91 @@ def compare(res_a, res_b, at, mem):
     return compare_many([res_a, res_b], at, mem)[0]
 
 
-def compare_many(sets, at, mem):
+def primary_keys(metrics, mem):
+    """The metrics a scenario's verdict is tested on: its crossing N (its
+    round time at the one N of a fixed-N scenario, which has no crossing),
+    the servers' CPU per call at a common N, and memory per server (a
+    verdict of its own, larger/smaller). Round time at a common N is the
+    same question as crossing N asked at one point: it is shown, with its
+    unadjusted 95% interval and no verdict, not tested twice."""
+    first = ("round_ms" if metrics["crossing_n"].get("source") == "fixed_n"
+             else "crossing_n")
+    return (first, "server_cpu_us", metric_key("mem", mem))
+
+
+def mark_primary(row, mem):
+    """Flag each metric of a scenario row primary or descriptive; a
+    descriptive one keeps its unadjusted 95% interval and has no verdict."""
+    keys = primary_keys(row["metrics"], mem)
+    for key, m in row["metrics"].items():
+        m["primary"] = key in keys
+        if not m["primary"]:
+            m["q_value"] = None
+            m["verdict"] = "n/a"
+            m["ci_level"] = 0.95 if m["ci_low"] is not None else None
+
+
+def suite_rows(cmp, mem):
+    """{metric key: suite_metric()} of one comparison: per primary metric,
+    the geometric mean of B/A over the scenarios where it is primary."""
+    out = {}
+    for key, _, higher, memory in METRICS:
+        for k in (metric_key(key, mem),) + (("round_ms",) if key ==
+                                           "crossing_n" else ()):
+            per = [(r["scenario"], r["metrics"][k]) for r in cmp["scenarios"]
+                   if r["metrics"][k]["primary"]]
+            if per:
+                out[k] = orbstats.suite_metric(per, higher, memory)
+    return dict(sorted(out.items(), key=lambda kv: METRIC_ORDER.index(
+        "mem" if kv[1]["memory"] else kv[0])))
+
+
+METRIC_ORDER = [k for k, _, _, _ in METRICS]
+
+
+def compare_many(sets, at, mem, alpha=orbstats.ALPHA):
     """Each set after the first compared with the first (the baseline):
-    one comparison dict each, as compare() gives for two sets, except that
-    the BH adjustment, and so every verdict and method.tests, runs over
-    every test of every comparison: a family of tests as large as the
-    question asked."""
+    one comparison dict each, as compare() gives for two sets. Two
+    families of tests, each adjusted over every set's tests (a family as
+    large as the question asked): the scenarios' primary metrics
+    (primary_keys), and the suite-level geometric means (suite_rows).
+    Every tested metric's interval is drawn at its family's FCR level, so
+    that it excludes 1 exactly when its verdict is not same."""
     for letter, res in zip(LETTERS, sets):
         check_side(res, letter)
     if at is not None:
         check_at([r for res in sets for r in res], at)
     cmps = [compare_pair(sets[0], res, at, mem) for res in sets[1:]]
-    tests = orbstats.adjust_metrics([m for c in cmps for r in c["scenarios"]
-                              for m in r["metrics"].values()])
+    return judge(cmps, mem, alpha)
+
+
+def judge(cmps, mem, alpha=orbstats.ALPHA):
+    """The verdicts of comparisons whose metrics are measured (compare_pair
+    dicts, or any {"scenarios": [{"scenario", "metrics"}], "method"}):
+    primary metrics flagged, both families adjusted at alpha, the suite
+    rows and every verdict set. Returns cmps."""
     for c in cmps:
-        c["method"]["tests"] = tests
+        for r in c["scenarios"]:
+            mark_primary(r, mem)
+    tests, rejected, level = orbstats.adjust_family(
+        [m for c in cmps for r in c["scenarios"]
+         for m in r["metrics"].values() if m["primary"]], alpha)
+    for c in cmps:
+        c["suite"] = suite_rows(c, mem)
+    stests, srejected, slevel = orbstats.adjust_family(
+        [m for c in cmps for m in c["suite"].values()], alpha)
+    for c in cmps:
+        c["method"].update(tests=tests, rejected=rejected, ci_level=level,
+                           suite_tests=stests, suite_rejected=srejected,
+                           suite_ci_level=slevel, alpha=alpha)
+        for m in c["suite"].values():
+            m["drivers"] = orbstats.suite_drivers(m, slevel or 0.95)
+        c["suite_verdict"] = orbstats.scenario_verdict(
+            m["verdict"] for m in c["suite"].values() if not m["memory"])
         for r in c["scenarios"]:
             r["verdict"] = orbstats.scenario_verdict(
                 m["verdict"] for m in r["metrics"].values()
-                if not m["memory"])
+                if m["primary"] and not m["memory"])
     return cmps
 
 
@@ -414,7 +485,18 @@ def compare_pair(res_a, res_b, at, mem):
                                "(orbbench --paired), one-sample t on each "
                                "run's log ratio B/A",
                        "ratio": "ratio of geometric means over runs, B/A",
-                       "adjustment": "Benjamini-Hochberg", "tests": None,
+                       "primary": "crossing N (round ms at a fixed N), "
+                                  "server CPU per call, memory per server",
+                       "suite": "geometric mean of the scenarios' B/A; "
+                                "one-sample t over their mean log ratios",
+                       "adjustment": "Benjamini-Hochberg",
+                       "families": "the scenarios' primary metrics; the "
+                                   "suite rows (each over every set)",
+                       "intervals": "tested metrics at their family's "
+                                    "false-coverage-rate level, 1 - "
+                                    "max(R, 1) alpha / m (ci_level); "
+                                    "unadjusted 95% as ci95_low, ci95_high",
+                       "tests": None,
                        "alpha": orbstats.ALPHA, "power": orbstats.POWER},
             "mde_pct": {k: orbstats.median_or_none(r["metrics"][k]["mde_pct"]
                                             for r in rows) for k in keys},
@@ -476,7 +558,7 @@ def group_head(x, mem, shown, many):
     name x carry it in brackets."""
     tag = f" ({x})" if many else ""
     label = orbresults.MEM_LABELS[mem]
-    head = [f"crossing N {x}", f"{x}/A [95% CI]", f"at N{tag}",
+    head = [f"crossing N {x}", f"{x}/A [interval]", f"at N{tag}",
             f"round ms {x}/A"]
     if "server_cpu_us" in shown:
         head.append(f"server CPU {x}/A")
@@ -523,6 +605,53 @@ def main_table(cmps):
     return tuple(head), rows
 
 
+def pct_level(level):
+    """'98.3%' for 0.98333."""
+    return f"{100 * level:.3g}%" if level is not None else "—"
+
+
+def drivers_text(m):
+    """'event-tcp 0.88, sync-unix 0.88; holds without any one' or, when
+    some scenario decides it, '…; rests on X'."""
+    d = m.get("drivers") or {}
+    text = ", ".join(f"{n} {r:.2f}" for n, r in d.get("largest", []))
+    if d.get("decisive") == []:
+        text += "; holds without any one"
+    elif d.get("decisive"):
+        text += f"; rests on {', '.join(d['decisive'])}"
+    return text or "—"
+
+
+def suite_table(cmps):
+    """The suite's answer: per set and primary metric, the geometric mean
+    of B/A over the scenarios with its interval, verdict, and the
+    scenarios that drive it."""
+    head = (("set",) if len(cmps) > 1 else ()) + (
+        "metric", "B/A (geomean)", "scenarios", "verdict", "largest effects")
+    rows = []
+    for x, cmp in zip(LETTERS[1:], cmps):
+        for key, m in cmp["suite"].items():
+            rows.append(((x,) if len(cmps) > 1 else ()) + (
+                metric_label(key, cmp["mem_kind"]),
+                ratio_cell(dict(m, verdict="n/a")), str(m["n_scenarios"]),
+                m["verdict"] if m["verdict"] != "n/a" else "—",
+                drivers_text(m)))
+    return head, rows
+
+
+def suite_lines(cmps):
+    """The suite's verdict per set, and how it was reached."""
+    m = cmps[0]["method"]
+    verdicts = per_set(cmps, [c["suite_verdict"] for c in cmps])
+    return [f"Suite verdict: {verdicts} (from its crossing N and server "
+            "CPU rows; memory has its own).",
+            "Suite rows: geometric mean over scenarios of each scenario's "
+            "B/A, one-sample t over the scenarios' mean log ratios "
+            f"(df = scenarios - 1); BH over the {m['suite_tests']} suite "
+            f"tests, intervals at their {pct_level(m['suite_ci_level'])} "
+            "false-coverage-rate level."]
+
+
 def steps_table(cmp, x="B"):
     head = ("scenario", "N", "round ms A", f"round ms {x}", f"{x}/A")
     rows = [(c["scenario"], s["n"], orbresults.fmt_num(s["a"]), orbresults.fmt_num(s["b"]),
@@ -551,10 +680,15 @@ def method_lines(cmps):
     crossings = ", ".join(LETTERS[:len(cmps) + 1])
     single = [[c["scenario"] for c in cmp["scenarios"] if single_run(c)]
               for cmp in cmps]
+    level = cmps[0]["method"].get("ci_level")
     out = [f"Crossing N {crossings}: median (min–max) over runs. {ratios}: "
-           "ratio of geometric means over runs, [95% confidence interval] "
-           "(not adjusted). Round ms and server CPU per call at N: each "
-           "run's local fit over its steps and probes within ±15% of N."]
+           "ratio of geometric means over runs, [interval]: for the tested "
+           f"(primary) metrics at the {pct_level(level)} "
+           "false-coverage-rate level that goes with the verdicts, so it "
+           "excludes 1 exactly when a difference is found; round ms at a "
+           "common N is descriptive (95%, not tested, no verdict). Round ms "
+           "and server CPU per call at N: each run's local fit over its "
+           "steps and probes within ±15% of N."]
     if not tests:
         out.append("No verdicts: one run on a side; repeats are needed "
                    "(run-suite --repeat 3).")
@@ -568,9 +702,14 @@ def method_lines(cmps):
                " (paired runs: one-sample t on each run's log ratio "
                f"{pair_ratio})" if paired else ""))
     every = "" if len(cmps) == 1 else " (every set's together)"
-    out.append(f"Verdicts: {how}, BH-adjusted over {tests} tests{every}, "
-               "q < 0.05 (memory: larger/smaller, not counted in a "
-               "scenario's verdict).")
+    alpha = cmps[0]["method"].get("alpha", orbstats.ALPHA)
+    src = cmps[0]["method"].get("alpha_from", "default")
+    spent = "" if src == "default" else f", alpha {alpha:.4g} from {src}"
+    out.append(f"Verdicts: {how}, BH-adjusted over {tests} tests{every} "
+               f"of the primary metrics, q < {alpha:.4g}{spent} "
+               "(memory: larger/smaller, "
+               "not counted in a scenario's verdict; negligible: significant "
+               "but within 0.5% of 1, counted as same).")
     shown = shown_metrics(cmps)
     mde = per_set(cmps, [", ".join(
         f"{metric_label(k, cmp['mem_kind'])} ±{cmp['mde_pct'][k]:.1f}%"
@@ -680,8 +819,12 @@ def steps_blocks(cmps):
 def render_text(cmps):
     lines = set_lines(cmps) + [""]
     lines += env_lines(cmps) + unmatched_lines(cmps)
+    shead, srows = suite_table(cmps)
+    if srows:
+        lines += ["", "The suite:", "", orbcli.text_table(shead, srows), ""]
+        lines += suite_lines(cmps)
     head, rows = main_table(cmps)
-    lines += ["", orbcli.text_table(head, rows), ""]
+    lines += ["", "Per scenario:", "", orbcli.text_table(head, rows), ""]
     lines += method_lines(cmps)
     notes = note_lines(cmps)
     if notes:
@@ -699,8 +842,13 @@ def render_md(cmps):
     lines += ["", f"**{env[0]}**", ""]
     lines += [f"- {x.strip()}" if not x.startswith("Environment") else
               f"\n**{x}**\n" for x in env[1:] + unmatched_lines(cmps)]
+    shead, srows = suite_table(cmps)
+    if srows:
+        lines += ["", "## The suite", "", orbcli.md_table(shead, srows), ""]
+        lines += [f"- {x}" for x in suite_lines(cmps)]
     head, rows = main_table(cmps)
-    lines += ["", orbcli.md_table(head, rows, "l" + "r" * (len(head) - 2) + "l"),
+    lines += ["", "## Per scenario", "",
+              orbcli.md_table(head, rows, "l" + "r" * (len(head) - 2) + "l"),
               ""]
     lines += [f"- {x}" for x in method_lines(cmps) + note_lines(cmps)]
     for title, shead, srows in steps_blocks(cmps):
@@ -738,6 +886,13 @@ def render_csv(cmps):
                                                  "q_value")] +
                            [m["verdict"], cell(m["mde_pct"]),
                             c["verdict"]])
+        for key, m in cmp["suite"].items():
+            w.writerow(([x] if many else []) +
+                       ["(suite)", key, "", m["n_scenarios"],
+                        m["n_scenarios"], "", ""] +
+                       [cell(m[k]) for k in ("ratio", "ci_low", "ci_high",
+                                             "p_value", "q_value")] +
+                       [m["verdict"], "", cmp["suite_verdict"]])
     return buf.getvalue()
 
 
@@ -791,6 +946,25 @@ def write_figures(cmp, res_a, res_b, outdir, labels):
     return written
 
 
+def alpha_of(a):
+    """(alpha, where it came from): --alpha, else the alpha per look that
+    the sequential run (run-suite --until-verdict) which wrote these sets
+    spent (its sequential.json, beside the sets' folders), else 0.05."""
+    if a.alpha is not None:
+        return a.alpha, "--alpha"
+    for path in a.sets:
+        seq = Path(path).resolve().parent / "sequential.json"
+        if Path(path).is_dir() and seq.is_file():
+            try:
+                doc = json.loads(seq.read_text())
+                alpha = float(doc["plan"]["alpha_per_look"])
+            except (ValueError, KeyError, TypeError) as e:
+                raise ValueError(f"{seq}: not a sequential record "
+                                 f"({e})") from None
+            return alpha, f"{seq} ({doc['plan']['looks']} planned looks)"
+    return orbstats.ALPHA, "default"
+
+
 def hosts_main(a):
     """--hosts: every host's numbers side by side (orbhosts)."""
     import orbbench.hosts as orbhosts
@@ -817,7 +991,10 @@ def main(argv):
     try:
         sets = [orbresults.load_results([path]) for path in a.sets]
         orbresults.refuse_uncomparable([r for res in sets for r in res], "compare")
-        cmps = compare_many(sets, a.at, a.mem)
+        alpha, why = alpha_of(a)
+        cmps = compare_many(sets, a.at, a.mem, alpha)
+        for c in cmps:
+            c["method"]["alpha_from"] = why
         for path, cmp in zip(a.sets[1:], cmps):
             if not cmp["scenarios"]:
                 raise ValueError(f"{a.sets[0]} and {path}: no scenario in "

@@ -251,10 +251,16 @@ def compare_blocks(cmp_mod, cmps, sides, res, figures, skipped,
            ("p", f"{given}; measured "
                  f"{orbresults.dates([x for r in res for x in r])}; report written "
                  f"{datetime.datetime.now():%Y-%m-%d %H:%M}. "
-                 f"Verdicts: {counts}."),
-           ("toc",),
-           ("h2", "Verdicts"),
-           ("table", head, rows, "l" + "r" * (len(head) - 2) + "l")]
+                 f"Suite: {', '.join(c['suite_verdict'] for c in cmps)}; "
+                 f"scenarios: {counts}."),
+           ("toc",)]
+    shead, srows = cmp_mod.suite_table(cmps)
+    if srows:
+        out += [("h2", "The suite"),
+                ("table", shead, srows, "l" * (len(shead) - 4) + "rrll"),
+                ("list", cmp_mod.suite_lines(cmps))]
+    out += [("h2", "Verdicts"),
+            ("table", head, rows, "l" + "r" * (len(head) - 2) + "l")]
     out += [("list", [line.strip() for line in cmp_mod.method_lines(cmps) +
                       cmp_mod.note_lines(cmps)])]
     for line in cmp_mod.env_lines(cmps):  # a heading line per set

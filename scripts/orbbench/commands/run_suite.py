@@ -34,6 +34,18 @@ rounds, so that the host's drift, tens of percent over seconds here,
 falls on both alike; compare then tests the per-run ratio B/A. A/A:
 --paired --variant a --variant b.
 
+With --paired --until-verdict the suite repeats until the comparison is
+decided, and no longer: after repeat R (--repeat, at least 2; 3 if not
+given) and after each repeat up to --max-repeat K (default 8) it compares
+the two variants, and stops once every primary metric of the suite rows
+(--scope scenarios: of every scenario too) has an interval that excludes
+1 or lies within ±--equivalence PCT (default 3) of it; or at K repeats;
+or when another repeat would pass --budget MINUTES. The looks spend the
+error rate: each tests at 0.05 / (K - R + 1), and so does the final
+comparison, so stopping early cannot inflate false alarms (orbbench.
+sequential; sequential.json in the result folder records the plan, each
+look and why it stopped).
+
 --out names a new or empty folder: files already there would be read as
 repeats of this run (by compare, report and the summary), so a folder
 with anything in it is refused (exit 2).
@@ -66,6 +78,7 @@ from pathlib import Path
 import orbbench.kinds  # noqa: F401  (the kinds load_result checks)
 import orbbench.procs as orbprocs
 import orbbench.results as orbresults
+import orbbench.sequential as orbseq
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -105,6 +118,18 @@ def parse_args(argv):
     p.add_argument("--paired", action="store_true",
                    help="two variants, each run as one paired run "
                    "(orbbench --versus)")
+    p.add_argument("--until-verdict", action="store_true",
+                   help="with --paired: repeat until decided (see above)")
+    p.add_argument("--max-repeat", type=int, default=8, metavar="K",
+                   help="--until-verdict: at most K repeats (default 8)")
+    p.add_argument("--equivalence", type=float, default=3.0, metavar="PCT",
+                   help="--until-verdict: an interval within ±PCT%% of 1 "
+                   "is decided (default 3)")
+    p.add_argument("--scope", choices=orbseq.SCOPES, default="suite",
+                   help="--until-verdict: which metrics must be decided")
+    p.add_argument("--budget", type=float, metavar="MINUTES",
+                   help="--until-verdict: start no repeat that would end "
+                   "past this")
     p.add_argument("--out", metavar="DIR",
                    help="result folder (default results/DATE-HOST-SUITE)")
     p.add_argument("--orbbench", default=default_orbbench(),
@@ -115,6 +140,19 @@ def parse_args(argv):
     a.variants = parse_variants(a.variants)
     if a.paired:
         check_paired(a.variants)
+    a.plan = None
+    if a.until_verdict:
+        if not a.paired:
+            die("--until-verdict: needs --paired (and two variants)")
+        if a.repeat == 1:
+            a.repeat = 3
+        if a.budget is not None and a.budget <= 0:
+            die(f"--budget {a.budget}: give minutes > 0")
+        try:
+            a.plan = orbseq.Plan(a.repeat, a.max_repeat, a.equivalence,
+                                 a.scope)
+        except ValueError as e:
+            die(f"--until-verdict: {e}")
     return a
 
 
@@ -354,6 +392,72 @@ def variants_text(variants):
                                   if v["set"] else "") for v in variants)
 
 
+class Sequential:
+    """--until-verdict: the looks after each repeat (orbbench.sequential)
+    and their record, sequential.json."""
+
+    def __init__(self, a, out_dir):
+        self.plan, self.out_dir, self.a = a.plan, out_dir, a
+        self.budget_s = a.budget * 60 if a.budget is not None else None
+        self.t0 = time.monotonic()
+        self.looks, self.stopped = [], None
+
+    def look(self, rep):
+        """The comparison of the two variants after repeat rep, at the
+        alpha per look: its open metrics."""
+        import orbbench.commands.compare as orbcompare
+        names = [v["name"] for v in self.a.variants]
+        sets = [orbresults.load_results([self.out_dir / n]) for n in names]
+        cmps = orbcompare.compare_many(sets, None, "pss",
+                                       self.plan.alpha_per_look)
+        opens = orbseq.open_metrics(cmps[0], self.plan)
+        suite = {k: {"ratio": m["ratio"], "ci": [m["ci_low"], m["ci_high"]],
+                     "verdict": m["verdict"]}
+                 for k, m in cmps[0]["suite"].items()}
+        self.looks.append({"repeats": rep, "open": [[w, k] for w, k, _ in
+                                                    opens],
+                           "suite": suite,
+                           "suite_verdict": cmps[0]["suite_verdict"],
+                           "elapsed_s": round(time.monotonic() - self.t0,
+                                              1)})
+        return opens
+
+    def stop_after(self, rep):
+        """True when the suite stops after repeat rep: decided, at the
+        maximum, or out of budget (said in one line)."""
+        if rep < self.plan.min_repeats:
+            return False
+        try:
+            opens = self.look(rep)
+        except (ValueError, OSError) as e:
+            self.stopped = f"the look after repeat {rep} failed: {e}"
+            print(f"run-suite: {self.stopped}", file=sys.stderr)
+            return True
+        n = len(self.looks)
+        elapsed = time.monotonic() - self.t0
+        if not opens:
+            self.stopped = "decided"
+        elif rep >= self.plan.max_repeats:
+            self.stopped = "max repeats"
+        elif not orbseq.budget_left(elapsed, elapsed / rep, self.budget_s):
+            self.stopped = "budget"
+        print(f"run-suite: look {n} of {self.plan.looks} after repeat "
+              f"{rep} (alpha {self.plan.alpha_per_look:.4g} each): " +
+              ("every primary metric decided" if not opens else
+               f"open: {orbseq.fmt_state(opens)}") +
+              (f"; stopping ({self.stopped})" if self.stopped else ""),
+              flush=True)
+        return self.stopped is not None
+
+    def write(self, interrupted):
+        doc = {"plan": self.plan.as_json(),
+               "variants": [v["name"] for v in self.a.variants],
+               "looks": self.looks,
+               "stopped": "interrupted" if interrupted else self.stopped,
+               "budget_min": self.a.budget}
+        orbseq.write_record(self.out_dir / "sequential.json", doc)
+
+
 def compare_variants(names, out_dir):
     """scripts/compare of every variant's results against the first's, in
     one comparison; return 1 when it failed (said in one line), else 0."""
@@ -414,15 +518,18 @@ def main(argv):
     variants = a.variants or [None]
     for v in a.variants:
         (out_dir / v["name"]).mkdir(exist_ok=True)
-    total = len(scenarios) * a.repeat * (1 if a.paired else len(variants))
+    repeats = a.plan.max_repeats if a.plan else a.repeat
+    many = repeats > 1
+    total = len(scenarios) * repeats * (1 if a.paired else len(variants))
     k = 0
+    seq = Sequential(a, out_dir) if a.plan else None
     # Interleaved: every variant runs a scenario before the next scenario,
     # so that a burst of machine noise falls on all of them alike.
-    for rep in range(1, a.repeat + 1):
+    for rep in range(1, repeats + 1):
         for sc in scenarios:
             if a.paired:
                 k += 1
-                name = sc.stem if a.repeat == 1 else f"{sc.stem}.r{rep}"
+                name = sc.stem if not many else f"{sc.stem}.r{rep}"
                 pair = run_pair(a, sc, [out_dir / v["name"] / f"{name}.json"
                                         for v in variants],
                                 f"[{k}/{total}]", variants)
@@ -435,7 +542,7 @@ def main(argv):
                 continue
             for v in variants:
                 k += 1
-                name = sc.stem if a.repeat == 1 else f"{sc.stem}.r{rep}"
+                name = sc.stem if not many else f"{sc.stem}.r{rep}"
                 where = out_dir / v["name"] if v else out_dir
                 row = run_one(a, sc, where / f"{name}.json",
                               f"[{k}/{total}]", v)
@@ -446,8 +553,10 @@ def main(argv):
                     break
             if interrupted:
                 break
-        if interrupted:
+        if interrupted or (seq and seq.stop_after(rep)):
             break
+    if seq:
+        seq.write(interrupted)
     head, body = table(rows)
     orbs = sorted({r["orb"] for r in rows if "orb" in r})
     meta = {"suite": src.resolve().name, "host": host,

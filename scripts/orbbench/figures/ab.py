@@ -310,7 +310,7 @@ def capacity_figure(groups_a, groups_b=None, labels=("A", "B"),
             else:
                 cells.append(("—", "", "0.45"))
         what = "max_servers" if hollow_all else "crossing N"
-        heads = [f"B/A {what}{' [95% CI]' if vmap else ''}",
+        heads = [f"B/A {what}{' [interval]' if vmap else ''}",
                  "verdict" if vmap else ""]
         columns = [[(c[0], "0.45" if c[1] in ("~ same", "no test") else
                      "black", "normal") for c in cells],
@@ -396,7 +396,8 @@ def capacity_caption(data, labels, verdicts=None):
         lead = (f"How many servers {labels[1]} holds against {labels[0]}, "
                 "scenario by scenario")
         tail = ("; on the right B/A of these values (ratio of geometric "
-                "means) with its 95% interval and compare's verdict (~: no "
+                "means) with the interval compare's table shows (at the "
+                "level of its verdicts) and its verdict (~: no "
                 "difference shown)" if verdicts is not None else
                 "; on the right B/A of the runs' geometric means, untested")
     else:
@@ -762,8 +763,8 @@ def latency_caption(data, labels, two):
 
 def verdicts_from_compare(cmp):
     """{scenario: {"verdict", "ratio", "ci"}} from scripts/compare's JSON:
-    the scenario's verdict with its crossing-N metric's ratio and 95%
-    interval."""
+    the scenario's verdict with its crossing-N metric's ratio and the
+    interval the table shows beside it (at the verdicts' level)."""
     out = {}
     for s in cmp.get("scenarios", []):
         m = s["metrics"]["crossing_n"]
