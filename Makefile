@@ -302,11 +302,15 @@ compare-orbs:
 # runs, 3 repeats: A against itself (no verdict may differ), then against
 # servers that burn WORK_US more CPU per call (they should be "slower").
 # About 24 minutes each here; 6 µs was about 10% of a call's server CPU.
-WORK_US ?= 6
+WORK_US ?= 3
+MAX_REPEAT ?= 8
+BUDGET_MIN ?= 30
 resolution: build
-	scripts/run-suite scenarios/grisby --paired --repeat 3 \
+	scripts/run-suite scenarios/grisby --paired --until-verdict --repeat 3 \
+		--max-repeat $(MAX_REPEAT) --budget $(BUDGET_MIN) \
 		--variant a --variant b
-	scripts/run-suite scenarios/grisby --paired --repeat 3 \
+	scripts/run-suite scenarios/grisby --paired --until-verdict --repeat 3 \
+		--max-repeat $(MAX_REPEAT) --budget $(BUDGET_MIN) \
 		--variant base --variant work:server.work_us=$(WORK_US)
 
 # RESULTS=folder reports on existing results instead of running the suite.

@@ -1,7 +1,7 @@
 """Compare two or more sets of orbbench results, scenario by scenario; A
 is the baseline.
 
-usage: scripts/compare A B [C ...] [--at N] [--mem KIND] [--format FMT] [--plots DIR]
+usage: scripts/compare A B [C ...] [--at N] [--mem KIND] [--alpha A] [--format FMT] [--plots DIR]
        scripts/compare --hosts FLEET|FOLDER ... [--mem KIND] [--format FMT] [--plots DIR]
 
 A and B are result files or result folders, each side of one ORB and one
@@ -15,13 +15,23 @@ scenario: B/A per metric with its 95% confidence interval and a verdict.
   server CPU  the servers' CPU per call at that N
   PSS         memory per server at the largest N in every run's steps
 Each run gives one value per metric; B/A is the ratio of geometric means,
-tested by Student's t on the logs of the runs' values, BH-adjusted over
-every test of the comparison; a verdict (faster/slower, larger/smaller for
-memory, else same) needs q < 0.05. One run on a side gives no verdict.
+tested by Student's t on the logs of the runs' values (paired runs: the
+one-sample t on each run's log ratio). First the suite's answer: per
+primary metric the geometric mean over scenarios with the one-sample t
+over the scenarios' mean log ratios. Only the primary metrics are tested
+(crossing N, or round ms at a fixed N; server CPU; memory); round ms at a
+common N is descriptive. Two families, each BH-adjusted (the scenarios'
+metrics; the suite rows); a verdict (faster/slower, larger/smaller for
+memory, negligible within 0.5%, else same) needs q < alpha (0.05), and
+every tested interval is drawn at its family's false-coverage-rate level,
+so it excludes 1 exactly when there is a verdict. One run on a side gives
+no scenario verdict.
 More sets (C, D, …): each is compared with A as B is, the BH adjustment
 runs over every test of every set, and the table has a column group per
 set (--format json: {"sets", "method", "comparisons"}, one comparison
 per set after A; --plots DIR: one folder A-vs-X per set).
+  --alpha A  the verdicts' level (a sequential run's sequential.json
+             beside the sets' folders sets its alpha per look)
   --at N     round time, CPU and memory at this N instead (an N that
              some run measured; another is exit 2 naming those there are)
   --format text|md|csv|json  (csv: one row per scenario and metric; the
