@@ -49,7 +49,7 @@ verdict_set.__name__ = "verdict list (" + ",".join(VERDICTS) + ")"
 
 def threshold_pct(text):
     v = float(text)
-    if not math.isfinite(v) or v < 0 or v >= 1000:
+    if not math.isfinite(v) or v < 0:
         raise ValueError(text)
     return v
 

@@ -148,8 +148,10 @@ def test_a_paired_suite_with_slower_servers_fails_the_gate(tmp_path):
     ab = compare(out / "a", out / "b", "--fail-on", "slower",
                  "--threshold", "5", "--format", "junit")
     assert ab.returncode == 1, ab.stderr
-    named = [line for line in ab.stderr.splitlines()
-             if "server_cpu_us slower" in line]
+    # Each scenario is named, with at least one metric (400 us a call
+    # more moves every performance metric; which ones clear the noise of
+    # 3 paired runs on a shared machine varies).
+    named = [line for line in ab.stderr.splitlines() if " slower, B/A " in line]
     assert {line.split(":")[1].strip() for line in named} == \
         {"pool5-unix", "sync-unix"}
     f = tmp_path / "junit.xml"
