@@ -197,3 +197,28 @@ def test_build_orbs_progress_weighs_its_steps():
         "progress: [1/3] one ... (elapsed 0s)",
         "progress: [2/3] two ... (elapsed 10s, about 1m30s left)",
         "progress: [3/3] three ... (elapsed 1m30s, about 10s left)"]
+
+
+def test_the_ci_example_runs_end_to_end(tmp_path):
+    """scripts/ci-example, the workflow of docs/ci.md without the ORB
+    builds (--system: an A/A paired suite, small bounds): the gate passes
+    and leaves the JUnit file, the step summary and the report."""
+    if os.environ.get("ORBBENCH_BIN") not in (None, str(ROOT / "bin")):
+        pytest.skip("runs the release build (bin/), not ORBBENCH_BIN")
+    out = tmp_path / "ci"
+    small = ["sweep.max_n=12", "sweep.start=2", "sweep.step=5",
+             "sweep.max_ms=3", "sweep.rounds=2", "sweep.near_rounds=3"]
+    r = subprocess.run([str(ROOT / "scripts" / "ci-example"), "--system",
+                        "--suite", str(FIXTURES / "repeat-scenarios"),
+                        "--repeat", "2", "--threshold", "25",
+                        "--out", str(out),
+                        *[x for s in small for x in ("--set", s)]],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "gate: no regression" in r.stdout
+    import junitparser
+    xml = junitparser.JUnitXml.fromfile(str(out / "junit.xml"))
+    assert sum(1 for s in xml for _ in s) == 8
+    assert (out / "summary.md").read_text().startswith(
+        "## orbbench: no regression")
+    assert (out / "report" / "report.html").is_file()
