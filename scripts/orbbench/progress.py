@@ -3,7 +3,8 @@ step()): step i of n, the time elapsed and an estimate of what is left
 (the mean time of the steps done, times the steps to go), on stderr. On a
 terminal the step under way is one line rewritten in place and each
 finished step stays as a line; elsewhere (a log, a pipe, a fleet host's
-captured output) one line per event, each starting "[i/n]".
+captured output) one line per event, each starting "[i/n]", a step's
+start ending in "..." and its end carrying the timing.
 Standard library only."""
 import sys
 import time
@@ -55,9 +56,11 @@ class Progress:
         self.stream.flush()
 
     def start(self, label, step=None):
-        """Step `step` (default: the next) begins."""
+        """Step `step` (default: the next) begins: "[i/n] label ...", and
+        on a terminal the timing after it."""
         self.step = step if step is not None else self.step + 1
-        self._write(f"{self.tag()} {label} ... ({self.timing()})", True)
+        self._write(f"{self.tag()} {label} ..." +
+                    (f" ({self.timing()})" if self.tty else ""), True)
 
     def done(self, text):
         """The step under way ended: text says how ('sync-unix: max
