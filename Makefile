@@ -25,10 +25,14 @@ CXX := g++
 # a long path short is intended, not a bug.
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-format-truncation -Werror
-CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(SANFLAGS)
-CXXFLAGS := -std=c++11 -O2 -g -Wall $(SANFLAGS)
-LDFLAGS := $(SANFLAGS)
+# EXTRA_*: a packager's flags (debian/rules: dpkg-buildflags' hardening).
+CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(SANFLAGS) $(EXTRA_CFLAGS)
+CXXFLAGS := -std=c++11 -O2 -g -Wall $(SANFLAGS) $(EXTRA_CXXFLAGS)
+LDFLAGS := $(SANFLAGS) $(EXTRA_LDFLAGS)
+# make deb builds from a copy without .git: it passes GIT_REV down.
+ifndef GIT_REV
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+endif
 DEFS := -DORBBENCH_VERSION='"$(VERSION)"' -DORBBENCH_CFLAGS='"$(CFLAGS)"'
 # Expanded when a recipe runs, i.e. after `deps` has installed pkg-config.
 OMNI_LIBS = $(shell pkg-config --libs omniORB4)
@@ -53,7 +57,8 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
 .PHONY: FORCE all deps build test test-unit test-e2e check-layers check-sanitizers run report bench \
-	compare-orbs resolution clean help fuzz fuzz-smoke fuzz-build fuzz-deps
+	compare-orbs resolution clean help fuzz fuzz-smoke fuzz-build fuzz-deps \
+	man install deb deb-deps
 .DEFAULT_GOAL := all
 
 all: build
@@ -69,9 +74,12 @@ help:
 	@echo "make SANITIZE=address,undefined test   sanitized build in build/"
 	@echo "make fuzz       libFuzzer on the decoders, FUZZ_SECONDS (60) per target"
 	@echo "make fuzz-smoke the same for 5 s per target (CI)"
+	@echo "make install PREFIX=/usr/local DESTDIR=   client, servers, scripts, man pages"
+	@echo "make deb       build/deb/orbbench_$(VERSION)_ARCH.deb (debhelper)"
 
+# NO_DEPS=1: the packages are there already (debian/rules: Build-Depends).
 deps:
-	@scripts/install-deps
+	@$(if $(NO_DEPS),true,scripts/install-deps)
 
 # Other ORB installations (scripts/build-orb): one echo server each, stubs
 # from that installation's omniidl, linked with an rpath to its libraries.
@@ -98,6 +106,11 @@ FORCE:
 $(BUILD)/client/%.o: client/%.c | deps $(REV_H)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEFS) -I$(GEN) $(CLIENT_INC) -MMD -MP -c $< -o $@
+
+# The front door (client/subcmd.c) execs the scripts: from bin/ (or
+# build/san-*/bin/) to the checkout's scripts/ folder.
+$(BUILD)/client/subcmd.o: DEFS += \
+	-DORBBENCH_SCRIPTS_REL='"$(shell realpath -m --relative-to=$(BIN) scripts)"'
 
 $(BUILD)/libclient.a: $(LIB_OBJS)
 	ar rcs $@ $^
@@ -316,6 +329,66 @@ resolution: build
 # RESULTS=folder reports on existing results instead of running the suite.
 report: build
 	scripts/report $(if $(RESULTS),--results $(RESULTS))
+
+# ---- installing ----------------------------------------------------------
+# The man pages, from what the client prints (orbbench.manpages): the
+# subcommand table, --help, each subcommand's help, `orbbench keys`.
+MAN_DIR := $(BUILD)/man
+PY_SRCS := $(shell find scripts/orbbench -name '*.py')
+$(MAN_DIR)/orbbench.1: $(BIN)/orbbench $(PY_SRCS) scripts/build-orb
+	@rm -rf $(MAN_DIR)
+	PYTHONPATH=scripts $(PYTHON) -m orbbench.manpages --client $(BIN)/orbbench \
+		--out $(MAN_DIR) --version $(VERSION)
+man: $(MAN_DIR)/orbbench.1
+
+# PREFIX/bin/orbbench; PREFIX/libexec/orbbench/: the servers, the scripts
+# a user runs and the Python package they import; PREFIX/share/orbbench/:
+# the scenarios; PREFIX/share/doc/orbbench/: README.md and docs/; man
+# pages in PREFIX/share/man/man1/. The client finds the rest from its own
+# folder (client/core/util.c helper_dir, scripts/orbbench/paths.py). Not
+# installed: what works on a checkout only (build-orb, the fleet, fuzzing,
+# the layer check). PYCOMPILE=: no byte-code (dh_python3 makes it).
+PREFIX ?= /usr/local
+DESTDIR ?=
+PYCOMPILE ?= 1
+I_BIN := $(DESTDIR)$(PREFIX)/bin
+I_LIBEXEC := $(DESTDIR)$(PREFIX)/libexec/orbbench
+I_DATA := $(DESTDIR)$(PREFIX)/share/orbbench
+I_DOC := $(DESTDIR)$(PREFIX)/share/doc/orbbench
+I_MAN := $(DESTDIR)$(PREFIX)/share/man/man1
+INSTALL_SERVERS := omniorb-echo-server raw-server giop-min-server \
+	combat-echo-server omniorb-event-consumer omniorb-marshal-bench
+INSTALL_SCRIPTS := run-suite compare gate report plot start-servers \
+	miro-table miro-channel-table
+install: build man
+	install -d $(I_BIN) $(I_LIBEXEC) $(I_DATA) $(I_DOC) $(I_MAN)
+	install -m 755 $(BIN)/orbbench $(I_BIN)/
+	install -m 755 $(INSTALL_SERVERS:%=$(BIN)/%) \
+		$(INSTALL_SCRIPTS:%=scripts/%) $(I_LIBEXEC)/
+	for f in $(PY_SRCS:scripts/%=%); do \
+		install -D -m 644 scripts/$$f $(I_LIBEXEC)/$$f || exit 1; done
+	cp -R scenarios $(I_DATA)/
+	install -m 644 README.md $(I_DOC)/
+	cp -R docs $(I_DOC)/
+	install -m 644 $(MAN_DIR)/*.1 $(I_MAN)/
+	$(if $(PYCOMPILE),$(PYTHON) -m compileall -q $(I_LIBEXEC)/orbbench)
+
+# ---- the Debian package ----------------------------------------------------
+# dpkg-buildpackage writes its results beside the source tree: it builds
+# a copy of this tree (the files git knows, as they are now) in
+# build/deb/orbbench-VERSION/, so the .deb lands in build/deb/.
+DEB_DIR := build/deb
+DEB_TREE := $(DEB_DIR)/orbbench-$(VERSION)
+deb-deps:
+	@scripts/install-deps deb
+deb: deb-deps
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_TREE)
+	git ls-files -co --exclude-standard -z | \
+		xargs -0 tar -c --no-recursion -f - | tar -x -C $(DEB_TREE)
+	cd $(DEB_TREE) && GIT_REV=$(GIT_REV) dpkg-buildpackage -b -us -uc -j2
+	lintian --info $(DEB_DIR)/*.changes
+	@ls $(DEB_DIR)/*.deb
 
 clean:
 	rm -rf build bin

@@ -1,6 +1,8 @@
 /* orbbench: the command line. Parses the options and dispatches: run and
  * check (runcmd.c, through the scenario's kind in kinds/registry.c), keys
- * (every scenario key, common and each kind's), ior (iorcmd.c).
+ * (every scenario key, common and each kind's), ior (iorcmd.c), help and
+ * every other subcommand (subcmd.c: the table, and the exec of the
+ * scripts that implement suite, compare, report, …).
  * Exit codes: 0 ran to a stop, 1 the run failed, 2 usage or scenario
  * error, 130 interrupted (SIGINT/SIGTERM). */
 #include <getopt.h>
@@ -17,59 +19,9 @@
 #include "iorcmd.h"
 #include "kinds/kind.h"
 #include "runcmd.h"
+#include "subcmd.h"
 
 #define MAX_SETS 64
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: orbbench run SCENARIO.json [--set KEY=VALUE]... "
-            "[--out FILE] [--progress|--no-progress]\n"
-            "                    [--paired] [--versus server.KEY=VALUE]... "
-            "[--out-versus FILE]\n"
-            "                    [--allow-host HOST|CIDR]...\n"
-            "       orbbench check SCENARIO.json [--set KEY=VALUE]...\n"
-            "       orbbench ior [--json] IOR|-...\n"
-            "       orbbench keys | --help | --version\n"
-            "\n"
-            "  run     fork echo servers step by step, time a round of calls "
-            "to all of\n"
-            "          them at each step, stop at sweep.max_ms, and write a "
-            "JSON result\n"
-            "  check   validate a scenario and print it resolved, with "
-            "defaults\n"
-            "  keys    list every scenario key with its range and default\n"
-            "  ior     decode stringified IORs as catior does, and say what "
-            "orbbench\n"
-            "          would connect to (orbbench ior --help)\n"
-            "\n"
-            "  --set KEY=VALUE  override a scenario key (dotted path, e.g. "
-            "sweep.max_n=500)\n"
-            "  --out FILE       result file (default "
-            "results/NAME-YYYYmmddTHHMMSS.json)\n"
-            "  --progress       a live progress line on stderr (default: "
-            "when a terminal)\n"
-            "  --versus server.KEY=VALUE  a paired run: a second set of "
-            "servers (side B)\n"
-            "                   with these server.* keys changed, measured in "
-            "alternate\n"
-            "                   rounds with side A; B's result goes to "
-            "--out-versus FILE\n"
-            "                   (default: A's file with .versus.json)\n"
-            "  --paired         a paired run whose side B has A's settings "
-            "(an A/A check)\n"
-            "  --allow-host H   server.kind external: servers at host H (or "
-            "in network\n"
-            "                   a.b.c.d/bits) outside loopback may be called "
-            "(with\n"
-            "                   client.allow_hosts)\n"
-            "\n"
-            "exit: 0 ran to a stop, 1 the run failed (a server died, a "
-            "call failed),\n"
-            "      2 usage or scenario error, 130 interrupted\n");
-}
-
-
 
 int main(int argc, char **argv)
 {
@@ -86,9 +38,15 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    /* `ior` has options of its own: it parses its whole command line. */
+    /* `ior` has options of its own: it parses its whole command line;
+     * so do the scripts (exec'd) and help. */
     if (argc > 1 && strcmp(argv[1], "ior") == 0)
         return iorcmd_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "help") == 0)
+        return subcmd_help(argc - 1, argv + 1);
+    const struct subcmd *sub = argc > 1 ? subcmd_find(argv[1]) : NULL;
+    if (sub && sub->exe)
+        return subcmd_exec(sub, argv + 1);
     /* getopt permutes argv: keep the command as typed for the result.
      * Static, like argv itself: it lives as long as the process. */
     static char **typed;
@@ -129,15 +87,15 @@ int main(int argc, char **argv)
         case 'A': paired = true; break;
         case 'p': show_progress = 1; break;
         case 'P': show_progress = 0; break;
-        case 'h': usage(stdout); return 0;
+        case 'h': subcmd_usage(stdout); return 0;
         case 'V':
             printf("orbbench %s (%s)\n", ORBBENCH_VERSION, ORBBENCH_GIT_REV);
             return 0;
-        default: usage(stderr); return EXIT_USAGE;
+        default: subcmd_usage(stderr); return EXIT_USAGE;
         }
     }
     if (optind >= argc) {
-        usage(stderr);
+        subcmd_usage(stderr);
         return EXIT_USAGE;
     }
     const char *cmd = argv[optind++];

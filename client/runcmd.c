@@ -106,7 +106,7 @@ static void resolve_side(struct side *s, const char *path)
         str_copy(s->server_path, sizeof s->server_path, sc->server.path);
     } else {
         char dir[PATH_MAX - 64];
-        exe_dir(dir, sizeof dir);
+        helper_dir(dir, sizeof dir);
         if (server_resolve(s->kind, sc->server.orb, dir, s->server_path,
                            sizeof s->server_path, why, sizeof why) != 0)
             cli_die(EXIT_USAGE, "%s: key \"server.orb\": %s", path, why);
@@ -490,7 +490,7 @@ static void start_spawner(struct runcmd *r)
             .pipe_pair = s->tp->spawner_pipes};
     }
     char bin_dir[PATH_MAX - 64];
-    exe_dir(bin_dir, sizeof bin_dir);
+    helper_dir(bin_dir, sizeof bin_dir);
     if (r->what->spawn_setup &&
         (rc = r->what->spawn_setup(&sides[0].sc, bin_dir, scfg, why,
                                    sizeof r->why))) {

@@ -197,6 +197,22 @@ void exe_dir(char *buf, size_t len)
     str_copy(buf, len, dirname(path));
 }
 
+int helper_dir(char *buf, size_t len)
+{
+    char bin[PATH_MAX - 64], lib[PATH_MAX];
+    struct stat st;
+    exe_dir(bin, sizeof bin);
+    snprintf(lib, sizeof lib, "%s/../libexec/orbbench", bin);
+    if (stat(lib, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* Resolved: messages and results name the real folder. */
+        char real[PATH_MAX];
+        str_copy(buf, len, realpath(lib, real) ? real : lib);
+        return 1;
+    }
+    str_copy(buf, len, bin);
+    return 0;
+}
+
 const char *file_kind(unsigned mode)
 {
     switch (mode & S_IFMT) {

@@ -60,4 +60,11 @@ const char *file_kind(unsigned mode);
  * when /proc/self/exe cannot be read. */
 void exe_dir(char *buf, size_t len);
 
+/* The folder of orbbench's helper executables (the servers, and for an
+ * installation its scripts): PREFIX/libexec/orbbench when this
+ * executable's folder has a ../libexec/orbbench (make install, the
+ * Debian package; returns 1), else this executable's folder (a build
+ * tree; returns 0). */
+int helper_dir(char *buf, size_t len);
+
 #endif

@@ -342,7 +342,7 @@ static void time_omniorb(struct marshal *m)
     const struct scenario *sc = m->s->sc;
     char dir[PATH_MAX - 64], path[PATH_MAX], enc[24], rep[24];
     char why[256] = "";
-    exe_dir(dir, sizeof dir);
+    helper_dir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/%s", dir, MARSHAL_OMNIORB_BENCH);
     snprintf(enc, sizeof enc, "%lld", (long long)marshal_opts(sc)->encodes);
     snprintf(rep, sizeof rep, "%lld", (long long)marshal_opts(sc)->repeats);

@@ -178,6 +178,7 @@ def test_build_orb_takes_its_build(tmp_path, sig):
     tree = tmp_path / "tree"
     (tree / "scripts").mkdir(parents=True)
     shutil.copy(BUILD_ORB, tree / "scripts")
+    shutil.copy(BUILD_ORB.parent / "progress.sh", tree / "scripts")
     fake = tmp_path / "fakebin"
     fake.mkdir()
     (fake / "dpkg-query").write_text('#!/bin/sh\necho "install ok '

@@ -45,8 +45,18 @@ per set after A; --plots DIR: one folder A-vs-X per set).
   --plots DIR  the comparison's figures: capacity A against B with the
                verdicts, B/A round time against N, round-time panels,
                what a server costs on each side, every round per scenario
-Exit: 0 compared, 2 bad input or usage (one line naming the file), or a
-side mixing two ORBs or two settings of one scenario (one line)."""
+The regression gate (orbbench.gate, docs/ci.md):
+  --fail-on V[,V]  exit 1, listing each regression on stderr, when a
+             metric's verdict is one of slower, larger (faster, smaller)
+             and its whole interval lies beyond --threshold
+  --threshold PCT  at least PCT% worse (default 0)
+  --format junit   JUnit XML, one test case per scenario and metric
+  --format github  a GitHub Actions step summary (Markdown); ::error
+             annotations on stderr
+  (junit and github mark --fail-on's regressions, slower without it)
+Exit: 0 compared (no regression), 1 a regression (--fail-on), 2 bad
+input or usage (one line naming the file), or a side mixing two ORBs or
+two settings of one scenario (one line)."""
 import csv
 import io
 import json
@@ -54,6 +64,7 @@ import sys
 from pathlib import Path
 
 import orbbench.cli as orbcli
+import orbbench.gate as orbgate
 import orbbench.kinds  # noqa: F401  (the kinds of results)
 import orbbench.results as orbresults
 import orbbench.stats as orbstats
@@ -72,8 +83,9 @@ def parse_args(argv):
     p.add_argument("--at", type=int, metavar="N",
                    help="round time, CPU and memory at this N")
     p.add_argument("--mem", choices=list(orbresults.MEM_KINDS), default="pss")
-    p.add_argument("--format", choices=("text", "md", "csv", "json"),
-                   default="text")
+    p.add_argument("--format", choices=("text", "md", "csv", "json") +
+                   orbgate.FORMATS, default="text")
+    orbgate.add_arguments(p)
     p.add_argument("--plots", metavar="DIR",
                    help="write the comparison's figures")
     p.add_argument("--alpha", type=float, metavar="A",
@@ -82,6 +94,8 @@ def parse_args(argv):
     p.add_argument("--hosts", action="store_true",
                    help="the host axis: hosts side by side")
     a = p.parse_args(argv)
+    if a.hosts and (a.fail_on or a.format in orbgate.FORMATS):
+        p.error("--fail-on, --format junit|github: not with --hosts")
     if a.hosts:
         if a.at is not None:
             p.error("--at: not with --hosts (each host at its own max "
@@ -1009,7 +1023,7 @@ def main(argv):
             if not cmp["scenarios"]:
                 raise ValueError(f"{a.sets[0]} and {path}: no scenario in "
                                  "common")
-        sys.stdout.write(render(cmps, a.format))
+        code = gate_and_write(cmps, a)
         for x, path, res, cmp in zip(LETTERS[1:], a.sets[1:], sets[1:],
                                      cmps if a.plots else []):
             out = Path(a.plots)
@@ -1020,5 +1034,29 @@ def main(argv):
         orbcli.fail(PROG, e)
     except orbcli.SHAPE_ERRORS as e:
         orbcli.fail(PROG, orbcli.shape_error(a.sets, e))
-    return 0
+    return code
+
+
+# ---- the regression gate (orbbench.gate) ----------------------------------
+
+def gate_and_write(cmps, a):
+    """Write the comparison in a.format (junit and github by orbbench.gate,
+    on the JSON document); with --fail-on, list the regressions on stderr
+    and return 1 if there are any, else 0."""
+    doc = json_doc(cmps)
+    fail_on = a.fail_on or frozenset({"slower"})
+    if a.format in orbgate.FORMATS:
+        sys.stdout.write(orbgate.render(doc, a.format, fail_on,
+                                        a.threshold))
+        if a.format == "github":
+            for line in orbgate.annotations(doc, fail_on, a.threshold):
+                print(line, file=sys.stderr)
+    else:
+        sys.stdout.write(render(cmps, a.format))
+    if not a.fail_on:
+        return 0
+    code, lines = orbgate.report(doc, a.fail_on, a.threshold)
+    for line in lines:
+        orbcli.note(PROG, line)
+    return code
 

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import orbbench.cli as orbcli
 import orbbench.kinds  # noqa: F401  (the kinds of results)
+import orbbench.paths as orbpaths
 import orbbench.results as orbresults
 
-ROOT = Path(__file__).resolve().parents[3]
 
 PROG = "plot"
 
@@ -47,7 +47,7 @@ def main(argv):
     try:
         results = orbresults.load_results(a.results)
         run = orbresults.run_name(a.results)
-        out = Path(a.out) if a.out else ROOT / "plots" / run
+        out = Path(a.out) if a.out else orbpaths.output("plots") / run
         import orbbench.plot as orbplot  # matplotlib: only once the input is known good
         figures = orbplot.plot_all(results, out, run, rounds=a.rounds,
                                    log=lambda m: orbcli.note(PROG, m))

@@ -32,12 +32,12 @@ from pathlib import Path
 
 import orbbench.cli as orbcli
 import orbbench.kinds  # noqa: F401  (the kinds of results)
+import orbbench.paths as orbpaths
 import orbbench.results as orbresults
 
-ROOT = Path(__file__).resolve().parents[3]
 
 PROG = "report"
-DEFAULT_SUITE = ROOT / "scenarios" / "grisby"
+DEFAULT_SUITE = orbpaths.scenarios() / "grisby"
 
 
 def parse_args(argv):
@@ -64,8 +64,9 @@ def run_suite(suite):
         raise ValueError(f"{suite}: no such scenario folder (give "
                          "--results FOLDER to report on existing results)")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = ROOT / "results" / f"{stamp}-{socket.gethostname()}-{suite.name}"
-    cmd = [str(ROOT / "scripts" / "run-suite"), str(suite), "--out", str(out)]
+    out = orbpaths.output("results") / \
+        f"{stamp}-{socket.gethostname()}-{suite.name}"
+    cmd = [str(orbpaths.script("run-suite")), str(suite), "--out", str(out)]
     orbcli.note(PROG, f"running the suite: {' '.join(cmd)}")
     rc = subprocess.run(cmd).returncode
     if rc == 2 or not out.is_dir():
@@ -434,7 +435,7 @@ def main(argv):
             fleet = orbhosts.read_fleet(folder) and \
                 orbhosts.load_fleet(folder)
             sides = None if fleet else comparison_sides(folder)
-        out = Path(a.out) if a.out else ROOT / "plots" / folder.resolve().name
+        out = Path(a.out) if a.out else orbpaths.output("plots") / folder.resolve().name
         skipped = []
 
         def log(msg):

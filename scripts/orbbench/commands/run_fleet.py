@@ -71,6 +71,7 @@ import orbbench.fleet as orbfleet
 import orbbench.hosts as orbhosts
 import orbbench.kinds  # noqa: F401  (the kinds of the hosts' results)
 import orbbench.procs as orbprocs
+import orbbench.progress as orbprogress
 import orbbench.results as orbresults
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -90,8 +91,26 @@ def die(msg, code=2):
     sys.exit(code)
 
 
+# The fleet's phases (preflight, build, run, collect) as steps of
+# orbbench.progress, set by main(); notes go through it, so that on a
+# terminal they stay above its live line.
+PROGRESS = None
+PHASES = 4
+
+
 def note(msg):
-    print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
+    if PROGRESS:
+        PROGRESS.note(f"{PROG}: {msg}")
+    else:
+        print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
+
+
+def phase(name, run, *args):
+    """run(*args) as the next step of PROGRESS, named name; its value."""
+    PROGRESS.start(name)
+    value = run(*args)
+    PROGRESS.done(f"{name}: done")
+    return value
 
 
 class ArgParser(argparse.ArgumentParser):
@@ -468,7 +487,7 @@ def run_build(fleet, hosts, run_id):
 def show_progress(host, msg):
     """A host's run-suite progress lines ("[2/8] sync-unix: ...")."""
     if msg["event"] == "log" and msg.get("line", "").startswith("["):
-        print(f"{host}: {msg['line']}", file=sys.stderr, flush=True)
+        PROGRESS.note(f"{host}: {msg['line']}")
 
 
 def run_suites(fleet, hosts, suite, run_id):
@@ -612,14 +631,19 @@ def main(argv):
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, fleet.on_signal)
     t0 = time.monotonic()
+    global PROGRESS
+    PROGRESS = orbprogress.Progress(PHASES - bool(a.check) * 2)
     ref = local_preflight(a, suite)
     hosts = [Host(n) for n in names]
     note(f"{orbhosts.plural(len(hosts), 'host')}: {', '.join(names)}; preflight "
          f"against this "
          f"tree ({ref.get('describe') or 'no git revision'})")
-    need_build = run_preflight(fleet, hosts, suite, ref)
+    need_build = phase("preflight", run_preflight, fleet, hosts, suite, ref)
     if need_build and not fleet.interrupted:
-        run_build(fleet, need_build, run_id)
+        phase("build", run_build, fleet, need_build, run_id)
+    else:
+        PROGRESS.start("build")
+        PROGRESS.done("build: nothing to build")
     for h in hosts:
         if h.status != "ok":
             note(f"{h.name}: {h.stage}: {h.reason}")
@@ -633,7 +657,7 @@ def main(argv):
     out.mkdir(parents=True, exist_ok=True)
     if ready and not fleet.interrupted:
         note(f"running {suite} on {', '.join(h.name for h in ready)}")
-        run_suites(fleet, ready, suite, run_id)
+        phase("run", run_suites, fleet, ready, suite, run_id)
     for h in ready:
         if not h.started:
             h.fail("run", "interrupted before its run started")
@@ -643,7 +667,8 @@ def main(argv):
     if unsure:
         stop_pass(fleet, unsure, run_id)
     if fleet.interrupted < 2:
-        collect(fleet, [h for h in ready if h.started], run_id, out)
+        phase("collect", collect, fleet, [h for h in ready if h.started],
+              run_id, out)
     meta = {"suite": src.resolve().name, "run_id": run_id,
             "command": shlex.join(["scripts/run-fleet"] + argv),
             "started": stamp, "seconds": round(time.monotonic() - t0, 3),

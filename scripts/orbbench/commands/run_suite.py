@@ -76,11 +76,12 @@ import time
 from pathlib import Path
 
 import orbbench.kinds  # noqa: F401  (the kinds load_result checks)
+import orbbench.paths as orbpaths
 import orbbench.procs as orbprocs
+import orbbench.progress as orbprogress
 import orbbench.results as orbresults
 import orbbench.sequential as orbseq
 
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def die(msg, code=2):
@@ -91,9 +92,7 @@ def die(msg, code=2):
 def default_orbbench():
     """$ORBBENCH_BIN/orbbench when set (a sanitized build's bin folder),
     else the repository's bin/orbbench."""
-    bin_dir = os.environ.get("ORBBENCH_BIN")
-    return str(Path(bin_dir) / "orbbench" if bin_dir else
-               ROOT / "bin" / "orbbench")
+    return str(orbpaths.client())
 
 
 def parse_args(argv):
@@ -214,13 +213,9 @@ def parse_variants(given):
     return out
 
 
-def fmt_duration(s):
-    return f"{int(s // 60)}m{int(s % 60):02d}s" if s >= 60 else f"{s:.1f}s"
-
-
-def run_one(a, scenario, out, tag, variant=None):
-    """Run one scenario (of one variant, or None); return a row for the
-    summary."""
+def run_one(a, scenario, out, progress, variant=None):
+    """Run one scenario (of one variant, or None), the next step of
+    progress (orbbench.progress); return a row for the summary."""
     args = [a.orbbench, "run", str(scenario), "--out", str(out)]
     for s in a.set + (variant["set"] if variant else []):
         args += ["--set", s]
@@ -230,16 +225,16 @@ def run_one(a, scenario, out, tag, variant=None):
     t0 = time.monotonic()
     label = f"{scenario.stem} [{variant['name']}]" if variant else \
         scenario.stem
-    print(f"{tag} {label} ...", file=sys.stderr, flush=True)
+    progress.start(label)
     proc = orbprocs.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                         text=True)
     row = make_row(scenario, out, proc, time.monotonic() - t0, variant)
-    print(f"{tag} {label}: {status_text(row)} in {fmt_duration(row['seconds'])}",
-          file=sys.stderr, flush=True)
+    progress.done(f"{label}: {status_text(row)} in "
+                  f"{orbprogress.duration(row['seconds'])}")
     return row
 
 
-def run_pair(a, scenario, outs, tag, variants):
+def run_pair(a, scenario, outs, progress, variants):
     """One paired run of a scenario: variant A's settings, and B's server.*
     keys as --versus; return a row per variant."""
     va, vb = variants
@@ -254,15 +249,15 @@ def run_pair(a, scenario, outs, tag, variants):
     args.append("--no-progress")
     t0 = time.monotonic()
     label = f"{scenario.stem} [{va['name']} vs {vb['name']}]"
-    print(f"{tag} {label} ...", file=sys.stderr, flush=True)
+    progress.start(label)
     proc = orbprocs.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                         text=True)
     dt = time.monotonic() - t0
     rows = [make_row(scenario, o, proc, dt, v)
             for o, v in zip(outs, variants)]
-    print(f"{tag} {label}: " + "; ".join(
+    progress.done(f"{label}: " + "; ".join(
         f"{v['name']} {status_text(r)}" for v, r in zip(variants, rows)) +
-        f" in {fmt_duration(dt)}", file=sys.stderr, flush=True)
+        f" in {orbprogress.duration(dt)}")
     return rows
 
 
@@ -463,7 +458,7 @@ def compare_variants(names, out_dir):
     one comparison; return 1 when it failed (said in one line), else 0."""
     base, others = names[0], names[1:]
     stem = f"{base}-vs-{others[0]}" if len(others) == 1 else "all"
-    cmd = [str(ROOT / "scripts" / "compare")] + [str(out_dir / n)
+    cmd = [str(orbpaths.script("compare"))] + [str(out_dir / n)
                                                   for n in names]
     text = orbprocs.run(cmd, capture_output=True, text=True)
     md = orbprocs.run(cmd + ["--format", "md", "--plots",
@@ -500,7 +495,7 @@ def main(argv):
     host = socket.gethostname()
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out_dir = Path(a.out) if a.out else (
-        ROOT / "results" / f"{stamp}-{host}-{src.resolve().name}")
+        orbpaths.output("results") / f"{stamp}-{host}-{src.resolve().name}")
     if out_dir.is_dir() and any(out_dir.iterdir()):
         die(f"{out_dir}: not empty: its files would be taken for this "
             "run's results; give a new folder with --out")
@@ -520,19 +515,19 @@ def main(argv):
         (out_dir / v["name"]).mkdir(exist_ok=True)
     repeats = a.plan.max_repeats if a.plan else a.repeat
     many = repeats > 1
-    total = len(scenarios) * repeats * (1 if a.paired else len(variants))
-    k = 0
+    # --until-verdict: the most it may run; it may stop earlier
+    progress = orbprogress.Progress(
+        len(scenarios) * repeats * (1 if a.paired else len(variants)))
     seq = Sequential(a, out_dir) if a.plan else None
     # Interleaved: every variant runs a scenario before the next scenario,
     # so that a burst of machine noise falls on all of them alike.
     for rep in range(1, repeats + 1):
         for sc in scenarios:
             if a.paired:
-                k += 1
                 name = sc.stem if not many else f"{sc.stem}.r{rep}"
                 pair = run_pair(a, sc, [out_dir / v["name"] / f"{name}.json"
                                         for v in variants],
-                                f"[{k}/{total}]", variants)
+                                progress, variants)
                 for row in pair:
                     row["repeat"] = rep
                 rows += pair
@@ -541,11 +536,9 @@ def main(argv):
                     break
                 continue
             for v in variants:
-                k += 1
                 name = sc.stem if not many else f"{sc.stem}.r{rep}"
                 where = out_dir / v["name"] if v else out_dir
-                row = run_one(a, sc, where / f"{name}.json",
-                              f"[{k}/{total}]", v)
+                row = run_one(a, sc, where / f"{name}.json", progress, v)
                 row["repeat"] = rep
                 rows.append(row)
                 if row["exit"] == 130:

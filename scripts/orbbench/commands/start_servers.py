@@ -35,9 +35,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import orbbench.paths as orbpaths
 import orbbench.procs as orbprocs
 
-ROOT = Path(__file__).resolve().parents[3]
 
 SERVER_NAME = "omniorb-echo-server"
 SOCK_PREFIX = "orbbench-ext-"
@@ -251,7 +251,7 @@ def main(argv=None):
     ap.add_argument("n", nargs="?", type=int, help="servers to start")
     ap.add_argument("--transport", choices=("tcp", "unix"), default="tcp")
     ap.add_argument("--out", default="-", help="IOR list (default stdout)")
-    ap.add_argument("--server", default=str(ROOT / "bin" / SERVER_NAME))
+    ap.add_argument("--server", default=str(orbpaths.servers() / SERVER_NAME))
     ap.add_argument("--timeout", type=float, default=10.0,
                     help="seconds for each server to print its IOR")
     ap.add_argument("--stop", metavar="FILE",

@@ -1,0 +1,59 @@
+"""The regression gate on a saved comparison: what `compare --fail-on`
+does, on the JSON document `compare --format json` wrote, so that one
+comparison gives the gate, the JUnit file and the step summary.
+
+usage: scripts/gate COMPARE.json --fail-on V[,V] [--threshold PCT] [--format FMT]
+
+  --fail-on V[,V]  slower, larger, faster, smaller: a metric with one of
+                   these verdicts whose whole interval lies beyond
+                   --threshold is a regression (orbbench.gate)
+  --threshold PCT  at least PCT% worse (default 0)
+  --format text|junit|github  text: the regressions, one a line (the
+                   default); junit: one test case per scenario and
+                   metric; github: a step summary in Markdown (and
+                   ::error annotations on stderr)
+Exit: 0 no regression, 1 a regression (each listed on stderr), 2 bad
+input or usage (one line naming the file)."""
+import json
+import sys
+
+import orbbench.cli as orbcli
+import orbbench.gate as orbgate
+
+PROG = "gate"
+
+
+def parse_args(argv):
+    p = orbcli.ArgParser(prog=PROG, description=__doc__.split("\n\n")[0],
+                         usage=__doc__.split("\n\n")[1].split("usage: ")[1])
+    p.add_argument("file", metavar="COMPARE.json")
+    p.add_argument("--format", choices=("text",) + orbgate.FORMATS,
+                   default="text")
+    orbgate.add_arguments(p)
+    a = p.parse_args(argv)
+    if not a.fail_on:
+        p.error("--fail-on: required (e.g. --fail-on slower)")
+    return a
+
+
+def main(argv):
+    a = parse_args(argv)
+    try:
+        with open(a.file, encoding="utf-8") as f:
+            doc = json.load(f)
+        code, lines = orbgate.report(doc, a.fail_on, a.threshold)
+        if a.format in orbgate.FORMATS:
+            sys.stdout.write(orbgate.render(doc, a.format, a.fail_on,
+                                            a.threshold))
+        if a.format == "github":
+            for line in orbgate.annotations(doc, a.fail_on, a.threshold):
+                print(line, file=sys.stderr)
+    except (ValueError, OSError) as e:
+        orbcli.fail(PROG, f"{a.file}: {e}")
+    except orbcli.SHAPE_ERRORS as e:
+        orbcli.fail(PROG, f"{a.file}: not a document of compare --format "
+                    f"json ({type(e).__name__}: {e})")
+    out = sys.stdout if a.format == "text" else sys.stderr
+    for line in lines:
+        print(f"{PROG}: {line}", file=out)
+    return code

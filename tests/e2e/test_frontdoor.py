@@ -1,0 +1,224 @@
+"""One front door: `orbbench SUBCOMMAND` dispatches to the scripts with
+their arguments and exit status, `orbbench --help` lists every
+subcommand, the man pages say what the help says, and `make install`
+gives a tree that runs from anywhere and writes only under the working
+folder. Also orbbench.progress, the suite's and fleet's progress lines."""
+import io
+import os
+import re
+import subprocess
+
+import pytest
+
+import orbbench.manpages as orbman
+import orbbench.progress as orbprogress
+from conftest import BIN, ORBBENCH, ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def orbbench(*args, cwd=None, exe=ORBBENCH, env=None):
+    return subprocess.run([str(exe), *map(str, args)], capture_output=True,
+                          text=True, timeout=120, cwd=cwd, env=env)
+
+
+def table():
+    r = orbbench("help", "--list")
+    assert r.returncode == 0, r.stderr
+    return [line.split("\t") for line in r.stdout.splitlines()]
+
+
+def test_help_lists_every_subcommand_and_every_script_is_one():
+    rows = table()
+    names = [n for n, _, _ in rows]
+    text = orbbench("--help").stdout
+    for name, _, summary in rows:
+        assert re.search(rf"^  {re.escape(name)} +{re.escape(summary)}$",
+                         text, re.M), name
+    assert orbbench("help").stdout == text
+    # Every script a user runs is reachable from the front door.
+    exes = {e for _, e, _ in rows if e != "-"}
+    users = {"run-suite", "compare", "gate", "report", "plot", "run-fleet",
+             "build-orb", "start-servers", "miro-table",
+             "miro-channel-table", "netns-fleet"}
+    assert users <= exes
+    for exe in exes:
+        assert (ROOT / "scripts" / exe).is_file(), exe
+    assert {"run", "check", "keys", "ior", "suite", "compare", "report",
+            "plot", "fleet", "build-orb", "start-servers"} <= set(names)
+
+
+@pytest.mark.parametrize("sub, script", [("compare", "compare"),
+                                         ("suite", "run-suite"),
+                                         ("gate", "gate")])
+def test_help_of_a_script_is_its_own(sub, script):
+    r = orbbench("help", sub)
+    assert r.returncode == 0, r.stderr
+    own = subprocess.run([str(ROOT / "scripts" / script), "--help"],
+                         capture_output=True, text=True, timeout=60)
+    assert r.stdout == own.stdout and r.stdout.startswith("usage:")
+
+
+def test_arguments_and_exit_status_pass_through():
+    a, b = FIXTURES / "repeat-A", FIXTURES / "repeat-B"
+    gated = orbbench("compare", a, b, "--fail-on", "slower")
+    assert gated.returncode == 1 and "regression(s)" in gated.stderr
+    assert orbbench("compare", a, a, "--fail-on", "slower").returncode == 0
+    bad = orbbench("compare", a, FIXTURES / "nowhere")
+    assert bad.returncode == 2 and "nowhere" in bad.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nosuch"], 'unknown command "nosuch"'),
+    (["help", "nosuch"], 'help: unknown subcommand "nosuch"'),
+    (["help", "run", "check"], "help: one subcommand at a time"),
+])
+def test_unknown_subcommands_are_one_line_exit_2(args, message):
+    r = orbbench(*args)
+    assert r.returncode == 2 and message in r.stderr
+    assert len(r.stderr.splitlines()) == 1
+
+
+def words(text):
+    return " ".join(text.split())
+
+
+def test_man_pages_say_what_the_help_says(tmp_path):
+    """Each page, rendered by man, holds its subcommand's help as printed
+    (and orbbench(1) the keys); a page for every row of the table."""
+    pages = orbman.write(ORBBENCH, tmp_path, "9.9")
+    rows = table()
+    assert {p.name for p in pages} == {"orbbench.1"} | {
+        f"orbbench-{n}.1" for n, _, _ in rows}
+    env = dict(os.environ, MANWIDTH="200", MAN_KEEP_FORMATTING="0")
+
+    def rendered(page):
+        r = subprocess.run(["man", "-l", str(page)], capture_output=True,
+                           text=True, timeout=60, env=env)
+        assert r.returncode == 0, r.stderr
+        return words(re.sub(r".\x08", "", r.stdout).replace("\u2010", "-"))
+    main = rendered(tmp_path / "orbbench.1")
+    assert words(orbbench("--help").stdout) in main
+    assert words(orbbench("keys").stdout) in main
+    for name in ("compare", "run", "ior"):
+        help_text = orbbench("help", name).stdout
+        assert words(help_text) in rendered(tmp_path /
+                                            f"orbbench-{name}.1"), name
+
+
+def tree_files(root):
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def test_make_install_runs_from_its_tree_and_writes_only_in_the_cwd(
+        tmp_path):
+    if os.environ.get("ORBBENCH_BIN") not in (None, str(ROOT / "bin")):
+        pytest.skip("installs the release build (bin/), not ORBBENCH_BIN")
+    dest = tmp_path / "dest"
+    r = subprocess.run(["make", "-s", "-C", str(ROOT), "install",
+                        f"DESTDIR={dest}", "PREFIX=/opt/ob"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    prefix = dest / "opt" / "ob"
+    for rel in ("bin/orbbench", "libexec/orbbench/omniorb-echo-server",
+                "libexec/orbbench/compare", "libexec/orbbench/orbbench/gate.py",
+                "share/orbbench/scenarios/sync-unix.json",
+                "share/doc/orbbench/README.md",
+                "share/man/man1/orbbench.1",
+                "share/man/man1/orbbench-compare.1"):
+        assert (prefix / rel).exists(), rel
+    assert not (prefix / "libexec" / "orbbench" / "build-orb").exists()
+    before = tree_files(prefix)
+    work = tmp_path / "work"
+    work.mkdir()
+    exe = prefix / "bin" / "orbbench"
+    env = {k: v for k, v in os.environ.items() if k != "ORBBENCH_BIN"}
+    run = orbbench("run", prefix / "share/orbbench/scenarios/sync-unix.json",
+                   "--set", "sweep.max_n=6", "--set", "sweep.start=2",
+                   "--set", "sweep.step=4", "--no-progress",
+                   cwd=work, exe=exe, env=env)
+    assert run.returncode == 0, run.stderr
+    [result] = (work / "results").glob("sync-unix-*.json")
+    assert str(prefix / "libexec" / "orbbench") in result.read_text()
+    suite = orbbench("suite", FIXTURES / "repeat-scenarios", "--set",
+                     "sweep.max_n=6", "--set", "sweep.start=2", "--set",
+                     "sweep.step=4", "--set", "sweep.rounds=2",
+                     cwd=work, exe=exe, env=env)
+    assert suite.returncode == 0, suite.stderr
+    [folder] = [p for p in (work / "results").iterdir() if p.is_dir()]
+    assert (folder / "summary.md").is_file()
+    gate = orbbench("compare", folder, folder, "--fail-on", "slower",
+                    cwd=work, exe=exe, env=env)
+    assert gate.returncode == 0, gate.stderr
+    missing = orbbench("build-orb", cwd=work, exe=exe, env=env)
+    assert missing.returncode == 2 and "runs from a checkout" in \
+        missing.stderr
+    assert tree_files(prefix) == before
+    installed = (prefix / "share/man/man1/orbbench.1").read_text()
+    built = (ROOT / "build" / "release" / "man" / "orbbench.1").read_text()
+    assert installed == built
+
+
+def test_progress_steps_elapsed_and_estimate():
+    now = [0.0]
+    out = io.StringIO()
+    p = orbprogress.Progress(3, stream=out, tty=False, clock=lambda: now[0])
+    p.start("a")
+    now[0] = 10
+    p.done("a: ok in 10s")
+    p.start("b")
+    now[0] = 30
+    p.done("b: ok")
+    assert out.getvalue().splitlines() == [
+        "[1/3] a ...",
+        "[1/3] a: ok in 10s (elapsed 10.0s, about 20.0s left)",
+        "[2/3] b ...",
+        "[2/3] b: ok (elapsed 30.0s, about 15.0s left)"]
+    tty = io.StringIO()
+    q = orbprogress.Progress(2, stream=tty, tty=True, clock=lambda: 0.0)
+    q.start("x")
+    q.note("warning")
+    q.done("x: ok")
+    assert tty.getvalue() == ("\r[1/2] x ... (elapsed 0.0s)\x1b[K"
+                              "\r\x1b[Kwarning\n"
+                              "\r[1/2] x: ok (elapsed 0.0s, about 0.0s left)"
+                              "\x1b[K\n")
+    assert orbprogress.duration(3725) == "1h02m"
+
+
+def test_build_orbs_progress_weighs_its_steps():
+    script = (f". {ROOT}/scripts/progress.sh; progress_plan 1 8 1; "
+              "progress_step one; PROGRESS_T0=$((SECONDS - 10)); "
+              "progress_step two; PROGRESS_T0=$((SECONDS - 90)); "
+              "progress_step three")
+    r = subprocess.run(["bash", "-c", script], capture_output=True,
+                       text=True, timeout=30)
+    assert r.stderr.splitlines() == [
+        "progress: [1/3] one ... (elapsed 0s)",
+        "progress: [2/3] two ... (elapsed 10s, about 1m30s left)",
+        "progress: [3/3] three ... (elapsed 1m30s, about 10s left)"]
+
+
+def test_the_ci_example_runs_end_to_end(tmp_path):
+    """scripts/ci-example, the workflow of docs/ci.md without the ORB
+    builds (--system: an A/A paired suite, small bounds): the gate passes
+    and leaves the JUnit file, the step summary and the report."""
+    if os.environ.get("ORBBENCH_BIN") not in (None, str(ROOT / "bin")):
+        pytest.skip("runs the release build (bin/), not ORBBENCH_BIN")
+    out = tmp_path / "ci"
+    small = ["sweep.max_n=12", "sweep.start=2", "sweep.step=5",
+             "sweep.max_ms=3", "sweep.rounds=2", "sweep.near_rounds=3"]
+    r = subprocess.run([str(ROOT / "scripts" / "ci-example"), "--system",
+                        "--suite", str(FIXTURES / "repeat-scenarios"),
+                        "--repeat", "2", "--threshold", "25",
+                        "--out", str(out),
+                        *[x for s in small for x in ("--set", s)]],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "gate: no regression" in r.stdout
+    import junitparser
+    xml = junitparser.JUnitXml.fromfile(str(out / "junit.xml"))
+    assert sum(1 for s in xml for _ in s) == 8
+    assert (out / "summary.md").read_text().startswith(
+        "## orbbench: no regression")
+    assert (out / "report" / "report.html").is_file()

@@ -1,0 +1,167 @@
+"""The regression gate (orbbench.gate, compare --fail-on/--threshold,
+--format junit|github): on constructed compare documents, then on one
+small real paired suite whose B servers burn more CPU per call."""
+import json
+import subprocess
+import xml.etree.ElementTree as ET
+
+import junitparser
+import pytest
+
+import orbbench.gate as orbgate
+from conftest import ROOT, run_suite
+
+COMPARE = ROOT / "scripts" / "compare"
+
+
+def metric(verdict, ratio, lo, hi, **extra):
+    return dict(ratio=ratio, ci_low=lo, ci_high=hi, verdict=verdict,
+                notes=[], **extra)
+
+
+def doc(**rows):
+    """A two-set compare document: scenario -> {key: metric}."""
+    return {"scenarios": [{"scenario": name, "verdict": "n/a",
+                           "metrics": ms} for name, ms in rows.items()]}
+
+
+SLOWER_12 = metric("slower", 1.12, 1.08, 1.16)          # round ms +12%
+FEWER_20 = metric("slower", 0.80, 0.75, 0.86)           # crossing N -20%
+LARGER_3 = metric("larger", 1.03, 1.02, 1.04, memory=True)
+SAME = metric("same", 1.01, 0.97, 1.05)
+UNTESTED = dict(metric("n/a", None, None, None), notes=["one run on a side"])
+
+
+@pytest.mark.parametrize("fail_on, threshold, expect", [
+    ({"slower"}, 0, [("s1", "round_ms"), ("s1", "crossing_n")]),
+    ({"slower"}, 10, [("s1", "crossing_n")]),      # 1.08 < 1.10: not beyond
+    ({"slower"}, 16, [("s1", "crossing_n")]),      # 1/0.86 = 1.163 > 1.16
+    ({"slower"}, 17, []),
+    ({"slower", "larger"}, 0, [("s1", "round_ms"), ("s1", "crossing_n"),
+                               ("s2", "pss_kb")]),
+    ({"larger"}, 5, []),
+    ({"faster"}, 0, []),
+])
+def test_regressions_need_the_verdict_and_the_whole_interval(
+        fail_on, threshold, expect):
+    d = doc(s1={"round_ms": SLOWER_12, "crossing_n": FEWER_20},
+            s2={"round_ms": SAME, "pss_kb": LARGER_3,
+                "server_cpu_us": UNTESTED})
+    got = orbgate.regressions(d, frozenset(fail_on), threshold)
+    assert [(s, k) for _, s, k, _ in got] == expect
+    code, lines = orbgate.report(d, frozenset(fail_on), threshold)
+    assert code == (1 if expect else 0)
+    for (s, k), line in zip(expect, lines[1:]):
+        assert line.strip().startswith(f"{s}: {k} ")
+
+
+def test_descriptive_metrics_never_gate_and_suite_metrics_do():
+    d = doc(s1={"round_ms": dict(SLOWER_12, primary=False),
+                "crossing_n": dict(FEWER_20, primary=True)})
+    d["suite"] = {"round_ms": metric("slower", 1.2, 1.1, 1.3)}
+    got = orbgate.regressions(d, frozenset({"slower"}), 5)
+    assert [(s, k) for _, s, k, _ in got] == [
+        (orbgate.SUITE, "round_ms"), ("s1", "crossing_n")]
+
+
+def test_many_sets_name_the_set():
+    many = {"sets": [], "method": {}, "comparisons": [
+        dict(doc(s1={"round_ms": SAME}), set="B"),
+        dict(doc(s1={"round_ms": SLOWER_12}), set="C")]}
+    code, lines = orbgate.report(many, frozenset({"slower"}), 0)
+    assert code == 1 and len(lines) == 2
+    assert lines[1].strip() == "C: s1: round_ms slower, C/A 1.12 [1.08, 1.16]"
+
+
+def test_junit_is_valid_and_holds_one_case_per_scenario_and_metric(tmp_path):
+    d = doc(s1={"round_ms": SLOWER_12, "crossing_n": FEWER_20},
+            s2={"round_ms": SAME, "pss_kb": LARGER_3,
+                "server_cpu_us": UNTESTED})
+    text = orbgate.junit(d, frozenset({"slower"}), 10)
+    f = tmp_path / "junit.xml"
+    f.write_text(text)
+    xml = junitparser.JUnitXml.fromfile(str(f))
+    cases = {(c.classname, c.name): c for s in xml for c in s}
+    assert set(cases) == {("s1", "round_ms"), ("s1", "crossing_n"),
+                          ("s2", "round_ms"), ("s2", "pss_kb"),
+                          ("s2", "server_cpu_us")}
+    def kinds(c):
+        return [type(r).__name__ for r in c.result]
+    assert kinds(cases[("s1", "crossing_n")]) == ["Failure"]
+    assert kinds(cases[("s1", "round_ms")]) == []     # within 10%
+    assert kinds(cases[("s2", "server_cpu_us")]) == ["Skipped"]
+    assert cases[("s1", "crossing_n")].result[0].type == "slower"
+    # The counts in the attributes agree with the cases (junitparser reads
+    # them as written; a viewer trusts them).
+    suite = next(iter(xml))
+    assert (suite.tests, suite.failures, suite.skipped, suite.errors) == \
+        (5, 1, 1, 0)
+    root = ET.fromstring(text)
+    assert root.tag == "testsuites" and root.get("failures") == "1"
+
+
+def test_github_summary_marks_the_regressions():
+    d = doc(s1={"round_ms": SLOWER_12}, s2={"round_ms": SAME})
+    md = orbgate.github(d, frozenset({"slower"}), 0)
+    assert md.startswith("## orbbench: regression\n")
+    assert "| s1 | round_ms | slower :x: | 1.12 [1.08, 1.16] |" in md
+    assert "| s2 | round_ms | same | 1.01 [0.97, 1.05] |" in md
+    assert orbgate.annotations(d, frozenset({"slower"}), 0) == [
+        "::error title=orbbench regression::s1: round_ms slower, "
+        "B/A 1.12 [1.08, 1.16]"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--fail-on", "worse"], "--fail-on: invalid verdict list"),
+    (["--fail-on", "slower", "--threshold", "-1"],
+     "--threshold: invalid percentage"),
+    (["--format", "junit", "--hosts"], "not with --hosts"),
+])
+def test_bad_gate_options_exit_2(args, message):
+    fixtures = ROOT / "tests" / "fixtures"
+    r = subprocess.run([str(COMPARE), str(fixtures / "repeat-A"),
+                        str(fixtures / "repeat-B"), *args],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert message in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def test_a_paired_suite_with_slower_servers_fails_the_gate(tmp_path):
+    """A real paired suite, B's servers burning 400 us more a call: the
+    gate exits 1 naming both scenarios; the same side against itself, and
+    the gate on "faster", exit 0; the JUnit file of the real comparison
+    parses."""
+    out = tmp_path / "suite"
+    proc = run_suite(
+        ROOT / "tests" / "fixtures" / "repeat-scenarios", "--paired",
+        "--repeat", "3", "--variant", "a", "--variant",
+        "b:server.work_us=400", "--out", out,
+        "--set", "sweep.max_n=12", "--set", "sweep.start=2",
+        "--set", "sweep.step=5", "--set", "sweep.max_ms=3",
+        "--set", "sweep.rounds=2", "--set", "sweep.near_rounds=3",
+        timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+    def compare(*args):
+        return subprocess.run([str(COMPARE), *map(str, args)],
+                              capture_output=True, text=True, timeout=120)
+    ab = compare(out / "a", out / "b", "--fail-on", "slower",
+                 "--threshold", "5", "--format", "junit")
+    assert ab.returncode == 1, ab.stderr
+    # Each scenario is named, with at least one metric (400 us a call
+    # more moves every performance metric; which ones clear the noise of
+    # 3 paired runs on a shared machine varies).
+    named = [line for line in ab.stderr.splitlines() if " slower, B/A " in line]
+    assert {line.split(":")[1].strip() for line in named} == \
+        {"pool5-unix", "sync-unix"}
+    f = tmp_path / "junit.xml"
+    f.write_text(ab.stdout)
+    xml = junitparser.JUnitXml.fromfile(str(f))
+    assert sum(1 for s in xml for _ in s) == 8     # 2 scenarios x 4 metrics
+    aa = compare(out / "a", out / "a", "--fail-on", "slower,larger")
+    assert aa.returncode == 0, aa.stderr
+    assert "no regression" in aa.stderr
+    faster = compare(out / "a", out / "b", "--fail-on", "faster",
+                     "--format", "json")
+    assert faster.returncode == 0, faster.stderr
+    json.loads(faster.stdout)
