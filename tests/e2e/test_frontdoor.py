@@ -218,7 +218,7 @@ def test_the_ci_example_runs_end_to_end(tmp_path):
     assert "gate: no regression" in r.stdout
     import junitparser
     xml = junitparser.JUnitXml.fromfile(str(out / "junit.xml"))
-    assert sum(1 for s in xml for _ in s) == 8
+    assert sum(1 for s in xml for _ in s) == 8 + 3  # 2 scenarios x 4 metrics, 3 suite rows
     assert (out / "summary.md").read_text().startswith(
         "## orbbench: no regression")
     assert (out / "report" / "report.html").is_file()

@@ -157,7 +157,8 @@ def test_a_paired_suite_with_slower_servers_fails_the_gate(tmp_path):
     f = tmp_path / "junit.xml"
     f.write_text(ab.stdout)
     xml = junitparser.JUnitXml.fromfile(str(f))
-    assert sum(1 for s in xml for _ in s) == 8     # 2 scenarios x 4 metrics
+    # 2 scenarios x 4 metrics, and the suite rows (3 primary metrics)
+    assert sum(1 for s in xml for _ in s) == 8 + 3
     aa = compare(out / "a", out / "a", "--fail-on", "slower,larger")
     assert aa.returncode == 0, aa.stderr
     assert "no regression" in aa.stderr
