@@ -124,7 +124,16 @@ def regression_line(case, many):
     x, scenario, key, m = case
     who = f"{x}: " if many else ""
     return (f"{who}{scenario}: {key} {m['verdict']}, {x}/A "
-            f"{ratio_text(m)}")
+            f"{ratio_text(m)}{drivers_text(m)}")
+
+
+def drivers_text(m):
+    """For a suite row, the scenarios that drive it: '; largest: sync-unix
+    0.9, event-tcp 0.91'; else ''."""
+    largest = (m.get("drivers") or {}).get("largest") or []
+    if not largest:
+        return ""
+    return "; largest: " + ", ".join(f"{n} {num(r)}" for n, r in largest)
 
 
 def report(doc, fail_on, threshold):

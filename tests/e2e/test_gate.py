@@ -148,12 +148,17 @@ def test_a_paired_suite_with_slower_servers_fails_the_gate(tmp_path):
     ab = compare(out / "a", out / "b", "--fail-on", "slower",
                  "--threshold", "5", "--format", "junit")
     assert ab.returncode == 1, ab.stderr
-    # Each scenario is named, with at least one metric (400 us a call
+    # The scenarios are named, with at least one metric (400 us a call
     # more moves every performance metric; which ones clear the noise of
     # 3 paired runs on a shared machine varies).
-    named = [line for line in ab.stderr.splitlines() if " slower, B/A " in line]
-    assert {line.split(":")[1].strip() for line in named} == \
-        {"pool5-unix", "sync-unix"}
+    named = {line.split(":")[1].strip() for line in ab.stderr.splitlines()
+             if " slower, B/A " in line}
+    # Only primary metrics are tested now (crossing N, server CPU, PSS),
+    # at the intervals' adjusted level: with 3 paired runs on a loaded
+    # machine one of the two scenarios may stay open; a suite row (two
+    # scenarios, df 1) rarely clears, but may.
+    assert named & {"pool5-unix", "sync-unix"}
+    assert named <= {"pool5-unix", "sync-unix", "(suite)"}
     f = tmp_path / "junit.xml"
     f.write_text(ab.stdout)
     xml = junitparser.JUnitXml.fromfile(str(f))
