@@ -10,7 +10,7 @@ maintainer asks for, and run-to-run noise is multiplicative)."""
 import math
 import statistics
 
-from scipy import stats
+from scipy import special, stats
 
 ALPHA = 0.05   # significance level of a verdict (on BH q-values)
 POWER = 0.80   # power at which the minimum detectable effect is given
@@ -95,6 +95,7 @@ def compare_paired(a_values, b_values, higher_is_better, memory=False):
         return out
     se = sd / math.sqrt(n)
     out["se_log"] = se
+    out["se_factor"] = 1 / math.sqrt(n)    # se = sd × this
     p = min(1.0, 2 * stats.t.sf(abs(mean / se), df))
     tq = stats.t.ppf(1 - ALPHA / 2, df)
     out.update(ci_low=math.exp(mean - tq * se),
@@ -174,6 +175,7 @@ def compare_metric(a_values, b_values, higher_is_better, memory=False):
           math.fsum((x - _mean(lb)) ** 2 for x in lb))
     sp = math.sqrt(ss / df)                       # pooled SD of the logs
     se = sp * math.sqrt(1 / len(a) + 1 / len(b))  # SE of the difference
+    out["se_factor"] = math.sqrt(1 / len(a) + 1 / len(b))
     t = diff / se
     out["se_log"] = se
     p = min(1.0, 2 * stats.t.sf(abs(t), df))
@@ -283,6 +285,80 @@ def adjust_family(metrics, alpha=ALPHA):
         m["verdict"] = metric_verdict(m["ratio"], q, m["higher_is_better"],
                                       m["memory"], alpha)
     return tests, rejected, level
+
+
+def _trigamma_inverse(y):
+    """x with trigamma(x) = y (y > 0), by Newton's method on 1/trigamma
+    (Smyth 2004, as limma does it)."""
+    if y > 1e7:
+        return 1 / math.sqrt(y)
+    if y < 1e-6:
+        return 1 / y
+    x = 0.5 + 1 / y
+    for _ in range(50):
+        tri = float(special.polygamma(1, x))
+        dif = tri * (1 - tri / y) / float(special.polygamma(2, x))
+        x += dif
+        if -dif / x < 1e-8:
+            break
+    return x
+
+
+def moderate(metrics):
+    """Moderate the variances of one metric across scenarios (Smyth's
+    empirical Bayes, limma's moderated t): each tested metric's variance
+    of the log ratio s² on d degrees of freedom is shrunk towards a prior
+    s0² on d0 estimated from all of them,
+        s~² = (d0 s0² + d s²) / (d0 + d),  df = d0 + d,
+    and its test, intervals and detectable difference are redrawn from
+    s~ and df. Why: with 3 paired runs a scenario's own SD has 2 degrees
+    of freedom, and at the adjusted levels a t with 2 df is so wide that
+    no scenario can show 5%; the scenarios of one suite measure their
+    noise alike, so each borrows the others' (d0) in proportion to how
+    alike their variances are: when they differ widely d0 is small and
+    little is borrowed. The estimate needs 3 or more scenarios with a
+    spread. Returns {"d0", "s0"} (None when nothing was moderated)."""
+    ms = [m for m in metrics if m.get("se_log") and m.get("df") and
+          m.get("se_factor") and m.get("log_ratio") is not None]
+    if len(ms) < 3:
+        return None
+    e, tri = [], []
+    for m in ms:
+        d = m["df"]
+        s2 = (m["se_log"] / m["se_factor"]) ** 2
+        e.append(math.log(s2) - float(special.digamma(d / 2)) +
+                 math.log(d / 2))
+        tri.append(float(special.polygamma(1, d / 2)))
+    ebar = _mean(e)
+    var = math.fsum((x - ebar) ** 2 for x in e) / (len(e) - 1) - _mean(tri)
+    if var > 0:
+        d0 = 2 * _trigamma_inverse(var)
+        s0sq = math.exp(ebar + float(special.digamma(d0 / 2)) -
+                        math.log(d0 / 2))
+    else:
+        # No more scatter than chance: every scenario has the one
+        # variance, best estimated by pooling them.
+        d0 = math.inf
+        s0sq = math.fsum(m["df"] * (m["se_log"] / m["se_factor"]) ** 2
+                         for m in ms) / math.fsum(m["df"] for m in ms)
+    d0 = min(d0, 1e6)   # alike beyond measure: the pooled variance
+    for m in ms:
+        d = m["df"]
+        s2 = (m["se_log"] / m["se_factor"]) ** 2
+        post = (d0 * s0sq + d * s2) / (d0 + d)
+        df = d0 + d
+        se = math.sqrt(post) * m["se_factor"]
+        lr = m["log_ratio"]
+        p = min(1.0, 2 * stats.t.sf(abs(lr / se), df))
+        tq = stats.t.ppf(1 - ALPHA / 2, df)
+        m.update(se_log=se, df=df, p_value=p, q_value=p,
+                 ci_low=math.exp(lr - tq * se), ci_high=math.exp(lr + tq * se),
+                 mde_pct=100 * math.expm1((tq + stats.t.ppf(POWER, df)) * se),
+                 moderated={"d0": d0, "s0": math.sqrt(s0sq),
+                            "own_df": d, "own_sd": math.sqrt(s2)})
+        m["verdict"] = metric_verdict(m["ratio"], p, m["higher_is_better"],
+                                      m["memory"])
+    return {"d0": d0, "s0": math.sqrt(s0sq)}
 
 
 def adjust_metrics(metrics):

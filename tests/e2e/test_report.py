@@ -773,8 +773,14 @@ def test_compare_verdicts_worked_by_hand(tmp_path):
       event-tcp   A = B                        t = 0, p = 1
     Benjamini-Hochberg over the first two (m = 2): q = min(2p/1, 0.573392)
     = 0.042624 < 0.05 for sync-unix: B holds more servers, "faster".
-    With event-tcp too (m = 3): q = min(3 p, 3/2 0.573392 = 0.860088,
-    1) = 0.063936: no longer below 0.05, "same" although p < 0.05."""
+    With event-tcp too the variances are moderated (three scenarios or
+    more, orbbench.stats.moderate): all three have the same variance, so
+    their scatter is no more than chance, the prior's df is unbounded
+    (capped at 10^6) and each scenario's variance the pooled 0.01 on
+    about 10^6 df: the t is a normal, p = erfc(t / sqrt 2) = 0.000239 for
+    sync-unix, 0.540292 for pool5-unix, 1 for event-tcp; BH (m = 3):
+    q = 3 × 0.000239 = 0.000716, "faster", and min(3/2 × 0.540292, 1) =
+    0.810437 for pool5-unix."""
     runs = {"sync-unix": ((0, .1, .2), (.3, .4, .5)),
             "pool5-unix": ((0, .1, .2), (.05, .15, .25)),
             "event-tcp": ((0, .1, .2), (0, .1, .2))}
@@ -811,14 +817,16 @@ def test_compare_verdicts_worked_by_hand(tmp_path):
                       tmp_path / "three")
     assert doc["method"]["tests"] == 3
     c = rows["sync-unix"]["metrics"]["crossing_n"]
-    assert c["p_value"] == pytest.approx(0.021312, abs=1e-6)
-    assert c["q_value"] == pytest.approx(0.063936, abs=3e-6)
-    assert c["verdict"] == "same"
+    assert c["moderated"]["own_df"] == 4 and c["df"] > 1e6
+    assert c["p_value"] == pytest.approx(0.000239, rel=2e-3)
+    assert c["q_value"] == pytest.approx(0.000716, rel=2e-3)
+    assert c["verdict"] == "faster"
     assert rows["pool5-unix"]["metrics"]["crossing_n"]["q_value"] == \
-        pytest.approx(0.860088, abs=2e-6)
+        pytest.approx(0.810437, rel=1e-4)
     assert rows["event-tcp"]["metrics"]["crossing_n"]["p_value"] == \
         pytest.approx(1.0)
-    assert {s["verdict"] for s in rows.values()} == {"same"}
+    assert {n: s["verdict"] for n, s in rows.items()} == {
+        "sync-unix": "faster", "pool5-unix": "same", "event-tcp": "same"}
     # B below A by the same logs: the mirror verdict
     a = write_side(tmp_path / "mA", crossing_only("sync-unix", (.3, .4, .5),
                                                   "a"))
@@ -1041,14 +1049,19 @@ def test_report_of_a_comparison(tmp_path):
     assert r.returncode == 0, r.stderr
     md = (tmp_path / "report.md").read_text()
     assert md.startswith("# orbbench report: work6 against base")
-    order = [md.index(h) for h in ("Contents:", "## Verdicts",
+    # The suite's answer first: both performance rows slower, +10% CPU
+    suite = md.split("## The suite")[1].split("## Verdicts")[0]
+    assert "Suite verdict: slower" in suite
+    assert sum(l.startswith("| crossing N") or l.startswith("| server CPU")
+               for l in suite.splitlines() if "slower" in l) == 2
+    order = [md.index(h) for h in ("Contents:", "## The suite", "## Verdicts",
                                    "## Figures", "## Environment",
                                    "## How to reproduce")]
     assert order == sorted(order)
     verdicts = md.split("## Verdicts")[1].split("## Figures")[0]
     rows = [l for l in verdicts.splitlines() if l.startswith("| ")][1:]
     assert len(rows) == 8
-    assert sum(l.rstrip(" |").endswith("slower") for l in rows) == 7
+    assert sum(l.rstrip(" |").endswith("slower") for l in rows) == 8
     assert "server.work_us" in verdicts
     for stem in ("ab-capacity", "ab-ratio", "ab-latency", "cost",
                  "rounds-sync-unix"):

@@ -377,3 +377,44 @@ def test_drivers_name_the_scenarios_a_verdict_rests_on():
     # Eight alike at about 0.90: it holds without any one.
     m, d = suite([0.90, 0.91, 0.89, 0.90, 0.92, 0.88, 0.90, 0.91])
     assert m["verdict"] == "slower" and d["decisive"] == []
+
+
+def test_moderated_variances_borrow_from_alike_scenarios():
+    # Eight scenarios with 3 paired runs each whose per-run log ratios
+    # have the same spread: the variances' scatter is no more than chance
+    # (d0 very large), so each scenario's SD becomes the pooled one and
+    # its df that of all of them.
+    d = [0.01, -0.01, 0.0]      # sd 0.01 in every scenario
+    ms = [orbstats.compare_paired([100] * 3,
+                                  [100 * math.exp(0.02 + x) for x in d],
+                                  False) for _ in range(8)]
+    before = [m["p_value"] for m in ms]
+    prior = orbstats.moderate(ms)
+    assert prior["d0"] > 100 and prior["s0"] == pytest.approx(0.01, rel=1e-6)
+    for m, p in zip(ms, before):
+        assert m["df"] > 100
+        assert m["moderated"]["own_df"] == 2
+        # the same SD, far more degrees of freedom: a smaller p-value
+        assert m["se_log"] == pytest.approx(0.01 / math.sqrt(3), rel=1e-6)
+        assert m["p_value"] < p
+        assert m["ci_low"] <= m["ratio"] <= m["ci_high"]
+
+
+def test_moderated_variance_lies_between_its_own_and_the_prior():
+    rnd = random.Random(11)
+    ms = []
+    for sd in (0.002, 0.005, 0.01, 0.02, 0.04, 0.08):
+        a = [100.0] * 3
+        b = [100 * math.exp(rnd.gauss(0, sd)) for _ in a]
+        ms.append(orbstats.compare_paired(a, b, True))
+    own = [(m["se_log"] / m["se_factor"]) ** 2 for m in ms]
+    prior = orbstats.moderate(ms)
+    s0sq = prior["s0"] ** 2
+    for m, s2 in zip(ms, own):
+        post = (m["se_log"] / m["se_factor"]) ** 2
+        assert min(s2, s0sq) - 1e-15 <= post <= max(s2, s0sq) + 1e-15
+        assert m["df"] == pytest.approx(2 + prior["d0"])
+    # fewer than three scenarios: nothing to estimate a prior from
+    two = [orbstats.compare_paired([1, 2, 3], [1.1, 2.3, 3.2], True)
+           for _ in range(2)]
+    assert orbstats.moderate(two) is None and two[0]["df"] == 2

@@ -468,10 +468,20 @@ def judge(cmps, mem, alpha=orbstats.ALPHA):
     for c in cmps:
         for r in c["scenarios"]:
             mark_primary(r, mem)
+        c["method"]["moderated"] = {
+            key: orbstats.moderate([r["metrics"][key] for r in c["scenarios"]
+                                    if r["metrics"][key]["primary"]])
+            for key in dict.fromkeys(k for r in c["scenarios"]
+                                     for k, m in r["metrics"].items()
+                                     if m["primary"])}
     tests, rejected, level = orbstats.adjust_family(
         [m for c in cmps for r in c["scenarios"]
          for m in r["metrics"].values() if m["primary"]], alpha)
     for c in cmps:
+        c["mde_pct"] = {k: orbstats.median_or_none(
+            r["metrics"][k].get("mde_pct") for r in c["scenarios"])
+            for k in dict.fromkeys(k for r in c["scenarios"]
+                                   for k in r["metrics"])}
         c["suite"] = suite_rows(c, mem)
     stests, srejected, slevel = orbstats.adjust_family(
         [m for c in cmps for m in c["suite"].values()], alpha)
