@@ -87,8 +87,13 @@ ORBS_DIR := orbs
 ORB_IDS := $(patsubst $(ORBS_DIR)/%/bin/omniidl,%,\
 	$(wildcard $(ORBS_DIR)/*/bin/omniidl))
 ORB_SERVERS := $(ORB_IDS:%=$(BIN)/orbs/%/echo-server)
+# TAO builds (scripts/build-orb tao): one echo server each, stubs from that
+# build's tao_idl; none when no TAO is built.
+TAO_IDS := $(patsubst $(ORBS_DIR)/%/bin/tao_idl,%,\
+	$(wildcard $(ORBS_DIR)/*/bin/tao_idl))
+TAO_SERVERS := $(TAO_IDS:%=$(BIN)/orbs/%/echo-server)
 
-build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) \
+build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) $(TAO_SERVERS) \
 	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/combat-echo-server \
 	$(BIN)/omniorb-event-consumer $(BIN)/omniorb-marshal-bench
 
@@ -203,6 +208,39 @@ $(BIN)/orbs/%/echo-server: servers/omniorb/echo_server.cc idl/echo.idl \
 		$(LDFLAGS) -L$(ORBS_DIR)/$*/lib \
 		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) -lomniORB4 -lomnithread \
 		-lpthread
+
+# ---- the TAO echo servers (servers/tao) ------------------------------------
+# Stubs without Any operators and TypeCodes (-Sa -St: the echo needs
+# neither, as the omniORB server links no omniDynamic), operations found
+# by perfect hashing (TAO's default: the build's gperf); compiled with the
+# flags the build recorded (its standard and ACE's macros, CXXFLAGS) and
+# said how it was built (BUILD_INFO, the server's second --version line).
+# --disable-new-dtags: an RPATH, which also finds the TAO libraries that
+# the linked ones need, and libTAO_Strategies (UIOP), which the server
+# loads only for a Unix endpoint.
+TAO_IDL_FLAGS := -Sa -St -Iidl
+TAO_LIBS := -lTAO_PortableServer -lTAO_AnyTypeCode -lTAO -lACE -lpthread \
+	-ldl
+$(TAO_SERVERS): $(BIN)/orbs/%/echo-server: servers/tao/echo_server.cpp \
+		servers/common/echo_servant.hh servers/common/activate.hh \
+		idl/echo.idl idl/payloads.idl $(ORBS_DIR)/%/bin/tao_idl \
+		$(ORBS_DIR)/%/CXXFLAGS $(ORBS_DIR)/%/BUILD_INFO
+	@mkdir -p $(BUILD)/orbs/$*/gen $(@D)
+	LD_LIBRARY_PATH=$(ORBS_DIR)/$*/lib $(ORBS_DIR)/$*/bin/tao_idl \
+		$(TAO_IDL_FLAGS) -g $(abspath $(ORBS_DIR)/$*/bin/ace_gperf) \
+		-o $(BUILD)/orbs/$*/gen idl/payloads.idl
+	LD_LIBRARY_PATH=$(ORBS_DIR)/$*/lib $(ORBS_DIR)/$*/bin/tao_idl \
+		$(TAO_IDL_FLAGS) -g $(abspath $(ORBS_DIR)/$*/bin/ace_gperf) \
+		-o $(BUILD)/orbs/$*/gen idl/echo.idl
+	$(CXX) $(filter-out -std=%,$(CXXFLAGS)) -Wno-deprecated-declarations \
+		-Wno-deprecated-copy $(shell cat $(ORBS_DIR)/$*/CXXFLAGS) \
+		-DORBBENCH_TAO_BUILD='"$(shell cat $(ORBS_DIR)/$*/BUILD_INFO)"' \
+		-I$(BUILD)/orbs/$*/gen -I$(ORBS_DIR)/$*/include \
+		-o $@ servers/tao/echo_server.cpp \
+		$(addprefix $(BUILD)/orbs/$*/gen/,echoC.cpp echoS.cpp \
+			payloadsC.cpp payloadsS.cpp) \
+		$(LDFLAGS) -L$(ORBS_DIR)/$*/lib -Wl,--disable-new-dtags \
+		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) $(TAO_LIBS)
 
 # ---- tests ---------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclient.a | deps

@@ -30,7 +30,8 @@ static void usage(FILE *f)
             "  Decode stringified IORs as omniORB's catior does: byte order, "
             "type id,\n"
             "  each profile (IIOP version, host, port, object key, tagged "
-            "components),\n"
+            "components;\n"
+            "  TAO's UIOP profile with its socket path),\n"
             "  and what orbbench would connect to over tcp and unix. `-` "
             "reads one IOR\n"
             "  a line from standard input (\"IOR [PID]\" lines as in "
@@ -130,7 +131,10 @@ static void connect_info(const char *ior, struct connect_info *ci)
     const struct target *t = &ci->t;
     bool v6 = strchr(t->host, ':') != NULL;
     ci->loopback = ior_host_is_loopback(t->host);
-    if (t->port == 0) {
+    if (!t->host[0] && t->port == 0) {
+        snprintf(ci->tcp.text, sizeof ci->tcp.text, "no IIOP profile (no "
+                 "TCP endpoint)");
+    } else if (t->port == 0) {
         snprintf(ci->tcp.text, sizeof ci->tcp.text, "the IIOP profile's "
                  "port is 0 (no TCP endpoint: host \"%s\")", t->host);
     } else if (!ci->loopback && !numeric(t->host)) {
@@ -147,8 +151,9 @@ static void connect_info(const char *ior, struct connect_info *ci)
         snprintf(ci->unix_ep.text, sizeof ci->unix_ep.text, "%s",
                  t->unix_path);
     } else {
-        snprintf(ci->unix_ep.text, sizeof ci->unix_ep.text, "the first IIOP "
-                 "profile has no TAG_OMNIORB_UNIX_TRANS component");
+        snprintf(ci->unix_ep.text, sizeof ci->unix_ep.text, "no UIOP "
+                 "profile (TAO's), and the first IIOP profile has no "
+                 "TAG_OMNIORB_UNIX_TRANS component (omniORB's)");
     }
 }
 
@@ -392,14 +397,21 @@ static void print_doc(const struct ior_doc *d, const char *src,
         if (p->decoded)
             printf(", %s", order_name(p->little));
         printf(")");
-        if (p->tag == IOR_TAG_INTERNET_IOP) {
-            printf(": IIOP %u.%u", p->iiop_major, p->iiop_minor);
+        bool uiop = p->tag == IOR_TAG_TAO_UIOP;
+        if (p->tag == IOR_TAG_INTERNET_IOP || uiop) {
+            printf(": %s %u.%u", uiop ? "UIOP" : "IIOP", p->iiop_major,
+                   p->iiop_minor);
             if (!p->decoded)
-                printf(" (only IIOP 1.x is decoded)");
+                printf(" (only %s 1.x is decoded)", uiop ? "UIOP" : "IIOP");
         }
-        if (p->tag == IOR_TAG_INTERNET_IOP && p->decoded) {
-            s = escaped(p->host.s, p->host.len);
-            printf(", host %s, port %u\n", s ? s : "", p->port);
+        if ((p->tag == IOR_TAG_INTERNET_IOP || uiop) && p->decoded) {
+            if (uiop) {
+                s = escaped(p->path.s, p->path.len);
+                printf(", rendezvous point %s\n", s ? s : "");
+            } else {
+                s = escaped(p->host.s, p->host.len);
+                printf(", host %s, port %u\n", s ? s : "", p->port);
+            }
             free(s);
             s = hex_of(p->key, p->key_len);
             char *text = escaped(p->key, p->key_len);
@@ -442,15 +454,22 @@ static json_t *doc_json(const struct ior_doc *d, const char *src,
         if (p->decoded)
             json_object_set_new(o, "byte_order",
                                 json_string(p->little ? "little" : "big"));
-        if (p->tag == IOR_TAG_INTERNET_IOP) {
+        bool uiop = p->tag == IOR_TAG_TAO_UIOP;
+        if (p->tag == IOR_TAG_INTERNET_IOP || uiop) {
             char v[16];
             snprintf(v, sizeof v, "%u.%u", p->iiop_major, p->iiop_minor);
-            json_object_set_new(o, "iiop_version", json_string(v));
+            json_object_set_new(o, uiop ? "uiop_version" : "iiop_version",
+                                json_string(v));
         }
+        if (uiop && p->decoded)
+            json_object_set_new(o, "path", json_escaped(p->path.s,
+                                                        p->path.len));
         if (p->tag == IOR_TAG_INTERNET_IOP && p->decoded) {
             json_object_set_new(o, "host", json_escaped(p->host.s,
                                                         p->host.len));
             json_object_set_new(o, "port", json_integer(p->port));
+        }
+        if ((p->tag == IOR_TAG_INTERNET_IOP || uiop) && p->decoded) {
             json_object_set_new(o, "object_key_hex",
                                 json_hex(p->key, p->key_len));
             json_object_set_new(o, "object_key_text",

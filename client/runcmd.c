@@ -64,6 +64,7 @@ struct side {
     char server_path[PATH_MAX];
     char orb_name[64];
     char orb_version[64];
+    char orb_build[512];
     int vrc;
     char vwhy[1024];
     char out[PATH_MAX];
@@ -100,7 +101,7 @@ static void resolve_side(struct side *s, const char *path)
     if (no)
         cli_die(EXIT_USAGE, "%s: key \"%s\": server kind \"%s\" %s", path, key,
                 s->kind->name, no);
-    if (!s->kind->binary) {
+    if (!server_kind_starts(s->kind)) {
         s->server_path[0] = 0;
     } else if (sc->server.path[0]) {
         str_copy(s->server_path, sizeof s->server_path, sc->server.path);
@@ -111,7 +112,7 @@ static void resolve_side(struct side *s, const char *path)
                            sizeof s->server_path, why, sizeof why) != 0)
             cli_die(EXIT_USAGE, "%s: key \"server.orb\": %s", path, why);
     }
-    if (!s->kind->binary) {
+    if (!server_kind_starts(s->kind)) {
         /* Servers orbbench does not start: nothing to run or ask. */
         str_copy(s->orb_name, sizeof s->orb_name, "unknown");
         s->vrc = -ENOENT;
@@ -128,7 +129,8 @@ static void resolve_side(struct side *s, const char *path)
      * result then says the version is unknown, and why. */
     s->vrc = server_query_version(s->server_path, s->orb_name,
                                   sizeof s->orb_name, s->orb_version,
-                                  sizeof s->orb_version, s->vwhy,
+                                  sizeof s->orb_version, s->orb_build,
+                                  sizeof s->orb_build, s->vwhy,
                                   sizeof s->vwhy);
     if (s->vrc)
         fprintf(stderr, "orbbench: warning: %s\n", s->vwhy);
@@ -408,10 +410,10 @@ static void resolve_servers(struct runcmd *r)
 {
     for (size_t i = 0; i < r->nsides; i++)
         resolve_side(&r->sides[i], r->path);
-    r->external = !r->sides[0].kind->binary;
+    r->external = !server_kind_starts(r->sides[0].kind);
     if (r->a->nallow_cli && !r->external)
         cli_die(EXIT_USAGE, "--allow-host: only for server.kind external");
-    if (r->paired && (r->external || !r->sides[1].kind->binary))
+    if (r->paired && (r->external || !server_kind_starts(r->sides[1].kind)))
         cli_die(EXIT_USAGE, "%s: key \"server.kind\": external servers "
                 "cannot run paired", r->path);
     if (r->external)
@@ -527,13 +529,15 @@ static json_t *side_doc(struct runcmd *r, size_t i, const char *pair_id)
     probe_describe(doc);
     json_object_set_new(
         doc, "orb",
-        json_pack("{s:s, s:s, s:s*, s:s, s:s*}", "id",
+        json_pack("{s:s, s:s, s:s*, s:s*, s:s, s:s*}", "id",
                   s->sc.server.path[0] ? "custom"
                   : s->kind->library   ? s->sc.server.orb
                                        : s->kind->name,
                   "name", s->orb_name, "version",
-                  s->vrc ? NULL : s->orb_version, "server_path",
-                  s->server_path, "version_error", s->vrc ? s->vwhy : NULL));
+                  s->vrc ? NULL : s->orb_version, "build",
+                  !s->vrc && s->orb_build[0] ? s->orb_build : NULL,
+                  "server_path", s->server_path, "version_error",
+                  s->vrc ? s->vwhy : NULL));
     record_nofile(doc, &r->nofile);
     json_object_set(doc, "scenario", s->sc.resolved);
     json_object_set_new(doc, "scenario_file", json_string(r->path));

@@ -79,15 +79,21 @@ static void decode(const char *line, int rc, const struct ior *ior)
         return;
     }
     check_str(&d, d.type_id);
-    const struct ior_profile *iiop = NULL;
+    const struct ior_profile *iiop = NULL, *uiop = NULL;
     for (size_t i = 0; i < d.nprofiles; i++) {
         const struct ior_profile *p = &d.profiles[i];
         check_inside(&d, p->data, p->len);
         if (!iiop && p->tag == IOR_TAG_INTERNET_IOP)
             iiop = p;
+        if (!uiop && p->tag == IOR_TAG_TAO_UIOP && p->decoded)
+            uiop = p;
         FUZZ_CHECK(p->decoded || p->ncomps == 0);
         if (p->decoded && p->tag == IOR_TAG_INTERNET_IOP) {
             check_str(&d, p->host);
+            check_inside(&d, p->key, p->key_len);
+        }
+        if (p->decoded && p->tag == IOR_TAG_TAO_UIOP) {
+            check_str(&d, p->path);
             check_inside(&d, p->key, p->key_len);
         }
         for (size_t k = 0; k < p->ncomps; k++)
@@ -95,7 +101,12 @@ static void decode(const char *line, int rc, const struct ior *ior)
         /* The OMG's profile tags, 0 to 4, all have names. */
         FUZZ_CHECK(ior_profile_name(p->tag) != NULL || p->tag > 4);
     }
-    if (rc == 0) {
+    if (rc == 0 && !ior->has_iiop) {
+        /* Only TAO's UIOP profile: the client took its key. */
+        FUZZ_CHECK(!iiop && uiop && ior->has_unix);
+        FUZZ_CHECK(ior->key_len == uiop->key_len &&
+                   memcmp(ior->key, uiop->key, ior->key_len) == 0);
+    } else if (rc == 0) {
         /* The client found this profile too, so it is decoded. */
         FUZZ_CHECK(iiop && iiop->decoded);
         size_t hl = strlen(ior->host);
@@ -119,7 +130,8 @@ static void parse(const char *line)
         check_terminated(ior.unix_host, sizeof ior.unix_host);
         check_terminated(ior.unix_path, sizeof ior.unix_path);
         FUZZ_CHECK(ior.key_len <= sizeof ior.key);
-        FUZZ_CHECK(ior.iiop_major == 1);
+        FUZZ_CHECK(ior.iiop_major == 1 || !ior.has_iiop);
+        FUZZ_CHECK(ior.has_iiop || ior.has_unix);
     }
     FUZZ_CHECK(ior_strerror(rc) != NULL);
     decode(line, rc, &ior);

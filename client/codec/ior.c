@@ -92,6 +92,7 @@ static int parse_iiop_profile(const uint8_t *p, size_t n, struct ior *out)
         return -ENAMETOOLONG;
     memcpy(out->key, key, len);
     out->key_len = len;
+    out->has_iiop = true;
     if (out->iiop_minor == 0)
         return in.err;
     /* IIOP 1.1+: sequence<TaggedComponent>; only the Unix one matters. */
@@ -102,11 +103,52 @@ static int parse_iiop_profile(const uint8_t *p, size_t n, struct ior *out)
         size_t data_len;
         if ((rc = cdr_get_octet_seq(&in, &data, &data_len)))
             return rc;
-        if (tag == IOR_TAG_OMNIORB_UNIX_TRANS &&
+        if (tag == IOR_TAG_OMNIORB_UNIX_TRANS && !out->has_unix &&
             (rc = parse_unix_component(data, data_len, out)))
             return rc;
     }
     return in.err;
+}
+
+/* TAO's UIOP profile (TAO/tao/Strategies/UIOP_Profile.cpp,
+ * create_profile_body): its GIOP version, the socket's path, the object
+ * key, and from 1.1 on components, which are not needed here. The key is
+ * taken when take_key (no IIOP profile came first), the path unless a
+ * Unix endpoint is known already. 1: a major version other than 1, whose
+ * layout is unknown (the profile is skipped). */
+static int parse_uiop_profile(const uint8_t *p, size_t n, struct ior *out,
+                              bool take_key)
+{
+    struct cdr_in in;
+    const char *path;
+    size_t path_len, key_len;
+    const uint8_t *key;
+    int rc = cdr_in_encap(&in, p, n);
+    if (rc)
+        return rc;
+    uint8_t major = cdr_get_octet(&in);
+    (void)cdr_get_octet(&in);
+    if (in.err)
+        return in.err;
+    if (major != 1)
+        return 1;
+    if ((rc = cdr_get_string(&in, &path, &path_len)) ||
+        (rc = cdr_get_octet_seq(&in, &key, &key_len)))
+        return rc;
+    if (take_key) {
+        if (key_len > sizeof out->key)
+            return -ENAMETOOLONG;
+        memcpy(out->key, key, key_len);
+        out->key_len = key_len;
+    }
+    if (out->has_unix)
+        return 0;
+    if ((rc = copy_str(out->unix_path, sizeof out->unix_path, path,
+                       path_len)))
+        return rc;
+    out->unix_host[0] = 0;
+    out->has_unix = true;
+    return 0;
 }
 
 /* The bytes a stringified IOR's hex stands for, in a new buffer *out of
@@ -185,7 +227,7 @@ int ior_read(struct cdr_in *in, struct ior *out)
 {
     const char *s;
     size_t len;
-    bool found = false;
+    bool iiop = false, uiop = false;
     memset(out, 0, sizeof *out);
     int rc = cdr_get_string(in, &s, &len);
     if (!rc)
@@ -196,14 +238,18 @@ int ior_read(struct cdr_in *in, struct ior *out)
         const uint8_t *data;
         size_t data_len;
         rc = cdr_get_octet_seq(in, &data, &data_len);
-        if (!rc && tag == IOR_TAG_INTERNET_IOP && !found) {
+        if (!rc && tag == IOR_TAG_INTERNET_IOP && !iiop) {
             rc = parse_iiop_profile(data, data_len, out);
-            found = true;
+            iiop = true;
+        } else if (!rc && tag == IOR_TAG_TAO_UIOP && !uiop) {
+            rc = parse_uiop_profile(data, data_len, out, !iiop);
+            uiop = rc == 0;
+            rc = rc == 1 ? 0 : rc;
         }
     }
     if (!rc)
         rc = in->err;
-    if (!rc && !found)
+    if (!rc && !iiop && !uiop)
         rc = -ENOENT;
     return rc;
 }
@@ -279,7 +325,7 @@ const char *ior_strerror(int err)
     case -EBADMSG:
         return "truncated or malformed CDR";
     case -ENOENT:
-        return "no IIOP profile";
+        return "no IIOP or UIOP profile";
     case -ENAMETOOLONG:
         return "a field is too long";
     case -EPROTO:
@@ -804,23 +850,32 @@ static int decode_components(struct rd *r, struct ior_profile *p,
 }
 
 /* An IIOP profile body: version, host, port, key, and from 1.1 on its
- * components. Another major version is listed undecoded, as the layout
- * after the version is only known for 1.x. */
+ * components; or TAO's UIOP one, the same with the socket's path (its
+ * "rendezvous point") for host and port (see parse_uiop_profile).
+ * Another major version is listed undecoded, as the layout after the
+ * version is only known for 1.x. */
 static int decode_iiop(struct ior_profile *p, const char *where, char *why,
                        size_t why_len)
 {
+    bool uiop = p->tag == IOR_TAG_TAO_UIOP;
     struct rd r;
     int rc = rd_open(&r, p->data, p->len, where, why, why_len);
     if (!rc)
-        rc = rd_octet(&r, "the IIOP major version", &p->iiop_major);
+        rc = rd_octet(&r, uiop ? "the GIOP major version"
+                               : "the IIOP major version", &p->iiop_major);
     if (!rc)
-        rc = rd_octet(&r, "the IIOP minor version", &p->iiop_minor);
+        rc = rd_octet(&r, uiop ? "the GIOP minor version"
+                               : "the IIOP minor version", &p->iiop_minor);
     if (rc || p->iiop_major != 1)
         return rc;
     p->little = r.in.little;
-    rc = rd_string(&r, "the host", &p->host);
-    if (!rc)
-        rc = rd_ushort(&r, "the port", &p->port);
+    if (uiop) {
+        rc = rd_string(&r, "the rendezvous point", &p->path);
+    } else {
+        rc = rd_string(&r, "the host", &p->host);
+        if (!rc)
+            rc = rd_ushort(&r, "the port", &p->port);
+    }
     if (!rc)
         rc = rd_octets(&r, "the object key", &p->key, &p->key_len);
     if (!rc && p->iiop_minor >= 1)
@@ -876,7 +931,7 @@ int ior_decode(const char *str, struct ior_doc *doc, char *why,
         doc->nprofiles++;
         name_place(where, sizeof where, "profile", i,
                    ior_profile_name(p->tag), p->tag, "");
-        if (p->tag == IOR_TAG_INTERNET_IOP)
+        if (p->tag == IOR_TAG_INTERNET_IOP || p->tag == IOR_TAG_TAO_UIOP)
             rc = decode_iiop(p, where, why, why_len);
         else if (p->tag == IOR_TAG_MULTIPLE_COMPONENTS)
             rc = decode_multiple(p, where, why, why_len);

@@ -1,6 +1,7 @@
 /* Stringified IOR parsing: the IIOP profile (host, port, object key) and
- * omniORB's Unix-socket component for the client's connections
- * (ior_parse), and the whole IOR as catior shows it (ior_decode). */
+ * the Unix-socket endpoints of omniORB (a component) and TAO (its UIOP
+ * profile) for the client's connections (ior_parse), and the whole IOR as
+ * catior shows it (ior_decode). */
 #ifndef ORBBENCH_IOR_H
 #define ORBBENCH_IOR_H
 
@@ -13,6 +14,10 @@
 /* Profile tags (IOP::ProfileId). */
 #define IOR_TAG_INTERNET_IOP 0u
 #define IOR_TAG_MULTIPLE_COMPONENTS 1u
+/* TAO's Unix-socket profile (TAO_TAG_UIOP_PROFILE, "TAO\0"): the body of
+ * an IIOP 1.x profile with the socket's path (TAO's "rendezvous point")
+ * where IIOP has host and port. */
+#define IOR_TAG_TAO_UIOP 0x54414f00u
 
 /* Component tags (IOP::ComponentId): the standard ones orbbench decodes,
  * and omniORB's ("ATT\x01".."ATT\x05"). */
@@ -35,22 +40,30 @@
 
 struct ior {
     char type_id[IOR_MAX_TYPE_ID];
+    bool has_iiop; /* host, port and the IIOP version are set */
     uint8_t iiop_major;
     uint8_t iiop_minor;
     char host[IOR_MAX_HOST];
     uint16_t port;
     uint8_t key[IOR_MAX_KEY];
     size_t key_len;
+    /* A Unix socket: omniORB's TAG_OMNIORB_UNIX_TRANS component in the
+     * IIOP profile (unix_host is the machine it names), or TAO's UIOP
+     * profile (unix_host empty). */
     bool has_unix;
     char unix_host[IOR_MAX_HOST];
     char unix_path[IOR_MAX_PATH];
 };
 
 /* Parse a stringified IOR ("IOR:" then hex; surrounding whitespace is
- * allowed) into *out. Returns 0, or:
+ * allowed) into *out: the first IIOP profile (and its omniORB Unix
+ * component) and the first UIOP profile of TAO. The object key is the
+ * IIOP profile's, or the UIOP one's when there is no IIOP profile (TAO
+ * gives every profile of an object the same key). Returns 0, or:
  *   -EINVAL       not "IOR:" followed by an even number of hex digits
  *   -EBADMSG      the CDR is truncated or a length runs past its end
- *   -ENOENT       no IIOP profile (TAG_INTERNET_IOP)
+ *   -ENOENT       neither an IIOP profile (TAG_INTERNET_IOP) nor a UIOP
+ *                 one with a version this parser knows
  *   -ENAMETOOLONG a field does not fit struct ior
  *   -EPROTO       an IIOP version this parser does not know (major != 1)
  *   -ENOMEM
@@ -147,13 +160,16 @@ struct ior_profile {
     uint32_t tag;
     const uint8_t *data; /* profile_data, borrowed */
     size_t len;
-    /* TAG_INTERNET_IOP with major version 1, TAG_MULTIPLE_COMPONENTS:
-     * the body was decoded (little: its byte order). Other profiles are
-     * listed by tag and length only. */
+    /* TAG_INTERNET_IOP and TAO's UIOP with major version 1,
+     * TAG_MULTIPLE_COMPONENTS: the body was decoded (little: its byte
+     * order). Other profiles are listed by tag and length only. */
     bool decoded;
     bool little;
-    uint8_t iiop_major, iiop_minor; /* TAG_INTERNET_IOP, even undecoded */
+    /* TAG_INTERNET_IOP, even undecoded; TAO's UIOP profile has the same
+     * two octets (its GIOP version) */
+    uint8_t iiop_major, iiop_minor;
     struct ior_str host;
+    struct ior_str path; /* UIOP: the socket's path (rendezvous point) */
     uint16_t port;
     const uint8_t *key;
     size_t key_len;

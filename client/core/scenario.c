@@ -17,7 +17,7 @@
 static const char *const transports[] = {"tcp", "unix", "pipe", NULL};
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
-static const char *const kinds[] = {"omniorb", "raw", "giop-min",
+static const char *const kinds[] = {"omniorb", "tao", "raw", "giop-min",
                                     "combat", "external", NULL};
 
 #define OFF(f) SCENARIO_OFF(f)
@@ -35,7 +35,8 @@ static const struct scenario_key keys[] = {
      transports, "tcp", 0, "how the client reaches the servers (loopback "
      "only; pipe: a pipe pair per server, raw servers only)"},
     {"server.kind", SCENARIO_ENUM, OFF(server.kind), SZ(server.kind), 0, 0,
-     kinds, "omniorb", 0, "which echo server to fork: omniorb, combat (the "
+     kinds, "omniorb", 0, "which echo server to fork: omniorb, tao (a build "
+     "of scripts/build-orb, named by server.orb), combat (the "
      "Tcl ORB; tcp only), or the ORB-less raw (length-prefixed echo) and "
      "giop-min (GIOP 1.2, no ORB); external: start none, call those listed "
      "in server.iors"},
@@ -45,8 +46,8 @@ static const struct scenario_key keys[] = {
      "input"},
     {"server.orb", SCENARIO_STRING, OFF(server.orb), SZ(server.orb), 1, 0, NULL,
      "omniorb-system", 0, "ORB installation: omniorb-system (Debian's), or "
-     "an id built by scripts/build-orb (bin/orbs/ID/echo-server); not used "
-     "by ORB-less kinds"},
+     "an id built by scripts/build-orb (bin/orbs/ID/echo-server: "
+     "omniorb-4.3.3, tao-2.2.1); not used by ORB-less kinds"},
     {"server.path", SCENARIO_STRING, OFF(server.path), SZ(server.path), 0, 0,
      NULL, "", 0,
      "server executable (default: the kind's binary beside orbbench)"},

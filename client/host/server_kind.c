@@ -56,6 +56,16 @@ static const struct endpoint_form combat_endpoints[] = {
     {NULL, {NULL}},
 };
 
+/* TAO publishes a host name for a numeric endpoint unless told to keep
+ * addresses dotted (the TCP transport resolves no names); UIOP is TAO's
+ * Unix-socket protocol (servers/tao loads it for a uiop:// endpoint). */
+static const struct endpoint_form tao_endpoints[] = {
+    {"tcp", {"-ORBDottedDecimalAddresses", "1", "-ORBListenEndpoints",
+             "iiop://127.0.0.1:0"}},
+    {"unix", {"-ORBListenEndpoints", "uiop://{dir}/s{index}.sock"}},
+    {NULL, {NULL}},
+};
+
 /* Servers orbbench did not start: transports only, no words. */
 static const struct endpoint_form external_endpoints[] = {
     {"tcp", {NULL}},
@@ -65,17 +75,21 @@ static const struct endpoint_form external_endpoints[] = {
 
 static const struct server_kind kinds[] = {
     {"omniorb", &wire_giop, "omniorb-echo-server", "libomniORB4",
-     omniorb_endpoints, "--work-us"},
-    {"raw", &wire_raw, "raw-server", NULL, raw_endpoints, NULL},
+     omniorb_endpoints, "--work-us", "run make"},
+    /* TAO has no Debian package: no system installation, only builds of
+     * scripts/build-orb (bin/orbs/tao-VERSION/echo-server). */
+    {"tao", &wire_giop, NULL, "libTAO.so", tao_endpoints, "--work-us",
+     "scripts/build-orb tao VERSION --source PATH, then make"},
+    {"raw", &wire_raw, "raw-server", NULL, raw_endpoints, NULL, NULL},
     {"giop-min", &wire_giop, "giop-min-server", NULL, giop_min_endpoints,
-     NULL},
+     NULL, NULL},
     /* No work option: Tcl has no clock of the thread's CPU time, and
      * spinning on the wall clock would count time the server was not
      * running. */
     {"combat", &wire_giop, "combat-echo-server", NULL, combat_endpoints,
-     NULL},
+     NULL, NULL},
     /* Servers orbbench did not start: a list of IORs (client/source.c). */
-    {"external", &wire_giop, NULL, NULL, external_endpoints, NULL},
+    {"external", &wire_giop, NULL, NULL, external_endpoints, NULL, NULL},
 };
 
 /* A loopback host: 127.0.0.0/8, localhost, ::1 (bracketed or not). */
@@ -122,12 +136,67 @@ static bool omniorb_endpoint_ok(const char *ep)
     return false; /* another transport, or a publish keyword (addr, all) */
 }
 
+/* One TAO endpoint ("iiop://[V.v@]HOST:PORT[,HOST:PORT...][/OPTIONS]",
+ * "uiop://[V.v@]PATH[|OPTIONS]"): loopback hosts and Unix sockets only;
+ * TAO's other protocols (shmiop, diop, sciop, ...) are refused. */
+static bool tao_endpoint_ok(char *ep)
+{
+    if (strncasecmp(ep, "uiop://", 7) == 0)
+        return true;
+    if (strncasecmp(ep, "iiop://", 7) != 0)
+        return false;
+    char *addrs = ep + 7, *at = strchr(addrs, '@'), *slash;
+    if (at)
+        addrs = at + 1;
+    /* The options after the address list ("/portspan=2"): a '/' after
+     * the last ']', so that none inside an IPv6 address is taken. */
+    char *bracket = strrchr(addrs, ']');
+    if ((slash = strchr(bracket ? bracket : addrs, '/')))
+        *slash = 0;
+    if (!*addrs)
+        return false; /* no host: every interface */
+    bool ok = true;
+    for (char *save, *a = strtok_r(addrs, ",", &save); ok && a;
+         a = strtok_r(NULL, ",", &save)) {
+        /* HOST, HOST:PORT, [V6] or [V6]:PORT */
+        char *close = a[0] == '[' ? strchr(a, ']') : NULL;
+        bool port = close ? close[1] == ':' : strchr(a, ':') != NULL;
+        ok = port ? loopback_host_port(a) : loopback_host(a, strlen(a));
+    }
+    return ok;
+}
+
+/* A value of omniORB's endpoint options (comma-separated omniORB
+ * endpoints) or TAO's (semicolon-separated TAO endpoints). */
+static int endpoints_ok(const char *v, bool *ok)
+{
+    char *list = strdup(v);
+    if (!list)
+        return -ENOMEM;
+    *ok = true;
+    for (char *save, *e = strtok_r(list, ",", &save); *ok && e;
+         e = strtok_r(NULL, ",", &save))
+        *ok = omniorb_endpoint_ok(e);
+    free(list);
+    if (*ok || strstr(v, "://") == NULL)
+        return 0;
+    if (!(list = strdup(v)))
+        return -ENOMEM;
+    *ok = true;
+    for (char *save, *e = strtok_r(list, ";", &save); *ok && e;
+         e = strtok_r(NULL, ";", &save))
+        *ok = tao_endpoint_ok(e);
+    free(list);
+    return 0;
+}
+
 int server_args_check(char *const *args, size_t nargs, char *why,
                       size_t why_len)
 {
     static const char *const omni[] = {
         "-ORBendPoint", "-ORBendPointPublish", "-ORBendPointNoListen",
-        "-ORBendPointNoPublish"};
+        "-ORBendPointNoPublish", "-ORBListenEndpoints", "-ORBLaneEndpoint",
+        "-ORBLaneListenEndpoints"};
     for (size_t i = 0; i < nargs; i++) {
         const char *a = args[i], *v = i + 1 < nargs ? args[i + 1] : NULL;
         const char *eq = strchr(a, '=');
@@ -142,15 +211,11 @@ int server_args_check(char *const *args, size_t nargs, char *why,
                 known = true;
         if (known) {
             rule = "giop:tcp:HOST:PORT with HOST 127.x.x.x, localhost or "
-                   "::1, or giop:unix:PATH";
+                   "::1, or giop:unix:PATH; TAO's iiop://HOST:PORT or "
+                   "uiop://PATH";
             ok = v != NULL;
-            char *list = v ? strdup(v) : NULL;
-            if (v && !list)
+            if (v && endpoints_ok(v, &ok) != 0)
                 return -ENOMEM;
-            for (char *save, *e = list ? strtok_r(list, ",", &save) : NULL;
-                 ok && e; e = strtok_r(NULL, ",", &save))
-                ok = omniorb_endpoint_ok(e);
-            free(list);
         } else if (name_len == 14 && strncasecmp(a, "-ORBconfigFile", 14)
                    == 0) {
             known = true;
@@ -225,34 +290,49 @@ int server_resolve(const struct server_kind *kind, const char *orb,
                  "first?)", kind->name, path);
         return -ENOENT;
     }
-    char system_id[64];
+    char system_id[64], prefix[64];
     snprintf(system_id, sizeof system_id, "%s-system", kind->name);
-    if (strcmp(orb, system_id) == 0 || strcmp(orb, "system") == 0)
+    snprintf(prefix, sizeof prefix, "%s-", kind->name);
+    bool system = strcmp(orb, system_id) == 0 || strcmp(orb, "system") == 0;
+    bool ours = system || strncmp(orb, prefix, strlen(prefix)) == 0;
+    if (system && kind->binary)
         snprintf(path, path_len, "%s/%s", bin_dir, kind->binary);
     else
         snprintf(path, path_len, "%s/orbs/%s/echo-server", bin_dir, orb);
-    if (access(path, X_OK) == 0)
+    if (ours && (!system || kind->binary) && access(path, X_OK) == 0)
         return 0;
-    /* Name only the installations whose server is there to run. */
+    /* Name only this kind's installations whose server is there to run. */
     char dir[600], exe[PATH_MAX], list[400] = "";
     size_t used = 0;
-    snprintf(exe, sizeof exe, "%s/%s", bin_dir, kind->binary);
-    if (access(exe, X_OK) == 0)
+    snprintf(exe, sizeof exe, "%s/%s", bin_dir,
+             kind->binary ? kind->binary : "");
+    if (kind->binary && access(exe, X_OK) == 0)
         used = (size_t)snprintf(list, sizeof list, "%s", system_id);
     snprintf(dir, sizeof dir, "%s/orbs", bin_dir);
     DIR *d = opendir(dir);
     for (struct dirent *e; d && (e = readdir(d));) {
         snprintf(exe, sizeof exe, "%s/%s/echo-server", dir, e->d_name);
-        if (e->d_name[0] != '.' && used < sizeof list &&
-            access(exe, X_OK) == 0)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
+            used < sizeof list && access(exe, X_OK) == 0)
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
                                      used ? ", " : "", e->d_name);
     }
     if (d)
         closedir(d);
-    snprintf(why, why_len,
-             "no ORB installation \"%s\" built (%s missing; built here: %s)",
-             orb, path, used ? list : "none: run make");
+    char none[160];
+    snprintf(none, sizeof none, "none: %s",
+             kind->build_hint ? kind->build_hint : "run make");
+    if (!ours)
+        snprintf(why, why_len, "\"%s\" is not an installation of server "
+                 "kind \"%s\" (theirs are named %s*; built here: %s)", orb,
+                 kind->name, prefix, used ? list : none);
+    else if (system && !kind->binary)
+        snprintf(why, why_len, "server kind \"%s\" has no system "
+                 "installation; name a build (built here: %s)", kind->name,
+                 used ? list : none);
+    else
+        snprintf(why, why_len, "no ORB installation \"%s\" built (%s "
+                 "missing; built here: %s)", orb, path, used ? list : none);
     return -ENOENT;
 }
 
@@ -319,17 +399,31 @@ void server_make_argv(const void *arg, unsigned index, char **argv,
     argv[argc] = NULL;
 }
 
+static int query_version(const char *path, const char *option, char *name,
+                         size_t name_len, char *version, size_t version_len,
+                         char *build, size_t build_len, char *why,
+                         size_t why_len);
+
 int server_query_version(const char *path, char *name, size_t name_len,
-                         char *version, size_t version_len, char *why,
-                         size_t why_len)
+                         char *version, size_t version_len, char *build,
+                         size_t build_len, char *why, size_t why_len)
 {
-    return server_query_version_opt(path, "--version", name, name_len,
-                                    version, version_len, why, why_len);
+    return query_version(path, "--version", name, name_len, version,
+                         version_len, build, build_len, why, why_len);
 }
 
 int server_query_version_opt(const char *path, const char *option,
                              char *name, size_t name_len, char *version,
                              size_t version_len, char *why, size_t why_len)
+{
+    return query_version(path, option, name, name_len, version, version_len,
+                         NULL, 0, why, why_len);
+}
+
+static int query_version(const char *path, const char *option, char *name,
+                         size_t name_len, char *version, size_t version_len,
+                         char *build, size_t build_len, char *why,
+                         size_t why_len)
 {
     int pfd[2];
     if (access(path, X_OK) != 0) {
@@ -354,7 +448,7 @@ int server_query_version_opt(const char *path, const char *option,
                  strerror(e));
         return -e;
     }
-    char line[256] = "";
+    char line[768] = "";
     size_t len = 0;
     int64_t deadline = now_ns() + 5000000000LL;
     struct pollfd p = {.fd = pfd[0], .events = POLLIN};
@@ -372,6 +466,13 @@ int server_query_version_opt(const char *path, const char *option,
     char *nl = strchr(line, '\n');
     if (nl)
         *nl = 0;
+    /* A second line, when there is one, says how the ORB was built. */
+    if (build && build_len) {
+        char *second = nl ? nl + 1 : line + len, *end;
+        if ((end = strchr(second, '\n')))
+            *end = 0;
+        str_copy(build, build_len, second);
+    }
     char *sp = strchr(line, ' ');
     if (!sp || sp == line || !sp[1]) {
         snprintf(why, why_len,

@@ -22,13 +22,17 @@ struct endpoint_form {
 struct server_kind {
     const char *name;
     const struct wire_ops *wire;
-    /* File name beside the orbbench executable; NULL for servers
-     * orbbench does not start (external: endpoint and options unused). */
+    /* File name beside the orbbench executable: the system
+     * installation's server; NULL for a kind without one (TAO: only
+     * builds under orbs/) and for servers orbbench does not start
+     * (external: no library either; endpoint and options unused). */
     const char *binary;
     /* The ORB library's file name prefix; NULL for a kind with no ORB
      * installations to choose from (the ORB-less ones, and Combat, whose
      * Tcl library is whichever tclsh loads): server.orb does not apply
-     * and its one binary is always the one beside orbbench. */
+     * and its one binary is always the one beside orbbench. With it,
+     * server.orb is "KIND-system" (the binary) or the id of a build
+     * whose name starts "KIND-" (bin/orbs/ID/echo-server). */
     const char *library;
     /* The transports its server serves, each with its endpoint's words;
      * ends with a NULL transport. */
@@ -36,7 +40,16 @@ struct server_kind {
     /* The option that makes each call burn N µs of CPU ("--work-us"), or
      * NULL when the kind's server has none. */
     const char *work_option;
+    /* With library: how to get an installation, for the message when
+     * server.orb names none that is built ("run make"). */
+    const char *build_hint;
 };
+
+/* Does orbbench start this kind's servers (every kind but external)? */
+static inline bool server_kind_starts(const struct server_kind *kind)
+{
+    return kind->binary || kind->library;
+}
 
 /* What the spawner needs to build each server's argv. */
 struct server_launch {
@@ -77,19 +90,22 @@ void server_make_argv(const void *launch, unsigned index, char **argv,
 
 /* The server executable for ORB installation `orb` of this kind, beside
  * the orbbench executable in `bin_dir`: the system one, or
- * bin_dir/orbs/ORB/echo-server; for a kind without a library always
- * bin_dir/BINARY (orb is not looked at). 0, or -ENOENT with the
- * installations that do exist listed in `why`. */
+ * bin_dir/orbs/ORB/echo-server (ORB must be one of this kind's: its name
+ * starts "KIND-"); for a kind without a library always bin_dir/BINARY
+ * (orb is not looked at). 0, or -ENOENT with the kind's installations
+ * that do exist listed in `why`. */
 int server_resolve(const struct server_kind *kind, const char *orb,
                    const char *bin_dir, char *path, size_t path_len,
                    char *why, size_t why_len);
 
 /* Run `path --version` (5 s at most) and split its first line into the
- * ORB's name and version ("omniORB 4.2.5"). Call before any thread
- * exists. 0, or -errno with a one-line reason in `why`. */
+ * ORB's name and version ("omniORB 4.2.5"); its second line, if any, how
+ * that ORB was built (TAO's flags), goes into `build` ("" without one).
+ * Call before any thread exists. 0, or -errno with a one-line reason in
+ * `why`. */
 int server_query_version(const char *path, char *name, size_t name_len,
-                         char *version, size_t version_len, char *why,
-                         size_t why_len);
+                         char *version, size_t version_len, char *build,
+                         size_t build_len, char *why, size_t why_len);
 /* The same with another option than --version ("-V": omniEvents). */
 int server_query_version_opt(const char *path, const char *option,
                              char *name, size_t name_len, char *version,

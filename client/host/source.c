@@ -360,6 +360,11 @@ static int parse_line(char *s, struct ior_entry *e, struct ior *ior,
         snprintf(e->host, sizeof e->host, "unix:%.240s", ior->unix_path);
         return 0;
     }
+    if (!ior->has_iiop) {
+        snprintf(why, why_len, "transport tcp, but the IOR has no IIOP "
+                 "profile (only TAO's UIOP: transport unix)");
+        return -EINVAL;
+    }
     snprintf(e->host, sizeof e->host, "tcp:%.200s:%u", ior->host,
              ior->port);
     bool ok = ior_host_is_loopback(ior->host);

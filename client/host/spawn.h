@@ -83,7 +83,7 @@ struct spawner;
 
 /* Is environment variable `name` one that would let a server listen
  * beyond what its arguments say (omniORB's ORBendPoint* parameters, its
- * OMNIORB_CONFIG file)? The spawner drops these from its environment, so
+ * OMNIORB_CONFIG file, TAO's TAO_ORBENDPOINT)? The spawner drops these from its environment, so
  * no server sees them. */
 bool spawn_env_unsafe(const char *name, size_t len);
 

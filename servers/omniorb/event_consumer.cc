@@ -24,7 +24,7 @@
 #include <omniEvents/CosEventComm.hh>
 #include <omniEvents/CosLifeCycle.hh>
 
-#include "activate.hh"
+#include "../common/activate.hh"
 #include "codec/event_log.h"
 #include "payloads.hh"
 

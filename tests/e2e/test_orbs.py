@@ -124,7 +124,10 @@ def test_run_suite_interleaves_orbs(fake_orb, tmp_path):
 
 @pytest.mark.parametrize("args,needle", [
     ([], "usage"),
-    (["tao", "1.0", "--debian", "trixie"], 'unknown ORB "tao"'),
+    (["orbix", "1.0", "--debian", "trixie"], 'unknown ORB "orbix"'),
+    (["tao", "2.2.1", "--debian", "trixie"], "--debian is for omniorb only"),
+    (["tao", "2.2.1", "--source", "/", "--std", "c++11;x"], "bad --std"),
+    (["tao", "2.2.1", "--source", "/", "-j", "0"], "bad -j"),
     (["omniorb", "4.3.3"], "give --source PATH or --debian SUITE"),
     (["omniorb", "4.3.3", "--source", "/no/such/tarball.tar.gz"],
      "/no/such/tarball.tar.gz: no such file"),
@@ -138,3 +141,37 @@ def test_build_orb_argument_errors(args, needle):
                        capture_output=True, text=True, timeout=30)
     assert r.returncode != 0
     assert needle in r.stderr
+
+
+def tao_tree(tmp_path, version):
+    """build-orb copied into a tree of the test's own (its orbs/ is made
+    there), and a fake ACE+TAO release holding TAO `version`."""
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "build-orb", tree / "scripts")
+    src = tmp_path / "ACE_wrappers"
+    for d in ("ace", "TAO/tao", "MPC"):
+        (src / d).mkdir(parents=True)
+    (src / "ace" / "ACE.h").write_text("")
+    (src / "MPC" / "mwc.pl").write_text("")
+    (src / "TAO" / "tao" / "Version.h").write_text(
+        f'#define TAO_VERSION "{version}"\n')
+    return tree, src
+
+
+@pytest.mark.parametrize("given,needle", [
+    ("release", "holds TAO 9.9.9, not 2.2.1"),
+    ("not-a-release", "is not an ACE+TAO release"),
+])
+def test_build_orb_tao_checks_its_source(tmp_path, given, needle):
+    tree, src = tao_tree(tmp_path, "9.9.9")
+    source = src if given == "release" else src / "ace"
+    r = subprocess.run([str(tree / "scripts" / "build-orb"), "tao", "2.2.1",
+                        "--source", str(source), "-j", "1"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert needle in r.stderr
+    # the copy goes, the log stays; nothing installed
+    work = tree / "orbs" / ".build-tao-2.2.1"
+    assert sorted(p.name for p in work.iterdir()) == ["build.log"]
+    assert not (tree / "orbs" / "tao-2.2.1").exists()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (ORBBENCH, SCENARIOS, alive, assert_nothing_left,
+from conftest import (BIN, ORBBENCH, SCENARIOS, alive, assert_nothing_left,
                       kill_quietly, wait_for, write_scenario)
 
 IS_ROOT = os.geteuid() == 0
@@ -310,6 +310,11 @@ def test_a_killed_spawner_leaves_nothing_behind(tmp_path):
     "-ORBconfigFile /etc/omniORB.cfg",
     "--endpoint tcp:0.0.0.0:0",
     "-ORBHostName 0.0.0.0",
+    "-ORBListenEndpoints iiop://0.0.0.0:0",
+    "-ORBEndpoint iiop://:0",
+    "-ORBEndpoint iiop://127.0.0.1:0,192.0.2.1:0",
+    "-ORBListenEndpoints uiop:///tmp/x;iiop://[::]:0",
+    "-ORBListenEndpoints shmiop://",
 ])
 @pytest.mark.parametrize("cmd", ["check", "run"])
 def test_a_server_endpoint_beyond_loopback_is_refused(tmp_path, cmd, args):
@@ -334,6 +339,9 @@ def test_a_server_endpoint_beyond_loopback_is_refused(tmp_path, cmd, args):
     "-ORBendPoint giop:unix:/tmp/x.sock",
     "-ORBendPointPublish giop:tcp:127.0.0.1:1",
     "-ORBtraceLevel 0",
+    "-ORBListenEndpoints iiop://127.0.0.1:0",
+    "-ORBEndpoint iiop://1.2@[::1]:0,localhost/portspan=2",
+    "-ORBListenEndpoints uiop:///tmp/x.sock;iiop://127.0.0.1:0",
 ])
 def test_loopback_and_unix_endpoints_stay_allowed(args):
     r = run_cli("check", SCENARIOS / "sync-tcp.json", "--set",
@@ -388,11 +396,18 @@ def is_loopback(addr):
 @pytest.mark.parametrize("kind,transport", [
     ("omniorb", "tcp"), ("omniorb", "unix"), ("giop-min", "tcp"),
     ("giop-min", "unix"), ("raw", "tcp"), ("raw", "unix"), ("raw", "pipe"),
-    ("combat", "tcp")])
+    ("combat", "tcp"), ("tao", "tcp"), ("tao", "unix")])
 def test_servers_listen_on_loopback_or_unix_only(tmp_path, kind, transport):
     out = tmp_path / "r.json"
+    orb = []
+    if kind == "tao":  # builds only: the newest one, if any
+        builds = sorted((BIN / "orbs").glob("tao-*/echo-server"))
+        if not builds:
+            pytest.skip("no TAO build: scripts/build-orb tao VERSION "
+                        "--source PATH, then make")
+        orb = ["--set", f"server.orb={builds[-1].parent.name}"]
     proc = subprocess.Popen(
-        [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"),
+        [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"), *orb,
          "--out", str(out), "--set", f"server.kind={kind}",
          "--set", f"transport={transport}", "--set", "sweep.start=2",
          "--set", "sweep.step=2", "--set", "sweep.max_n=200",
@@ -440,7 +455,7 @@ def test_the_environment_cannot_move_a_server_off_loopback(tmp_path):
     cfg = tmp_path / "omniORB.cfg"
     cfg.write_text("endPoint = giop:tcp:0.0.0.0:\n")
     env = dict(os.environ, ORBendPoint="giop:tcp:0.0.0.0:",
-               OMNIORB_CONFIG=str(cfg))
+               OMNIORB_CONFIG=str(cfg), TAO_ORBENDPOINT="iiop://0.0.0.0:0")
     out = tmp_path / "r.json"
     proc = subprocess.Popen(
         [str(ORBBENCH), "run", str(SCENARIOS / "sync-tcp.json"),
@@ -464,6 +479,7 @@ def test_the_environment_cannot_move_a_server_off_loopback(tmp_path):
     assert ("not passed to the servers, which listen on loopback only: "
             in err), err
     assert "ORBendPoint" in err and "OMNIORB_CONFIG" in err
+    assert "TAO_ORBENDPOINT" in err
     assert_nothing_left(json.loads(out.read_text()))
 
 

@@ -1,10 +1,9 @@
-// One servant in the RootPOA, for orbbench's omniORB servers (the echo
-// server, the event consumer): activated, its POA manager active, its
-// reference returned (the caller owns it; the POA owns the servant).
+// One servant in the RootPOA, for orbbench's C++ servers (the echo servers
+// of omniORB and TAO, the event consumer): activated, its POA manager
+// active, its reference returned (the caller owns it; the POA owns the
+// servant). Include it after the ORB's own headers (CORBA, the POA).
 #ifndef ORBBENCH_ACTIVATE_HH
 #define ORBBENCH_ACTIVATE_HH
-
-#include <omniORB4/CORBA.h>
 
 inline CORBA::Object_ptr activate_in_root_poa(CORBA::ORB_ptr orb,
                                               PortableServer::Servant servant)

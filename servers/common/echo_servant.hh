@@ -1,0 +1,156 @@
+// The Bench::Echo servant and command-line helpers every C++ echo server
+// of orbbench shares (servers/omniorb, servers/tao): both ORBs follow the
+// standard C++ mapping, so one servant serves either. Include it after the
+// ORB's skeleton header for idl/echo.idl (it needs POA_Bench::Echo).
+// echoString and the typed payloads' echo operations return their
+// argument; oneway sendOneway calls are counted, onewayCount returns the
+// count; `--work-us N` makes each call burn N µs of CPU before replying.
+#ifndef ORBBENCH_ECHO_SERVANT_HH
+#define ORBBENCH_ECHO_SERVANT_HH
+
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+namespace orbbench {
+
+const long max_work_us = 1000000;
+
+// The thread's own CPU time in ns.
+inline long long thread_cpu_ns()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+// Spin until this thread has used work_us more CPU time than when the call
+// began. Why the thread's CPU clock: wall time would count time spent
+// preempted or descheduled, and a calibrated loop count drifts with the CPU
+// and its frequency; this way each call costs at least work_us of CPU,
+// however loaded the machine is.
+inline void burn_cpu(long work_us)
+{
+    long long until_ns = thread_cpu_ns() + work_us * 1000LL;
+    volatile unsigned acc = 0; // volatile: the compiler must keep the work
+    do {
+        for (int i = 0; i < 256; i++)
+            acc = acc * 1664525u + 1013904223u;
+    } while (thread_cpu_ns() < until_ns);
+}
+
+class EchoImpl : public POA_Bench::Echo {
+  public:
+    explicit EchoImpl(long work_us) : work_us_(work_us) {}
+    char *echoString(const char *mesg) override
+    {
+        work();
+        return CORBA::string_dup(mesg);
+    }
+    void sendOneway(const char *) override
+    {
+        work();
+        oneways_.fetch_add(1, std::memory_order_relaxed);
+    }
+    char *onewayCount() override
+    {
+        char buf[24];
+        std::snprintf(buf, sizeof buf, "%llu",
+                      oneways_.load(std::memory_order_relaxed));
+        return CORBA::string_dup(buf);
+    }
+    // The typed payloads (call.payload): each returns a copy of its
+    // argument, as the C++ mapping asks of an echo.
+    void echoNone() override { work(); }
+    Bench::Octet1K *echoOctet1K(const Bench::Octet1K &v) override
+    {
+        return work(), new Bench::Octet1K(v);
+    }
+    Bench::Octet100K *echoOctet100K(const Bench::Octet100K &v) override
+    {
+        return work(), new Bench::Octet100K(v);
+    }
+    Bench::Odometry echoOdometry(const Bench::Odometry &v) override
+    {
+        return work(), v;
+    }
+    Bench::RangeSensor *echoRangeSensor(const Bench::RangeSensor &v) override
+    {
+        return work(), new Bench::RangeSensor(v);
+    }
+    Bench::SharedBelief *echoSharedBelief(const Bench::SharedBelief &v)
+        override
+    {
+        return work(), new Bench::SharedBelief(v);
+    }
+
+  private:
+    void work()
+    {
+        if (work_us_ > 0)
+            burn_cpu(work_us_);
+    }
+    long work_us_;
+    std::atomic<unsigned long long> oneways_{0};
+};
+
+// Take every `NAME N` / `NAME=N` out of argv (the ORB must never see it)
+// into *value, N an integer in [min, max]. 0, or -1 after printing a
+// one-line error naming the program.
+inline int take_int_option(int *argc, char **argv, const char *prog,
+                           const char *name, long min, long max, long *value)
+{
+    size_t name_len = std::strlen(name);
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *val;
+        if (std::strcmp(argv[i], name) == 0)
+            val = i + 1 < *argc ? argv[++i] : "";
+        else if (std::strncmp(argv[i], name, name_len) == 0 &&
+                 argv[i][name_len] == '=')
+            val = argv[i] + name_len + 1;
+        else {
+            argv[out++] = argv[i];
+            continue;
+        }
+        char *end;
+        errno = 0;
+        long v = std::strtol(val, &end, 10);
+        // Digits only: strtol alone would take " 5", "+5" and "-0".
+        if (!std::isdigit((unsigned char)val[0]) || errno || *end ||
+            v < min || v > max) {
+            std::fprintf(stderr,
+                         "%s: %s: \"%s\" is not an integer in [%ld, %ld]\n",
+                         prog, name, val, min, max);
+            return -1;
+        }
+        *value = v;
+    }
+    *argc = out;
+    argv[out] = nullptr;
+    return 0;
+}
+
+// Die with the spawner: nothing may outlive the benchmark. SIGTERM keeps
+// its default action (immediate exit): with thousands of servers a
+// graceful ORB shutdown would only slow the teardown. false when the
+// parent is already gone.
+inline bool die_with_parent()
+{
+    pid_t parent = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        return false;
+    std::signal(SIGTERM, SIG_DFL);
+    return true;
+}
+
+} // namespace orbbench
+
+#endif
