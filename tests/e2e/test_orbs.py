@@ -148,7 +148,8 @@ def tao_tree(tmp_path, version):
     there), and a fake ACE+TAO release holding TAO `version`."""
     tree = tmp_path / "tree"
     (tree / "scripts").mkdir(parents=True)
-    shutil.copy(ROOT / "scripts" / "build-orb", tree / "scripts")
+    for name in ("build-orb", "progress.sh"):
+        shutil.copy(ROOT / "scripts" / name, tree / "scripts")
     src = tmp_path / "ACE_wrappers"
     for d in ("ace", "TAO/tao", "MPC"):
         (src / d).mkdir(parents=True)
