@@ -208,6 +208,19 @@ def kill_quietly(pid, sig=signal.SIGKILL):
         pass
 
 
+# A paired A/B suite over tests/fixtures/repeat-scenarios small enough
+# for a test: B's servers burn 400 us more a call.
+def tiny_paired_suite(out, repeat):
+    return run_suite(
+        ROOT / "tests" / "fixtures" / "repeat-scenarios", "--paired",
+        "--repeat", str(repeat), "--variant", "a", "--variant",
+        "b:server.work_us=400", "--out", out,
+        "--set", "sweep.max_n=12", "--set", "sweep.start=2",
+        "--set", "sweep.step=5", "--set", "sweep.max_ms=3",
+        "--set", "sweep.rounds=2", "--set", "sweep.near_rounds=3",
+        timeout=300)
+
+
 def run_suite(*args, timeout=240, bin_dir=None, **kw):
     """scripts/run-suite with ORBBENCH_BIN set to the client under test
     (bin_dir, default the tests' BIN), so that a sanitized client runs the

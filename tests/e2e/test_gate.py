@@ -9,7 +9,7 @@ import junitparser
 import pytest
 
 import orbbench.gate as orbgate
-from conftest import ROOT, run_suite
+from conftest import ROOT, tiny_paired_suite
 
 COMPARE = ROOT / "scripts" / "compare"
 
@@ -132,14 +132,7 @@ def test_a_paired_suite_with_slower_servers_fails_the_gate(tmp_path):
     the gate on "faster", exit 0; the JUnit file of the real comparison
     parses."""
     out = tmp_path / "suite"
-    proc = run_suite(
-        ROOT / "tests" / "fixtures" / "repeat-scenarios", "--paired",
-        "--repeat", "3", "--variant", "a", "--variant",
-        "b:server.work_us=400", "--out", out,
-        "--set", "sweep.max_n=12", "--set", "sweep.start=2",
-        "--set", "sweep.step=5", "--set", "sweep.max_ms=3",
-        "--set", "sweep.rounds=2", "--set", "sweep.near_rounds=3",
-        timeout=300)
+    proc = tiny_paired_suite(out, 3)
     assert proc.returncode == 0, proc.stderr
 
     def compare(*args):

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from conftest import (ROOT, SCENARIOS, ORBBENCH, assert_nothing_left,
-                      run_suite)
+                      run_suite, tiny_paired_suite)
 from test_crossing import check_search, cpus
 
 SMALL = ("server.work_us=1000", "sweep.start=3", "sweep.step=8",
@@ -118,14 +118,7 @@ def test_check_prints_both_sides():
 
 def test_run_suite_paired(tmp_path):
     out = tmp_path / "suite"
-    proc = run_suite(
-        ROOT / "tests" / "fixtures" / "repeat-scenarios", "--paired",
-        "--repeat", "2", "--variant", "a", "--variant",
-        "b:server.work_us=400", "--out", out,
-        "--set", "sweep.max_n=12", "--set", "sweep.start=2",
-        "--set", "sweep.step=5", "--set", "sweep.max_ms=3",
-        "--set", "sweep.rounds=2", "--set", "sweep.near_rounds=3",
-        timeout=300)
+    proc = tiny_paired_suite(out, 2)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["paired"] is True
