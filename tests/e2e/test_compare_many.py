@@ -255,3 +255,30 @@ def test_run_suite_three_variants_one_comparison(tmp_path):
     assert not list(out.glob("compare-a-vs-*.md"))
     summary = load(out / "summary.json")
     assert {row["scenario"] for row in summary["rows"]} == {"sync-unix"}
+
+
+def test_fixed_n_suite_row_reads_round_time_lower_is_better():
+    """Fixed-N scenarios (the bench suite) are judged on round time: B's
+    rounds 10% longer in each of four scenarios is a suite row round_ms
+    'slower', not 'faster' (round time is lower-is-better, unlike the
+    crossing N it stands in for)."""
+    import orbbench.commands.compare as orbcompare
+    import orbbench.stats as orbstats
+    rows = []
+    for i, noise in enumerate((0.01, -0.01, 0.02, 0.0)):
+        a = [1.0, 1.1, 0.9]
+        b = [x * 1.10 * (1 + noise + 0.005 * j) for j, x in enumerate(a)]
+        crossing = orbstats.compare_paired([None] * 3, [None] * 3, True)
+        crossing["source"] = "fixed_n"
+        rows.append({"scenario": f"s{i}", "metrics": {
+            "crossing_n": crossing,
+            "round_ms": orbstats.compare_paired(a, b, False),
+            "server_cpu_us": orbstats.compare_paired([1] * 3, [1] * 3,
+                                                     False),
+            "pss_kb": orbstats.compare_paired([1] * 3, [1] * 3, False,
+                                              True)}})
+    cmp = orbcompare.judge([{"scenarios": rows, "method": {}}], "pss")[0]
+    assert list(cmp["suite"])[0] == "round_ms"
+    assert cmp["suite"]["round_ms"]["ratio"] == pytest.approx(1.105, abs=0.01)
+    assert cmp["suite"]["round_ms"]["verdict"] == "slower"
+    assert cmp["suite_verdict"] == "slower"

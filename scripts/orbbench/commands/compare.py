@@ -427,21 +427,17 @@ def mark_primary(row, mem):
 
 
 def suite_rows(cmp, mem):
-    """{metric key: suite_metric()} of one comparison: per primary metric,
-    the geometric mean of B/A over the scenarios where it is primary."""
+    """{metric key: suite_metric()} of one comparison, in table order: per
+    primary metric, the geometric mean of B/A over the scenarios where it
+    is primary (round ms only over fixed-N scenarios)."""
     out = {}
     for key, _, higher, memory in METRICS:
-        for k in (metric_key(key, mem),) + (("round_ms",) if key ==
-                                           "crossing_n" else ()):
-            per = [(r["scenario"], r["metrics"][k]) for r in cmp["scenarios"]
-                   if r["metrics"][k]["primary"]]
-            if per:
-                out[k] = orbstats.suite_metric(per, higher, memory)
-    return dict(sorted(out.items(), key=lambda kv: METRIC_ORDER.index(
-        "mem" if kv[1]["memory"] else kv[0])))
-
-
-METRIC_ORDER = [k for k, _, _, _ in METRICS]
+        k = metric_key(key, mem)
+        per = [(r["scenario"], r["metrics"][k]) for r in cmp["scenarios"]
+               if r["metrics"][k]["primary"]]
+        if per:
+            out[k] = orbstats.suite_metric(per, higher, memory)
+    return out
 
 
 def compare_many(sets, at, mem, alpha=orbstats.ALPHA):
