@@ -844,6 +844,60 @@ int spawner_spawn_on(struct spawner *sp, int group, unsigned first,
     return rc ? rc : first_err;
 }
 
+int spawn_parse_limit(char *line, const char *what, int64_t *value,
+                      char *reason, size_t reason_len)
+{
+    static const char tag[] = "orbbench-limit ";
+    size_t wlen = strlen(what);
+    const char *p = line;
+    line[strcspn(line, "\r\n")] = 0;
+    if (strncmp(p, tag, sizeof tag - 1) != 0)
+        return 0;
+    p += sizeof tag - 1;
+    if (strncmp(p, what, wlen) != 0 || p[wlen] != ' ')
+        return 0;
+    p += wlen + 1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(p, &end, 10);
+    if (errno || end == p || *p == '-' || *p == '+' || v <= 0 ||
+        (*end && *end != ':')) {
+        snprintf(reason, reason_len, "declared \"%s\": not \"orbbench-limit "
+                 "%s N: REASON\" with N a positive integer", line, what);
+        return -EINVAL;
+    }
+    *value = v;
+    if (*end == ':')
+        end += 1 + strspn(end + 1, " ");
+    str_copy(reason, reason_len, end);
+    return 1;
+}
+
+int spawner_declared_limit(const struct spawner *sp, unsigned index,
+                           const char *what, int64_t *value, char *reason,
+                           size_t reason_len)
+{
+    char path[600], line[512];
+    int found = 0;
+    reason[0] = 0;
+    if (!sp->cfg->log_dir)
+        return 0;
+    snprintf(path, sizeof path, "%s/s%u.log", sp->cfg->log_dir, index);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    /* Bounded: only the first few hundred lines are looked at. */
+    for (int k = 0; k < 256 && !found && fgets(line, sizeof line, f); k++)
+        found = spawn_parse_limit(line, what, value, reason, reason_len);
+    fclose(f);
+    if (found < 0) {
+        char why[400];
+        str_copy(why, sizeof why, reason);
+        snprintf(reason, reason_len, "server %u %s", index, why);
+    }
+    return found;
+}
+
 int spawner_check(struct spawner *sp, pid_t pid, int64_t wait_ms,
                   int *wstatus)
 {

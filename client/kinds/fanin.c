@@ -6,9 +6,10 @@
  * drops and re-opens connections instead of servers. Each step records
  * the servers' footprint against their baseline with no connection, per
  * connection (threads, descriptors, RSS/PSS/USS), and a step that would
- * pass a limit (the client's or a server's RLIMIT_NOFILE, pid_max or
- * threads-max for a server that starts a thread per connection) is a
- * `resource` stop naming it before it is tried. */
+ * pass a limit (the client's or a server's RLIMIT_NOFILE, the descriptors
+ * a server declared it serves, pid_max or threads-max for a server that
+ * starts a thread per connection) is a `resource` stop naming it before
+ * it is tried. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,10 @@ struct fanin {
     double base[5]; /* FIELDS' totals over the servers, no connection */
     double threads_per_conn;
     double fds_per_conn;
+    /* What each server declared it serves at most (descriptors; 0:
+     * nothing declared), and why: spawner_declared_limit. */
+    int64_t *declared;
+    char (*declared_why)[160];
 };
 
 /* The footprint fields summed over the servers, as footprint_step names
@@ -146,16 +151,50 @@ static bool set_limits(struct sweep_hand *h, struct fanin *f)
     return true;
 }
 
-/* Start the k servers, set the limits. */
+/* The descriptor limits the servers declared (a select() reactor's
+ * FD_SETSIZE, say), recorded in the result as declared_limits. False when
+ * a declaration cannot be read: the run stops, naming it. */
+static bool read_declared(struct sweep_hand *h, struct fanin *f)
+{
+    json_t *list = json_array();
+    bool ok = true;
+    /* Only servers orbbench started have a log to read. */
+    bool ours = h->s->sp && (!h->s->src || h->s->src->ops->started_here);
+    for (size_t j = 0; ok && ours && j < f->k; j++) {
+        int rc = spawner_declared_limit(h->s->sp, f->servers[j].index,
+                                        "descriptors", &f->declared[j],
+                                        f->declared_why[j],
+                                        sizeof f->declared_why[j]);
+        if (rc < 0) {
+            run_stop(h->o, STOP_CALL_FAILED, 1, "%s", f->declared_why[j]);
+            ok = false;
+        } else if (rc == 0) {
+            f->declared[j] = 0;
+        } else {
+            json_array_append_new(
+                list, json_pack("{s:i, s:I, s:s}", "server",
+                                (int)f->servers[j].index, "descriptors",
+                                (json_int_t)f->declared[j], "why",
+                                f->declared_why[j]));
+        }
+    }
+    json_object_set_new(h->s->doc, "declared_limits", list);
+    return ok;
+}
+
+/* Start the k servers, set the limits, read what they declared. */
 static bool fanin_begin(struct sweep_hand *h)
 {
     const struct fanin_opts *fo = fanin_opts(h->s->sc);
     struct fanin *f = calloc(1, sizeof *f);
     size_t k = (size_t)fo->servers;
-    if (f)
+    if (f) {
         f->servers = calloc(k, sizeof *f->servers);
+        f->declared = calloc(k, sizeof *f->declared);
+        f->declared_why = calloc(k, sizeof *f->declared_why);
+    }
     h->axis = f;
-    if (!f || !f->servers) {
+    if (!f || !f->servers || !f->declared || !f->declared_why) {
         run_stop(h->o, STOP_RESOURCE, 0, "out of memory in the client");
         return false;
     }
@@ -175,7 +214,8 @@ static bool fanin_begin(struct sweep_hand *h)
     *h->next_index += (unsigned)k;
     f->k = servers_start(h->s, h->o, &w, NULL);
     h->servers = f->k;
-    return f->k == k && !h->o->stop_reason && set_limits(h, f);
+    return f->k == k && !h->o->stop_reason && set_limits(h, f) &&
+           read_declared(h, f);
 }
 
 /* The servers' footprint with no connection, once every side's are up. */
@@ -216,17 +256,33 @@ static bool headroom(struct sweep_hand *h, struct fanin *f, size_t target)
             prlimit(srv->pid, RLIMIT_NOFILE, NULL, &rl) != 0 ||
             rl.rlim_cur == RLIM_INFINITY)
             continue; /* gone: the next round finds out why */
-        struct spread_limit l = {p.fds, (int64_t)rl.rlim_cur,
+        /* What the server said it serves, when below its RLIMIT_NOFILE
+         * (a select() reactor watches only descriptors below FD_SETSIZE;
+         * they are handed out lowest first, so their count is the
+         * limit). */
+        bool declared = f->declared[j] > 0 &&
+                        f->declared[j] < (int64_t)rl.rlim_cur;
+        struct spread_limit l = {p.fds,
+                                 declared ? f->declared[j]
+                                          : (int64_t)rl.rlim_cur,
                                  f->fds_per_conn, 1};
         int64_t to_it = spread_share((int64_t)target, (int64_t)f->k,
                                      (int64_t)j) -
                         spread_share((int64_t)h->n, (int64_t)f->k, (int64_t)j);
         if (spread_over(&l, to_it, &would)) {
-            run_stop(h->o, STOP_RESOURCE, 0, "server %u's (pid %d) "
-                     "RLIMIT_NOFILE %lld: N=%zu would have it hold %lld "
-                     "descriptors (%lld at N=%zu)", srv->index, (int)srv->pid,
-                     (long long)l.limit, target, (long long)would,
-                     (long long)p.fds, h->n);
+            if (declared)
+                run_stop(h->o, STOP_RESOURCE, 0, "server %u (pid %d) "
+                         "serves at most %lld descriptors, as it declared "
+                         "(%s): N=%zu would have it hold %lld (%lld at "
+                         "N=%zu)", srv->index, (int)srv->pid,
+                         (long long)l.limit, f->declared_why[j], target,
+                         (long long)would, (long long)p.fds, h->n);
+            else
+                run_stop(h->o, STOP_RESOURCE, 0, "server %u's (pid %d) "
+                         "RLIMIT_NOFILE %lld: N=%zu would have it hold %lld "
+                         "descriptors (%lld at N=%zu)", srv->index,
+                         (int)srv->pid, (long long)l.limit, target,
+                         (long long)would, (long long)p.fds, h->n);
             return false;
         }
     }
@@ -326,6 +382,8 @@ static void fanin_end(struct sweep_hand *h)
     for (size_t j = 0; f->servers && j < f->k; j++)
         conn_close(&f->servers[j]);
     free(f->servers);
+    free(f->declared);
+    free(f->declared_why);
     free(f);
     h->axis = NULL;
 }

@@ -24,7 +24,11 @@
 
 #include <dlfcn.h>
 
+#include "ace/Reactor.h"
+#include "ace/Select_Reactor_Base.h"
 #include "ace/Thread_Manager.h"
+#include "tao/ORB_Core.h"
+#include "tao/Server_Strategy_Factory.h"
 #include "tao/Version.h"
 #include "echoS.h"
 #include "../common/activate.hh"
@@ -64,6 +68,34 @@ bool take_flag(int *argc, char **argv, const char *name)
     *argc = out;
     argv[out] = nullptr;
     return seen;
+}
+
+// A server whose connections TAO's reactor serves (reactive, or a pool
+// of threads taking turns on it: not thread per connection) can hold no
+// descriptor the reactor cannot watch. A select()-based reactor (TAO's
+// default ACE_TP_Reactor) watches only those below its size, FD_SETSIZE:
+// past it the server accepts a connection and never answers on it
+// (measured: fan-in at 1,141 connections, docs/kinds/fanin.md). Say
+// so on stderr, before the IOR, in the form orbbench reads from the
+// server's log (docs/servers.md#declared-limits).
+void declare_limits(CORBA::ORB_ptr orb)
+{
+    TAO_ORB_Core *core = orb->orb_core();
+    if (core->server_factory()->activate_server_connections())
+        return;
+    ACE_Reactor *reactor = core->reactor();
+    if (!reactor ||
+        !dynamic_cast<ACE_Select_Reactor_Impl *>(reactor->implementation()))
+        return;
+    // Its handler table is sized to RLIMIT_NOFILE, but the fd_set that
+    // select() is given holds only FD_SETSIZE bits.
+    unsigned long size = reactor->size();
+    if (size > FD_SETSIZE)
+        size = FD_SETSIZE;
+    std::fprintf(stderr, "orbbench-limit descriptors %lu: TAO's reactor "
+                 "(select(): descriptors below FD_SETSIZE, %d; its handler "
+                 "table holds %lu)\n", size, FD_SETSIZE,
+                 static_cast<unsigned long>(reactor->size()));
 }
 
 // Does any argument name a UIOP endpoint?
@@ -113,6 +145,7 @@ int main(int argc, char **argv)
     args.push_back(nullptr);
     try {
         CORBA::ORB_var orb = CORBA::ORB_init(nargs, args.data());
+        declare_limits(orb.in());
         CORBA::Object_var ref =
             activate_in_root_poa(orb, new orbbench::EchoImpl(work_us));
         CORBA::String_var ior = orb->object_to_string(ref);

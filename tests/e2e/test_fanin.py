@@ -8,7 +8,7 @@ import json
 import os
 import signal
 
-from conftest import SCENARIOS, assert_nothing_left, finish
+from conftest import ORBBENCH, SCENARIOS, assert_nothing_left, finish
 
 FANIN = SCENARIOS / "fanin"
 # Small and quick: 4, 20, 36 connections, two timed rounds each.
@@ -86,6 +86,50 @@ def test_server_descriptor_limit_is_a_named_resource_stop(orbbench):
     assert all(s["footprint"]["fds"]["max"] <= 40 for s in r.doc["steps"])
     # two servers shared them: about half each
     assert 40 <= res["max_connections"] <= 2 * 40
+
+
+def declaring_server(tmp_path, line):
+    """giop-min behind a wrapper that first writes `line` on its stderr,
+    as a server with a limit of its own declares it
+    (docs/servers.md#declared-limits)."""
+    real = os.path.join(os.path.dirname(str(ORBBENCH)), "giop-min-server")
+    path = tmp_path / "declaring-server"
+    path.write_text(f"#!/bin/sh\necho '{line}' >&2\nexec {real} \"$@\"\n")
+    path.chmod(0o755)
+    return f"server.path={path}"
+
+
+def test_declared_descriptor_limit_is_a_named_resource_stop(orbbench,
+                                                            tmp_path):
+    """A server that declares on stderr that it serves at most 30
+    descriptors (as TAO's select() reactor does at FD_SETSIZE) is never
+    given more: the step that would pass it is a `resource` stop quoting
+    the declaration, and the result records it. giop-min itself has no
+    such limit, so without the declaration this run goes to max_n."""
+    r = orbbench(FANIN / "07-giopmin-unix.json", "fanin.start=8",
+                 "fanin.growth=1", "fanin.step=8", "fanin.max_n=200",
+                 "fanin.rounds=2",
+                 declaring_server(tmp_path, "orbbench-limit descriptors 30: "
+                                  "a select() loop, FD_SETSIZE 30"))
+    assert r.rc == 0, r.stderr
+    res = r.doc["result"]
+    assert res["stop_reason"] == "resource", res
+    assert "serves at most 30 descriptors, as it declared (a select() " \
+        "loop, FD_SETSIZE 30)" in res["detail"], res
+    assert r.doc["declared_limits"] == [
+        {"server": 0, "descriptors": 30,
+         "why": "a select() loop, FD_SETSIZE 30"}]
+    assert all(s["footprint"]["fds"]["max"] <= 30 for s in r.doc["steps"])
+    assert 8 <= res["max_connections"] < 30
+
+
+def test_malformed_declaration_names_the_server(orbbench, tmp_path):
+    r = orbbench(FANIN / "07-giopmin-unix.json", *SMALL,
+                 declaring_server(tmp_path, "orbbench-limit descriptors "
+                                  "many: no number"))
+    assert r.rc == 1, r.stderr
+    assert "server 0 declared \"orbbench-limit descriptors many: no " \
+        "number\"" in r.doc["result"]["detail"]
 
 
 def test_bad_fanin_scenarios_exit_2(orbbench):

@@ -132,6 +132,31 @@ def ior_json(ior):
     return json.loads(r.stdout)[0]
 
 
+def test_reactor_limit_is_a_named_resource_stop(orbbench, tao):
+    """TAO's default reactor selects on descriptors below FD_SETSIZE: the
+    server declares it (orbbench-limit), so a fan-in past it stops as
+    `resource` quoting the declaration, where it once ended as
+    call_failed at 1,141 connections. Thread per connection serves its
+    connections outside the reactor and declares nothing."""
+    fanin = SCENARIOS / "fanin"
+    grow = ("fanin.start=960", "fanin.growth=1", "fanin.step=40",
+            "fanin.max_n=1200", "fanin.rounds=2", "fanin.warmup_rounds=0")
+    r = orbbench(fanin / "11-tao-reactive-unix.json",
+                 *sets(tao, *grow))
+    assert r.rc == 0, r.stderr
+    res = r.doc["result"]
+    assert res["stop_reason"] == "resource", res
+    assert "serves at most 1024 descriptors, as it declared (TAO's " \
+        "reactor (select()" in res["detail"], res
+    assert [d["descriptors"] for d in r.doc["declared_limits"]] == [1024]
+    assert 960 <= res["max_connections"] < 1024
+    tpc = orbbench(fanin / "12-tao-tpc-unix.json",
+                   *sets(tao, "fanin.start=4", "fanin.growth=1",
+                         "fanin.step=4", "fanin.max_n=8", "fanin.rounds=2"))
+    assert tpc.rc == 0, tpc.stderr
+    assert tpc.doc["declared_limits"] == []
+
+
 def test_ior_of_a_live_server_over_both(tao, tmp_path):
     d = ior_json(live_ior(tao, tmp_path, "iiop://127.0.0.1:0",
                           "uiop://DIR/s.sock"))
