@@ -358,13 +358,21 @@ def crossing_step(doc):
     return None
 
 
+def held(doc):
+    """What a run held within max_ms: result.max_servers (a sweep), or
+    result.max_connections (a sweep over connections, kind fanin)."""
+    res = doc["result"]
+    return res["max_connections"] if "max_connections" in res \
+        else res["max_servers"]
+
+
 def held_step(doc):
     """The step at max_servers (the largest N within max_ms), else the
     largest step below it (max_servers may be a probe's N, between the
     sweep's steps: the last step is then above the crossing), else None."""
-    held = doc["result"]["max_servers"]
-    below = [s for s in doc["steps"] if s["n"] <= held]
-    return step_at(doc, held) or (max(below, key=lambda s: s["n"])
+    n = held(doc)
+    below = [s for s in doc["steps"] if s["n"] <= n]
+    return step_at(doc, n) or (max(below, key=lambda s: s["n"])
                                   if below else None)
 
 
@@ -417,18 +425,19 @@ def summarize(docs):
     """One scenario's runs (repeats) summed up: max servers (median, min,
     max), runs, stop reasons, round ms at the crossing, memory per server
     and threads per server at the held step (medians over runs)."""
-    held = [held_step(d) for d in docs]
-    maxes = [d["result"]["max_servers"] for d in docs]
+    maxes = [held(d) for d in docs]
+    steps = [held_step(d) for d in docs]
+    sc = docs[0]["scenario"]
     out = {"runs": len(docs), "max_servers": median(maxes),
            "max_servers_min": min(maxes), "max_servers_max": max(maxes),
            "stop_reasons": sorted({d["result"]["stop_reason"] for d in docs}),
            "crossing_ms": median(crossing_ms(d) for d in docs),
-           "max_ms": docs[0]["scenario"]["sweep"]["max_ms"],
+           "max_ms": get(sc, f"{sc.get('kind', 'sweep')}.max_ms"),
            "threads_per_server": median(threads_per_server(s)
-                                        for s in held if s)}
+                                        for s in steps if s)}
     for k in MEM_KINDS:
         out[f"{k}_kb_per_server"] = median(mem_per_server_kb(s, k)
-                                    for s in held if s)
+                                    for s in steps if s)
     return out
 
 

@@ -9,6 +9,7 @@ import os
 import signal
 
 from conftest import ORBBENCH, SCENARIOS, assert_nothing_left, finish
+from test_report import script
 
 FANIN = SCENARIOS / "fanin"
 # Small and quick: 4, 20, 36 connections, two timed rounds each.
@@ -130,6 +131,35 @@ def test_malformed_declaration_names_the_server(orbbench, tmp_path):
     assert r.rc == 1, r.stderr
     assert "server 0 declared \"orbbench-limit descriptors many: no " \
         "number\"" in r.doc["result"]["detail"]
+
+
+def test_compare_reads_connections_held(orbbench, tmp_path):
+    """compare takes fan-in results like sweeps: two runs a side of a
+    omniORB pool fan-in that ends at max_n (no crossing), so crossing N falls
+    back to each run's max_connections; server CPU and memory per server
+    at a common N of connections."""
+    sides = {}
+    for side, work in (("a", 0), ("b", 40)):
+        folder = tmp_path / side
+        folder.mkdir()
+        for k in range(2):
+            r = orbbench(FANIN / "03-omniorb-pool-unix.json", *SMALL,
+                         f"server.work_us={work}")
+            assert r.rc == 0, r.stderr
+            (folder / f"03-omniorb-pool-unix-r{k + 1}.json").write_text(
+                json.dumps(r.doc))
+        sides[side] = folder
+    cmp = script("compare", sides["a"], sides["b"], "--format", "json")
+    assert cmp.returncode == 0, cmp.stderr
+    row, = json.loads(cmp.stdout)["scenarios"]
+    m = row["metrics"]
+    assert m["crossing_n"]["a_values"] == [36, 36]
+    assert m["crossing_n"]["b_values"] == [36, 36]
+    assert row["a"]["max_servers"] == 36 and row["a"]["runs"] == 2
+    assert row["at_n"] == 36
+    # 40 µs of work a call: B's servers cost more per call, measured
+    assert m["server_cpu_us"]["ratio"] > 1.5, m["server_cpu_us"]
+    assert m["pss_kb"]["a_values"] and m["pss_kb"]["b_values"]
 
 
 def test_bad_fanin_scenarios_exit_2(orbbench):

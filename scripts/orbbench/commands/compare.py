@@ -10,7 +10,9 @@ what differs between the two environments (ORB, host, CPUs, kernel, tool,
 compiler flags, CPU placement, scenario settings), then one row per
 scenario: B/A per metric with its 95% confidence interval and a verdict.
   crossing N  the N at which the median round time crosses max_ms
-              (result.crossing_n; result.max_servers in older results)
+              (result.crossing_n; result.max_servers in older results);
+              for a sweep over connections (kind fanin) connections, and
+              result.max_connections
   round ms    median round time at the largest N every run reached
   server CPU  the servers' CPU per call at that N
   PSS         memory per server at the largest N in every run's steps
@@ -167,7 +169,7 @@ def crossing_run(result):
     res = result.doc["result"]
     return {"file": result.path.name, "crossing_n": res.get("crossing_n"),
             "crossing_interval": res.get("crossing_interval"),
-            "max_servers": res["max_servers"]}
+            "max_servers": orbresults.held(result.doc)}
 
 
 def older_than_the_search(doc):
@@ -186,14 +188,14 @@ def crossing_values(docs_a, docs_b):
     docs = docs_a + docs_b
     if any(older_than_the_search(d) for d in docs):
         def read(d):
-            return d["result"]["max_servers"]
+            return orbresults.held(d)
         return ([read(d) for d in docs_a], [read(d) for d in docs_b],
                 "max_servers", ["max_servers (no crossing_n in these "
                                 "results)"])
 
     def value(d):
         c = d["result"].get("crossing_n")
-        return c if c is not None else d["result"]["max_servers"]
+        return c if c is not None else orbresults.held(d)
     nulls = [d for d in docs if d["result"].get("crossing_n") is None]
     notes = []
     if nulls:

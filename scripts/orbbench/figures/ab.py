@@ -82,7 +82,7 @@ def crossing_point(doc, use_crossing_n):
               all(isinstance(v, (int, float)) for v in iv))
         return {"x": float(c), "interval": [float(iv[0]), float(iv[1])]
                 if ok else None, "source": "crossing_n"}
-    return {"x": float(res["max_servers"]), "interval": None,
+    return {"x": float(orbresults.held(doc)), "interval": None,
             "source": "max_servers"}
 
 
