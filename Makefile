@@ -350,10 +350,13 @@ compare-orbs:
 		--orb omniorb-system --orb $(COMPARE_ORB)
 
 # Can compare tell A from B on this machine? The Grisby suite as paired
-# runs, 3 repeats: A against itself (no verdict may differ), then against
-# servers that burn WORK_US more CPU per call (they should be "slower").
-# About 24 minutes each here; 6 µs was about 10% of a call's server CPU.
-WORK_US ?= 3
+# runs until the verdict is decided (3 to MAX_REPEAT repeats, no more
+# repeats once BUDGET_MIN minutes would pass): A against itself (the
+# suite must say same), then against servers that burn WORK_US more CPU
+# per call (it must say slower). 1 µs measured +5% server CPU per call at
+# N <= 300 and +8% at the crossings on 2026-12-01; about 35 minutes each
+# (docs/measured/2026-12-01-a-verdict-to-act-on.md).
+WORK_US ?= 1
 MAX_REPEAT ?= 8
 BUDGET_MIN ?= 30
 resolution: build
