@@ -282,3 +282,14 @@ def test_fixed_n_suite_row_reads_round_time_lower_is_better():
     assert cmp["suite"]["round_ms"]["ratio"] == pytest.approx(1.105, abs=0.01)
     assert cmp["suite"]["round_ms"]["verdict"] == "slower"
     assert cmp["suite_verdict"] == "slower"
+
+
+@pytest.mark.parametrize("level,text", [
+    (0.95, "95%"), (0.98333, "98.3%"), (0.994, "99.4%"),
+    (0.99965, "99.965%"), (0.999999, "99.9999%"), (1.0, "100%"),
+    (None, "—")])
+def test_a_level_below_one_never_reads_100(level, text):
+    """An interval level of 1 - alpha/m with a small alpha per look and 24
+    tests (0.99965) was printed as "100%"."""
+    import orbbench.commands.compare as orbcompare
+    assert orbcompare.pct_level(level) == text

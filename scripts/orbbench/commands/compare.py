@@ -62,6 +62,7 @@ two settings of one scenario (one line)."""
 import csv
 import io
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -638,8 +639,16 @@ def main_table(cmps):
 
 
 def pct_level(level):
-    """'98.3%' for 0.98333."""
-    return f"{100 * level:.3g}%" if level is not None else "—"
+    """'98.3%' for 0.98333, '99.965%' for 0.99965: the level with two
+    significant digits of what it leaves out, so that a level below 1
+    never reads as 100%."""
+    if level is None:
+        return "—"
+    miss = 100 * (1 - level)
+    if miss <= 0:
+        return "100%"
+    decimals = max(0, 1 - math.floor(math.log10(miss)))
+    return f"{100 * level:.{decimals}f}".rstrip("0").rstrip(".") + "%"
 
 
 def drivers_text(m):
