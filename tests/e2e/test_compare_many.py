@@ -285,7 +285,7 @@ def test_fixed_n_suite_row_reads_round_time_lower_is_better():
 
 
 @pytest.mark.parametrize("level,text", [
-    (0.95, "95%"), (0.98333, "98.3%"), (0.994, "99.4%"),
+    (0.5, "50%"), (0.8, "80%"), (0.95, "95%"), (0.98333, "98.3%"), (0.994, "99.4%"),
     (0.99965, "99.965%"), (0.999999, "99.9999%"), (1.0, "100%"),
     (None, "—")])
 def test_a_level_below_one_never_reads_100(level, text):

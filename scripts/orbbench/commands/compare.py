@@ -648,7 +648,10 @@ def pct_level(level):
     if miss <= 0:
         return "100%"
     decimals = max(0, 1 - math.floor(math.log10(miss)))
-    return f"{100 * level:.{decimals}f}".rstrip("0").rstrip(".") + "%"
+    text = f"{100 * level:.{decimals}f}"
+    if decimals:
+        text = text.rstrip("0").rstrip(".")
+    return text + "%"
 
 
 def drivers_text(m):
