@@ -108,6 +108,13 @@ int spawner_spawn(struct spawner *sp, int group, unsigned first,
 int spawner_spawn_on(struct spawner *sp, int group, unsigned first,
                      unsigned count, int cpu, struct spawn_result *res);
 
+/* One line of a server's log: is it "orbbench-limit WHAT N[: REASON]"?
+ * 1 with *value and reason, 0 when it is not about WHAT, -EINVAL when N
+ * is not a positive integer (reason: "declared \"LINE\": ..."). The line
+ * loses its line end. */
+int spawn_parse_limit(char *line, const char *what, int64_t *value,
+                      char *reason, size_t reason_len);
+
 /* The limit server `index` declared, before its ready line, with a line
  * "orbbench-limit WHAT VALUE: REASON" on its stderr (its log): a limit the
  * server knows and orbbench cannot see from outside, such as a select()
@@ -116,13 +123,6 @@ int spawner_spawn_on(struct spawner *sp, int group, unsigned first,
  * the colon, maybe empty), 0 when it declared none (or its log is gone),
  * -EINVAL for a line naming WHAT whose VALUE is not a positive integer
  * (reason then says so). */
-/* One line of a server's log: is it "orbbench-limit WHAT N[: REASON]"?
- * 1 with *value and reason, 0 when it is not about WHAT, -EINVAL when N
- * is not a positive integer (reason: "declared \"LINE\": ..."). The line
- * loses its line end. */
-int spawn_parse_limit(char *line, const char *what, int64_t *value,
-                      char *reason, size_t reason_len);
-
 int spawner_declared_limit(const struct spawner *sp, unsigned index,
                            const char *what, int64_t *value, char *reason,
                            size_t reason_len);

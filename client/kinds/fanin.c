@@ -168,9 +168,7 @@ static bool read_declared(struct sweep_hand *h, struct fanin *f)
         if (rc < 0) {
             run_stop(h->o, STOP_CALL_FAILED, 1, "%s", f->declared_why[j]);
             ok = false;
-        } else if (rc == 0) {
-            f->declared[j] = 0;
-        } else {
+        } else if (rc > 0) {
             json_array_append_new(
                 list, json_pack("{s:i, s:I, s:s}", "server",
                                 (int)f->servers[j].index, "descriptors",
