@@ -134,13 +134,18 @@ def refuse_uncomparable(results, what):
                              f"{what} compares sweep results only")
 
 
+def threshold_ms(sc):
+    """A sweep's max_ms: sweep.max_ms, or fanin.max_ms for a sweep over
+    connections; None for a kind without one."""
+    return get(sc, f"{sc.get('kind', 'sweep')}.max_ms")
+
+
 def crossing_ms(doc):
     """Median round ms of the first step over max_ms, else of the last."""
     steps = doc.get("steps") or []
     if not steps:
         return None
-    sc = doc["scenario"]
-    max_ms = get(sc, f"{sc.get('kind', 'sweep')}.max_ms")  # sweep, fanin
+    max_ms = threshold_ms(doc["scenario"])
     if max_ms is None:
         return None
     for s in steps:
@@ -349,15 +354,6 @@ def timed(step):
     return step["round_ms"].get("count", 1) != 0
 
 
-def crossing_step(doc):
-    """The first step whose median round time exceeded max_ms, or None."""
-    max_ms = doc["scenario"]["sweep"]["max_ms"]
-    for s in doc["steps"]:
-        if s["round_ms"]["median"] > max_ms:
-            return s
-    return None
-
-
 def held(doc):
     """What a run held within max_ms: result.max_servers (a sweep), or
     result.max_connections (a sweep over connections, kind fanin)."""
@@ -427,12 +423,11 @@ def summarize(docs):
     and threads per server at the held step (medians over runs)."""
     maxes = [held(d) for d in docs]
     steps = [held_step(d) for d in docs]
-    sc = docs[0]["scenario"]
     out = {"runs": len(docs), "max_servers": median(maxes),
            "max_servers_min": min(maxes), "max_servers_max": max(maxes),
            "stop_reasons": sorted({d["result"]["stop_reason"] for d in docs}),
            "crossing_ms": median(crossing_ms(d) for d in docs),
-           "max_ms": get(sc, f"{sc.get('kind', 'sweep')}.max_ms"),
+           "max_ms": threshold_ms(docs[0]["scenario"]),
            "threads_per_server": median(threads_per_server(s)
                                         for s in steps if s)}
     for k in MEM_KINDS:
