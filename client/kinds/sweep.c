@@ -16,6 +16,8 @@
 #include "kinds/servers.h"
 #include "kinds/sweeper.h"
 
+const char *const sweep_pairings[] = {"blocks", "rounds", NULL};
+
 const struct sweep_opts *sweep_opts(const struct scenario *sc)
 {
     return SCENARIO_KIND_OPTS(struct sweep_opts, sc);

@@ -25,7 +25,15 @@ struct sweep_opts {
     double resolution;
     int64_t near_rounds; /* timed rounds of each confirmation/probe */
     int64_t max_probes;  /* bound on the search's measurements */
+    /* A paired run: how the sides take turns ("blocks": each side's whole
+     * measurement, then the other's; "rounds": A, B, A, B), and how many
+     * untimed rounds open a side's block after the other side's. */
+    char pairing[16];
+    int64_t switch_rounds;
 };
+
+/* The choices of PREFIX.pairing. */
+extern const char *const sweep_pairings[];
 
 /* A sweep scenario's options (sc->kind "sweep"), or those of a kind
  * whose options struct holds struct sweep_opts first (fanin). */
@@ -60,7 +68,16 @@ const struct sweep_opts *sweep_opts(const struct scenario *sc);
      100000, NULL, NULL, 20, "timed rounds of each measurement of the "      \
      "crossing search (confirmation, bracket check, bisection)"},            \
     {PREFIX ".max_probes", SCENARIO_INT, SWEEP_OFF(max_probes), 0, 1, 100,   \
-     NULL, NULL, 12, "at most this many measurements in the crossing search"}
+     NULL, NULL, 12, "at most this many measurements in the crossing search"}, \
+    {PREFIX ".pairing", SCENARIO_ENUM, SWEEP_OFF(pairing),                   \
+     SCENARIO_KIND_SZ(struct sweep_opts, pairing), 0, 0, sweep_pairings,     \
+     "blocks", 0, "a paired run's turns: blocks (each side measures a whole " \
+     "step or probe, then the other) or rounds (A, B, A, B; kept for "       \
+     "reference: it measures each side after the other's round)"},           \
+    {PREFIX ".switch_rounds", SCENARIO_INT, SWEEP_OFF(switch_rounds), 0, 0,  \
+     1000, NULL, NULL, 2, "a paired run with pairing blocks: untimed rounds " \
+     "that open a side's block after the other side's (beside "              \
+     "warmup_rounds)"}
 
 /* The rule every such kind has: PREFIX.start is no higher than
  * PREFIX.max_n. 0, or scenario_fail's -EINVAL. */

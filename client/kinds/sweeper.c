@@ -63,6 +63,12 @@ struct sweep_side {
     struct samples rounds;
     struct samples calls;       /* service times: sent -> reply */
     struct samples completions; /* round start -> reply */
+    struct samples untimed;     /* the measurement's untimed rounds */
+    /* A paired run: the other sides' servers' CPU during this side's
+     * timed rounds (each round read around), when every side has a CPU
+     * cgroup. */
+    int64_t neighbour_ns;
+    bool neighbour_cpu;
     struct point *points;  /* every measurement so far */
     size_t npoints;
     size_t points_cap;
@@ -84,6 +90,8 @@ struct driver {
     struct sweep_side sides[RUN_MAX_SIDES];
     size_t nsides;
     unsigned next_index; /* of the next server started, on any side */
+    unsigned ticks;      /* measurements so far (the blocks' order) */
+    const struct sweep_side *last; /* whose round ran last */
     int64_t t0_ns;
     const struct sweep_axis *axis;
 };
@@ -160,7 +168,27 @@ static void measure_begin(struct sweep_side *r)
     samples_clear(&r->rounds);
     samples_clear(&r->calls);
     samples_clear(&r->completions);
+    samples_clear(&r->untimed);
     memset(&r->client, 0, sizeof r->client);
+    r->neighbour_ns = 0;
+    r->neighbour_cpu = r->d->nsides > 1;
+}
+
+/* The other sides' servers' CPU so far (ns), or -1 when some side has no
+ * CPU cgroup. */
+static int64_t neighbours_cpu_ns(const struct sweep_side *r)
+{
+    int64_t sum = 0;
+    for (size_t i = 0; i < r->d->nsides; i++) {
+        const struct sweep_side *o = &r->d->sides[i];
+        struct cpu_usage u;
+        if (o == r)
+            continue;
+        if (!o->h.s->machine || machine_server_cpu(o->h.s->machine, &u) != 0)
+            return -1;
+        sum += u.total_ns;
+    }
+    return sum;
 }
 
 /* One round on side r: its time into r->rounds when timed, the client's
@@ -176,11 +204,20 @@ static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
         r->client.server_cpu =
             r->h.s->machine &&
             machine_server_cpu(r->h.s->machine, &r->client.server0) == 0;
+    /* What the other sides' servers run during this round: the tail of
+     * their own last round, or anything else they do meanwhile. */
+    int64_t nb0 = timed && r->neighbour_cpu ? neighbours_cpu_ns(r) : -1;
     getrusage(RUSAGE_SELF, &ru0);
     int64_t t0 = now_ns();
     int rc = r->h.s->mode->round(r->h.mode, r->h.conns, r->h.n, timed, &info);
     int64_t dt = now_ns() - t0;
     getrusage(RUSAGE_SELF, &ru1);
+    int64_t nb1 = nb0 >= 0 ? neighbours_cpu_ns(r) : -1;
+    r->d->last = r;
+    if (nb0 >= 0 && nb1 >= nb0)
+        r->neighbour_ns += nb1 - nb0;
+    else if (timed)
+        r->neighbour_cpu = false;
     char at[48];
     snprintf(at, sizeof at, " at N=%zu", r->h.n);
     if (rc && info.client_resource &&
@@ -196,8 +233,10 @@ static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
              (unsigned long long)info.calls, r->h.n);
         return false;
     }
-    if (!timed)
+    if (!timed) {
+        samples_add(&r->untimed, dt);
         return true;
+    }
     struct client_costs *cc = &r->client;
     cc->threads_started += info.threads_started;
     if (info.max_in_flight > cc->max_in_flight)
@@ -223,6 +262,7 @@ static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
 static void companion_round(struct sweep_side *r)
 {
     struct round_info info;
+    r->d->last = r;
     if (r->h.s->mode->round(r->h.mode, r->h.conns, r->h.n, false, &info) != 0)
         r->companion = false; /* it stopped answering: leave it be */
 }
@@ -244,25 +284,18 @@ static bool refresh(struct sweep_side *r)
     return true;
 }
 
-/* Measure the sides in `who` (sweep.warmup_rounds untimed rounds, then
- * each side's r->timed), one round of each in turn, so that what the
- * host does to one round it does to the others' neighbouring rounds;
- * finished sides in `pals` call along, unrecorded. A side that fails
- * stops alone here; the caller stops the others. */
-static void measure(struct sweep_side **who, size_t k, struct sweep_side **pals,
-                    size_t npals)
+/* Pairing "rounds" (and every solo run): the sides in `who` take one
+ * round each in turn, sweep.warmup_rounds untimed, then each side's
+ * r->timed, so that what the host does to one round it does to the
+ * others' neighbouring rounds; finished sides in `pals` call along,
+ * unrecorded. Each round of a side then follows the other side's round,
+ * which is not a neutral background: the other side's servers are still
+ * busy with it (docs/measured/2026-12-01-one-answer.md). */
+static void measure_rounds(struct sweep_side **who, size_t k,
+                           struct sweep_side **pals, size_t npals,
+                           int64_t most)
 {
-    int64_t warmup = sweep_opts(who[0]->h.s->sc)->warmup_rounds, most = 0;
-    for (size_t i = 0; i < k; i++) {
-        measure_begin(who[i]);
-        who[i]->client.reconnects0 = reconnects(who[i]);
-        refresh(who[i]);
-        if (who[i]->timed > most)
-            most = who[i]->timed;
-    }
-    for (size_t i = 0; i < npals; i++)
-        if (pals[i]->companion && !refresh(pals[i]))
-            pals[i]->companion = false;
+    int64_t warmup = sweep_opts(who[0]->h.s->sc)->warmup_rounds;
     for (int64_t j = 0; j < warmup + most; j++) {
         for (size_t i = 0; i < k; i++) {
             struct sweep_side *r = who[i];
@@ -280,6 +313,63 @@ static void measure(struct sweep_side **who, size_t k, struct sweep_side **pals,
             if (pals[i]->companion && !*pals[i]->h.s->interrupted)
                 companion_round(pals[i]);
     }
+}
+
+/* Pairing "blocks" (a paired run's default): each side in `who` takes its
+ * whole measurement in turn, in an order that flips at every tick (A B,
+ * B A, A B: a drift across two blocks falls on both sides alike). A block
+ * that follows another side's rounds opens with sweep.switch_rounds more
+ * untimed rounds, for the other side's servers to finish what its last
+ * rounds left them; then every timed round follows the side's own, as in
+ * a solo run. A finished side does not call along: nothing follows it. */
+static void measure_blocks(struct sweep_side **who, size_t k)
+{
+    const struct sweep_opts *so = sweep_opts(who[0]->h.s->sc);
+    bool reverse = who[0]->d->ticks % 2 == 1;
+    for (size_t x = 0; x < k; x++) {
+        struct sweep_side *r = who[reverse ? k - 1 - x : x];
+        int64_t untimed = so->warmup_rounds;
+        if (r->d->last && r->d->last != r)
+            untimed += so->switch_rounds;
+        for (int64_t j = 0; j < untimed + r->timed; j++) {
+            if (r->h.o->stop_reason)
+                break;
+            if (*r->h.s->interrupted) {
+                run_stop(r->h.o, STOP_INTERRUPTED, 130, "interrupted at N=%zu",
+                         r->h.n);
+                break;
+            }
+            if (!one_round(r, j, untimed))
+                break;
+        }
+    }
+}
+
+/* Measure the sides in `who`, each r->timed rounds, as the scenario's
+ * sweep.pairing says (a solo run: one side, either way the same). A side
+ * that fails stops alone here; the caller stops the others. */
+static void measure(struct sweep_side **who, size_t k, struct sweep_side **pals,
+                    size_t npals)
+{
+    int64_t most = 0;
+    for (size_t i = 0; i < k; i++) {
+        measure_begin(who[i]);
+        who[i]->client.reconnects0 = reconnects(who[i]);
+        refresh(who[i]);
+        if (who[i]->timed > most)
+            most = who[i]->timed;
+    }
+    bool rounds = who[0]->d->nsides == 1 ||
+                  strcmp(sweep_opts(who[0]->h.s->sc)->pairing, "rounds") == 0;
+    if (rounds) {
+        for (size_t i = 0; i < npals; i++)
+            if (pals[i]->companion && !refresh(pals[i]))
+                pals[i]->companion = false;
+        measure_rounds(who, k, pals, npals, most);
+    } else {
+        measure_blocks(who, k);
+    }
+    who[0]->d->ticks++;
 }
 
 /* Servers on the machine, every side's. */
@@ -439,6 +529,14 @@ static json_t *measurement_json(struct sweep_side *r, const char *phase,
         "elapsed_s", (double)(now_ns() - r->t0_ns) / 1e9);
     const struct client_costs *cc = &r->client;
     json_object_set_new(m, "max_in_flight", json_integer(cc->max_in_flight));
+    json_t *untimed = json_array();
+    for (size_t i = 0; i < r->untimed.len; i++)
+        json_array_append_new(untimed,
+                              json_real((double)r->untimed.ns[i] / 1e6));
+    json_object_set_new(m, "untimed_ms", untimed);
+    if (r->neighbour_cpu)
+        json_object_set_new(m, "neighbour_cpu_ms",
+                            json_real((double)r->neighbour_ns / 1e6));
     json_object_set_new(
         m, "client",
         json_pack("{s:I, s:f, s:I, s:f, s:f, s:I}", "threads_started",
@@ -906,6 +1004,7 @@ static void free_side(struct sweep_side *r)
     samples_free(&r->rounds);
     samples_free(&r->calls);
     samples_free(&r->completions);
+    samples_free(&r->untimed);
     samples_free(&r->h.starts);
     for (size_t i = 0; i < r->npoints; i++)
         free(r->points[i].rounds_ns);

@@ -1,0 +1,124 @@
+"""Paired runs take turns in blocks by default (sweep.pairing), record
+what each side's neighbour did during its rounds, and compare withholds
+a verdict that the sides' unequal disturbance of each other could have
+made alone; the gate fails closed on it."""
+import json
+import math
+import subprocess
+
+from conftest import ORBBENCH, SCENARIOS, assert_nothing_left
+from test_paired import SMALL, sets
+
+import orbbench.gate as orbgate
+import orbbench.interference as orbinterference
+
+SWITCH = 3
+
+
+def paired(tmp_path, *args):
+    out = tmp_path / "a.json"
+    proc = subprocess.run(
+        [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"), "--out",
+         str(out), "--no-progress", "--paired",
+         *sets(*SMALL, f"sweep.switch_rounds={SWITCH}"), *args],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    docs = [json.loads(p.read_text())
+            for p in (out, tmp_path / "a.versus.json")]
+    for d in docs:
+        assert_nothing_left(d)
+    return docs
+
+
+def measurements(doc):
+    return doc["steps"] + doc["probes"]
+
+
+def test_blocks_are_the_default_and_open_with_the_switch_rounds(tmp_path):
+    a, b = paired(tmp_path)
+    warm = a["scenario"]["sweep"]["warmup_rounds"]
+    for doc in (a, b):
+        assert doc["scenario"]["sweep"]["pairing"] == "blocks"
+        lens = [len(m["untimed_ms"]) for m in measurements(doc)]
+        # Blocks go A B, B A, A B…: a block after the other side's opens
+        # with the switch rounds, one after its own block (the B B and
+        # A A at the turns) with the warmup alone.
+        assert set(lens) <= {warm, warm + SWITCH}, lens
+        assert lens.count(warm + SWITCH) >= len(lens) // 2 - 1, lens
+        assert lens.count(warm) >= 1, lens
+        for m in measurements(doc):
+            assert m["neighbour_cpu_ms"] >= 0
+            assert len(m["rounds_ms"]) == m["round_ms"]["count"]
+    # A's first block follows nothing; B's first follows A's.
+    assert len(a["steps"][0]["untimed_ms"]) == warm
+    assert len(b["steps"][0]["untimed_ms"]) == warm + SWITCH
+
+
+def test_rounds_alternate_as_before_when_asked(tmp_path):
+    a, b = paired(tmp_path, "--set", "sweep.pairing=rounds")
+    warm = a["scenario"]["sweep"]["warmup_rounds"]
+    for doc in (a, b):
+        assert doc["scenario"]["sweep"]["pairing"] == "rounds"
+        assert {len(m["untimed_ms"]) for m in measurements(doc)} == {warm}
+        assert all("neighbour_cpu_ms" in m for m in measurements(doc))
+
+
+def test_compare_reports_the_interference_of_paired_runs(tmp_path):
+    a, b = paired(tmp_path)
+    inter = orbinterference.of_pairs([a], [b])
+    for side in inter["a"] + inter["b"]:
+        assert side["pairing"] == "blocks" and side["measurements"] > 0
+        assert side["share"] is not None and side["share"] >= 0
+        assert side["interference"] >= side["share"]
+    assert inter["bias_log"] == math.log1p(inter["b"][0]["interference"]) - \
+        math.log1p(inter["a"][0]["interference"])
+    proc = subprocess.run(
+        [str(ORBBENCH), "compare", str(tmp_path / "a.json"),
+         str(tmp_path / "a.versus.json")], capture_output=True, text=True,
+        timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines()
+                if x.startswith("Interference measured"))
+    assert "sync-unix (blocks) A " in line and "bias " in line
+
+
+def row(verdict, ratio, bias_log, higher_is_better=False, memory=False):
+    m = {"verdict": verdict, "ratio": ratio, "log_ratio": math.log(ratio),
+         "ci_low": ratio * 0.98, "ci_high": ratio * 1.02,
+         "higher_is_better": higher_is_better, "memory": memory,
+         "primary": True, "notes": []}
+    return {"scenario": "s", "metrics": {"k": m},
+            "interference": {"bias_log": bias_log}}, m
+
+
+def test_a_verdict_the_bias_could_make_is_not_called():
+    # B's round time +5%, and B's rounds disturbed 8% more than A's:
+    # interference alone could make it.
+    r, m = row("slower", 1.05, math.log(1.08))
+    orbinterference.withhold(r)
+    assert m["verdict"] == "interference" and m["withheld"] == "slower"
+    assert any("not called" in n for n in m["notes"])
+    # Crossing N (higher is better) 5% lower: the same bias lowers B's N.
+    r, m = row("slower", 0.95, math.log(1.08), higher_is_better=True)
+    orbinterference.withhold(r)
+    assert m["verdict"] == "interference"
+
+
+def test_a_verdict_beyond_or_against_the_bias_stands():
+    for ratio, bias in ((1.10, math.log(1.05)),     # larger than the bias
+                        (1.05, math.log(1 / 1.08)),  # against it
+                        (1.05, None)):               # not measured
+        r, m = row("slower", ratio, bias)
+        orbinterference.withhold(r)
+        assert m["verdict"] == "slower", (ratio, bias)
+    r, m = row("larger", 1.05, math.log(1.08), memory=True)
+    orbinterference.withhold(r)
+    assert m["verdict"] == "larger"     # memory is not disturbed by turns
+
+
+def test_the_gate_fails_closed_on_a_withheld_regression():
+    r, m = row("slower", 1.05, math.log(1.08))
+    orbinterference.withhold(r)
+    doc = {"scenarios": [r]}
+    code, lines = orbgate.report(doc, frozenset({"slower"}), 0)
+    assert code == 1 and "interference" in lines[1]
