@@ -98,8 +98,17 @@ def descriptive(m):
     return m.get("primary", True) is False
 
 
+def gated_verdict(m):
+    """The verdict the gate acts on: a difference that compare did not
+    call because the paired sides disturbed each other unequally
+    ("interference", its word kept as "withheld") counts as that
+    difference: the gate fails closed on what it cannot tell apart."""
+    v = m.get("verdict")
+    return m.get("withheld") if v == "interference" else v
+
+
 def is_regression(m, fail_on, threshold):
-    return (not descriptive(m) and m.get("verdict") in fail_on and
+    return (not descriptive(m) and gated_verdict(m) in fail_on and
             beyond(m, threshold))
 
 

@@ -18,9 +18,17 @@ POWER = 0.80   # power at which the minimum detectable effect is given
 # acts on, and two sets of the very same servers differ by about this much
 # in PSS (their Unix socket paths differ in length by a digit or two).
 NEGLIGIBLE = 0.005
+# "same" is a claim of equivalence (a TOST): B/A's interval lies within
+# [1/(1+d), 1+d] for this d (compare --equivalence PCT). 3%: the margin
+# run-suite --until-verdict already stops at (sequential.py), below the 5%
+# this project sets out to tell apart, so "same" rules out a 5% change.
+EQUIVALENCE = 0.03
+# An interval wider than this factor either way of its ratio says only
+# that there were too few runs: it is not printed as a number.
+TOO_WIDE = 10.0
 
-PERFORMANCE_VERDICTS = ("faster", "slower", "same")
-MEMORY_VERDICTS = ("larger", "smaller", "same")
+PERFORMANCE_VERDICTS = ("faster", "slower", "same", "inconclusive")
+MEMORY_VERDICTS = ("larger", "smaller", "same", "inconclusive")
 
 
 def _positive(values, side):
@@ -91,7 +99,7 @@ def compare_paired(a_values, b_values, higher_is_better, memory=False):
                    p_value=0.0, q_value=0.0)
         out["notes"].append("the same ratio in every pair")
         out["verdict"] = metric_verdict(out["ratio"], 0.0, higher_is_better,
-                                        memory)
+                                        memory, ci=(out["ratio"],) * 2)
         return out
     se = sd / math.sqrt(n)
     out["se_log"] = se
@@ -101,7 +109,8 @@ def compare_paired(a_values, b_values, higher_is_better, memory=False):
     out.update(ci_low=math.exp(mean - tq * se),
                ci_high=math.exp(mean + tq * se), p_value=p, q_value=p,
                mde_pct=100 * math.expm1((tq + stats.t.ppf(POWER, df)) * se))
-    out["verdict"] = metric_verdict(out["ratio"], p, higher_is_better, memory)
+    out["verdict"] = metric_verdict(out["ratio"], p, higher_is_better, memory,
+                                    ci=(out["ci_low"], out["ci_high"]))
     return out
 
 
@@ -187,28 +196,56 @@ def compare_metric(a_values, b_values, higher_is_better, memory=False):
     # percentage of A: exp(d) - 1 is the larger of the two directions.
     d = (tq + stats.t.ppf(POWER, df)) * se
     out["mde_pct"] = 100 * math.expm1(d)
-    out["verdict"] = metric_verdict(out["ratio"], p, higher_is_better, memory)
+    out["verdict"] = metric_verdict(out["ratio"], p, higher_is_better, memory,
+                                    ci=(out["ci_low"], out["ci_high"]))
     return out
 
 
-def metric_verdict(ratio, q, higher_is_better, memory=False, alpha=ALPHA):
-    """'faster', 'slower' or 'same' ('larger', 'smaller' or 'same' for
-    memory); 'n/a' when q is None (no test). Significant means q < alpha;
-    the direction comes from the ratio B/A: with higher_is_better (crossing
-    N) B/A < 1 is slower, otherwise (round time, CPU) B/A > 1 is slower.
-    Significant but within NEGLIGIBLE (0.5%) of 1 is 'negligible': the
-    interval excludes 1, so 'same' would contradict it, yet nobody acts
-    on it (a scenario's verdict counts it as same)."""
+def metric_verdict(ratio, q, higher_is_better, memory=False, alpha=ALPHA,
+                   ci=(None, None), delta=EQUIVALENCE):
+    """The word for one tested metric; 'n/a' when q is None (no test).
+    - 'faster'/'slower' ('larger'/'smaller' for memory): q < alpha, so
+      the interval excludes 1; the direction from B/A (with
+      higher_is_better, crossing N, B/A < 1 is slower; for round time and
+      CPU B/A > 1 is).
+    - 'negligible': significant but within NEGLIGIBLE (0.5%) of 1: the
+      interval excludes 1, yet nobody acts on it (a scenario counts it as
+      same).
+    - 'same': not significant and the interval ci = (low, high) lies
+      within [1/(1+delta), 1+delta]: the data show that no difference as
+      large as delta is there (an equivalence test, TOST, at the
+      interval's level).
+    - 'inconclusive': neither; the data cannot tell (benchstat's "~" and
+      this project's old "same" said it as if it were equal)."""
     if q is None or ratio is None:
         return "n/a"
-    if q >= alpha:
-        return "same"
-    if abs(ratio - 1) < NEGLIGIBLE:
-        return "negligible"
-    if memory:
-        return "larger" if ratio > 1 else "smaller"
-    better = ratio > 1 if higher_is_better else ratio < 1
-    return "faster" if better else "slower"
+    if q < alpha:
+        if abs(ratio - 1) < NEGLIGIBLE:
+            return "negligible"
+        if memory:
+            return "larger" if ratio > 1 else "smaller"
+        better = ratio > 1 if higher_is_better else ratio < 1
+        return "faster" if better else "slower"
+    return "same" if equivalent(ci, delta) else "inconclusive"
+
+
+def equivalent(ci, delta=EQUIVALENCE):
+    """True when the interval ci = (low, high) of a ratio lies within
+    [1/(1+delta), 1+delta]."""
+    lo, hi = ci
+    if lo is None or hi is None:
+        return False
+    return 1 / (1 + delta) <= lo and hi <= 1 + delta
+
+
+def too_wide(m):
+    """True when m's interval (ci_low, ci_high) reaches beyond TOO_WIDE
+    times its ratio either way: too few runs for a number to mean
+    anything."""
+    r, lo, hi = m.get("ratio"), m.get("ci_low"), m.get("ci_high")
+    if r is None or lo is None or hi is None or r <= 0:
+        return False
+    return lo <= 0 or hi / r > TOO_WIDE or r / lo > TOO_WIDE
 
 
 def interval_at(m, level):
@@ -265,7 +302,7 @@ def family_level(p_values, alpha=ALPHA):
     return m, r, (1 - max(r, 1) * alpha / m) if m else None
 
 
-def adjust_family(metrics, alpha=ALPHA):
+def adjust_family(metrics, alpha=ALPHA, delta=EQUIVALENCE):
     """Adjust one family of tests (a list of compare_metric() or
     suite_metric() dicts): BH q-values, verdicts from them, and every
     tested metric's interval (ci_low, ci_high) at the family's FCR level
@@ -283,7 +320,10 @@ def adjust_family(metrics, alpha=ALPHA):
             m["ci_low"], m["ci_high"] = interval_at(m, level)
             m["ci_level"] = level
         m["verdict"] = metric_verdict(m["ratio"], q, m["higher_is_better"],
-                                      m["memory"], alpha)
+                                      m["memory"], alpha,
+                                      ci=(m.get("ci_low"), m.get("ci_high")),
+                                      delta=delta)
+        m["equivalence"] = delta
     return tests, rejected, level
 
 
@@ -357,7 +397,8 @@ def moderate(metrics):
                  moderated={"d0": d0, "s0": math.sqrt(s0sq),
                             "own_df": d, "own_sd": math.sqrt(s2)})
         m["verdict"] = metric_verdict(m["ratio"], p, m["higher_is_better"],
-                                      m["memory"])
+                                      m["memory"],
+                                      ci=(m["ci_low"], m["ci_high"]))
     return {"d0": d0, "s0": math.sqrt(s0sq)}
 
 
@@ -408,7 +449,8 @@ def suite_metric(per_scenario, higher_is_better, memory=False):
                    p_value=None if mean == 0 else 0.0)
         out["q_value"] = out["p_value"]
         out["verdict"] = "same" if mean == 0 else metric_verdict(
-            out["ratio"], 0.0, higher_is_better, memory)
+            out["ratio"], 0.0, higher_is_better, memory,
+            ci=(out["ratio"],) * 2)
         return out
     se = sd / math.sqrt(len(d))
     p = min(1.0, 2 * stats.t.sf(abs(mean / se), df))
@@ -417,7 +459,7 @@ def suite_metric(per_scenario, higher_is_better, memory=False):
                ci_low=math.exp(mean - tq * se),
                ci_high=math.exp(mean + tq * se))
     out["verdict"] = metric_verdict(out["ratio"], p, higher_is_better,
-                                    memory)
+                                    memory, ci=(out["ci_low"], out["ci_high"]))
     return out
 
 
@@ -432,7 +474,8 @@ def suite_drivers(m, level, top=3):
     if m["log_ratio"] is None:
         return {"largest": [], "decisive": None}
     sign = 1 if m["log_ratio"] >= 0 else -1
-    tested = m["verdict"] not in ("same", "n/a")
+    tested = m["verdict"] not in ("same", "inconclusive", "negligible",
+                                  "interference", "n/a")
     order = sorted(pts, key=lambda p: -(sign * p[1] if tested else
                                         abs(p[1])))
     largest = [(n, math.exp(x)) for n, x in order[:top]]
@@ -454,8 +497,10 @@ def suite_drivers(m, level, top=3):
 def scenario_verdict(performance_verdicts):
     """A scenario's verdict from its performance metrics' verdicts (not
     memory's): 'slower' if some is slower and none faster, 'faster' in the
-    mirror case, 'mixed' if both, 'same' if at least one was tested and
-    none differs, 'n/a' if none was tested."""
+    mirror case, 'mixed' if both; else 'interference' if a difference was
+    withheld because the sides disturbed each other unequally,
+    'inconclusive' if some metric could not tell, 'same' if every tested
+    one is same (or negligible), 'n/a' if none was tested."""
     v = set(performance_verdicts)
     if "slower" in v and "faster" in v:
         return "mixed"
@@ -463,6 +508,9 @@ def scenario_verdict(performance_verdicts):
         return "slower"
     if "faster" in v:
         return "faster"
+    for word in ("interference", "inconclusive"):
+        if word in v:
+            return word
     return "same" if v & {"same", "negligible"} else "n/a"
 
 

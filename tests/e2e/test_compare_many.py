@@ -41,9 +41,11 @@ def crossing(cmp):
 def test_bh_runs_over_every_set(tmp_path):
     """Benjamini-Hochberg over the tests of all sets, worked by hand.
     B alone against A: q = p = 0.021312, faster. With C (m = 2): q_B =
-    min(2 p_B, p_C) = 0.042624, still faster; C's q = 0.573392, same.
-    With D too (m = 3): q_B = min(3 p_B, 3/2 p_C, 1) = 0.063936: same,
-    although p_B < 0.05. A per-set adjustment would keep B faster."""
+    min(2 p_B, p_C) = 0.042624, still faster; C's q = 0.573392,
+    inconclusive (its interval is far wider than ±5%).
+    With D too (m = 3): q_B = min(3 p_B, 3/2 p_C, 1) = 0.063936: no longer
+    faster although p_B < 0.05, inconclusive. A per-set adjustment would
+    keep B faster."""
     a, b, c, d = sets_of(tmp_path, "ABCD")
     m = crossing(compare_json(a, b))
     assert m["q_value"] == pytest.approx(0.021312, abs=1e-6)
@@ -64,17 +66,17 @@ def test_bh_runs_over_every_set(tmp_path):
     assert doc["comparisons"][0]["scenarios"][0]["verdict"] == "faster"
     assert mc["p_value"] == pytest.approx(0.573392, abs=1e-6)
     assert mc["q_value"] == pytest.approx(0.573392, abs=1e-6)
-    assert mc["verdict"] == "same"
+    assert mc["verdict"] == "inconclusive"
 
     doc = compare_json(a, b, c, d)
     assert doc["method"]["tests"] == 3
     mb, mc, md = (crossing(x) for x in doc["comparisons"])
     assert mb["q_value"] == pytest.approx(0.063936, abs=3e-6)
-    assert mb["verdict"] == "same"
+    assert mb["verdict"] == "inconclusive"
     assert mc["q_value"] == pytest.approx(0.860088, abs=2e-6)
     assert md["p_value"] == pytest.approx(1.0)
     assert {x["scenarios"][0]["verdict"] for x in doc["comparisons"]} == \
-        {"same"}
+        {"inconclusive"}
 
 
 def test_each_set_gets_what_a_pair_gets_but_the_q_value():
@@ -101,7 +103,7 @@ def test_each_set_gets_what_a_pair_gets_but_the_q_value():
                     # level, which agrees with its verdict
                     assert mg["ci_level"] == many["method"]["ci_level"]
                     assert (not mg["ci_low"] <= 1 <= mg["ci_high"]) == \
-                        (mg["verdict"] != "same")
+                        (mg["verdict"] not in ("same", "inconclusive"))
     assert many["method"]["tests"] == 2 * compare_json(a, b)["method"][
         "tests"]
 
@@ -130,8 +132,8 @@ def test_one_table_a_column_group_per_set(tmp_path):
         s["B/A [interval]"].endswith("faster")
     assert s["verdict (B)"] == "faster"
     assert s["crossing N C"] == "116 (105–128)"
-    assert s["C/A [interval]"].endswith("same")
-    assert s["verdict (C)"] == "same"
+    assert s["C/A [interval]"].endswith("inconclusive")
+    assert s["verdict (C)"] == "inconclusive"
     p = rows["pool5-unix"]
     assert p["B/A [interval]"] == "1.11" and p["verdict (B)"] == "—"
     assert p["crossing N C"] == p["C/A [interval]"] == p["verdict (C)"] == "—"
@@ -160,7 +162,7 @@ def test_csv_has_a_set_column(tmp_path):
     got = {(x["set"], x["metric"]): x for x in rows
            if x["scenario"] != "(suite)"}
     assert got[("B", "crossing_n")]["verdict"] == "faster"
-    assert got[("C", "crossing_n")]["verdict"] == "same"
+    assert got[("C", "crossing_n")]["verdict"] == "inconclusive"
     assert float(got[("B", "crossing_n")]["q_value"]) == \
         pytest.approx(0.042624, abs=2e-6)
     # two sets: the CSV of before, no set column

@@ -643,10 +643,12 @@ def test_compare_json_on_constructed_results(synth_sides):
             if m["q_value"] is not None:
                 assert m["q_value"] >= m["p_value"]
                 # the interval at the family's level: it excludes 1
-                # exactly when there is a verdict other than same
+                # exactly when there is a difference (not same, not
+                # inconclusive)
                 assert m["ci_level"] == doc["method"]["ci_level"]
                 excludes = not m["ci_low"] <= 1 <= m["ci_high"]
-                assert excludes == (m["verdict"] != "same")
+                assert excludes == (m["verdict"] not in ("same",
+                                                         "inconclusive"))
         assert s["metrics"]["crossing_n"]["source"] == "crossing_n"
         assert "at_n" not in s["metrics"]["crossing_n"]
         assert s["at_n"] == 48
@@ -670,7 +672,7 @@ def test_compare_json_on_constructed_results(synth_sides):
     # CPU at 48: k 4.8 µs
     assert ms["server_cpu_us"]["b_values"] == \
         pytest.approx([48.96, 46.56, 48.48])
-    assert ms["server_cpu_us"]["verdict"] == "same"
+    assert ms["server_cpu_us"]["verdict"] == "inconclusive"
     # PSS at 40, the largest step of every run: m (400 + 75) KiB
     assert ms["pss_kb"]["at_n"] == 40
     assert ms["pss_kb"]["a_values"] == pytest.approx([475, 479.75, 470.25])
@@ -688,8 +690,8 @@ def test_compare_json_on_constructed_results(synth_sides):
     assert p["pss_kb"]["verdict"] == "same"  # identical values, no test
     assert rows["pool5-unix"]["verdict"] == "mixed"
     assert {m["verdict"] for m in rows["event-tcp"]["metrics"].values()} \
-        == {"same", "n/a"}
-    assert rows["event-tcp"]["verdict"] == "same"
+        == {"inconclusive", "n/a"}
+    assert rows["event-tcp"]["verdict"] == "inconclusive"
     assert set(doc["mde_pct"]) == {"crossing_n", "round_ms",
                                    "server_cpu_us", "pss_kb"}
 
@@ -718,14 +720,15 @@ def test_compare_pairs_runs_of_one_paired_run(tmp_path):
     assert m["b_values"] == [95, 114, 76]  # aligned with A by paired.id
     assert m["ratio"] == pytest.approx(0.95)
     assert m["verdict"] == "slower"
-    # The same files without their pairing: independent samples, "same".
+    # The same files without their pairing: independent samples, which
+    # cannot tell.
     for f in list(a.glob("*.json")) + list(b.glob("*.json")):
         d = json.loads(f.read_text())
         del d["paired"]
         f.write_text(json.dumps(d))
     r = script("compare", a, b, "--format", "json")
     m = json.loads(r.stdout)["scenarios"][0]["metrics"]["crossing_n"]
-    assert m["verdict"] == "same" and "paired" not in m
+    assert m["verdict"] == "inconclusive" and "paired" not in m
     text = script("compare", a, b).stdout
     assert "paired" not in text.split("Verdicts:")[1].split("\n")[0]
 
@@ -742,7 +745,7 @@ def test_compare_text_on_constructed_results(synth_sides):
     assert "1.10 [" in rows["sync-unix"]
     assert rows["sync-unix"].rstrip().endswith("faster")
     assert rows["pool5-unix"].rstrip().endswith("mixed")
-    assert rows["event-tcp"].rstrip().endswith("same")
+    assert rows["event-tcp"].rstrip().endswith("inconclusive")
     assert "Verdicts: Student t on log values per run, BH-adjusted over " \
         "8 tests of the primary metrics, q < 0.05" in r.stdout
     pct = r"±[0-9.]+%"
@@ -808,7 +811,8 @@ def test_compare_verdicts_worked_by_hand(tmp_path):
     c = rows["pool5-unix"]["metrics"]["crossing_n"]
     assert c["p_value"] == pytest.approx(0.573392, abs=1e-6)
     assert c["q_value"] == pytest.approx(0.573392, abs=1e-6)
-    assert c["verdict"] == "same" and rows["pool5-unix"]["verdict"] == "same"
+    assert c["verdict"] == "inconclusive" and \
+        rows["pool5-unix"]["verdict"] == "inconclusive"
     for s in rows.values():
         for key in ("round_ms", "server_cpu_us", "pss_kb"):
             assert s["metrics"][key]["verdict"] == "n/a"
@@ -826,7 +830,8 @@ def test_compare_verdicts_worked_by_hand(tmp_path):
     assert rows["event-tcp"]["metrics"]["crossing_n"]["p_value"] == \
         pytest.approx(1.0)
     assert {n: s["verdict"] for n, s in rows.items()} == {
-        "sync-unix": "faster", "pool5-unix": "same", "event-tcp": "same"}
+        "sync-unix": "faster", "pool5-unix": "inconclusive",
+        "event-tcp": "inconclusive"}
     # B below A by the same logs: the mirror verdict
     a = write_side(tmp_path / "mA", crossing_only("sync-unix", (.3, .4, .5),
                                                   "a"))

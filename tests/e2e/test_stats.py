@@ -41,7 +41,7 @@ def test_t_test_worked_by_hand_three_runs_a_side():
     assert m["ci_high"] == pytest.approx(26.2314, rel=1e-5)
     assert m["mde_pct"] == pytest.approx(1980.6, rel=1e-4)
     assert (m["n_a"], m["n_b"]) == (3, 3)
-    assert m["verdict"] == "same"
+    assert m["verdict"] == "inconclusive"
 
 
 def test_t_test_worked_by_hand_two_runs_a_side():
@@ -83,10 +83,10 @@ def test_well_separated_direction_per_metric_kind():
         "smaller"
 
 
-def test_shift_inside_the_noise_is_same():
+def test_shift_inside_the_noise_is_inconclusive():
     # B = A + 5 with runs spread over ±20: t about 0.3, p about 0.77.
     m = orbstats.compare_metric([100, 120, 80], [105, 125, 85], False)
-    assert m["verdict"] == "same"
+    assert m["verdict"] == "inconclusive"
     assert m["p_value"] > 0.5
     assert m["ci_low"] < 1 < m["ci_high"]
 
@@ -132,15 +132,41 @@ def test_rank_test_cannot_reach_five_percent_with_three_runs():
     (0.9, 0.01, True, False, "slower"),    # crossing N down
     (1.1, 0.01, False, False, "slower"),   # round time / CPU up
     (0.9, 0.01, False, False, "faster"),
-    (1.1, 0.05, False, False, "same"),     # q must be below 0.05
+    (1.1, 0.05, False, False, "inconclusive"),  # q must be below 0.05
     (1.1, 0.049, False, False, "slower"),
     (1.1, 0.01, False, True, "larger"),
     (0.9, 0.01, False, True, "smaller"),
-    (1.1, 0.20, False, True, "same"),
+    (1.1, 0.20, False, True, "inconclusive"),
     (1.1, None, False, False, "n/a"),
 ])
 def test_metric_verdict(ratio, q, hib, memory, want):
     assert orbstats.metric_verdict(ratio, q, hib, memory) == want
+
+
+# "same" is an equivalence claim: the interval within ±delta (5% unless
+# told), whatever q says of a difference from 1.
+@pytest.mark.parametrize("ci,delta,want", [
+    ((0.98, 1.02), 0.03, "same"),
+    ((0.97, 1.04), 0.05, "same"),
+    ((1 / 1.05, 1.05), 0.05, "same"),          # the bounds themselves
+    ((0.94, 1.04), 0.05, "inconclusive"),      # below 1/1.05
+    ((0.97, 1.06), 0.05, "inconclusive"),
+    ((0.94, 1.06), 0.10, "same"),              # a wider bound
+    ((None, None), 0.05, "inconclusive"),      # no interval: cannot tell
+])
+def test_same_only_within_the_equivalence_bound(ci, delta, want):
+    assert orbstats.metric_verdict(1.0, 0.5, False, ci=ci,
+                                   delta=delta) == want
+
+
+def test_too_wide_an_interval_is_too_few_runs():
+    assert orbstats.too_wide({"ratio": 0.44, "ci_low": 0.0,
+                              "ci_high": 2.5e15})
+    assert orbstats.too_wide({"ratio": 1.0, "ci_low": 0.09, "ci_high": 2})
+    assert not orbstats.too_wide({"ratio": 1.0, "ci_low": 0.5,
+                                  "ci_high": 2})
+    assert not orbstats.too_wide({"ratio": 1.0, "ci_low": None,
+                                  "ci_high": None})
 
 
 @pytest.mark.parametrize("verdicts,want", [
@@ -148,6 +174,9 @@ def test_metric_verdict(ratio, q, hib, memory, want):
     (["faster", "same"], "faster"),
     (["slower", "faster", "same"], "mixed"),
     (["same", "n/a"], "same"),
+    (["same", "inconclusive"], "inconclusive"),
+    (["inconclusive", "slower"], "slower"),
+    (["interference", "inconclusive", "same"], "interference"),
     (["n/a", "n/a"], "n/a"),
     ([], "n/a"),
 ])
@@ -184,12 +213,12 @@ def fake_metric(p, ratio=1.2):
             "higher_is_better": False, "memory": False}
 
 
-def test_adjust_metrics_turns_lone_hits_into_same():
+def test_adjust_metrics_turns_lone_hits_into_inconclusive():
     # one p of 0.03 among two tests: q = 0.06, no longer significant
     ms = [fake_metric(0.03), fake_metric(0.9)]
     assert orbstats.adjust_metrics(ms) == 2
     assert ms[0]["q_value"] == pytest.approx(0.06)
-    assert ms[0]["verdict"] == "same"
+    assert ms[0]["verdict"] == "inconclusive"
     # two of 0.03 and 0.04: q = 0.04 each, both stay slower
     ms = [fake_metric(0.03), fake_metric(0.04)]
     orbstats.adjust_metrics(ms)
@@ -247,7 +276,7 @@ def test_paired_t_worked_by_hand():
     assert m["ci_low"] == pytest.approx(0.952739, rel=1e-5)
     assert m["ci_high"] == pytest.approx(1.565826, rel=1e-5)
     assert (m["n_a"], m["n_b"]) == (3, 3)
-    assert m["verdict"] == "same"
+    assert m["verdict"] == "inconclusive"
 
 
 def test_paired_sees_a_shift_that_drift_hides():
@@ -262,7 +291,7 @@ def test_paired_sees_a_shift_that_drift_hides():
     assert paired["p_value"] == pytest.approx(0.002743, abs=2e-6)
     assert paired["verdict"] == "slower"
     assert orbstats.compare_paired(a, b, True)["verdict"] == "faster"
-    assert orbstats.compare_metric(a, b, False)["verdict"] == "same"
+    assert orbstats.compare_metric(a, b, False)["verdict"] == "inconclusive"
 
 
 def test_paired_one_pair_or_missing_values_no_test():
@@ -288,7 +317,7 @@ def test_negligible_difference_is_negligible_not_same():
     m = orbstats.compare_metric([400.0] * 3, [404.0] * 3, False, memory=True)
     assert m["verdict"] == "larger"
     assert orbstats.metric_verdict(1.004, 0.001, False) == "negligible"
-    assert orbstats.metric_verdict(1.004, 0.2, False) == "same"
+    assert orbstats.metric_verdict(1.004, 0.2, False) == "inconclusive"
     assert orbstats.metric_verdict(1.006, 0.001, False) == "slower"
     assert orbstats.scenario_verdict(["negligible", "same"]) == "same"
     assert orbstats.scenario_verdict(["negligible", "slower"]) == "slower"
@@ -351,7 +380,7 @@ def test_fcr_intervals_exclude_one_exactly_when_bh_rejects():
         assert level == pytest.approx(1 - max(rejected, 1) * 0.05 / tests)
         for m in ms:
             excludes = not m["ci_low"] <= 1 <= m["ci_high"]
-            assert excludes == (m["verdict"] not in ("same",)), (trial, m)
+            assert excludes == (m["verdict"] not in ("same", "inconclusive")), (trial, m)
             assert m["ci_low"] <= m["ci95_low"] and \
                 m["ci95_high"] <= m["ci_high"]
 
@@ -366,7 +395,7 @@ def test_drivers_name_the_scenarios_a_verdict_rests_on():
     # one outlier, not a suite that got slower (p 0.26, by the t over the
     # eight logs), and names it first.
     m, d = suite([1.004, 0.997, 1.002, 0.996, 1.001, 1.003, 0.998, 0.80])
-    assert m["verdict"] == "same" and d["decisive"] is None
+    assert m["verdict"] == "inconclusive" and d["decisive"] is None
     assert d["largest"][0][0] == "s7"
     # Slower, but without s0 (or s2) the other four no longer exclude 1 at
     # 95%: it rests on them.
@@ -418,3 +447,10 @@ def test_moderated_variance_lies_between_its_own_and_the_prior():
     two = [orbstats.compare_paired([1, 2, 3], [1.1, 2.3, 3.2], True)
            for _ in range(2)]
     assert orbstats.moderate(two) is None and two[0]["df"] == 2
+
+
+def test_the_default_margin_is_the_sequential_rules():
+    """One margin: compare's "same" and run-suite --until-verdict's
+    "decided as equivalent" are the same claim."""
+    import orbbench.sequential as orbseq
+    assert 100 * orbstats.EQUIVALENCE == orbseq.Plan(2, 3).delta_pct

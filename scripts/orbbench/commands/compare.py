@@ -68,6 +68,7 @@ from pathlib import Path
 
 import orbbench.cli as orbcli
 import orbbench.gate as orbgate
+import orbbench.interference as orbinterference
 import orbbench.kinds  # noqa: F401  (the kinds of results)
 import orbbench.results as orbresults
 import orbbench.stats as orbstats
@@ -94,9 +95,16 @@ def parse_args(argv):
     p.add_argument("--alpha", type=float, metavar="A",
                    help="significance level of the verdicts (default 0.05; "
                    "a sequential run's sequential.json sets its own)")
+    p.add_argument("--equivalence", type=float, metavar="PCT", default=100 *
+                   orbstats.EQUIVALENCE,
+                   help="'same' only when the interval lies within ±PCT%% "
+                   "(an equivalence test; default %(default)g)")
     p.add_argument("--hosts", action="store_true",
                    help="the host axis: hosts side by side")
     a = p.parse_args(argv)
+    if not 0 < a.equivalence < 100 or not math.isfinite(a.equivalence):
+        p.error(f"--equivalence {a.equivalence}: give a percentage between "
+                "0 and 100")
     if a.hosts and (a.fail_on or a.format in orbgate.FORMATS):
         p.error("--fail-on, --format junit|github: not with --hosts")
     if a.hosts:
@@ -294,8 +302,11 @@ def compare_scenario(name, res_a, res_b, at, mem):
     by compare(), once every test of the comparison is known."""
     docs_a, docs_b = [r.doc for r in res_a], [r.doc for r in res_b]
     ms = scenario_metrics(docs_a, docs_b, at, mem)
+    paired_b, paired = pair_up(docs_a, docs_b)
     return {"scenario": name, "verdict": "n/a",
-            "paired": pair_up(docs_a, docs_b)[1],
+            "paired": paired,
+            "interference": (orbinterference.of_pairs(docs_a, paired_b)
+                             if paired else None),
             "runs_a": len(docs_a), "runs_b": len(docs_b),
             "at_n": ms["round_ms"].get("at_n"),
             "metrics": ms,
@@ -443,7 +454,8 @@ def suite_rows(cmp, mem):
     return out
 
 
-def compare_many(sets, at, mem, alpha=orbstats.ALPHA):
+def compare_many(sets, at, mem, alpha=orbstats.ALPHA,
+                 delta=orbstats.EQUIVALENCE):
     """Each set after the first compared with the first (the baseline):
     one comparison dict each, as compare() gives for two sets. Two
     families of tests, each adjusted over every set's tests (a family as
@@ -456,10 +468,10 @@ def compare_many(sets, at, mem, alpha=orbstats.ALPHA):
     if at is not None:
         check_at([r for res in sets for r in res], at)
     cmps = [compare_pair(sets[0], res, at, mem) for res in sets[1:]]
-    return judge(cmps, mem, alpha)
+    return judge(cmps, mem, alpha, delta)
 
 
-def judge(cmps, mem, alpha=orbstats.ALPHA):
+def judge(cmps, mem, alpha=orbstats.ALPHA, delta=orbstats.EQUIVALENCE):
     """The verdicts of comparisons whose metrics are measured (compare_pair
     dicts, or any {"scenarios": [{"scenario", "metrics"}], "method"}):
     primary metrics flagged, both families adjusted at alpha, the suite
@@ -475,7 +487,10 @@ def judge(cmps, mem, alpha=orbstats.ALPHA):
                                      if m["primary"])}
     tests, rejected, level = orbstats.adjust_family(
         [m for c in cmps for r in c["scenarios"]
-         for m in r["metrics"].values() if m["primary"]], alpha)
+         for m in r["metrics"].values() if m["primary"]], alpha, delta)
+    for c in cmps:
+        for r in c["scenarios"]:
+            orbinterference.withhold(r)
     for c in cmps:
         c["mde_pct"] = {k: orbstats.median_or_none(
             r["metrics"][k].get("mde_pct") for r in c["scenarios"])
@@ -483,11 +498,14 @@ def judge(cmps, mem, alpha=orbstats.ALPHA):
                                    for k in r["metrics"])}
         c["suite"] = suite_rows(c, mem)
     stests, srejected, slevel = orbstats.adjust_family(
-        [m for c in cmps for m in c["suite"].values()], alpha)
+        [m for c in cmps for m in c["suite"].values()], alpha, delta)
+    for c in cmps:
+        orbinterference.withhold_suite(c)
     for c in cmps:
         c["method"].update(tests=tests, rejected=rejected, ci_level=level,
                            suite_tests=stests, suite_rejected=srejected,
-                           suite_ci_level=slevel, alpha=alpha)
+                           suite_ci_level=slevel, alpha=alpha,
+                           equivalence=delta)
         for m in c["suite"].values():
             m["drivers"] = orbstats.suite_drivers(m, slevel or 0.95)
         c["suite_verdict"] = orbstats.scenario_verdict(
@@ -553,7 +571,9 @@ def ratio_cell(m):
     lo, hi = m["ci_low"], m["ci_high"]
     d = 3 if lo is not None and hi - lo < 0.02 else 2
     text = f"{m['ratio']:.{d}f}"
-    if lo is not None:
+    if orbstats.too_wide(m):
+        text += " [too few runs]"
+    elif lo is not None:
         text += f" [{lo:.{d}f}–{hi:.{d}f}]"
     if m["verdict"] != "n/a":
         text += f" {m['verdict']}"
@@ -686,7 +706,8 @@ def suite_table(cmps):
 def suite_lines(cmps):
     """The suite's verdict per set, and how it was reached."""
     m = cmps[0]["method"]
-    verdicts = per_set(cmps, [c["suite_verdict"] for c in cmps])
+    verdicts = per_set(cmps, [c["suite_verdict"] + flagged_text(c)
+                              for c in cmps])
     return [f"Suite verdict: {verdicts} (from its crossing N and server "
             "CPU rows; memory has its own).",
             "Suite rows: geometric mean over scenarios of each scenario's "
@@ -694,6 +715,25 @@ def suite_lines(cmps):
             f"(df = scenarios - 1); BH over the {m['suite_tests']} suite "
             f"tests, intervals at their {pct_level(m['suite_ci_level'])} "
             "false-coverage-rate level."]
+
+
+def flagged(cmp):
+    """[(scenario, metric label, metric dict)] of the scenarios' primary
+    metrics with a difference (slower, faster, larger, smaller): what the
+    gate reads beside the suite rows."""
+    return [(r["scenario"], metric_label(k, cmp["mem_kind"]), m)
+            for r in cmp["scenarios"] for k, m in r["metrics"].items()
+            if m.get("primary") and m["verdict"] in orbgate.VERDICTS]
+
+
+def flagged_text(cmp):
+    """'; in scenarios: pool5-unix server CPU slower 1.12 [1.03–1.22]',
+    or '' when none: the suite's headline names what the gate would."""
+    rows = flagged(cmp)
+    if not rows:
+        return ""
+    return "; in scenarios: " + ", ".join(
+        f"{name} {label} {ratio_cell(m)}" for name, label, m in rows)
 
 
 def steps_table(cmp, x="B"):
@@ -749,14 +789,20 @@ def method_lines(cmps):
     alpha = cmps[0]["method"].get("alpha", orbstats.ALPHA)
     src = cmps[0]["method"].get("alpha_from", "default")
     spent = "" if src == "default" else f", alpha {alpha:.4g} from {src}"
+    delta = cmps[0]["method"].get("equivalence", orbstats.EQUIVALENCE)
     out.append(f"Verdicts: {how}, BH-adjusted over {tests} tests{every} "
-               f"of the primary metrics, q < {alpha:.4g}{spent} "
-               "(memory: larger/smaller, "
-               "not counted in a scenario's verdict; negligible: significant "
-               "but within 0.5% of 1, counted as same).")
+               f"of the primary metrics, q < {alpha:.4g}{spent}: "
+               "slower/faster (memory: larger/smaller, not counted in a "
+               "scenario's verdict) when the interval excludes 1; "
+               f"same only when it lies within ±{100 * delta:.3g}% "
+               "(--equivalence); inconclusive otherwise (the data cannot "
+               "tell); negligible: significant but within 0.5% of 1, "
+               "counted as same; interference: a difference no larger than "
+               "what the sides' unequal disturbance of each other would "
+               "make, not called.")
     shown = shown_metrics(cmps)
     mde = per_set(cmps, [", ".join(
-        f"{metric_label(k, cmp['mem_kind'])} ±{cmp['mde_pct'][k]:.1f}%"
+        f"{metric_label(k, cmp['mem_kind'])} {mde_text(cmp['mde_pct'][k])}"
         for k in shown if cmp["mde_pct"].get(k) is not None)
         for cmp in cmps])
     if mde:
@@ -767,6 +813,42 @@ def method_lines(cmps):
                    f"{per_set(cmps, [', '.join(s) for s in single])}: one "
                    "run on a side; repeats are needed (run-suite --repeat "
                    "3).")
+    return out
+
+
+def mde_text(pct):
+    """'±4.2%', or 'too few runs' when the detectable difference is over
+    a factor TOO_WIDE."""
+    if pct is None or pct > 100 * (orbstats.TOO_WIDE - 1):
+        return "too few runs"
+    return f"±{pct:.1f}%"
+
+
+def interference_lines(cmps):
+    """What each paired scenario's runs measured of the sides' disturbance
+    of each other (orbbench.interference), one line per set: the median
+    over runs of each side's interference and the bias it would make in
+    B/A's round time."""
+    out = []
+    for x, cmp in zip(LETTERS[1:], cmps):
+        parts = []
+        for r in cmp["scenarios"]:
+            inter = r.get("interference")
+            if not inter or inter.get("bias_log") is None:
+                continue
+            ia = orbstats.median_or_none(s["interference"]
+                                         for s in inter["a"])
+            ib = orbstats.median_or_none(s["interference"]
+                                         for s in inter["b"])
+            pairing = inter["a"][0]["pairing"] if inter["a"] else "?"
+            parts.append(f"{r['scenario']} ({pairing}) A {100 * ia:.1f}%, "
+                         f"{x} {100 * ib:.1f}%, bias "
+                         f"{100 * math.expm1(inter['bias_log']):+.1f}%")
+        if parts:
+            out.append(f"Interference measured in the paired runs (each "
+                       "side's timed rounds slowed by the other side's "
+                       "servers, median over runs; a verdict the bias "
+                       f"could make alone is not called): {'; '.join(parts)}.")
     return out
 
 
@@ -869,7 +951,7 @@ def render_text(cmps):
         lines += suite_lines(cmps)
     head, rows = main_table(cmps)
     lines += ["", "Per scenario:", "", orbcli.text_table(head, rows), ""]
-    lines += method_lines(cmps)
+    lines += method_lines(cmps) + interference_lines(cmps)
     notes = note_lines(cmps)
     if notes:
         lines += ["Notes:"] + [f"  {n}" for n in notes]
@@ -894,7 +976,8 @@ def render_md(cmps):
     lines += ["", "## Per scenario", "",
               orbcli.md_table(head, rows, "l" + "r" * (len(head) - 2) + "l"),
               ""]
-    lines += [f"- {x}" for x in method_lines(cmps) + note_lines(cmps)]
+    lines += [f"- {x}" for x in method_lines(cmps) +
+              interference_lines(cmps) + note_lines(cmps)]
     for title, shead, srows in steps_blocks(cmps):
         lines += ["", f"## {title}", "", orbcli.md_table(shead, srows)]
     return "\n".join(lines) + "\n"
@@ -1036,7 +1119,7 @@ def main(argv):
         sets = [orbresults.load_results([path]) for path in a.sets]
         orbresults.refuse_uncomparable([r for res in sets for r in res], "compare")
         alpha, why = alpha_of(a)
-        cmps = compare_many(sets, a.at, a.mem, alpha)
+        cmps = compare_many(sets, a.at, a.mem, alpha, a.equivalence / 100)
         for c in cmps:
             c["method"]["alpha_from"] = why
         for path, cmp in zip(a.sets[1:], cmps):

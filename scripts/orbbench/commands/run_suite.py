@@ -404,7 +404,8 @@ class Sequential:
         names = [v["name"] for v in self.a.variants]
         sets = [orbresults.load_results([self.out_dir / n]) for n in names]
         cmps = orbcompare.compare_many(sets, None, "pss",
-                                       self.plan.alpha_per_look)
+                                       self.plan.alpha_per_look,
+                                       self.plan.delta_pct / 100)
         opens = orbseq.open_metrics(cmps[0], self.plan)
         suite = {k: {"ratio": m["ratio"], "ci": [m["ci_low"], m["ci_high"]],
                      "verdict": m["verdict"]}
