@@ -75,7 +75,7 @@ const struct sweep_opts *sweep_opts(const struct scenario *sc);
      "step or probe, then the other) or rounds (A, B, A, B; kept for "       \
      "reference: it measures each side after the other's round)"},           \
     {PREFIX ".switch_rounds", SCENARIO_INT, SWEEP_OFF(switch_rounds), 0, 0,  \
-     1000, NULL, NULL, 2, "a paired run with pairing blocks: untimed rounds " \
+     1000, NULL, NULL, 3, "a paired run with pairing blocks: untimed rounds " \
      "that open a side's block after the other side's (beside "              \
      "warmup_rounds)"}
 

@@ -1,7 +1,7 @@
 """Compare two or more sets of orbbench results, scenario by scenario; A
 is the baseline.
 
-usage: scripts/compare A B [C ...] [--at N] [--mem KIND] [--alpha A] [--format FMT] [--plots DIR]
+usage: scripts/compare A B [C ...] [--at N] [--mem KIND] [--alpha A] [--equivalence PCT] [--format FMT] [--plots DIR]
        scripts/compare --hosts FLEET|FOLDER ... [--mem KIND] [--format FMT] [--plots DIR]
 
 A and B are result files or result folders, each side of one ORB and one
@@ -23,15 +23,20 @@ primary metric the geometric mean over scenarios with the one-sample t
 over the scenarios' mean log ratios. Only the primary metrics are tested
 (crossing N, or round ms at a fixed N; server CPU; memory); round ms at a
 common N is descriptive. Two families, each BH-adjusted (the scenarios'
-metrics; the suite rows); a verdict (faster/slower, larger/smaller for
-memory, negligible within 0.5%, else same) needs q < alpha (0.05), and
-every tested interval is drawn at its family's false-coverage-rate level,
-so it excludes 1 exactly when there is a verdict. One run on a side gives
-no scenario verdict.
+metrics; the suite rows). A difference (faster/slower, larger/smaller for
+memory; negligible within 0.5%) needs q < alpha (0.05), and every tested
+interval is drawn at its family's false-coverage-rate level, so it
+excludes 1 exactly when there is a difference; same needs the interval
+within ±3% (--equivalence), else inconclusive: the data cannot tell. A
+paired difference that the sides' measured interference could make alone
+is not called (interference). One run on a side gives no scenario
+verdict.
 More sets (C, D, …): each is compared with A as B is, the BH adjustment
 runs over every test of every set, and the table has a column group per
 set (--format json: {"sets", "method", "comparisons"}, one comparison
 per set after A; --plots DIR: one folder A-vs-X per set).
+  --equivalence PCT  same only when the interval lies within ±PCT%
+             (default 3)
   --alpha A  the verdicts' level (a sequential run's sequential.json
              beside the sets' folders sets its alpha per look)
   --at N     round time, CPU and memory at this N instead (an N that
