@@ -66,6 +66,20 @@ static const struct endpoint_form tao_endpoints[] = {
     {NULL, {NULL}},
 };
 
+/* ORBit2 (servers/orbit2) turns each protocol on or off by option and
+ * binds IIOP to the host ORBIIOPIPName names (also the IOR's); its Unix
+ * socket is the path ORBIIOPIPSock names, and its socket folder
+ * (--socket-dir, ORBIT_SOCKETDIR) the run's, where it would otherwise make
+ * /tmp/orbit-$USER. The server turns off IPv6, IrDA, SSL and the orbitrc
+ * files itself. */
+static const struct endpoint_form orbit2_endpoints[] = {
+    {"tcp", {"--socket-dir", "{dir}", "-ORBIIOPIPv4=1", "-ORBIIOPUSock=0",
+             "-ORBIIOPIPName=127.0.0.1"}},
+    {"unix", {"--socket-dir", "{dir}", "-ORBIIOPIPv4=0", "-ORBIIOPUSock=1",
+              "-ORBIIOPIPSock={dir}/s{index}.sock"}},
+    {NULL, {NULL}},
+};
+
 /* Servers orbbench did not start: transports only, no words. */
 static const struct endpoint_form external_endpoints[] = {
     {"tcp", {NULL}},
@@ -80,6 +94,10 @@ static const struct server_kind kinds[] = {
      * scripts/build-orb (bin/orbs/tao-VERSION/echo-server). */
     {"tao", &wire_giop, NULL, "libTAO.so", tao_endpoints, "--work-us",
      "scripts/build-orb tao VERSION --source PATH, then make"},
+    /* ORBit2 has no Debian package either: builds of scripts/build-orb
+     * (bin/orbs/orbit2-VERSION/echo-server). */
+    {"orbit2", &wire_giop, NULL, "libORBit-2.so", orbit2_endpoints,
+     "--work-us", "scripts/build-orb orbit2 VERSION --source PATH, then make"},
     {"raw", &wire_raw, "raw-server", NULL, raw_endpoints, NULL, NULL},
     {"giop-min", &wire_giop, "giop-min-server", NULL, giop_min_endpoints,
      NULL, NULL},
@@ -190,6 +208,47 @@ static int endpoints_ok(const char *v, bool *ok)
     return 0;
 }
 
+/* ORBit2's options that decide where it listens (src/orb/orb-core/
+ * corba-orb.c, orbit_supported_options), by their name without the
+ * dashes ORBit2 strips (any number): is `v` a value that keeps it on
+ * loopback? *known: the name is one of them. The rule for the message. */
+static bool orbit2_option_ok(const char *name, size_t name_len,
+                             const char *v, bool *known, const char **rule)
+{
+    static const struct {
+        const char *name;
+        const char *rule;
+    } opts[] = {
+        {"ORBIIOPIPName", "a loopback address: 127.x.x.x, localhost or ::1"},
+        {"ORBNetID", "\"local\""},
+        {"ORBIIOPIPv6", "0: ORBit2's IPv6 listener binds the host's name"},
+        {"ORBIIOPIrDA", "0"},
+        {"ORBIIOPSSL", "0"},
+        {"ORBLocalOnly", "1"},
+        {"ORBNoSystemRC", ""},
+        {"ORBNoUserRC", ""},
+    };
+    while (name_len && *name == '-')
+        name++, name_len--;
+    for (size_t k = 0; k < ARRAY_LEN(opts); k++) {
+        if (strlen(opts[k].name) != name_len ||
+            strncmp(name, opts[k].name, name_len) != 0)
+            continue;
+        *known = true;
+        *rule = opts[k].rule;
+        if (!opts[k].rule[0])
+            return true; /* the rc files off: what the server does anyway */
+        if (!v)
+            return false;
+        if (k == 0)
+            return loopback_host(v, strlen(v));
+        if (k == 1)
+            return strcmp(v, "local") == 0;
+        return strcmp(v, opts[k].rule[0] == '1' ? "1" : "0") == 0;
+    }
+    return true;
+}
+
 int server_args_check(char *const *args, size_t nargs, char *why,
                       size_t why_len)
 {
@@ -235,6 +294,10 @@ int server_args_check(char *const *args, size_t nargs, char *why,
             known = true;
             rule = "a loopback address: 127.x.x.x, localhost or ::1";
             ok = v && loopback_host(v, strlen(v));
+        } else if (strncmp(a, "-", 1) == 0 && strstr(a, "ORB")) {
+            ok = orbit2_option_ok(a, name_len, v, &known, &rule);
+            if (known && !rule[0])
+                continue; /* a flag: no value follows */
         }
         if (!known)
             continue;
