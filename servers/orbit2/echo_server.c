@@ -8,8 +8,9 @@
  *   --socket-dir D ORBit2's socket folder (ORBIT_SOCKETDIR): where its
  *                  Unix sockets go; without it ORBit2 makes and uses
  *                  /tmp/orbit-$USER
- *   --thread-per-request     ORBIT_THREAD_HINT_PER_REQUEST on the RootPOA
- *   --thread-per-connection  ORBIT_THREAD_HINT_PER_CONNECTION
+ *   --thread-per-request     ORBIT_THREAD_HINT_PER_REQUEST (on a child POA
+ *                            of the ORB_CTRL_MODEL)
+ *   --thread-per-connection  ORBIT_THREAD_HINT_PER_CONNECTION (the same)
  * The server model is ORBit2's: by default one thread runs the GMainLoop
  * (linc's sources) and every upcall in it. A thread hint gives the ORB an
  * I/O thread that reads every connection and hands each request to a
@@ -306,11 +307,33 @@ int main(int argc, char **argv)
         CORBA_ORB_resolve_initial_references(orb, "RootPOA", &ev);
     if (failed("resolve RootPOA", &ev))
         return 1;
-    if (per_request || per_connection)
+    PortableServer_POAManager mgr =
+        PortableServer_POA__get_the_POAManager(poa, &ev);
+    if (failed("the_POAManager", &ev))
+        return 1;
+    /* ORBit2's POAs, the RootPOA too, have the SINGLE_THREAD_MODEL unless
+     * told otherwise (src/orb/poa/poa.c, ORBit_POA_set_policies): upcalls
+     * in the main loop's thread, whatever the thread hint says. A thread
+     * hint needs a POA of the ORB_CTRL_MODEL: a child of the RootPOA,
+     * under its manager. */
+    if (per_request || per_connection) {
+        CORBA_Policy policy = (CORBA_Policy)
+            PortableServer_POA_create_thread_policy(
+                poa, PortableServer_ORB_CTRL_MODEL, &ev);
+        if (failed("create_thread_policy", &ev))
+            return 1;
+        CORBA_PolicyList policies = {1, 1, &policy, CORBA_FALSE};
+        poa = PortableServer_POA_create_POA(poa, "orbbench", mgr, &policies,
+                                            &ev);
+        if (failed("create_POA", &ev))
+            return 1;
+        CORBA_Policy_destroy(policy, &ev);
+        CORBA_Object_release(policy, &ev);
         ORBit_ObjectAdaptor_set_thread_hint(
             (ORBit_ObjectAdaptor)poa,
             per_request ? ORBIT_THREAD_HINT_PER_REQUEST
                         : ORBIT_THREAD_HINT_PER_CONNECTION);
+    }
     POA_Bench_Echo__init(&servant, &ev);
     if (failed("POA_Bench_Echo__init", &ev))
         return 1;
@@ -322,10 +345,6 @@ int main(int argc, char **argv)
     CORBA_Object ref = PortableServer_POA_servant_to_reference(poa, &servant,
                                                                &ev);
     if (failed("servant_to_reference", &ev))
-        return 1;
-    PortableServer_POAManager mgr =
-        PortableServer_POA__get_the_POAManager(poa, &ev);
-    if (failed("the_POAManager", &ev))
         return 1;
     PortableServer_POAManager_activate(mgr, &ev);
     if (failed("POAManager activate", &ev))
