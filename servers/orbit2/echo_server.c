@@ -274,8 +274,13 @@ int main(int argc, char **argv)
         return 1;
     }
     /* What could listen beyond the command line's endpoints goes first,
-     * so that the endpoint words (and server.args) after it decide. */
-    static char *fixed[] = {"-ORBNoSystemRC", "-ORBNoUserRC",
+     * so that the endpoint words (and server.args) after it decide. The
+     * orbitrc files are read before the command line and could turn on
+     * IPv6 or name 0.0.0.0; ORBit2 2.14 sets its flag options
+     * (ORBNoSystemRC, ORBNoUserRC) only from a word after them that does
+     * not start with '-' (ORBit_option_command_line_parse), so each gets
+     * one: alone, ~/.orbitrc was read (tests/e2e/test_orbit2.py). */
+    static char *fixed[] = {"-ORBNoSystemRC", "1", "-ORBNoUserRC", "1",
                             "-ORBIIOPIPv6=0", "-ORBIIOPIrDA=0",
                             "-ORBIIOPSSL=0", "-ORBLocalOnly=1"};
     enum { nfixed = sizeof fixed / sizeof fixed[0] };
