@@ -88,7 +88,8 @@ static void decode(const char *line, int rc, const struct ior *ior)
         /* The first Unix profile a run would take its key from: TAO's
          * UIOP or ORBit2's own. */
         if (!uiop && p->decoded && (p->tag == IOR_TAG_TAO_UIOP ||
-                                    p->tag == IOR_TAG_ORBIT_SPECIFIC))
+                                    (p->tag == IOR_TAG_ORBIT_SPECIFIC &&
+                                     p->path.len && p->path.s[0])))
             uiop = p;
         FUZZ_CHECK(p->decoded || p->ncomps == 0);
         if (p->decoded && p->tag == IOR_TAG_INTERNET_IOP) {
@@ -111,10 +112,9 @@ static void decode(const char *line, int rc, const struct ior *ior)
         FUZZ_CHECK(ior_profile_name(p->tag) != NULL || p->tag > 4);
     }
     if (rc == 0 && !ior->has_iiop) {
-        /* Only a Unix profile (TAO's UIOP, ORBit2's, whose path may be
-         * empty): the client took its key. */
-        FUZZ_CHECK(!iiop && uiop);
-        FUZZ_CHECK(ior->has_unix || uiop->tag == IOR_TAG_ORBIT_SPECIFIC);
+        /* Only a Unix profile (TAO's UIOP, ORBit2's with a path): the
+         * client took its key. */
+        FUZZ_CHECK(!iiop && uiop && ior->has_unix);
         FUZZ_CHECK(ior->key_len == uiop->key_len &&
                    memcmp(ior->key, uiop->key, ior->key_len) == 0);
     } else if (rc == 0) {

@@ -154,8 +154,8 @@ static int parse_uiop_profile(const uint8_t *p, size_t n, struct ior *out,
 /* ORBit2's TAG_ORBIT_SPECIFIC profile (iop-profiles.c,
  * IOP_TAG_ORBIT_SPECIFIC_marshal): two version octets, the Unix socket's
  * path, the IPv6 port, the object key; taken as parse_uiop_profile takes
- * TAO's. An empty path (an ORBit with IPv6 and no Unix socket) names no
- * endpoint. 1: a major version other than 1 (the profile is skipped). */
+ * TAO's. 1: the profile is skipped, for a major version other than 1 or
+ * an empty path (an ORBit2 with IPv6 and no Unix socket: no endpoint). */
 static int parse_orbit_profile(const uint8_t *p, size_t n, struct ior *out,
                                bool take_key)
 {
@@ -177,13 +177,15 @@ static int parse_orbit_profile(const uint8_t *p, size_t n, struct ior *out,
     (void)cdr_get_short(&in); /* the IPv6 port */
     if ((rc = cdr_get_octet_seq(&in, &key, &key_len)))
         return rc;
+    if (path_len == 0 || path[0] == 0)
+        return 1;
     if (take_key) {
         if (key_len > sizeof out->key)
             return -ENAMETOOLONG;
         memcpy(out->key, key, key_len);
         out->key_len = key_len;
     }
-    if (out->has_unix || path_len == 0 || path[0] == 0)
+    if (out->has_unix)
         return 0;
     if ((rc = copy_str(out->unix_path, sizeof out->unix_path, path,
                        path_len)))
