@@ -210,43 +210,56 @@ static int endpoints_ok(const char *v, bool *ok)
 
 /* ORBit2's options that decide where it listens (src/orb/orb-core/
  * corba-orb.c, orbit_supported_options), by their name without the
- * dashes ORBit2 strips (any number): is `v` a value that keeps it on
- * loopback? *known: the name is one of them. The rule for the message. */
-static bool orbit2_option_ok(const char *name, size_t name_len,
-                             const char *v, bool *known, const char **rule)
+ * dashes ORBit2 strips (any number of them). */
+static const struct orbit2_option {
+    const char *name;
+    /* The one value allowed; NULL: a loopback host (ORBIIOPIPName), or
+     * none for a flag (`flag`). */
+    const char *value;
+    bool flag;
+    const char *rule; /* for the message */
+} orbit2_options[] = {
+    {.name = "ORBIIOPIPName", .value = NULL,
+     .rule = "ORBit2's ORBIIOPIPName: a loopback address, 127.x.x.x, "
+             "localhost or ::1"},
+    {.name = "ORBNetID", .value = "local",
+     .rule = "ORBit2's ORBNetID: local"},
+    {.name = "ORBIIOPIPv6", .value = "0",
+     .rule = "ORBit2's ORBIIOPIPv6: 0 (its IPv6 listener binds the host's "
+             "name)"},
+    {.name = "ORBIIOPIrDA", .value = "0", .rule = "ORBit2's ORBIIOPIrDA: 0"},
+    {.name = "ORBIIOPSSL", .value = "0", .rule = "ORBit2's ORBIIOPSSL: 0"},
+    {.name = "ORBLocalOnly", .value = "1",
+     .rule = "ORBit2's ORBLocalOnly: 1"},
+    /* The rc files off: what the server does anyway. */
+    {.name = "ORBNoSystemRC", .flag = true, .rule = ""},
+    {.name = "ORBNoUserRC", .flag = true, .rule = ""},
+};
+
+/* Is `a` (name_len bytes of name) one of orbit2_options? Its row, or
+ * NULL. */
+static const struct orbit2_option *orbit2_option_find(const char *a,
+                                                      size_t name_len)
 {
-    static const struct {
-        const char *name;
-        const char *rule;
-    } opts[] = {
-        {"ORBIIOPIPName", "a loopback address: 127.x.x.x, localhost or ::1"},
-        {"ORBNetID", "\"local\""},
-        {"ORBIIOPIPv6", "0: ORBit2's IPv6 listener binds the host's name"},
-        {"ORBIIOPIrDA", "0"},
-        {"ORBIIOPSSL", "0"},
-        {"ORBLocalOnly", "1"},
-        {"ORBNoSystemRC", ""},
-        {"ORBNoUserRC", ""},
-    };
-    while (name_len && *name == '-')
-        name++, name_len--;
-    for (size_t k = 0; k < ARRAY_LEN(opts); k++) {
-        if (strlen(opts[k].name) != name_len ||
-            strncmp(name, opts[k].name, name_len) != 0)
-            continue;
-        *known = true;
-        *rule = opts[k].rule;
-        if (!opts[k].rule[0])
-            return true; /* the rc files off: what the server does anyway */
-        if (!v)
-            return false;
-        if (k == 0)
-            return loopback_host(v, strlen(v));
-        if (k == 1)
-            return strcmp(v, "local") == 0;
-        return strcmp(v, opts[k].rule[0] == '1' ? "1" : "0") == 0;
-    }
-    return true;
+    while (name_len && *a == '-')
+        a++, name_len--;
+    for (size_t k = 0; k < ARRAY_LEN(orbit2_options); k++)
+        if (strlen(orbit2_options[k].name) == name_len &&
+            strncmp(a, orbit2_options[k].name, name_len) == 0)
+            return &orbit2_options[k];
+    return NULL;
+}
+
+/* Does value `v` (NULL: none given) keep ORBit2 on loopback? */
+static bool orbit2_option_ok(const struct orbit2_option *o, const char *v)
+{
+    if (o->flag)
+        return true;
+    if (!v)
+        return false;
+    if (!o->value)
+        return loopback_host(v, strlen(v));
+    return strcmp(v, o->value) == 0;
 }
 
 int server_args_check(char *const *args, size_t nargs, char *why,
@@ -294,10 +307,15 @@ int server_args_check(char *const *args, size_t nargs, char *why,
             known = true;
             rule = "a loopback address: 127.x.x.x, localhost or ::1";
             ok = v && loopback_host(v, strlen(v));
-        } else if (strncmp(a, "-", 1) == 0 && strstr(a, "ORB")) {
-            ok = orbit2_option_ok(a, name_len, v, &known, &rule);
-            if (known && !rule[0])
-                continue; /* a flag: no value follows */
+        } else if (a[0] == '-') {
+            const struct orbit2_option *o = orbit2_option_find(a, name_len);
+            if (o && o->flag)
+                continue; /* no value to check or skip */
+            if (o) {
+                known = true;
+                rule = o->rule;
+                ok = orbit2_option_ok(o, v);
+            }
         }
         if (!known)
             continue;

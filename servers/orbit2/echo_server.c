@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -267,7 +268,19 @@ int main(int argc, char **argv)
     if (die_with_parent() != 0)
         return 3;
     /* ORBit2 reads its socket folder from the environment only; the
-     * spawner drops an inherited one, so this is the command line's. */
+     * spawner drops an inherited one, so this is the command line's.
+     * One it deems unsafe (not ours, or open to others) it ignores
+     * without a word for /tmp/orbit-$USER (giop.c, test_safe_socket_dir):
+     * refuse it here instead. */
+    struct stat st;
+    if (socket_dir && (stat(socket_dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
+                       (getuid() != 0 && st.st_uid != getuid()) ||
+                       (st.st_mode & (S_IRWXG | S_IRWXO)))) {
+        fprintf(stderr, "%s: --socket-dir %s: not a folder of this user's "
+                "that only it may use (ORBit2 would ignore it)\n", prog,
+                socket_dir);
+        return 2;
+    }
     if (socket_dir && setenv("ORBIT_SOCKETDIR", socket_dir, 1) != 0) {
         fprintf(stderr, "%s: setenv ORBIT_SOCKETDIR: %s\n", prog,
                 strerror(errno));

@@ -133,6 +133,19 @@ def test_unknown_arguments_are_refused(orbit2, tmp_path):
     assert 'unknown argument "--frobnicate"' in bad.stderr
 
 
+def test_an_unsafe_socket_dir_is_refused(orbit2, tmp_path):
+    """ORBit2 would ignore a socket folder others may use and fall back
+    to /tmp/orbit-$USER without a word."""
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    open_dir.chmod(0o755)
+    bad = subprocess.run([str(orbit2[1]), "--socket-dir", str(open_dir)],
+                         capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 2
+    assert "--socket-dir" in bad.stderr and "ORBit2 would ignore" in \
+        bad.stderr
+
+
 def live_ior(orbit2, tmp_path, *args):
     """The IOR an ORBit2 echo server prints with these options (DIR: the
     test's folder, its socket folder too); the server is killed before
