@@ -92,8 +92,14 @@ ORB_SERVERS := $(ORB_IDS:%=$(BIN)/orbs/%/echo-server)
 TAO_IDS := $(patsubst $(ORBS_DIR)/%/bin/tao_idl,%,\
 	$(wildcard $(ORBS_DIR)/*/bin/tao_idl))
 TAO_SERVERS := $(TAO_IDS:%=$(BIN)/orbs/%/echo-server)
+# ORBit2 builds (scripts/build-orb orbit2): the same, stubs from that
+# build's orbit-idl-2.
+ORBIT2_IDS := $(patsubst $(ORBS_DIR)/%/bin/orbit-idl-2,%,\
+	$(wildcard $(ORBS_DIR)/*/bin/orbit-idl-2))
+ORBIT2_SERVERS := $(ORBIT2_IDS:%=$(BIN)/orbs/%/echo-server)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) $(TAO_SERVERS) \
+	$(ORBIT2_SERVERS) \
 	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/combat-echo-server \
 	$(BIN)/omniorb-event-consumer $(BIN)/omniorb-marshal-bench
 
@@ -241,6 +247,34 @@ $(TAO_SERVERS): $(BIN)/orbs/%/echo-server: servers/tao/echo_server.cpp \
 			payloadsC.cpp payloadsS.cpp) \
 		$(LDFLAGS) -L$(ORBS_DIR)/$*/lib -Wl,--disable-new-dtags \
 		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) $(TAO_LIBS)
+
+# ---- the ORBit2 echo servers (servers/orbit2) ----------------------------
+# Stubs of echo.idl only: orbit-idl-2 writes the included payloads.idl's
+# types into echo's files too (compiling payloads.idl beside it would
+# define every TypeCode twice); the server needs no client stubs. Compiled
+# with the flags the build recorded (CFLAGS, LIBS: pkg-config's for its
+# ORBit-2.0), our flags for our file only (never for IDL-generated code),
+# said how it was built (BUILD_INFO, the second --version line), an RPATH
+# to the build's lib/.
+ORBIT2_GEN = $(BUILD)/orbs/$*/gen
+$(ORBIT2_SERVERS): $(BIN)/orbs/%/echo-server: servers/orbit2/echo_server.c \
+		idl/echo.idl idl/payloads.idl $(ORBS_DIR)/%/bin/orbit-idl-2 \
+		$(ORBS_DIR)/%/CFLAGS $(ORBS_DIR)/%/LIBS $(ORBS_DIR)/%/BUILD_INFO
+	@mkdir -p $(ORBIT2_GEN) $(@D)
+	$(ORBS_DIR)/$*/bin/orbit-idl-2 --nostubs -Iidl \
+		--output-dir=$(ORBIT2_GEN) idl/echo.idl
+	$(CC) -O2 -g -w $(shell cat $(ORBS_DIR)/$*/CFLAGS) -I$(ORBIT2_GEN) \
+		-c $(ORBIT2_GEN)/echo-common.c -o $(ORBIT2_GEN)/echo-common.o
+	$(CC) -O2 -g -w $(shell cat $(ORBS_DIR)/$*/CFLAGS) -I$(ORBIT2_GEN) \
+		-c $(ORBIT2_GEN)/echo-skels.c -o $(ORBIT2_GEN)/echo-skels.o
+	$(CC) $(CFLAGS) -Wno-strict-prototypes -Wno-missing-prototypes \
+		$(shell cat $(ORBS_DIR)/$*/CFLAGS) \
+		-DORBBENCH_ORBIT2_BUILD='"$(shell cat $(ORBS_DIR)/$*/BUILD_INFO)"' \
+		-I$(ORBIT2_GEN) -o $@ servers/orbit2/echo_server.c \
+		$(ORBIT2_GEN)/echo-common.o $(ORBIT2_GEN)/echo-skels.o \
+		$(LDFLAGS) -Wl,--disable-new-dtags \
+		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) \
+		$(shell cat $(ORBS_DIR)/$*/LIBS)
 
 # ---- tests ---------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclient.a | deps

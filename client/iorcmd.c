@@ -31,7 +31,8 @@ static void usage(FILE *f)
             "type id,\n"
             "  each profile (IIOP version, host, port, object key, tagged "
             "components;\n"
-            "  TAO's UIOP profile with its socket path),\n"
+            "  TAO's UIOP profile with its socket path, ORBit2's "
+            "profiles),\n"
             "  and what orbbench would connect to over tcp and unix. `-` "
             "reads one IOR\n"
             "  a line from standard input (\"IOR [PID]\" lines as in "
@@ -152,7 +153,8 @@ static void connect_info(const char *ior, struct connect_info *ci)
                  t->unix_path);
     } else {
         snprintf(ci->unix_ep.text, sizeof ci->unix_ep.text, "no UIOP "
-                 "profile (TAO's), and the first IIOP profile has no "
+                 "profile (TAO's) or TAG_ORBIT_SPECIFIC one with a socket "
+                 "path (ORBit2's), and the first IIOP profile has no "
                  "TAG_OMNIORB_UNIX_TRANS component (omniORB's)");
     }
 }
@@ -381,6 +383,39 @@ static void print_components(const struct ior_profile *p)
     }
 }
 
+/* The rest of a profile line of ORBit2's (the line is open) and, for
+ * its own profile, the object key line. */
+static void print_orbit(const struct ior_profile *p)
+{
+    printf(": GIOP %u.%u", p->iiop_major, p->iiop_minor);
+    if (!p->decoded) {
+        printf(" (only 1.x is decoded)\n");
+        return;
+    }
+    char *a, *b, *c;
+    if (p->tag == IOR_TAG_ORBIT_GENERIC_IOP) {
+        a = escaped(p->proto.s, p->proto.len);
+        b = escaped(p->host.s, p->host.len);
+        c = escaped(p->service.s, p->service.len);
+        printf(", protocol %s, host %s, service %s\n", a ? a : "",
+               b ? b : "", c ? c : "");
+        free(a);
+        free(b);
+        free(c);
+        return;
+    }
+    a = escaped(p->path.s, p->path.len);
+    printf(", Unix socket %s, IPv6 port %u\n", p->path.len ? a : "(none)",
+           p->ipv6_port);
+    free(a);
+    a = hex_of(p->key, p->key_len);
+    b = escaped(p->key, p->key_len);
+    printf("    object key: 0x%s (%zu bytes) \"%s\"\n", a ? a : "",
+           p->key_len, b ? b : "");
+    free(a);
+    free(b);
+}
+
 static void print_doc(const struct ior_doc *d, const char *src,
                       const struct connect_info *ci)
 {
@@ -419,6 +454,9 @@ static void print_doc(const struct ior_doc *d, const char *src,
                    p->key_len, text ? text : "");
             free(text);
             free(s);
+        } else if (p->tag == IOR_TAG_ORBIT_SPECIFIC ||
+                   p->tag == IOR_TAG_ORBIT_GENERIC_IOP) {
+            print_orbit(p);
         } else {
             putchar('\n');
         }
@@ -439,6 +477,31 @@ static json_t *components_json(const struct ior_profile *p)
         json_array_append_new(a, o);
     }
     return a;
+}
+
+/* ORBit2's profiles' fields into o: "giop_version", and "path",
+ * "ipv6_port" and the key (its own profile) or "protocol", "host" and
+ * "service" (the generic one). */
+static void orbit_json(const struct ior_profile *p, json_t *o)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%u.%u", p->iiop_major, p->iiop_minor);
+    json_object_set_new(o, "giop_version", json_string(v));
+    if (!p->decoded)
+        return;
+    if (p->tag == IOR_TAG_ORBIT_GENERIC_IOP) {
+        json_object_set_new(o, "protocol", json_escaped(p->proto.s,
+                                                        p->proto.len));
+        json_object_set_new(o, "host", json_escaped(p->host.s, p->host.len));
+        json_object_set_new(o, "service", json_escaped(p->service.s,
+                                                       p->service.len));
+        return;
+    }
+    json_object_set_new(o, "path", json_escaped(p->path.s, p->path.len));
+    json_object_set_new(o, "ipv6_port", json_integer(p->ipv6_port));
+    json_object_set_new(o, "object_key_hex", json_hex(p->key, p->key_len));
+    json_object_set_new(o, "object_key_text",
+                        json_escaped(p->key, p->key_len));
 }
 
 static json_t *doc_json(const struct ior_doc *d, const char *src,
@@ -475,6 +538,9 @@ static json_t *doc_json(const struct ior_doc *d, const char *src,
             json_object_set_new(o, "object_key_text",
                                 json_escaped(p->key, p->key_len));
         }
+        if (p->tag == IOR_TAG_ORBIT_SPECIFIC ||
+            p->tag == IOR_TAG_ORBIT_GENERIC_IOP)
+            orbit_json(p, o);
         if (p->decoded)
             json_object_set_new(o, "components", components_json(p));
         else

@@ -85,16 +85,26 @@ static void decode(const char *line, int rc, const struct ior *ior)
         check_inside(&d, p->data, p->len);
         if (!iiop && p->tag == IOR_TAG_INTERNET_IOP)
             iiop = p;
-        if (!uiop && p->tag == IOR_TAG_TAO_UIOP && p->decoded)
+        /* The first Unix profile a run would take its key from: TAO's
+         * UIOP or ORBit2's own. */
+        if (!uiop && p->decoded && (p->tag == IOR_TAG_TAO_UIOP ||
+                                    (p->tag == IOR_TAG_ORBIT_SPECIFIC &&
+                                     p->path.len && p->path.s[0])))
             uiop = p;
         FUZZ_CHECK(p->decoded || p->ncomps == 0);
         if (p->decoded && p->tag == IOR_TAG_INTERNET_IOP) {
             check_str(&d, p->host);
             check_inside(&d, p->key, p->key_len);
         }
-        if (p->decoded && p->tag == IOR_TAG_TAO_UIOP) {
+        if (p->decoded && (p->tag == IOR_TAG_TAO_UIOP ||
+                           p->tag == IOR_TAG_ORBIT_SPECIFIC)) {
             check_str(&d, p->path);
             check_inside(&d, p->key, p->key_len);
+        }
+        if (p->decoded && p->tag == IOR_TAG_ORBIT_GENERIC_IOP) {
+            check_str(&d, p->proto);
+            check_str(&d, p->host);
+            check_str(&d, p->service);
         }
         for (size_t k = 0; k < p->ncomps; k++)
             check_component(&d, &p->comps[k]);
@@ -102,7 +112,8 @@ static void decode(const char *line, int rc, const struct ior *ior)
         FUZZ_CHECK(ior_profile_name(p->tag) != NULL || p->tag > 4);
     }
     if (rc == 0 && !ior->has_iiop) {
-        /* Only TAO's UIOP profile: the client took its key. */
+        /* Only a Unix profile (TAO's UIOP, ORBit2's with a path): the
+         * client took its key. */
         FUZZ_CHECK(!iiop && uiop && ior->has_unix);
         FUZZ_CHECK(ior->key_len == uiop->key_len &&
                    memcmp(ior->key, uiop->key, ior->key_len) == 0);

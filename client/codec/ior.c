@@ -151,6 +151,50 @@ static int parse_uiop_profile(const uint8_t *p, size_t n, struct ior *out,
     return 0;
 }
 
+/* ORBit2's TAG_ORBIT_SPECIFIC profile (iop-profiles.c,
+ * IOP_TAG_ORBIT_SPECIFIC_marshal): two version octets, the Unix socket's
+ * path, the IPv6 port, the object key; taken as parse_uiop_profile takes
+ * TAO's. 1: the profile is skipped, for a major version other than 1 or
+ * an empty path (an ORBit2 with IPv6 and no Unix socket: no endpoint). */
+static int parse_orbit_profile(const uint8_t *p, size_t n, struct ior *out,
+                               bool take_key)
+{
+    struct cdr_in in;
+    const char *path;
+    size_t path_len, key_len;
+    const uint8_t *key;
+    int rc = cdr_in_encap(&in, p, n);
+    if (rc)
+        return rc;
+    uint8_t major = cdr_get_octet(&in);
+    (void)cdr_get_octet(&in);
+    if (in.err)
+        return in.err;
+    if (major != 1)
+        return 1;
+    if ((rc = cdr_get_string(&in, &path, &path_len)))
+        return rc;
+    (void)cdr_get_short(&in); /* the IPv6 port */
+    if ((rc = cdr_get_octet_seq(&in, &key, &key_len)))
+        return rc;
+    if (path_len == 0 || path[0] == 0)
+        return 1;
+    if (take_key) {
+        if (key_len > sizeof out->key)
+            return -ENAMETOOLONG;
+        memcpy(out->key, key, key_len);
+        out->key_len = key_len;
+    }
+    if (out->has_unix)
+        return 0;
+    if ((rc = copy_str(out->unix_path, sizeof out->unix_path, path,
+                       path_len)))
+        return rc;
+    out->unix_host[0] = 0;
+    out->has_unix = true;
+    return 0;
+}
+
 /* The bytes a stringified IOR's hex stands for, in a new buffer *out of
  * *n bytes. Whitespace around it is allowed. 0, -EINVAL (with a reason
  * in why, when why is not NULL) or -ENOMEM. */
@@ -227,7 +271,7 @@ int ior_read(struct cdr_in *in, struct ior *out)
 {
     const char *s;
     size_t len;
-    bool iiop = false, uiop = false;
+    bool iiop = false, uiop = false, orbit = false;
     memset(out, 0, sizeof *out);
     int rc = cdr_get_string(in, &s, &len);
     if (!rc)
@@ -242,14 +286,18 @@ int ior_read(struct cdr_in *in, struct ior *out)
             rc = parse_iiop_profile(data, data_len, out);
             iiop = true;
         } else if (!rc && tag == IOR_TAG_TAO_UIOP && !uiop) {
-            rc = parse_uiop_profile(data, data_len, out, !iiop);
+            rc = parse_uiop_profile(data, data_len, out, !iiop && !orbit);
             uiop = rc == 0;
+            rc = rc == 1 ? 0 : rc;
+        } else if (!rc && tag == IOR_TAG_ORBIT_SPECIFIC && !orbit) {
+            rc = parse_orbit_profile(data, data_len, out, !iiop && !uiop);
+            orbit = rc == 0;
             rc = rc == 1 ? 0 : rc;
         }
     }
     if (!rc)
         rc = in->err;
-    if (!rc && !iiop && !uiop)
+    if (!rc && !iiop && !uiop && !orbit)
         rc = -ENOENT;
     return rc;
 }
@@ -325,7 +373,7 @@ const char *ior_strerror(int err)
     case -EBADMSG:
         return "truncated or malformed CDR";
     case -ENOENT:
-        return "no IIOP or UIOP profile";
+        return "no IIOP, UIOP or ORBit profile";
     case -ENAMETOOLONG:
         return "a field is too long";
     case -EPROTO:
@@ -884,6 +932,41 @@ static int decode_iiop(struct ior_profile *p, const char *where, char *why,
     return rc;
 }
 
+/* ORBit2's two profiles (see IOR_TAG_ORBIT_SPECIFIC and
+ * IOR_TAG_ORBIT_GENERIC_IOP): after the version, the specific one has a
+ * path, an IPv6 port and the key; the generic one a protocol, host and
+ * service, then components. */
+static int decode_orbit(struct ior_profile *p, const char *where,
+                        char *why, size_t why_len)
+{
+    struct rd r;
+    int rc = rd_open(&r, p->data, p->len, where, why, why_len);
+    if (!rc)
+        rc = rd_octet(&r, "the GIOP major version", &p->iiop_major);
+    if (!rc)
+        rc = rd_octet(&r, "the GIOP minor version", &p->iiop_minor);
+    if (rc || p->iiop_major != 1)
+        return rc;
+    p->little = r.in.little;
+    if (p->tag == IOR_TAG_ORBIT_SPECIFIC) {
+        rc = rd_string(&r, "the Unix socket's path", &p->path);
+        if (!rc)
+            rc = rd_ushort(&r, "the IPv6 port", &p->ipv6_port);
+        if (!rc)
+            rc = rd_octets(&r, "the object key", &p->key, &p->key_len);
+    } else {
+        rc = rd_string(&r, "the protocol", &p->proto);
+        if (!rc)
+            rc = rd_string(&r, "the host", &p->host);
+        if (!rc)
+            rc = rd_string(&r, "the service", &p->service);
+        if (!rc)
+            rc = decode_components(&r, p, why, why_len);
+    }
+    p->decoded = !rc;
+    return rc;
+}
+
 static int decode_multiple(struct ior_profile *p, const char *where,
                            char *why, size_t why_len)
 {
@@ -935,6 +1018,9 @@ int ior_decode(const char *str, struct ior_doc *doc, char *why,
             rc = decode_iiop(p, where, why, why_len);
         else if (p->tag == IOR_TAG_MULTIPLE_COMPONENTS)
             rc = decode_multiple(p, where, why, why_len);
+        else if (p->tag == IOR_TAG_ORBIT_SPECIFIC ||
+                 p->tag == IOR_TAG_ORBIT_GENERIC_IOP)
+            rc = decode_orbit(p, where, why, why_len);
     }
     if (rc == -ENOMEM)
         snprintf(why, why_len, "out of memory");

@@ -1,7 +1,8 @@
 /* Stringified IOR parsing: the IIOP profile (host, port, object key) and
- * the Unix-socket endpoints of omniORB (a component) and TAO (its UIOP
- * profile) for the client's connections (ior_parse), and the whole IOR as
- * catior shows it (ior_decode). */
+ * the Unix-socket endpoints of omniORB (a component), TAO (its UIOP
+ * profile) and ORBit2 (its TAG_ORBIT_SPECIFIC profile) for the client's
+ * connections (ior_parse), and the whole IOR as catior shows it
+ * (ior_decode). */
 #ifndef ORBBENCH_IOR_H
 #define ORBBENCH_IOR_H
 
@@ -18,6 +19,15 @@
  * an IIOP 1.x profile with the socket's path (TAO's "rendezvous point")
  * where IIOP has host and port. */
 #define IOR_TAG_TAO_UIOP 0x54414f00u
+/* ORBit2's own profile (IOP_TAG_ORBIT_SPECIFIC, src/orb/orb-core/
+ * iop-profiles.c): two version octets (1.2, "for ORBit1"), the Unix
+ * socket's path, an IPv6 port (0: none), the object key. */
+#define IOR_TAG_ORBIT_SPECIFIC 0xbadfaecau
+/* ORBit2's generic profile (IOP_TAG_GENERIC_IOP, "OBT\0"): a GIOP version,
+ * a linc protocol name ("UNIX", "IPv6", ...), a host and a service (the
+ * socket's path, a port), components; no object key (ORBit2 puts it in
+ * TAG_MULTIPLE_COMPONENTS' TAG_COMPLETE_OBJECT_KEY). */
+#define IOR_TAG_ORBIT_GENERIC_IOP 0x4f425400u
 
 /* Component tags (IOP::ComponentId): the standard ones orbbench decodes,
  * and omniORB's ("ATT\x01".."ATT\x05"). */
@@ -48,8 +58,8 @@ struct ior {
     uint8_t key[IOR_MAX_KEY];
     size_t key_len;
     /* A Unix socket: omniORB's TAG_OMNIORB_UNIX_TRANS component in the
-     * IIOP profile (unix_host is the machine it names), or TAO's UIOP
-     * profile (unix_host empty). */
+     * IIOP profile (unix_host is the machine it names), TAO's UIOP
+     * profile or ORBit2's TAG_ORBIT_SPECIFIC one (unix_host empty). */
     bool has_unix;
     char unix_host[IOR_MAX_HOST];
     char unix_path[IOR_MAX_PATH];
@@ -57,13 +67,15 @@ struct ior {
 
 /* Parse a stringified IOR ("IOR:" then hex; surrounding whitespace is
  * allowed) into *out: the first IIOP profile (and its omniORB Unix
- * component) and the first UIOP profile of TAO. The object key is the
- * IIOP profile's, or the UIOP one's when there is no IIOP profile (TAO
- * gives every profile of an object the same key). Returns 0, or:
+ * component), the first UIOP profile of TAO and the first
+ * TAG_ORBIT_SPECIFIC profile of ORBit2 that names a socket. The object
+ * key is the IIOP profile's, or else the first Unix profile's (TAO and
+ * ORBit2 give every profile of an object the same key); the Unix path the
+ * first one found. Returns 0, or:
  *   -EINVAL       not "IOR:" followed by an even number of hex digits
  *   -EBADMSG      the CDR is truncated or a length runs past its end
  *   -ENOENT       neither an IIOP profile (TAG_INTERNET_IOP) nor a UIOP
- *                 one with a version this parser knows
+ *                 or ORBit one with a version this parser knows
  *   -ENAMETOOLONG a field does not fit struct ior
  *   -EPROTO       an IIOP version this parser does not know (major != 1)
  *   -ENOMEM
@@ -160,17 +172,22 @@ struct ior_profile {
     uint32_t tag;
     const uint8_t *data; /* profile_data, borrowed */
     size_t len;
-    /* TAG_INTERNET_IOP and TAO's UIOP with major version 1,
-     * TAG_MULTIPLE_COMPONENTS: the body was decoded (little: its byte
-     * order). Other profiles are listed by tag and length only. */
+    /* TAG_INTERNET_IOP, TAO's UIOP and ORBit2's two profiles with major
+     * version 1, TAG_MULTIPLE_COMPONENTS: the body was decoded (little:
+     * its byte order). Other profiles are listed by tag and length only. */
     bool decoded;
     bool little;
-    /* TAG_INTERNET_IOP, even undecoded; TAO's UIOP profile has the same
-     * two octets (its GIOP version) */
+    /* TAG_INTERNET_IOP, even undecoded; TAO's UIOP and ORBit2's profiles
+     * have the same two octets (a GIOP version) */
     uint8_t iiop_major, iiop_minor;
-    struct ior_str host;
-    struct ior_str path; /* UIOP: the socket's path (rendezvous point) */
+    struct ior_str host; /* IIOP, ORBit2's generic profile */
+    /* UIOP: the socket's path (rendezvous point); TAG_ORBIT_SPECIFIC: the
+     * socket's path (empty: none) */
+    struct ior_str path;
+    struct ior_str proto;   /* ORBit2's generic profile: "UNIX", "IPv6" */
+    struct ior_str service; /* ORBit2's generic profile: path or port */
     uint16_t port;
+    uint16_t ipv6_port; /* TAG_ORBIT_SPECIFIC (0: none) */
     const uint8_t *key;
     size_t key_len;
     struct ior_component *comps; /* malloc'd */

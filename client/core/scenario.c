@@ -17,8 +17,9 @@
 static const char *const transports[] = {"tcp", "unix", "pipe", NULL};
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
-static const char *const kinds[] = {"omniorb", "tao", "raw", "giop-min",
-                                    "combat", "external", NULL};
+static const char *const kinds[] = {"omniorb", "tao", "orbit2", "raw",
+                                    "giop-min", "combat", "external",
+                                    NULL};
 
 #define OFF(f) SCENARIO_OFF(f)
 #define SZ(f) SCENARIO_SZ(f)
@@ -35,8 +36,8 @@ static const struct scenario_key keys[] = {
      transports, "tcp", 0, "how the client reaches the servers (loopback "
      "only; pipe: a pipe pair per server, raw servers only)"},
     {"server.kind", SCENARIO_ENUM, OFF(server.kind), SZ(server.kind), 0, 0,
-     kinds, "omniorb", 0, "which echo server to fork: omniorb, tao (a build "
-     "of scripts/build-orb, named by server.orb), combat (the "
+     kinds, "omniorb", 0, "which echo server to fork: omniorb, tao and orbit2 "
+     "(builds of scripts/build-orb, named by server.orb), combat (the "
      "Tcl ORB; tcp only), or the ORB-less raw (length-prefixed echo) and "
      "giop-min (GIOP 1.2, no ORB); external: start none, call those listed "
      "in server.iors"},

@@ -66,6 +66,20 @@ static const struct endpoint_form tao_endpoints[] = {
     {NULL, {NULL}},
 };
 
+/* ORBit2 (servers/orbit2) turns each protocol on or off by option and
+ * binds IIOP to the host ORBIIOPIPName names (also the IOR's); its Unix
+ * socket is the path ORBIIOPIPSock names, and its socket folder
+ * (--socket-dir, ORBIT_SOCKETDIR) the run's, where it would otherwise make
+ * /tmp/orbit-$USER. The server turns off IPv6, IrDA, SSL and the orbitrc
+ * files itself. */
+static const struct endpoint_form orbit2_endpoints[] = {
+    {"tcp", {"--socket-dir", "{dir}", "-ORBIIOPIPv4=1", "-ORBIIOPUSock=0",
+             "-ORBIIOPIPName=127.0.0.1"}},
+    {"unix", {"--socket-dir", "{dir}", "-ORBIIOPIPv4=0", "-ORBIIOPUSock=1",
+              "-ORBIIOPIPSock={dir}/s{index}.sock"}},
+    {NULL, {NULL}},
+};
+
 /* Servers orbbench did not start: transports only, no words. */
 static const struct endpoint_form external_endpoints[] = {
     {"tcp", {NULL}},
@@ -80,6 +94,10 @@ static const struct server_kind kinds[] = {
      * scripts/build-orb (bin/orbs/tao-VERSION/echo-server). */
     {"tao", &wire_giop, NULL, "libTAO.so", tao_endpoints, "--work-us",
      "scripts/build-orb tao VERSION --source PATH, then make"},
+    /* ORBit2 has no Debian package either: builds of scripts/build-orb
+     * (bin/orbs/orbit2-VERSION/echo-server). */
+    {"orbit2", &wire_giop, NULL, "libORBit-2.so", orbit2_endpoints,
+     "--work-us", "scripts/build-orb orbit2 VERSION --source PATH, then make"},
     {"raw", &wire_raw, "raw-server", NULL, raw_endpoints, NULL, NULL},
     {"giop-min", &wire_giop, "giop-min-server", NULL, giop_min_endpoints,
      NULL, NULL},
@@ -190,6 +208,60 @@ static int endpoints_ok(const char *v, bool *ok)
     return 0;
 }
 
+/* ORBit2's options that decide where it listens (src/orb/orb-core/
+ * corba-orb.c, orbit_supported_options), by their name without the
+ * dashes ORBit2 strips (any number of them). */
+static const struct orbit2_option {
+    const char *name;
+    /* The one value allowed; NULL: a loopback host (ORBIIOPIPName), or
+     * none for a flag (`flag`). */
+    const char *value;
+    bool flag;
+    const char *rule; /* for the message */
+} orbit2_options[] = {
+    {.name = "ORBIIOPIPName", .value = NULL,
+     .rule = "ORBit2's ORBIIOPIPName: a loopback address, 127.x.x.x, "
+             "localhost or ::1"},
+    {.name = "ORBNetID", .value = "local",
+     .rule = "ORBit2's ORBNetID: local"},
+    {.name = "ORBIIOPIPv6", .value = "0",
+     .rule = "ORBit2's ORBIIOPIPv6: 0 (its IPv6 listener binds the host's "
+             "name)"},
+    {.name = "ORBIIOPIrDA", .value = "0", .rule = "ORBit2's ORBIIOPIrDA: 0"},
+    {.name = "ORBIIOPSSL", .value = "0", .rule = "ORBit2's ORBIIOPSSL: 0"},
+    {.name = "ORBLocalOnly", .value = "1",
+     .rule = "ORBit2's ORBLocalOnly: 1"},
+    /* The rc files off: what the server does anyway. */
+    {.name = "ORBNoSystemRC", .flag = true, .rule = ""},
+    {.name = "ORBNoUserRC", .flag = true, .rule = ""},
+};
+
+/* Is `a` (name_len bytes of name) one of orbit2_options? Its row, or
+ * NULL. */
+static const struct orbit2_option *orbit2_option_find(const char *a,
+                                                      size_t name_len)
+{
+    while (name_len && *a == '-')
+        a++, name_len--;
+    for (size_t k = 0; k < ARRAY_LEN(orbit2_options); k++)
+        if (strlen(orbit2_options[k].name) == name_len &&
+            strncmp(a, orbit2_options[k].name, name_len) == 0)
+            return &orbit2_options[k];
+    return NULL;
+}
+
+/* Does value `v` (NULL: none given) keep ORBit2 on loopback? */
+static bool orbit2_option_ok(const struct orbit2_option *o, const char *v)
+{
+    if (o->flag)
+        return true;
+    if (!v)
+        return false;
+    if (!o->value)
+        return loopback_host(v, strlen(v));
+    return strcmp(v, o->value) == 0;
+}
+
 int server_args_check(char *const *args, size_t nargs, char *why,
                       size_t why_len)
 {
@@ -235,6 +307,15 @@ int server_args_check(char *const *args, size_t nargs, char *why,
             known = true;
             rule = "a loopback address: 127.x.x.x, localhost or ::1";
             ok = v && loopback_host(v, strlen(v));
+        } else if (a[0] == '-') {
+            const struct orbit2_option *o = orbit2_option_find(a, name_len);
+            if (o && o->flag)
+                continue; /* no value to check or skip */
+            if (o) {
+                known = true;
+                rule = o->rule;
+                ok = orbit2_option_ok(o, v);
+            }
         }
         if (!known)
             continue;

@@ -630,7 +630,8 @@ bool spawn_env_unsafe(const char *name, size_t len)
     return (len >= sizeof endpoint - 1 &&
             strncasecmp(name, endpoint, sizeof endpoint - 1) == 0) ||
            (len == 14 && strncmp(name, "OMNIORB_CONFIG", 14) == 0) ||
-           (len == 15 && strncmp(name, "TAO_ORBENDPOINT", 15) == 0);
+           (len == 15 && strncmp(name, "TAO_ORBENDPOINT", 15) == 0) ||
+           (len == 15 && strncmp(name, "ORBIT_SOCKETDIR", 15) == 0);
 }
 
 /* Servers listen where their arguments say: what the environment would

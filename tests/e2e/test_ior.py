@@ -19,6 +19,7 @@ from conftest import BIN, ORBBENCH, ROOT
 FIXTURES = ROOT / "tests" / "fixtures" / "iors"
 CATIOR = shutil.which("catior")
 TAO_UIOP = 0x54414f00  # TAO_TAG_UIOP_PROFILE
+ORBIT_PROFILES = (0xbadfaeca, 0x4f425400)  # ORBit2's own, its generic one
 ECHO = BIN / "omniorb-echo-server"
 
 
@@ -197,6 +198,10 @@ def compare(ior):
             # fields are checked against TAO's own layout in
             # tests/unit/test_ior_tao.c.
             assert o["decoded"] and o["uiop_version"] == "1.2"
+        elif t["tag"] in ORBIT_PROFILES:
+            # The same for ORBit2's profiles (tests/unit/test_ior_orbit2.c
+            # against ORBit2's layouts).
+            assert o["decoded"] and o["giop_version"] == "1.2"
         else:
             assert not o["decoded"] and "components" not in o
     return ours

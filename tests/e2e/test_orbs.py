@@ -128,6 +128,9 @@ def test_run_suite_interleaves_orbs(fake_orb, tmp_path):
     (["tao", "2.2.1", "--debian", "trixie"], "--debian is for omniorb only"),
     (["tao", "2.2.1", "--source", "/", "--std", "c++11;x"], "bad --std"),
     (["tao", "2.2.1", "--source", "/", "-j", "0"], "bad -j"),
+    (["orbit2", "2.14.19", "--debian", "trixie"],
+     "--debian is for omniorb only: give orbit2 --source PATH"),
+    (["orbit3", "1.0", "--source", "/"], 'unknown ORB "orbit3"'),
     (["omniorb", "4.3.3"], "give --source PATH or --debian SUITE"),
     (["omniorb", "4.3.3", "--source", "/no/such/tarball.tar.gz"],
      "/no/such/tarball.tar.gz: no such file"),
@@ -176,3 +179,31 @@ def test_build_orb_tao_checks_its_source(tmp_path, given, needle):
     work = tree / "orbs" / ".build-tao-2.2.1"
     assert sorted(p.name for p in work.iterdir()) == ["build.log"]
     assert not (tree / "orbs" / "tao-2.2.1").exists()
+
+
+@pytest.mark.parametrize("given,needle", [
+    ("release", "holds ORBit2 9.9.9, not 2.14.19"),
+    ("not-a-release", "is not an ORBit2 release"),
+])
+def test_build_orb_orbit2_checks_its_source(tmp_path, given, needle):
+    """A tree that is not ORBit2 2.14.19 is refused before configure runs,
+    and leaves only the log."""
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    for name in ("build-orb", "progress.sh"):
+        shutil.copy(ROOT / "scripts" / name, tree / "scripts")
+    src = tmp_path / "ORBit2"
+    (src / "src" / "orb" / "orb-core").mkdir(parents=True)
+    (src / "configure").write_text("#!/bin/sh\nexit 1\n"
+                                   "PACKAGE_VERSION='9.9.9'\n")
+    (src / "configure").chmod(0o755)
+    if given == "release":
+        (src / "src" / "orb" / "orb-core" / "corba-orb.c").write_text("")
+    r = subprocess.run([str(tree / "scripts" / "build-orb"), "orbit2",
+                        "2.14.19", "--source", str(src), "-j", "1"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert needle in r.stderr
+    work = tree / "orbs" / ".build-orbit2-2.14.19"
+    assert sorted(p.name for p in work.iterdir()) == ["build.log"]
+    assert not (tree / "orbs" / "orbit2-2.14.19").exists()

@@ -396,15 +396,16 @@ def is_loopback(addr):
 @pytest.mark.parametrize("kind,transport", [
     ("omniorb", "tcp"), ("omniorb", "unix"), ("giop-min", "tcp"),
     ("giop-min", "unix"), ("raw", "tcp"), ("raw", "unix"), ("raw", "pipe"),
-    ("combat", "tcp"), ("tao", "tcp"), ("tao", "unix")])
+    ("combat", "tcp"), ("tao", "tcp"), ("tao", "unix"), ("orbit2", "tcp"),
+    ("orbit2", "unix")])
 def test_servers_listen_on_loopback_or_unix_only(tmp_path, kind, transport):
     out = tmp_path / "r.json"
     orb = []
-    if kind == "tao":  # builds only: the newest one, if any
-        builds = sorted((BIN / "orbs").glob("tao-*/echo-server"))
+    if kind in ("tao", "orbit2"):  # builds only: the newest one, if any
+        builds = sorted((BIN / "orbs").glob(f"{kind}-*/echo-server"))
         if not builds:
-            pytest.skip("no TAO build: scripts/build-orb tao VERSION "
-                        "--source PATH, then make")
+            pytest.skip(f"no {kind} build: scripts/build-orb {kind} "
+                        "VERSION --source PATH, then make")
         orb = ["--set", f"server.orb={builds[-1].parent.name}"]
     proc = subprocess.Popen(
         [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"), *orb,
@@ -455,7 +456,8 @@ def test_the_environment_cannot_move_a_server_off_loopback(tmp_path):
     cfg = tmp_path / "omniORB.cfg"
     cfg.write_text("endPoint = giop:tcp:0.0.0.0:\n")
     env = dict(os.environ, ORBendPoint="giop:tcp:0.0.0.0:",
-               OMNIORB_CONFIG=str(cfg), TAO_ORBENDPOINT="iiop://0.0.0.0:0")
+               OMNIORB_CONFIG=str(cfg), TAO_ORBENDPOINT="iiop://0.0.0.0:0",
+               ORBIT_SOCKETDIR=str(tmp_path))
     out = tmp_path / "r.json"
     proc = subprocess.Popen(
         [str(ORBBENCH), "run", str(SCENARIOS / "sync-tcp.json"),
@@ -479,7 +481,7 @@ def test_the_environment_cannot_move_a_server_off_loopback(tmp_path):
     assert ("not passed to the servers, which listen on loopback only: "
             in err), err
     assert "ORBendPoint" in err and "OMNIORB_CONFIG" in err
-    assert "TAO_ORBENDPOINT" in err
+    assert "TAO_ORBENDPOINT" in err and "ORBIT_SOCKETDIR" in err
     assert_nothing_left(json.loads(out.read_text()))
 
 

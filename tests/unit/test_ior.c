@@ -794,7 +794,7 @@ static void test_strerror(void **state)
     assert_string_equal(ior_strerror(-EINVAL),
                         "not \"IOR:\" followed by hex digits");
     assert_string_equal(ior_strerror(-EBADMSG), "truncated or malformed CDR");
-    assert_string_equal(ior_strerror(-ENOENT), "no IIOP or UIOP profile");
+    assert_string_equal(ior_strerror(-ENOENT), "no IIOP, UIOP or ORBit profile");
     assert_string_equal(ior_strerror(-ENAMETOOLONG), "a field is too long");
     assert_string_equal(ior_strerror(-EPROTO), "unknown IIOP version");
     assert_string_equal(ior_strerror(-ENOMEM), "out of memory");
