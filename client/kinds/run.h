@@ -1,8 +1,8 @@
 /* The run context every kind of measurement gets, and how a run ends.
  *
  * A run has one side, or two (a paired run, `orbbench run --versus`): two
- * sets of servers on the machine at once, measured in alternate rounds, so
- * that the host's drifting speed falls on both alike. main fills one
+ * sets of servers on the machine at once, measured in turns
+ * (sweep.pairing), so that the host's drifting speed falls on both alike. main fills one
  * struct run per side and calls the kind's run (kinds/kind.h); the kind
  * fills one struct run_outcome per side. No kind owns this context. */
 #ifndef ORBBENCH_RUN_H

@@ -3,7 +3,8 @@
  * round time exceeds max_ms it is confirmed and the crossing narrowed down
  * by bisection (core/crossing.h); it stops at max_n, max_seconds, a
  * resource limit, a failure or an interrupt. Paired runs (kinds/run.h)
- * have one state machine per side, measured in alternate rounds.
+ * have one state machine per side, measured in turns (sweep.pairing:
+ * blocks, or rounds).
  *
  * What N counts is the axis's: servers, each with its connection (kind
  * sweep, kinds/sweep.c), or connections spread over k servers started

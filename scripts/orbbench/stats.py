@@ -63,7 +63,7 @@ def _paired_logs(a_values, b_values):
 def compare_paired(a_values, b_values, higher_is_better, memory=False):
     """compare_metric() for paired runs: a_values[i] and b_values[i] were
     measured in the same run (orbbench --paired / --versus: both sides'
-    servers at once, in alternate rounds), so the host's drift, which
+    servers at once, taking turns), so the host's drift, which
     moves both, cancels in their ratio. The test is the one-sample t on
     the per-run log ratios log(b_i / a_i) (df = pairs - 1); the ratio is
     their geometric mean, exp(mean log ratio). Same dict as

@@ -29,9 +29,10 @@ Variant names: letters, digits, '.', '_', '-'; each once.
 
 With --paired and two variants that differ only in server.* keys, each
 scenario runs once per repeat as one paired run (orbbench run --versus):
-both variants' servers on the machine at once, measured in alternate
-rounds, so that the host's drift, tens of percent over seconds here,
-falls on both alike; compare then tests the per-run ratio B/A. A/A:
+both variants' servers on the machine at once, measured in alternating
+blocks (sweep.pairing), so that the host's drift, tens of percent over
+seconds here, falls on both alike; compare then tests the per-run ratio
+B/A. A/A:
 --paired --variant a --variant b.
 
 With --paired --until-verdict the suite repeats until the comparison is
