@@ -402,7 +402,10 @@ class Sequential:
         alpha per look: its open metrics."""
         import orbbench.commands.compare as orbcompare
         names = [v["name"] for v in self.a.variants]
-        sets = [orbresults.load_results([self.out_dir / n]) for n in names]
+        sets = [orbresults.load_repeats(
+                    [self.out_dir / n],
+                    lambda m: print(f"run-suite: {m}", file=sys.stderr))
+                for n in names]
         cmps = orbcompare.compare_many(sets, None, "pss",
                                        self.plan.alpha_per_look)
         opens = orbseq.open_metrics(cmps[0], self.plan)
@@ -450,6 +453,12 @@ class Sequential:
                "looks": self.looks,
                "stopped": "interrupted" if interrupted else self.stopped,
                "budget_min": self.a.budget}
+        try:
+            doc["bound"] = orbseq.bind(
+                self.out_dir, [v["name"] for v in self.a.variants])
+        except ValueError as e:     # no result to bind to: compare ignores
+            print(f"run-suite: {orbseq.RECORD}: not bound ({e})",
+                  file=sys.stderr)
         orbseq.write_record(self.out_dir / "sequential.json", doc)
 
 
