@@ -44,6 +44,18 @@ int parse_cpu_list(const char *list, cpu_set_t *set, char *why,
 /* Copy at most cap-1 bytes and terminate. */
 void str_copy(char *dst, size_t cap, const char *src);
 
+/* Copy text that came from outside (a server's stderr or version line, an
+ * IOR's path) as printable, valid UTF-8: well-formed UTF-8 sequences of
+ * printable characters are kept; every other byte (invalid UTF-8, C0 and
+ * C1 controls such as ESC, DEL) becomes the four characters "\xNN". At
+ * most cap-1 bytes, cut only between whole characters or escapes, always
+ * terminated; dst and src may not overlap. Safe for json_string and for a
+ * terminal. */
+void str_escape(char *dst, size_t cap, const char *src);
+
+/* str_escape of buf into itself (through a copy), within its cap. */
+void str_escape_inplace(char *buf, size_t cap);
+
 /* Open `path` for reading, refusing anything but a regular file: a FIFO,
  * a folder, a device or a socket is never read (the open is non-blocking,
  * so a FIFO with no writer does not hang it, and the type is checked with
