@@ -109,10 +109,15 @@ def write_record(path, doc):
     """Write the record (sequential.json) atomically: a temporary file
     beside it, then a rename, so a killed suite leaves the old one or
     the new one, never half of one."""
+    write_record_text(path, json.dumps(doc, indent=1) + "\n")
+
+
+def write_record_text(path, text):
+    """Write text to path atomically (a temporary file, then a rename)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps(doc, indent=1) + "\n")
+        tmp.write_text(text)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
