@@ -392,11 +392,14 @@ man: $(MAN_DIR)/orbbench.1
 PREFIX ?= /usr/local
 DESTDIR ?=
 PYCOMPILE ?= 1
-I_BIN := $(DESTDIR)$(PREFIX)/bin
-I_LIBEXEC := $(DESTDIR)$(PREFIX)/libexec/orbbench
-I_DATA := $(DESTDIR)$(PREFIX)/share/orbbench
-I_DOC := $(DESTDIR)$(PREFIX)/share/doc/orbbench
-I_MAN := $(DESTDIR)$(PREFIX)/share/man/man1
+# Each folder as one shell word, single-quoted (a ' inside as '\''), so
+# that a DESTDIR or PREFIX with blanks or quotes installs where it says.
+shq = '$(subst ','\'',$(1))'
+I_BIN := $(call shq,$(DESTDIR)$(PREFIX)/bin)
+I_LIBEXEC := $(call shq,$(DESTDIR)$(PREFIX)/libexec/orbbench)
+I_DATA := $(call shq,$(DESTDIR)$(PREFIX)/share/orbbench)
+I_DOC := $(call shq,$(DESTDIR)$(PREFIX)/share/doc/orbbench)
+I_MAN := $(call shq,$(DESTDIR)$(PREFIX)/share/man/man1)
 INSTALL_SERVERS := omniorb-echo-server raw-server giop-min-server \
 	combat-echo-server omniorb-event-consumer omniorb-marshal-bench
 INSTALL_SCRIPTS := run-suite compare gate report plot start-servers \
