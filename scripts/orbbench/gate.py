@@ -62,7 +62,8 @@ threshold_pct.__name__ = "percentage (0 or more)"
 
 # Every verdict a metric of compare's JSON may carry; anything else is a
 # metric the gate cannot read (exit 2), never a pass.
-KNOWN_VERDICTS = VERDICTS + ("same", "negligible", "inconclusive", "n/a")
+KNOWN_VERDICTS = VERDICTS + ("same", "negligible", "inconclusive", "n/a",
+                             None)
 UNTESTED = (None, "n/a")
 
 
