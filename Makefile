@@ -333,7 +333,7 @@ fuzz: fuzz-build
 FUZZ_GATE_SECONDS ?= 1200
 fuzz-gate: build
 	ORBBENCH_BIN=$(abspath $(BIN)) ORBBENCH_FUZZ_SECONDS=$(FUZZ_GATE_SECONDS) \
-		$(PYTHON) -m pytest -q -s -p no:cacheprovider tests/e2e/test_gate_fuzz.py
+		$(PYTHON) -m pytest -q -rs -s -p no:cacheprovider tests/e2e/test_gate_fuzz.py
 
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5

@@ -34,6 +34,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import hypothesis.configuration
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -43,6 +44,11 @@ import orbbench.commands.gate as orbgatecmd
 from conftest import ROOT
 
 SECONDS = float(os.environ.get("ORBBENCH_FUZZ_SECONDS", "4"))
+# hypothesis keeps a cache (its Unicode tables) in .hypothesis/ of the
+# working folder: in build/ instead, which git ignores and make clean
+# removes.
+hypothesis.configuration.set_hypothesis_home_dir(
+    str(ROOT / "build" / "hypothesis"))
 OURS = "::error title=orbbench regression::"
 FIXTURES = ROOT / "tests" / "fixtures"
 LINE_BREAKS = ("\n", "\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c",
