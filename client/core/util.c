@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -258,16 +259,26 @@ bad:
     return -EINVAL;
 }
 
-void exe_dir(char *buf, size_t len)
+int exe_dir(char *buf, size_t len)
 {
     char path[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0) {
-        str_copy(buf, len, ".");
-        return;
+    if (n > 0) {
+        path[n] = 0;
+        str_copy(buf, len, dirname(path));
+        return 0;
     }
-    path[n] = 0;
-    str_copy(buf, len, dirname(path));
+    /* No /proc: the file execve was given. A bare name would be a guess
+     * (PATH, or the working folder), so only a path counts; the client
+     * never changes its working folder, so a relative one resolves as it
+     * did at exec. */
+    const char *fn = (const char *)getauxval(AT_EXECFN);
+    if (fn && strchr(fn, '/') && realpath(fn, path)) {
+        str_copy(buf, len, dirname(path));
+        return 0;
+    }
+    str_copy(buf, len, "/nonexistent");
+    return -ENOENT;
 }
 
 int helper_dir(char *buf, size_t len)

@@ -68,9 +68,12 @@ int open_regular(const char *path, char *why, size_t why_len);
  * "a device", "a socket", "a symbolic link", "a regular file". */
 const char *file_kind(unsigned mode);
 
-/* The folder holding this executable (where the servers are built), "."
- * when /proc/self/exe cannot be read. */
-void exe_dir(char *buf, size_t len);
+/* The folder holding this executable (where the servers are built), from
+ * /proc/self/exe; without /proc (a private mount namespace), from the
+ * path it was executed by (AT_EXECFN), resolved, when that is a path.
+ * 0; -ENOENT when neither says (buf is then "/nonexistent", never the
+ * working folder: main refuses to run). */
+int exe_dir(char *buf, size_t len);
 
 /* The folder of orbbench's helper executables (the servers, and for an
  * installation its scripts): PREFIX/libexec/orbbench when this
