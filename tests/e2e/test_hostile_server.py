@@ -8,6 +8,10 @@ refused, and one holding ESC is shown escaped."""
 import json
 import os
 import subprocess
+import sys
+import time
+
+import pytest
 
 from conftest import ORBBENCH, SCENARIOS
 from test_ior import Cdr
@@ -130,3 +134,83 @@ def test_an_escape_in_a_uiop_path_is_shown_escaped():
         r.stdout
     doc = json.loads(ior_cmd("--json", uiop_ior(b"/tmp/\x1b.sock")).stdout)
     assert doc is not None
+
+
+# ---- a server that daemonizes ------------------------------------------------
+
+def test_a_daemonizing_server_is_ended_with_its_cgroup(orbbench, tmp_path):
+    """A server that forks a daemon (setsid, double fork: no parent-death
+    signal reaches it) leaves it in the run's cgroup; the client kills
+    what is left there, so the daemon is gone and the cgroup removed.
+    Before: the daemon outlived the client, the cgroup stayed (EBUSY)."""
+    pidfile = tmp_path / "daemon.pid"
+    path = tmp_path / "daemonizing-server"
+    path.write_text("#!/bin/sh\n"
+                    'if [ "$1" = --version ]; then exec ' + REAL +
+                    ' --version; fi\n'
+                    f"setsid sh -c 'echo $$ > {pidfile}; exec sleep 300' "
+                    "</dev/null >/dev/null 2>&1 &\n"
+                    f'exec {REAL} "$@"\n')
+    path.chmod(0o755)
+    r = orbbench(SCENARIOS / "sync-unix.json", "sweep.start=1",
+                 "sweep.step=1", "sweep.max_n=1", "sweep.rounds=2",
+                 "machine.mem_limit_mb=512", f"server.path={path}")
+    assert r.doc is not None, r.stderr
+    cgroup = r.doc["machine"].get("cgroup")
+    assert cgroup, r.doc["machine"]
+    acct = r.doc["machine"].get("cpu_accounting_cgroup")
+    daemon = int(pidfile.read_text())
+    gone = False
+    for _ in range(50):
+        try:
+            with open(f"/proc/{daemon}/stat") as f:
+                gone = f.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except FileNotFoundError:
+            gone = True
+        if gone:
+            break
+        time.sleep(0.1)
+    if not gone:
+        os.kill(daemon, 9)
+    assert gone, "the daemon outlived the client"
+    left = [c for c in (cgroup, acct) if c and os.path.exists(c)]
+    for c in left:                   # the daemon is gone now: tidy up
+        os.rmdir(c)
+    assert not left, left
+
+
+# ---- without /proc -------------------------------------------------------------
+
+def no_proc(cwd, argv):
+    """argv run in a mount namespace of its own whose /proc is an empty
+    tmpfs: /proc/self/exe cannot be read."""
+    script = ("mount -t tmpfs none /proc && cd \"$1\" && shift && "
+              "exec \"$@\"")
+    return subprocess.run(["unshare", "--mount", "--propagation", "private",
+                           "sh", "-c", script, "sh", str(cwd), *argv],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_without_proc_it_never_runs_from_the_working_folder(tmp_path):
+    """No /proc: executed by a bare name (no path) from a folder holding
+    a planted omniorb-echo-server, the client refuses with one line;
+    before, it took the working folder for its own and ran the plant.
+    Executed by a path (./orbbench, a link), it finds itself through it."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root for a mount namespace")
+    marker = tmp_path / "planted-ran"
+    plant = tmp_path / "omniorb-echo-server"
+    plant.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    plant.chmod(0o755)
+    (tmp_path / "orbbench").symlink_to(ORBBENCH)
+    bare = [sys.executable, "-c", "import os, sys; os.execv('orbbench', "
+            "['orbbench'] + sys.argv[1:])", "run",
+            str(SCENARIOS / "sync-unix.json"), "--out", str(tmp_path / "r")]
+    r = no_proc(tmp_path, bare)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "cannot tell where this executable is" in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert not marker.exists(), "the planted server ran"
+    ok = no_proc(tmp_path, ["./orbbench", "compare", "--help"])
+    assert ok.returncode == 0, ok.stderr
+    assert "usage: scripts/compare" in ok.stdout
