@@ -348,3 +348,17 @@ def test_xml_replaces_what_xml_forbids():
         "a\\x00b\\x1f\\ufffe\\ud800c\td"
     assert orbesc.terminal("\x1b]0;pwned\x07") == "\\x1b]0;pwned\\x07"
     assert orbesc.guard_lines("ok\n  ::x\n:a") == "ok\n\\  ::x\n:a"
+
+
+def test_report_never_reads_a_fifo_named_like_a_suite_summary(sets, tmp_path):
+    """summary.json and summary.md of a suite folder are read through the
+    same reader: as FIFOs they are refused (and the report goes on
+    without them), never waited on. Before: report hung."""
+    a, _ = sets
+    for name in ("summary.json", "summary.md"):
+        (a / name).unlink()
+        os.mkfifo(a / name)
+    r = run(ROOT / "scripts" / "report", "--results", a, "--out",
+            tmp_path / "rep", timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "rep" / "report.md").is_file()
