@@ -348,3 +348,11 @@ def test_stop_leaves_alone_a_process_whose_record_matches_but_is_no_server(
     finally:
         p.kill()
         p.wait()
+
+
+def test_stop_on_a_fifo_is_one_line_not_a_hang(tmp_path):
+    f = tmp_path / "list.txt"
+    os.mkfifo(f)
+    r = stop(f)
+    assert r.returncode == 2, r.stderr
+    assert "not a regular file" in r.stderr and r.stderr.count("\n") == 1

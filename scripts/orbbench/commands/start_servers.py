@@ -39,6 +39,7 @@ from pathlib import Path
 
 import orbbench.paths as orbpaths
 import orbbench.procs as orbprocs
+import orbbench.safeload as orbsafe
 
 
 SERVER_NAME = "omniorb-echo-server"
@@ -148,8 +149,10 @@ def read_list(path):
     """(listed PIDs, {pid: (start, group, session)}, socket folder or
     None, server binary or None) of a list start-servers wrote; BadList
     says what is wrong."""
-    try:
-        text = Path(path).read_text()
+    try:     # a regular file only (a FIFO would hang --stop), bounded
+        text = orbsafe.read_bytes(path, 16 << 20).decode("utf-8")
+    except orbsafe.BadInput as e:
+        raise BadList(str(e).split(": ", 1)[-1]) from None
     except (OSError, UnicodeDecodeError) as e:
         raise BadList(e.strerror if isinstance(e, OSError) and e.strerror
                       else str(e)) from None
