@@ -67,14 +67,16 @@ KNOWN_VERDICTS = VERDICTS + ("same", "negligible", "inconclusive", "n/a",
 UNTESTED = (None, "n/a")
 
 
-def check(doc, path):
+def check(doc, path, require_tested=True):
     """The number of tested metrics of a compare JSON document, after
     checking every field the gate reads: scenarios a non-empty list of
     objects with a string name and a metrics object; each metric's verdict
     one of KNOWN_VERDICTS, its ratio and interval finite and > 0 (null
     only without a test), ci_low <= ratio <= ci_high, primary a bool.
     BadInput (orbbench.safeload) naming the field, or "nothing to gate"
-    when no metric was tested: a gate fails closed."""
+    when no metric was tested (unless not require_tested: compare's own
+    --fail-on on one run a side passes, as before): a gate fails
+    closed."""
     if not isinstance(doc, dict):
         raise orbsafe.bad(path, None, "not a JSON object")
     if "comparisons" in doc:
@@ -108,7 +110,7 @@ def check(doc, path):
                                   "metrics")
             for key, m in row["metrics"].items():
                 tested += _check_metric(m, path, f"{f}.metrics.{key}")
-    if not tested:
+    if not tested and require_tested:
         raise orbsafe.bad(path, None, "no tested metric (every verdict "
                           "n/a: one run on a side?): nothing to gate")
     return tested

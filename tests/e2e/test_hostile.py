@@ -362,3 +362,18 @@ def test_report_never_reads_a_fifo_named_like_a_suite_summary(sets, tmp_path):
             tmp_path / "rep", timeout=120)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "rep" / "report.md").is_file()
+
+
+def test_compare_fail_on_refuses_a_nan_of_its_own():
+    """compare --fail-on gates the comparison it made in memory: should
+    its statistics ever give a NaN ratio, that is exit 2, not a pass
+    (a NaN is neither above nor below the threshold)."""
+    import argparse
+    import orbbench.commands.compare as orbcompare
+    import orbbench.safeload as orbsafe
+    cmp = {"scenarios": [{"scenario": "s", "metrics": {"crossing_n": metric(
+        ratio=float("nan"), ci_low=0.5, ci_high=0.6)}}]}
+    a = argparse.Namespace(fail_on=frozenset({"slower"}), threshold=0.0,
+                           format="text")
+    with pytest.raises(orbsafe.BadInput, match="crossing_n.ratio"):
+        orbcompare.gate_and_write([cmp], a)

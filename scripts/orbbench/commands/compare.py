@@ -1059,6 +1059,8 @@ def gate_and_write(cmps, a):
     on the JSON document); with --fail-on, list the regressions on stderr
     and return 1 if there are any, else 0."""
     doc = json_doc(cmps)
+    if a.fail_on:   # a NaN ratio must fail the gate, not pass it
+        orbgate.check(doc, "the comparison", require_tested=False)
     fail_on = a.fail_on or frozenset({"slower"})
     if a.format in orbgate.FORMATS:
         sys.stdout.write(orbgate.render(doc, a.format, fail_on,
