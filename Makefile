@@ -57,7 +57,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
 .PHONY: FORCE all deps build test test-unit test-e2e check-layers check-sanitizers run report bench \
-	compare-orbs resolution clean help fuzz fuzz-smoke fuzz-build fuzz-deps \
+	compare-orbs resolution clean help fuzz fuzz-smoke fuzz-build fuzz-deps fuzz-gate \
 	man install deb deb-deps
 .DEFAULT_GOAL := all
 
@@ -73,6 +73,7 @@ help:
 	@echo "make resolution    A/A and A/B (server.work_us) paired suites: can compare tell?"
 	@echo "make SANITIZE=address,undefined test   sanitized build in build/"
 	@echo "make fuzz       libFuzzer on the decoders, FUZZ_SECONDS (60) per target"
+	@echo "make fuzz-gate  the gate's property test, FUZZ_GATE_SECONDS (1200)"
 	@echo "make fuzz-smoke the same for 5 s per target (CI)"
 	@echo "make install PREFIX=/usr/local DESTDIR=   client, servers, scripts, man pages"
 	@echo "make deb       build/deb/orbbench_$(VERSION)_ARCH.deb (debhelper)"
@@ -360,6 +361,14 @@ fuzz: fuzz-build
 	$(PYTHON) scripts/run-fuzz --seconds $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # What CI runs: every target briefly, the seeds and regressions included.
+# The gate's property test (tests/e2e/test_gate_fuzz.py, python3-hypothesis)
+# for FUZZ_GATE_SECONDS instead of make test's few: generated comparisons
+# and forged result sets; it prints how many it tried.
+FUZZ_GATE_SECONDS ?= 1200
+fuzz-gate: build
+	ORBBENCH_BIN=$(abspath $(BIN)) ORBBENCH_FUZZ_SECONDS=$(FUZZ_GATE_SECONDS) \
+		$(PYTHON) -m pytest -q -rs -s -p no:cacheprovider tests/e2e/test_gate_fuzz.py
+
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
 
@@ -426,11 +435,14 @@ man: $(MAN_DIR)/orbbench.1
 PREFIX ?= /usr/local
 DESTDIR ?=
 PYCOMPILE ?= 1
-I_BIN := $(DESTDIR)$(PREFIX)/bin
-I_LIBEXEC := $(DESTDIR)$(PREFIX)/libexec/orbbench
-I_DATA := $(DESTDIR)$(PREFIX)/share/orbbench
-I_DOC := $(DESTDIR)$(PREFIX)/share/doc/orbbench
-I_MAN := $(DESTDIR)$(PREFIX)/share/man/man1
+# Each folder as one shell word, single-quoted (a ' inside as '\''), so
+# that a DESTDIR or PREFIX with blanks or quotes installs where it says.
+shq = '$(subst ','\'',$(1))'
+I_BIN := $(call shq,$(DESTDIR)$(PREFIX)/bin)
+I_LIBEXEC := $(call shq,$(DESTDIR)$(PREFIX)/libexec/orbbench)
+I_DATA := $(call shq,$(DESTDIR)$(PREFIX)/share/orbbench)
+I_DOC := $(call shq,$(DESTDIR)$(PREFIX)/share/doc/orbbench)
+I_MAN := $(call shq,$(DESTDIR)$(PREFIX)/share/man/man1)
 INSTALL_SERVERS := omniorb-echo-server raw-server giop-min-server \
 	combat-echo-server omniorb-event-consumer omniorb-marshal-bench
 INSTALL_SCRIPTS := run-suite compare gate report plot start-servers \

@@ -125,6 +125,7 @@ static void connect_info(const char *ior, struct connect_info *ci)
     char why[300];
     memset(ci, 0, sizeof *ci);
     if (wire_giop.parse_ready(ior, &ci->t, why, sizeof why) != 0) {
+        str_escape_inplace(why, sizeof why);
         snprintf(ci->tcp.text, sizeof ci->tcp.text, "%s", why);
         snprintf(ci->unix_ep.text, sizeof ci->unix_ep.text, "%s", why);
         return;
@@ -139,9 +140,11 @@ static void connect_info(const char *ior, struct connect_info *ci)
         snprintf(ci->tcp.text, sizeof ci->tcp.text, "the IIOP profile's "
                  "port is 0 (no TCP endpoint: host \"%s\")", t->host);
     } else if (!ci->loopback && !numeric(t->host)) {
+        char host[128];
+        str_escape(host, sizeof host, t->host);
         snprintf(ci->tcp.text, sizeof ci->tcp.text, "host \"%s\" is a name; "
                  "orbbench connects to numeric addresses only (it resolves "
-                 "no names)", t->host);
+                 "no names)", host);
     } else {
         ci->tcp.ok = true;
         snprintf(ci->tcp.text, sizeof ci->tcp.text, "%s%s%s:%u",
@@ -149,8 +152,8 @@ static void connect_info(const char *ior, struct connect_info *ci)
     }
     if (t->unix_path[0]) {
         ci->unix_ep.ok = true;
-        snprintf(ci->unix_ep.text, sizeof ci->unix_ep.text, "%s",
-                 t->unix_path);
+        /* The IOR's bytes: shown escaped, never raw to the terminal. */
+        str_escape(ci->unix_ep.text, sizeof ci->unix_ep.text, t->unix_path);
     } else {
         snprintf(ci->unix_ep.text, sizeof ci->unix_ep.text, "no UIOP "
                  "profile (TAO's) or TAG_ORBIT_SPECIFIC one with a socket "

@@ -6,6 +6,7 @@
  * Exit codes: 0 ran to a stop, 1 the run failed, 2 usage or scenario
  * error, 130 interrupted (SIGINT/SIGTERM). */
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/scenario.h"
+#include "core/util.h"
 #include "core/version.h"
 #include "cli.h"
 #include "iorcmd.h"
@@ -38,6 +40,14 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
+    /* Servers and scripts are found beside this executable: never from
+     * the working folder when it cannot tell where it is. */
+    char self[PATH_MAX];
+    if (exe_dir(self, sizeof self) != 0)
+        cli_die(EXIT_USAGE, "cannot tell where this executable is "
+                "(/proc/self/exe unreadable: is /proc mounted?), so not "
+                "where its servers and scripts are: run it by its path, "
+                "or with /proc");
     /* `ior` has options of its own: it parses its whole command line;
      * so do the scripts (exec'd) and help. */
     if (argc > 1 && strcmp(argv[1], "ior") == 0)

@@ -61,6 +61,8 @@ static int parse_unix_component(const uint8_t *p, size_t n, struct ior *out)
         return rc;
     if ((rc = copy_str(out->unix_path, sizeof out->unix_path, s, len)))
         return rc;
+    if (out->unix_path[0] != '/')
+        return -EDESTADDRREQ;
     out->has_unix = true;
     return 0;
 }
@@ -146,6 +148,10 @@ static int parse_uiop_profile(const uint8_t *p, size_t n, struct ior *out,
     if ((rc = copy_str(out->unix_path, sizeof out->unix_path, path,
                        path_len)))
         return rc;
+    /* A relative path would connect relative to the working folder; an
+     * empty one to nothing: both refused, never guessed at. */
+    if (out->unix_path[0] != '/')
+        return -EDESTADDRREQ;
     out->unix_host[0] = 0;
     out->has_unix = true;
     return 0;
@@ -378,6 +384,9 @@ const char *ior_strerror(int err)
         return "a field is too long";
     case -EPROTO:
         return "unknown IIOP version";
+    case -EDESTADDRREQ:
+        return "a Unix socket path (UIOP rendezvous point or omniORB's "
+               "unix component) that is empty or not absolute";
     case -ENOMEM:
         return "out of memory";
     default:

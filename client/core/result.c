@@ -63,10 +63,24 @@ void result_set_outcome(json_t *doc, const char *stop_reason,
 {
     char finished[32];
     iso_time(finished, sizeof finished);
+    /* The detail may quote a server; json_string refuses invalid UTF-8,
+     * and json_pack would then drop the whole "result": escape instead. */
+    json_t *d = json_string(detail);
+    if (!d) {
+        size_t cap = 4 * strlen(detail) + 1;
+        char *esc = malloc(cap);
+        if (esc) {
+            str_escape(esc, cap, detail);
+            d = json_string(esc);
+            free(esc);
+        }
+        if (!d)
+            d = json_string("(detail not recordable)");
+    }
     json_object_set_new(
         doc, "result",
-        json_pack("{s:s, s:s, s:s, s:f}", "stop_reason", stop_reason,
-                  "detail", detail, "finished_at", finished, "duration_s",
+        json_pack("{s:s, s:o, s:s, s:f}", "stop_reason", stop_reason,
+                  "detail", d, "finished_at", finished, "duration_s",
                   duration_s));
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,6 +142,79 @@ void str_copy(char *dst, size_t cap, const char *src)
     dst[n] = 0;
 }
 
+/* The length (2-4) of the well-formed UTF-8 sequence at s that encodes a
+ * printable character (not a C1 control, no surrogate, no overlong form,
+ * at most U+10FFFF), else 0. */
+static size_t utf8_printable_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n;
+    uint32_t cp;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) /* also stops at the terminating NUL */
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ||
+        (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)
+        return 0;
+    return n;
+}
+
+void str_escape(char *dst, size_t cap, const char *src)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = (const unsigned char *)src;
+    size_t o = 0;
+    if (!cap)
+        return;
+    while (*s) {
+        size_t n = *s >= 0x20 && *s < 0x7f ? 1 : utf8_printable_len(s);
+        if (n) {
+            if (o + n >= cap)
+                break;
+            memcpy(dst + o, s, n);
+            o += n;
+            s += n;
+        } else {
+            if (o + 4 >= cap)
+                break;
+            dst[o++] = '\\';
+            dst[o++] = 'x';
+            dst[o++] = hex[*s >> 4];
+            dst[o++] = hex[*s & 15];
+            s++;
+        }
+    }
+    dst[o] = 0;
+}
+
+void str_escape_inplace(char *buf, size_t cap)
+{
+    char *copy = strdup(buf);
+    if (!copy) {                 /* keep what is printable ASCII, in place */
+        for (char *p = buf; *p; p++)
+            if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+                *p = '?';
+        return;
+    }
+    str_escape(buf, cap, copy);
+    free(copy);
+}
+
 int parse_cpu_list(const char *list, cpu_set_t *set, char *why,
                    size_t why_len)
 {
@@ -185,16 +259,26 @@ bad:
     return -EINVAL;
 }
 
-void exe_dir(char *buf, size_t len)
+int exe_dir(char *buf, size_t len)
 {
     char path[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0) {
-        str_copy(buf, len, ".");
-        return;
+    if (n > 0) {
+        path[n] = 0;
+        str_copy(buf, len, dirname(path));
+        return 0;
     }
-    path[n] = 0;
-    str_copy(buf, len, dirname(path));
+    /* No /proc: the file execve was given. A bare name would be a guess
+     * (PATH, or the working folder), so only a path counts; the client
+     * never changes its working folder, so a relative one resolves as it
+     * did at exec. */
+    const char *fn = (const char *)getauxval(AT_EXECFN);
+    if (fn && strchr(fn, '/') && realpath(fn, path)) {
+        str_copy(buf, len, dirname(path));
+        return 0;
+    }
+    str_copy(buf, len, "/nonexistent");
+    return -ENOENT;
 }
 
 int helper_dir(char *buf, size_t len)

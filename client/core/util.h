@@ -44,6 +44,18 @@ int parse_cpu_list(const char *list, cpu_set_t *set, char *why,
 /* Copy at most cap-1 bytes and terminate. */
 void str_copy(char *dst, size_t cap, const char *src);
 
+/* Copy text that came from outside (a server's stderr or version line, an
+ * IOR's path) as printable, valid UTF-8: well-formed UTF-8 sequences of
+ * printable characters are kept; every other byte (invalid UTF-8, C0 and
+ * C1 controls such as ESC, DEL) becomes the four characters "\xNN". At
+ * most cap-1 bytes, cut only between whole characters or escapes, always
+ * terminated; dst and src may not overlap. Safe for json_string and for a
+ * terminal. */
+void str_escape(char *dst, size_t cap, const char *src);
+
+/* str_escape of buf into itself (through a copy), within its cap. */
+void str_escape_inplace(char *buf, size_t cap);
+
 /* Open `path` for reading, refusing anything but a regular file: a FIFO,
  * a folder, a device or a socket is never read (the open is non-blocking,
  * so a FIFO with no writer does not hang it, and the type is checked with
@@ -56,9 +68,12 @@ int open_regular(const char *path, char *why, size_t why_len);
  * "a device", "a socket", "a symbolic link", "a regular file". */
 const char *file_kind(unsigned mode);
 
-/* The folder holding this executable (where the servers are built), "."
- * when /proc/self/exe cannot be read. */
-void exe_dir(char *buf, size_t len);
+/* The folder holding this executable (where the servers are built), from
+ * /proc/self/exe; without /proc (a private mount namespace), from the
+ * path it was executed by (AT_EXECFN), resolved, when that is a path.
+ * 0; -ENOENT when neither says (buf is then "/nonexistent", never the
+ * working folder: main refuses to run). */
+int exe_dir(char *buf, size_t len);
 
 /* The folder of orbbench's helper executables (the servers, and for an
  * installation its scripts): PREFIX/libexec/orbbench when this

@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -323,14 +325,50 @@ int machine_enter_server(const struct machine *m)
     return 0;
 }
 
+/* SIGKILL every process left in cgroup dir but this one: a server that
+ * daemonized (forked twice, so that no parent-death signal reaches it)
+ * is still in the cgroup its start put it in. cgroup.kill (Linux 5.14)
+ * when the cgroup holds only others; else each PID of cgroup.procs.
+ * Never touches a process outside the cgroup. */
+static void kill_cgroup_members(const char *dir)
+{
+    char path[600], line[32];
+    bool self_inside = false;
+    pid_t me = getpid();
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return;
+    pid_t pids[256];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        long v = strtol(line, NULL, 10);
+        if (v <= 0)
+            continue;
+        if ((pid_t)v == me)
+            self_inside = true;
+        else if (n < sizeof pids / sizeof pids[0])
+            pids[n++] = (pid_t)v;
+    }
+    fclose(f);
+    snprintf(path, sizeof path, "%s/cgroup.kill", dir);
+    if (self_inside || write_file(path, "1") != 0)
+        for (size_t i = 0; i < n; i++)
+            kill(pids[i], SIGKILL);
+}
+
 void machine_remove_cgroup(const char *dir)
 {
     if (!dir || !dir[0])
         return;
-    /* The last processes may still be exiting: retry for up to 2 s. */
+    /* The last processes may still be exiting: retry for up to 2 s; after
+     * 0.5 s, whatever is still in it outlived its spawner (a daemon):
+     * killed, so that the cgroup goes. */
     for (int i = 0; i < 200; i++) {
         if (rmdir(dir) == 0 || errno == ENOENT)
             return;
+        if (errno == EBUSY && i == 50)
+            kill_cgroup_members(dir);
         struct timespec ts = {0, 10 * 1000000};
         nanosleep(&ts, NULL);
     }

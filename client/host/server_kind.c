@@ -518,6 +518,12 @@ static int query_version(const char *path, const char *option, char *name,
     pid_t pid = fork();
     if (pid == 0) {
         dup2(pfd[1], 1);
+        /* The server's stderr is not ours to pass to the terminal raw
+         * (escape sequences, invalid UTF-8): what it prints when asked
+         * its version is dropped; its stdout is read and escaped. */
+        int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null >= 0)
+            dup2(null, 2);
         execl(path, path, option, (char *)NULL);
         _exit(127);
     }
@@ -552,18 +558,22 @@ static int query_version(const char *path, const char *option, char *name,
         char *second = nl ? nl + 1 : line + len, *end;
         if ((end = strchr(second, '\n')))
             *end = 0;
-        str_copy(build, build_len, second);
+        str_escape(build, build_len, second);   /* the server's text */
     }
     char *sp = strchr(line, ' ');
     if (!sp || sp == line || !sp[1]) {
+        char shown[200];
+        str_escape(shown, sizeof shown, line);
         snprintf(why, why_len,
                  "server %s: %s printed \"%s\", expected \"NAME "
                  "VERSION\"",
-                 path, option, line);
+                 path, option, shown);
         return -EPROTO;
     }
     *sp = 0;
-    str_copy(name, name_len, line);
-    str_copy(version, version_len, sp + 1);
+    /* Escaped: invalid UTF-8 would make json_string fail and the result
+     * lose its "orb"; an ESC would reach the terminal. */
+    str_escape(name, name_len, line);
+    str_escape(version, version_len, sp + 1);
     return 0;
 }

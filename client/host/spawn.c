@@ -135,7 +135,7 @@ static void log_tail(const char *dir, unsigned index, char *out, size_t cap)
     while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
         buf[--n] = 0;
     char *last = strrchr(buf, '\n');
-    str_copy(out, cap, last ? last + 1 : buf);
+    str_escape(out, cap, last ? last + 1 : buf);   /* the server's text */
 }
 
 /* Remove a folder (server logs and sockets) and its files, and the
@@ -863,14 +863,18 @@ int spawn_parse_limit(char *line, const char *what, int64_t *value,
     long long v = strtoll(p, &end, 10);
     if (errno || end == p || *p == '-' || *p == '+' || v <= 0 ||
         (*end && *end != ':')) {
+        char shown[200];
+        str_escape(shown, sizeof shown, line);
         snprintf(reason, reason_len, "declared \"%s\": not \"orbbench-limit "
-                 "%s N: REASON\" with N a positive integer", line, what);
+                 "%s N: REASON\" with N a positive integer", shown, what);
         return -EINVAL;
     }
     *value = v;
     if (*end == ':')
         end += 1 + strspn(end + 1, " ");
-    str_copy(reason, reason_len, end);
+    /* The server's own words: escaped (valid UTF-8 for the result file,
+     * no ESC for the terminal). */
+    str_escape(reason, reason_len, end);
     return 1;
 }
 
@@ -887,9 +891,16 @@ int spawner_declared_limit(const struct spawner *sp, unsigned index,
     FILE *f = fopen(path, "re");
     if (!f)
         return 0;
-    /* Bounded: only the first few hundred lines are looked at. */
-    for (int k = 0; k < 256 && !found && fgets(line, sizeof line, f); k++)
-        found = spawn_parse_limit(line, what, value, reason, reason_len);
+    /* Bounded: only the first few hundred lines are looked at. A line
+     * longer than the buffer comes in pieces; only a piece that starts a
+     * line may be a declaration (never the tail of a longer line). */
+    bool at_start = true;
+    for (int k = 0; k < 256 && !found && fgets(line, sizeof line, f); k++) {
+        bool starts = at_start;
+        at_start = strchr(line, '\n') != NULL;
+        if (starts)
+            found = spawn_parse_limit(line, what, value, reason, reason_len);
+    }
     fclose(f);
     if (found < 0) {
         char why[400];

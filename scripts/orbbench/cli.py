@@ -5,6 +5,11 @@ tables. Standard library only."""
 import argparse
 import sys
 
+import orbbench.escape as orbesc
+
+# One message line at most this long: names in it are data.
+MESSAGE_LIMIT = 2000
+
 
 def text_table(head, rows):
     """Aligned columns: the first left, the rest right."""
@@ -37,8 +42,9 @@ class ArgParser(argparse.ArgumentParser):
 
 
 def fail(prog, msg, code=2):
-    """Print 'prog: msg' on stderr and exit with code."""
-    print(f"{prog}: {msg}", file=sys.stderr)
+    """Print 'prog: msg' on stderr, one line (escaped, bounded), and exit
+    with code."""
+    print(f"{prog}: {orbesc.terminal(msg, MESSAGE_LIMIT)}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -53,5 +59,6 @@ def shape_error(paths, e):
 
 
 def note(prog, msg):
-    """A one-line message on stderr (skipped figures, what was written)."""
-    print(f"{prog}: {msg}", file=sys.stderr)
+    """A one-line message on stderr (skipped figures, what was written),
+    escaped and bounded."""
+    print(f"{prog}: {orbesc.terminal(msg, MESSAGE_LIMIT)}", file=sys.stderr)

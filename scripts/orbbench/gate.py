@@ -16,6 +16,9 @@ present) gate as the scenarios' do. Standard library only."""
 import math
 import xml.etree.ElementTree as ET
 
+import orbbench.escape as orbesc
+import orbbench.safeload as orbsafe
+
 # What --fail-on may name: the metric verdicts that mean "B is worse" (or,
 # for a gate on an expected change, "B is better").
 VERDICTS = ("slower", "larger", "faster", "smaller")
@@ -55,6 +58,93 @@ def threshold_pct(text):
 
 
 threshold_pct.__name__ = "percentage (0 or more)"
+
+
+# Every verdict a metric of compare's JSON may carry; anything else is a
+# metric the gate cannot read (exit 2), never a pass.
+KNOWN_VERDICTS = VERDICTS + ("same", "negligible", "inconclusive", "n/a",
+                             None)
+UNTESTED = (None, "n/a")
+
+
+def check(doc, path, require_tested=True):
+    """The number of tested metrics of a compare JSON document, after
+    checking every field the gate reads: scenarios a non-empty list of
+    objects with a string name and a metrics object; each metric's verdict
+    one of KNOWN_VERDICTS, its ratio and interval finite and > 0 (null
+    only without a test), ci_low <= ratio <= ci_high, primary a bool.
+    BadInput (orbbench.safeload) naming the field, or "nothing to gate"
+    when no metric was tested (unless not require_tested: compare's own
+    --fail-on on one run a side passes, as before): a gate fails
+    closed."""
+    if not isinstance(doc, dict):
+        raise orbsafe.bad(path, None, "not a JSON object")
+    if "comparisons" in doc:
+        cl = doc["comparisons"]
+        if not isinstance(cl, list) or not cl or \
+                not all(isinstance(c, dict) for c in cl):
+            raise orbsafe.bad(path, "comparisons", "not a non-empty list of "
+                              "objects: nothing to gate")
+        where = [(f"comparisons[{i}].", c) for i, c in enumerate(cl)]
+    else:
+        where = [("", doc)]
+    tested = 0
+    for pre, cmp in where:
+        if "set" in cmp and not isinstance(cmp["set"], str):
+            raise orbsafe.bad(path, pre + "set", "not a string")
+        rows = cmp.get("scenarios")
+        if not isinstance(rows, list) or not rows:
+            raise orbsafe.bad(path, pre + "scenarios", "missing or empty: "
+                              "nothing to gate")
+        suite = cmp.get("suite") or {}
+        if not isinstance(suite, dict):
+            raise orbsafe.bad(path, pre + "suite", "not an object")
+        for key, m in suite.items():
+            tested += _check_metric(m, path, f"{pre}suite.{key}")
+        for i, row in enumerate(rows):
+            f = f"{pre}scenarios[{i}]"
+            if not isinstance(row, dict) or \
+                    not isinstance(row.get("scenario"), str) or \
+                    not isinstance(row.get("metrics"), dict):
+                raise orbsafe.bad(path, f, "not a scenario with a name and "
+                                  "metrics")
+            for key, m in row["metrics"].items():
+                tested += _check_metric(m, path, f"{f}.metrics.{key}")
+    if not tested and require_tested:
+        raise orbsafe.bad(path, None, "no tested metric (every verdict "
+                          "n/a: one run on a side?): nothing to gate")
+    return tested
+
+
+def _check_metric(m, path, field):
+    """1 for a tested primary metric, 0 for one without a test or a
+    descriptive one; BadInput for one the gate cannot read."""
+    if not isinstance(m, dict):
+        raise orbsafe.bad(path, field, "not an object")
+    v = m.get("verdict")
+    if v not in KNOWN_VERDICTS:
+        raise orbsafe.bad(path, field + ".verdict",
+                          f"{orbsafe.short(v)} is not a verdict "
+                          f"({', '.join(x for x in KNOWN_VERDICTS if x)})")
+    if "primary" in m and not isinstance(m["primary"], bool):
+        raise orbsafe.bad(path, field + ".primary", "not true or false")
+    untested = v in UNTESTED
+    vals = {}
+    for k in ("ratio", "ci_low", "ci_high"):
+        vals[k] = orbsafe.number(path, f"{field}.{k}", m.get(k), low=0,
+                                 low_open=True, allow_none=True)
+    if not untested and vals["ratio"] is None:
+        raise orbsafe.bad(path, field + ".ratio", f"missing for verdict {v}")
+    lo, r, hi = vals["ci_low"], vals["ratio"], vals["ci_high"]
+    if r is not None and ((lo is not None and lo > r) or
+                          (hi is not None and hi < r)):
+        raise orbsafe.bad(path, field, f"interval [{lo}, {hi}] does not "
+                          f"hold its ratio {r}")
+    notes = m.get("notes")
+    if notes is not None and (not isinstance(notes, list) or
+                              not all(isinstance(n, str) for n in notes)):
+        raise orbsafe.bad(path, field + ".notes", "not a list of strings")
+    return 0 if untested or descriptive(m) else 1
 
 
 def comparisons(doc):
@@ -127,22 +217,28 @@ def ratio_text(m):
             f"{num(m.get('ci_high'))}]")
 
 
-def regression_line(case, many):
+def regression_line(case, many, esc=orbesc.terminal):
     """One line naming a regression: set, scenario, metric, verdict, ratio
-    and interval."""
+    and interval; every name from the document passed through esc (the
+    medium's escaping, which also cuts it)."""
     x, scenario, key, m = case
-    who = f"{x}: " if many else ""
-    return (f"{who}{scenario}: {key} {m['verdict']}, {x}/A "
-            f"{ratio_text(m)}{drivers_text(m)}")
+    who = f"{esc(x)}: " if many else ""
+    return (f"{who}{esc(scenario)}: {esc(key)} {esc(m['verdict'])}, "
+            f"{esc(x)}/A {ratio_text(m)}{drivers_text(m, esc)}")
 
 
-def drivers_text(m):
+def drivers_text(m, esc=orbesc.terminal):
     """For a suite row, the scenarios that drive it: '; largest: sync-unix
-    0.9, event-tcp 0.91'; else ''."""
-    largest = (m.get("drivers") or {}).get("largest") or []
-    if not largest:
+    0.9, event-tcp 0.91'; else '' (also for a list of another shape)."""
+    d = m.get("drivers")
+    largest = d.get("largest") if isinstance(d, dict) else None
+    if not isinstance(largest, list):
         return ""
-    return "; largest: " + ", ".join(f"{n} {num(r)}" for n, r in largest)
+    pairs = [x for x in largest[:5] if isinstance(x, list) and len(x) == 2
+             and orbsafe.is_num(x[1])]
+    if not pairs:
+        return ""
+    return "; largest: " + ", ".join(f"{esc(n)} {num(r)}" for n, r in pairs)
 
 
 def report(doc, fail_on, threshold):
@@ -185,17 +281,20 @@ def junit(doc, fail_on, threshold):
     for x, scenario, key, m in cases(doc):
         by_set.setdefault(x, []).append((scenario, key, m))
     for x, rows in by_set.items():
-        suite = ET.SubElement(root, "testsuite", name=f"{x} against A")
+        suite = ET.SubElement(root, "testsuite",
+                              name=orbesc.xml(f"{x} against A"))
         counts = {"tests": 0, "failures": 0, "skipped": 0}
         for scenario, key, m in rows:
-            case = ET.SubElement(suite, "testcase", classname=scenario,
-                                 name=key, time="0")
+            case = ET.SubElement(suite, "testcase",
+                                 classname=orbesc.xml(scenario),
+                                 name=orbesc.xml(key), time="0")
             status, msg = case_status(m, fail_on, threshold)
+            msg = orbesc.xml(msg, limit=2000)
             counts["tests"] += 1
             if status == "failure":
                 counts["failures"] += 1
                 ET.SubElement(case, "failure", message=msg,
-                              type=m["verdict"]).text = msg
+                              type=orbesc.xml(m["verdict"])).text = msg
             elif status == "skipped":
                 counts["skipped"] += 1
                 ET.SubElement(case, "skipped", message=msg)
@@ -216,7 +315,8 @@ def junit(doc, fail_on, threshold):
 # ---- GitHub Actions ------------------------------------------------------
 
 def md_cell(text):
-    return str(text).replace("|", "\\|")
+    """One table cell of the step summary: Markdown and HTML escaped."""
+    return orbesc.md(text)
 
 
 def github(doc, fail_on, threshold):
@@ -226,23 +326,25 @@ def github(doc, fail_on, threshold):
     many = len(comparisons(doc)) > 1
     out = ["## orbbench: " + ("regression" if code else "no regression"),
            "", lines[0][0].upper() + lines[0][1:], ""]
-    out += [f"- :x: {md_cell(line.strip())}" for line in lines[1:]]
+    out += [f"- :x: {regression_line(c, many, md_cell)}"
+            for c in regressions(doc, fail_on, threshold)]
     out += ["", "| " + ("set | " if many else "") +
             "scenario | metric | verdict | B/A [interval] |",
             "|" + ("---|" if many else "") + "---|---|---|---:|"]
     for x, scenario, key, m in cases(doc):
         mark = " :x:" if is_regression(m, fail_on, threshold) else ""
-        out.append("| " + (f"{x} | " if many else "") +
-                   f"{md_cell(scenario)} | {key} | "
-                   f"{m.get('verdict')}{mark} | {ratio_text(m)} |")
+        out.append("| " + (f"{md_cell(x)} | " if many else "") +
+                   f"{md_cell(scenario)} | {md_cell(key)} | "
+                   f"{md_cell(m.get('verdict'))}{mark} | {ratio_text(m)} |")
     return "\n".join(out) + "\n"
 
 
 def annotations(doc, fail_on, threshold):
     """GitHub workflow commands, one ::error per regression."""
     many = len(comparisons(doc)) > 1
-    return [f"::error title=orbbench regression::"
-            f"{regression_line(c, many)}"
+    return [f"::error title={orbesc.gh_property('orbbench regression')}::"
+            + orbesc.gh_message(regression_line(c, many, orbesc.cut),
+                                limit=2000)
             for c in regressions(doc, fail_on, threshold)]
 
 

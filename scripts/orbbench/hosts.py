@@ -11,6 +11,7 @@ from pathlib import Path
 
 import orbbench.cli as orbcli
 import orbbench.results as orbresults
+import orbbench.safeload as orbsafe
 
 FLEET_FILE = "fleet.json"
 FLEET_SCHEMA = "orbbench-fleet/1"
@@ -79,7 +80,7 @@ def read_fleet(folder):
     if not path.is_file():
         return None
     try:
-        doc = json.loads(path.read_text())
+        doc = orbsafe.load_json(path)
     except (OSError, ValueError) as e:
         raise ValueError(f"{path}: not a readable fleet summary ({e})") \
             from e

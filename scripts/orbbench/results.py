@@ -11,6 +11,8 @@ import statistics
 from collections import namedtuple
 from pathlib import Path
 
+import orbbench.safeload as orbsafe
+
 SCHEMA = "orbbench-result/1"
 
 # The rows of the seed's summary table (Grisby, 2002), in its order; other
@@ -28,6 +30,10 @@ MEM_LABELS = {"pss": "PSS", "uss": "USS",
               "mem_available": "MemAvailable drop / N"}
 
 Result = namedtuple("Result", "path doc")
+
+# No machine holds a billion servers or connections: a crossing N beyond
+# it is a forged one.
+MAX_N = 1e9
 
 
 # ---- the measurement kinds -----------------------------------------------
@@ -110,10 +116,7 @@ def of_kind(results, name):
 def load_result(path):
     """Load and check one result file; ValueError names the file."""
     path = Path(path)
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: not a readable JSON result ({e})") from e
+    doc = orbsafe.load_json(path)       # regular, bounded, finite, UTF-8
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         got = doc.get("schema") if isinstance(doc, dict) else None
         raise ValueError(f"{path}: schema {got!r}, expected {SCHEMA!r}")
@@ -121,7 +124,59 @@ def load_result(path):
     for key in ("scenario", kind(doc).body, "result", "orb", "host"):
         if key not in doc:
             raise ValueError(f"{path}: no {key!r} field")
+    check_values(doc, path)
     return doc
+
+
+def check_values(doc, path):
+    """The values compare and gate weigh, in their ranges (BadInput names
+    the field): result.crossing_n a finite N >= 1 (or absent), its
+    interval two of them, max_servers / max_connections whole and >= 0,
+    the stop reason a string."""
+    res = doc["result"]
+    if not isinstance(res, dict):
+        raise orbsafe.bad(path, "result", "not an object")
+    orbsafe.number(path, "result.crossing_n", res.get("crossing_n"),
+                   low=1, high=MAX_N, allow_none=True)
+    iv = res.get("crossing_interval")
+    if iv is not None:
+        if not isinstance(iv, list) or len(iv) != 2:
+            raise orbsafe.bad(path, "result.crossing_interval",
+                              "not a pair of numbers")
+        for i, v in enumerate(iv):
+            # an interval may reach far past any N measured (an
+            # extrapolation): finite and >= 0 is all it must be
+            orbsafe.number(path, f"result.crossing_interval[{i}]", v, low=0)
+    for key in ("max_servers", "max_connections"):
+        v = res.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)
+                              or v < 0):
+            raise orbsafe.bad(path, f"result.{key}", f"{orbsafe.short(v)}"
+                              " is not a whole number >= 0")
+    if "stop_reason" in res and not isinstance(res["stop_reason"], str):
+        raise orbsafe.bad(path, "result.stop_reason", "not a string")
+
+
+def interrupted(doc):
+    """True for a run stopped by a signal (stop: interrupted): what it
+    measured is a fragment, never a repeat."""
+    return get(doc, "result.stop_reason") == "interrupted"
+
+
+def load_repeats(paths, note):
+    """load_results, without the interrupted runs: each is named in
+    note(line) and left out; ValueError when none is left."""
+    out = []
+    for r in load_results(paths):
+        if interrupted(r.doc):
+            note(f"{r.path}: stop interrupted: not counted as a repeat, "
+                 "left out")
+        else:
+            out.append(r)
+    if not out:
+        raise ValueError(f"{', '.join(map(str, paths))}: no complete run "
+                         "(every one was interrupted)")
+    return out
 
 
 def refuse_uncomparable(results, what):

@@ -109,10 +109,123 @@ def write_record(path, doc):
     """Write the record (sequential.json) atomically: a temporary file
     beside it, then a rename, so a killed suite leaves the old one or
     the new one, never half of one."""
+    write_record_text(path, json.dumps(doc, indent=1) + "\n")
+
+
+def write_record_text(path, text):
+    """Write text to path atomically (a temporary file, then a rename)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps(doc, indent=1) + "\n")
+        tmp.write_text(text)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+# ---- sequential.json, bound to the result sets it is about ------------------
+#
+# compare spends the record's alpha per look only when the record is the
+# one the suite wrote for exactly the sets it is given: the suite writes
+# each variant's files, their run ids (paired.id) and a sha256 of their
+# names and bytes into "bound"; compare recomputes them. A record lying
+# beside other results (copied, forged without the digest, or from an
+# earlier suite) is named and ignored: compare then uses its own alpha.
+
+RECORD = "sequential.json"
+MAX_LOOKS = 100
+
+
+def bind(out_dir, names):
+    """{"sets": {name: {"files", "runs", "sha256"}}} of the variants'
+    result folders under out_dir, for the record."""
+    import orbbench.results as orbresults
+    import orbbench.safeload as orbsafe
+    sets = {}
+    for n in names:
+        files = orbresults.result_files([Path(out_dir) / n])
+        runs = []
+        for f in files:
+            try:
+                runs.append(orbresults.get(orbsafe.load_json(f), "paired.id"))
+            except ValueError:
+                runs.append(None)
+        sets[n] = {"files": [f.name for f in files], "runs": runs,
+                   "sha256": orbsafe.digest_files(files)}
+    return {"sets": sets}
+
+
+def check_plan(doc, path):
+    """(alpha per look, looks) of a record's plan, checked: alpha in
+    (0, 0.5], looks a whole number in 1..MAX_LOOKS, alpha_per_look equal
+    to alpha / looks; BadInput naming the field otherwise."""
+    import orbbench.safeload as orbsafe
+    plan = doc.get("plan")
+    if not isinstance(plan, dict):
+        raise orbsafe.bad(path, "plan", "missing or not an object")
+    alpha = orbsafe.number(path, "plan.alpha", plan.get("alpha"), low=0,
+                           low_open=True, high=0.5)
+    looks = plan.get("looks")
+    if isinstance(looks, bool) or not isinstance(looks, int) or \
+            not 1 <= looks <= MAX_LOOKS:
+        raise orbsafe.bad(path, "plan.looks", f"{orbsafe.short(looks)} is "
+                          f"not a whole number in 1..{MAX_LOOKS}")
+    per = orbsafe.number(path, "plan.alpha_per_look",
+                         plan.get("alpha_per_look"), low=0, low_open=True,
+                         high=0.5)
+    if abs(per - alpha / looks) > 1e-12 * alpha:
+        raise orbsafe.bad(path, "plan.alpha_per_look", f"{per!r} is not "
+                          f"plan.alpha / plan.looks ({alpha / looks:.6g})")
+    return per, looks
+
+
+def bound_to(doc, sets):
+    """None when the record's "bound" matches the folders sets (paths)
+    exactly, else why not (a phrase)."""
+    import orbbench.results as orbresults
+    import orbbench.safeload as orbsafe
+    bound = doc.get("bound")
+    if not isinstance(bound, dict) or not isinstance(bound.get("sets"),
+                                                     dict):
+        return "it names no result sets (no \"bound\")"
+    want = bound["sets"]
+    got = {Path(s).resolve().name: Path(s) for s in sets}
+    if set(want) != set(got):
+        return (f"it is about the sets {orbsafe.short(sorted(want), 80)}, "
+                f"not {sorted(got)}")
+    for name, folder in got.items():
+        entry = want[name]
+        if not isinstance(entry, dict):
+            return f"its entry for {name} is not an object"
+        files = orbresults.result_files([folder])
+        if entry.get("files") != [f.name for f in files]:
+            return f"the files of {name} are not those it names"
+        if entry.get("sha256") != orbsafe.digest_files(files):
+            return f"the files of {name} are not those it was written for " \
+                   "(sha256 differs)"
+    return None
+
+
+def alpha_from_record(sets, note, default=ALPHA):
+    """(alpha, where it came from) for compare: the record's alpha per look
+    when one sequential.json beside the sets' folders is bound to exactly
+    these sets (and its plan checks out: BadInput otherwise), else default,
+    after a note saying which record was ignored and why."""
+    import orbbench.safeload as orbsafe
+    seen = set()
+    for s in sets:
+        p = Path(s)
+        if not p.is_dir():
+            continue
+        seq = p.resolve().parent / RECORD
+        if seq in seen or not (seq.exists() or seq.is_symlink()):
+            continue
+        seen.add(seq)
+        doc = orbsafe.load_object(seq, max_bytes=4 << 20)
+        why = bound_to(doc, sets)
+        if why:
+            note(f"{seq}: ignored ({why}); alpha {default:g}")
+            continue
+        per, looks = check_plan(doc, seq)
+        return per, f"{seq} ({looks} planned looks)"
+    return default, "default"

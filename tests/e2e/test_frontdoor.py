@@ -7,6 +7,7 @@ import io
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -108,6 +109,34 @@ def test_man_pages_say_what_the_help_says(tmp_path):
 
 def tree_files(root):
     return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+@pytest.mark.parametrize("dest, prefix", [
+    ("dir with space", "/usr/local"),
+    ("it's", "/opt/o b"),
+    ('q"uote `y` \\n', "/p'q"),
+])
+def test_make_install_quotes_destdir_and_prefix(tmp_path, dest, prefix):
+    """Issue 32: a DESTDIR or PREFIX with blanks or quotes installs where
+    it says. Before: ./dir/usr/local/... in the working folder, or an sh
+    syntax error."""
+    if os.environ.get("ORBBENCH_BIN") not in (None, str(ROOT / "bin")):
+        pytest.skip("installs the release build (bin/), not ORBBENCH_BIN")
+    work = tmp_path / "work"
+    work.mkdir()
+    d = tmp_path / dest
+    r = subprocess.run(["make", "-s", "-C", str(ROOT), "install",
+                        f"DESTDIR={d}", f"PREFIX={prefix}", "PYCOMPILE="],
+                       capture_output=True, text=True, timeout=600,
+                       cwd=work)
+    assert r.returncode == 0, r.stderr
+    root = Path(str(d) + prefix)
+    assert (root / "bin" / "orbbench").is_file()
+    assert (root / "libexec" / "orbbench" / "orbbench" / "gate.py").is_file()
+    assert (root / "share" / "man" / "man1" / "orbbench.1").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        {"work", Path(dest).parts[0]})
+    assert list(work.iterdir()) == []
 
 
 def test_make_install_runs_from_its_tree_and_writes_only_in_the_cwd(

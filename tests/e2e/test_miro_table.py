@@ -108,7 +108,7 @@ def test_repeats_pool_their_calls(results, tmp_path):
 @pytest.mark.parametrize("setup,message", [
     ("missing", "not a result folder"),
     ("sweep-only", "no latency or marshal results"),
-    ("broken", "not a readable JSON result"),
+    ("broken", "not valid JSON"),
 ])
 def test_bad_input_is_exit_2(results, tmp_path, setup, message):
     d = tmp_path / setup

@@ -314,3 +314,45 @@ def test_stop_stops_what_it_started(tmp_path):
         assert wait_for(lambda: not alive(keeper), timeout=10)
     finally:
         end_leftovers(sock_dir, servers + [keeper])
+
+
+def test_stop_leaves_alone_a_process_whose_record_matches_but_is_no_server(
+        tmp_path):
+    """Issue 32: a forged list whose record matches a `setsid sleep`
+    exactly (start time, group, session) and names it, or the real echo
+    server binary, as the server: its executable or its command line is
+    not the echo server's, so it is named and left alone. Before, the
+    sleep was killed."""
+    p = subprocess.Popen(["setsid", "sleep", "300"])
+    try:
+        wait_for(lambda: cmdline(p.pid).startswith("sleep"), timeout=10)
+        with open(f"/proc/{p.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        rec = (f"# server {p.pid} start {fields[19]} group {fields[2]} "
+               f"session {fields[3]}\n")
+        server = os.path.realpath(START.parent.parent / "bin" /
+                                  "omniorb-echo-server")
+        sleep = os.path.realpath("/bin/sleep")
+        for path, why in ((None, "names no server binary"),
+                          (server, "not the listed server"),
+                          (sleep, "is not the server's")):
+            f = tmp_path / "forged.txt"
+            f.write_text(f"IOR:00 {p.pid}\n" + rec +
+                         (f"# server-path {path}\n" if path else ""))
+            r = stop(f)
+            time.sleep(0.2)
+            assert p.poll() is None, f"{path}: the sleep was killed"
+            assert r.returncode == 1, r.stderr
+            assert f"pid {p.pid} left alone" in r.stderr and why in \
+                r.stderr, r.stderr
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_stop_on_a_fifo_is_one_line_not_a_hang(tmp_path):
+    f = tmp_path / "list.txt"
+    os.mkfifo(f)
+    r = stop(f)
+    assert r.returncode == 2, r.stderr
+    assert "not a regular file" in r.stderr and r.stderr.count("\n") == 1

@@ -95,12 +95,41 @@ static void test_bad_values_are_refused(void **state)
                              "N: REASON\" with N a positive integer");
 }
 
+/* The reason is the server's text: recorded escaped, so that invalid
+ * UTF-8 cannot make the result lose its "result" (json_string refuses
+ * it) and no escape sequence reaches a terminal. */
+static void test_reason_is_escaped(void **state)
+{
+    (void)state;
+    int64_t v;
+    char why[128];
+    assert_int_equal(parse("orbbench-limit descriptors 9: a\xff\x1b]0;x\x07"
+                           " \xc3\xa9t\xc3\xa9 \xe2\x80\xa8 \xc2\x9b end\n",
+                           "descriptors", &v, why, sizeof why),
+                     1);
+    assert_string_equal(why, "a\\xff\\x1b]0;x\\x07 \xc3\xa9t\xc3\xa9 "
+                             "\\xe2\\x80\\xa8 \\xc2\\x9b end");
+    /* cut between whole escapes, never inside one */
+    char small[6]; /* "ab" and a 4-character escape need 7 */
+    assert_int_equal(parse("orbbench-limit descriptors 9: ab\x1b\n",
+                           "descriptors", &v, small, sizeof small),
+                     1);
+    assert_string_equal(small, "ab");
+    /* the malformed line, quoted in the reason, escaped too */
+    assert_int_equal(parse("orbbench-limit descriptors \x1b[2J\n",
+                           "descriptors", &v, why, sizeof why),
+                     -EINVAL);
+    assert_non_null(strstr(why, "\\x1b[2J"));
+    assert_null(strchr(why, 0x1b));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_declaration_with_reason),
         cmocka_unit_test(test_other_lines_are_not_declarations),
         cmocka_unit_test(test_bad_values_are_refused),
+        cmocka_unit_test(test_reason_is_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

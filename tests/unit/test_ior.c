@@ -656,7 +656,9 @@ static void test_too_long(void **state)
                      -ENAMETOOLONG);
     p = default_spec(true);
 
-    /* Unix path: sun_path holds IOR_MAX_PATH - 1 characters and a NUL. */
+    /* Unix path: sun_path holds IOR_MAX_PATH - 1 characters and a NUL
+     * (an absolute path: a relative one is refused, below). */
+    big[0] = '/';
     p.unix_path = big;
     p.unix_path_len = IOR_MAX_PATH - 1;
     assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r), 0);
@@ -664,6 +666,18 @@ static void test_too_long(void **state)
     p.unix_path_len = IOR_MAX_PATH;
     assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
                      -ENAMETOOLONG);
+    big[0] = 'a';
+    /* Relative or empty: it would connect relative to the working folder
+     * (issue 32), so refused with its own reason. */
+    p.unix_path = "rel.sock";
+    p.unix_path_len = 8;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
+                     -EDESTADDRREQ);
+    assert_non_null(strstr(ior_strerror(-EDESTADDRREQ), "not absolute"));
+    p.unix_path = "";
+    p.unix_path_len = 0;
+    assert_int_equal(parse_spec(true, "IDL:Test/Thing:1.0", &p, &r),
+                     -EDESTADDRREQ);
     p = default_spec(true);
 
     /* Unix host. */

@@ -72,10 +72,12 @@ import sys
 from pathlib import Path
 
 import orbbench.cli as orbcli
+import orbbench.escape as orbesc
 import orbbench.gate as orbgate
 import orbbench.interference as orbinterference
 import orbbench.kinds  # noqa: F401  (the kinds of results)
 import orbbench.results as orbresults
+import orbbench.sequential as orbseq
 import orbbench.stats as orbstats
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -1081,20 +1083,12 @@ def write_figures(cmp, res_a, res_b, outdir, labels):
 def alpha_of(a):
     """(alpha, where it came from): --alpha, else the alpha per look that
     the sequential run (run-suite --until-verdict) which wrote these sets
-    spent (its sequential.json, beside the sets' folders), else 0.05."""
+    spent (its sequential.json, beside the sets' folders, when it is bound
+    to exactly these sets: orbbench.sequential), else 0.05."""
     if a.alpha is not None:
         return a.alpha, "--alpha"
-    for path in a.sets:
-        seq = Path(path).resolve().parent / "sequential.json"
-        if Path(path).is_dir() and seq.is_file():
-            try:
-                doc = json.loads(seq.read_text())
-                alpha = float(doc["plan"]["alpha_per_look"])
-            except (ValueError, KeyError, TypeError) as e:
-                raise ValueError(f"{seq}: not a sequential record "
-                                 f"({e})") from None
-            return alpha, f"{seq} ({doc['plan']['looks']} planned looks)"
-    return orbstats.ALPHA, "default"
+    return orbseq.alpha_from_record(a.sets, lambda m: orbcli.note(PROG, m),
+                                    orbstats.ALPHA)
 
 
 def hosts_main(a):
@@ -1121,7 +1115,8 @@ def main(argv):
     if a.hosts:
         return hosts_main(a)
     try:
-        sets = [orbresults.load_results([path]) for path in a.sets]
+        sets = [orbresults.load_repeats([path], lambda m: orbcli.note(PROG, m))
+                for path in a.sets]
         orbresults.refuse_uncomparable([r for res in sets for r in res], "compare")
         alpha, why = alpha_of(a)
         cmps = compare_many(sets, a.at, a.mem, alpha, a.equivalence / 100)
@@ -1152,6 +1147,8 @@ def gate_and_write(cmps, a):
     on the JSON document); with --fail-on, list the regressions on stderr
     and return 1 if there are any, else 0."""
     doc = json_doc(cmps)
+    if a.fail_on:   # a NaN ratio must fail the gate, not pass it
+        orbgate.check(doc, "the comparison", require_tested=False)
     fail_on = a.fail_on or frozenset({"slower"})
     if a.format in orbgate.FORMATS:
         sys.stdout.write(orbgate.render(doc, a.format, fail_on,
@@ -1160,7 +1157,9 @@ def gate_and_write(cmps, a):
             for line in orbgate.annotations(doc, fail_on, a.threshold):
                 print(line, file=sys.stderr)
     else:
-        sys.stdout.write(render(cmps, a.format))
+        text = render(cmps, a.format)
+        sys.stdout.write(orbesc.guard_lines(text)
+                         if a.format in ("text", "md") else text)
     if not a.fail_on:
         return 0
     code, lines = orbgate.report(doc, a.fail_on, a.threshold)

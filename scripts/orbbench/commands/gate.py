@@ -14,11 +14,11 @@ usage: scripts/gate COMPARE.json --fail-on V[,V] [--threshold PCT] [--format FMT
                    ::error annotations on stderr)
 Exit: 0 no regression, 1 a regression (each listed on stderr), 2 bad
 input or usage (one line naming the file)."""
-import json
 import sys
 
 import orbbench.cli as orbcli
 import orbbench.gate as orbgate
+import orbbench.safeload as orbsafe
 
 PROG = "gate"
 
@@ -39,8 +39,8 @@ def parse_args(argv):
 def main(argv):
     a = parse_args(argv)
     try:
-        with open(a.file, encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = orbsafe.load_object(a.file)
+        orbgate.check(doc, a.file)      # fails closed: exit 2
         code, lines = orbgate.report(doc, a.fail_on, a.threshold)
         if a.format in orbgate.FORMATS:
             sys.stdout.write(orbgate.render(doc, a.format, a.fail_on,
@@ -48,6 +48,8 @@ def main(argv):
         if a.format == "github":
             for line in orbgate.annotations(doc, a.fail_on, a.threshold):
                 print(line, file=sys.stderr)
+    except orbsafe.BadInput as e:      # names the file and the field
+        orbcli.fail(PROG, e)
     except (ValueError, OSError) as e:
         orbcli.fail(PROG, f"{a.file}: {e}")
     except orbcli.SHAPE_ERRORS as e:

@@ -91,10 +91,9 @@ def main(argv):
 
 def _is_channel_file(path):
     """True when the file is a channel result (others are skipped)."""
-    import json
+    import orbbench.safeload as orbsafe
     try:
-        return orbresults.kind_of(json.loads(Path(path).read_text())) == \
-            "channel"
+        return orbresults.kind_of(orbsafe.load_json(path)) == "channel"
     except (OSError, ValueError):
         return True  # load_result names what is wrong with it
 

@@ -31,6 +31,7 @@ import subprocess
 from pathlib import Path
 
 import orbbench.cli as orbcli
+import orbbench.safeload as orbsafe
 import orbbench.kinds  # noqa: F401  (the kinds of results)
 import orbbench.paths as orbpaths
 import orbbench.results as orbresults
@@ -78,16 +79,17 @@ def suite_command(folder):
     """The run-suite command that made a folder, if it says: summary.json's
     "command", else the "- command:" line of summary.md."""
     try:
-        doc = json.loads((folder / orbresults.SUITE_SUMMARY).read_text())
+        doc = orbsafe.load_json(folder / orbresults.SUITE_SUMMARY)
         if isinstance(doc, dict) and isinstance(doc.get("command"), str):
             return doc["command"]
     except (OSError, ValueError):
         pass
     try:
-        m = re.search(r"^- command: (.+)$",
-                      (folder / "summary.md").read_text(), re.M)
+        text = orbsafe.read_bytes(folder / "summary.md").decode(
+            "utf-8", "replace")
+        m = re.search(r"^- command: (.+)$", text, re.M)
         return m.group(1) if m else None
-    except OSError:
+    except (OSError, ValueError):
         return None
 
 
@@ -101,7 +103,7 @@ def comparison_sides(folder):
     results."""
     subs = []
     try:
-        doc = json.loads((folder / orbresults.SUITE_SUMMARY).read_text())
+        doc = orbsafe.load_json(folder / orbresults.SUITE_SUMMARY)
         # The variants in the order given (the first is the baseline);
         # summaries older than --variant have only the rows' orb_id.
         names = [v["name"] for v in doc.get("variants") or []] or \
@@ -448,7 +450,8 @@ def main(argv):
                                                  log=log)
             report = fleet_blocks(fleet, folder, figures, skipped)
         elif sides:
-            res = [orbresults.load_results([f]) for _, f in sides]
+            # interrupted runs are no repeats: named, left out
+            res = [orbresults.load_repeats([f], log) for _, f in sides]
             orbresults.refuse_uncomparable([x for r in res for x in r], "a comparison report")
             import orbbench.commands.compare as cmp_mod  # scipy
             cmps = cmp_mod.compare_many(res, None, "pss")

@@ -403,7 +403,10 @@ class Sequential:
         alpha per look: its open metrics."""
         import orbbench.commands.compare as orbcompare
         names = [v["name"] for v in self.a.variants]
-        sets = [orbresults.load_results([self.out_dir / n]) for n in names]
+        sets = [orbresults.load_repeats(
+                    [self.out_dir / n],
+                    lambda m: print(f"run-suite: {m}", file=sys.stderr))
+                for n in names]
         cmps = orbcompare.compare_many(sets, None, "pss",
                                        self.plan.alpha_per_look,
                                        self.plan.delta_pct / 100)
@@ -452,6 +455,12 @@ class Sequential:
                "looks": self.looks,
                "stopped": "interrupted" if interrupted else self.stopped,
                "budget_min": self.a.budget}
+        try:
+            doc["bound"] = orbseq.bind(
+                self.out_dir, [v["name"] for v in self.a.variants])
+        except ValueError as e:     # no result to bind to: compare ignores
+            print(f"run-suite: {orbseq.RECORD}: not bound ({e})",
+                  file=sys.stderr)
         orbseq.write_record(self.out_dir / "sequential.json", doc)
 
 
@@ -476,6 +485,30 @@ def compare_variants(names, out_dir):
     (out_dir / f"compare-{stem}.md").write_text(md.stdout)
     print(f"\n== {', '.join(others)} against {base}\n{text.stdout}")
     return 0
+
+
+# Set by the SIGINT handler: a Ctrl-C between two runs, or during a look,
+# finds no client to pass it on to, and must not be lost.
+INTERRUPTED = False
+
+
+def interrupt(signum, frame):
+    """SIGINT: remembered, and passed on to the running client (which stops
+    and writes its result, exit 130)."""
+    global INTERRUPTED
+    INTERRUPTED = True
+    orbprocs.forward(signum, frame)
+
+
+def was_interrupted(row):
+    """The client stopped on SIGINT (130), or died of it before its own
+    handler was in place (-SIGINT), or a SIGINT came during the run."""
+    return row["exit"] in (130, -signal.SIGINT) or INTERRUPTED
+
+
+def write_whole(path, text):
+    """Write text to path through a temporary file and a rename."""
+    orbseq.write_record_text(path, text)
 
 
 def main(argv):
@@ -511,7 +544,7 @@ def main(argv):
     # it stops and writes its result, exit 130; the suite then stops after
     # its summary.
     orbprocs.supervise(signals=(signal.SIGTERM, signal.SIGHUP))
-    signal.signal(signal.SIGINT, orbprocs.forward)
+    signal.signal(signal.SIGINT, interrupt)
     variants = a.variants or [None]
     for v in a.variants:
         (out_dir / v["name"]).mkdir(exist_ok=True)
@@ -533,7 +566,7 @@ def main(argv):
                 for row in pair:
                     row["repeat"] = rep
                 rows += pair
-                if pair[0]["exit"] == 130:
+                if was_interrupted(pair[0]):
                     interrupted = True
                     break
                 continue
@@ -543,12 +576,17 @@ def main(argv):
                 row = run_one(a, sc, where / f"{name}.json", progress, v)
                 row["repeat"] = rep
                 rows.append(row)
-                if row["exit"] == 130:
+                if was_interrupted(row):
                     interrupted = True
                     break
             if interrupted:
                 break
-        if interrupted or (seq and seq.stop_after(rep)):
+        # A SIGINT between two runs, or during a look, has no client to
+        # reach: the flag keeps it, and the suite stops here.
+        stop = seq.stop_after(rep) if seq and not (interrupted or
+                                                   INTERRUPTED) else False
+        if interrupted or INTERRUPTED or stop:
+            interrupted = interrupted or INTERRUPTED
             break
     if seq:
         seq.write(interrupted)
@@ -560,8 +598,9 @@ def main(argv):
             "orb": ", ".join(orbs), "started": stamp,
             "variants": variants_text(a.variants),
             "command": " ".join(["scripts/run-suite"] + argv)}
-    (out_dir / "summary.md").write_text(markdown(rows, head, body, meta))
-    (out_dir / "summary.json").write_text(json.dumps(
+    # Whole files, whatever signal comes: a temporary file, then a rename.
+    write_whole(out_dir / "summary.md", markdown(rows, head, body, meta))
+    write_whole(out_dir / "summary.json", json.dumps(
         {"suite": meta["suite"], "command": meta["command"],
          "variants": a.variants, "paired": a.paired, "rows": rows,
          "interrupted": interrupted},
@@ -578,7 +617,7 @@ def main(argv):
         compare_failed = compare_variants([v["name"] for v in a.variants],
                                           out_dir)
     print(f"\nresults and summary.md in {out_dir}")
-    if interrupted:
+    if interrupted or INTERRUPTED:
         return 130
     return 1 if compare_failed or any("failed" in r for r in rows) else 0
 

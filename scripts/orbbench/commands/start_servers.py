@@ -17,7 +17,9 @@ parent-death signal of the servers and of a watcher of the folder.
 
 --stop FILE stops only what start-servers recorded in FILE: a listed PID
 whose start time, process group or session differ from the record (the
-PID was reused, or the list was edited) is left alone and named; the
+PID was reused, or the list was edited), whose executable (/proc/PID/exe)
+is not the server binary the list names, or whose command line is not
+that binary's with one loopback -ORBendPoint, is left alone and named; the
 socket folder is removed only if it is a folder orbbench-ext-* directly
 in the system temp folder, of this user, holding only sockets. Exit 0;
 1 when something listed was left alone; 2 when FILE is missing or is not
@@ -37,6 +39,7 @@ from pathlib import Path
 
 import orbbench.paths as orbpaths
 import orbbench.procs as orbprocs
+import orbbench.safeload as orbsafe
 
 
 SERVER_NAME = "omniorb-echo-server"
@@ -65,7 +68,8 @@ def start(n, transport, server, timeout_s):
     sock_dir = os.path.realpath(tempfile.mkdtemp(prefix=SOCK_PREFIX)) \
         if transport == "unix" else None
     lines = [f"# started by scripts/start-servers: {n} {SERVER_NAME} over "
-             f"{transport}", f"# keeper {os.getpid()}"]
+             f"{transport}", f"# keeper {os.getpid()}",
+             f"# server-path {os.path.realpath(server)}"]
     records = []
     pgid = None
     procs = []
@@ -78,7 +82,8 @@ def start(n, transport, server, timeout_s):
             ep = (f"giop:unix:{sock_dir}/s{i}.sock" if sock_dir
                   else "giop:tcp:127.0.0.1:")
             log = open(os.devnull, "wb")
-            p = orbprocs.start([str(server), "-ORBendPoint", ep],
+            p = orbprocs.start([os.path.realpath(server), "-ORBendPoint",
+                                ep],
                                group=pgid, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=log)
             log.close()
@@ -142,17 +147,22 @@ class BadList(Exception):
 
 def read_list(path):
     """(listed PIDs, {pid: (start, group, session)}, socket folder or
-    None) of a list start-servers wrote; BadList says what is wrong."""
-    try:
-        text = Path(path).read_text()
+    None, server binary or None) of a list start-servers wrote; BadList
+    says what is wrong."""
+    try:     # a regular file only (a FIFO would hang --stop), bounded
+        text = orbsafe.read_bytes(path, 16 << 20).decode("utf-8")
+    except orbsafe.BadInput as e:
+        raise BadList(str(e).split(": ", 1)[-1]) from None
     except (OSError, UnicodeDecodeError) as e:
         raise BadList(e.strerror if isinstance(e, OSError) and e.strerror
                       else str(e)) from None
-    pids, records, sock_dir = [], {}, None
+    pids, records, sock_dir, server = [], {}, None, None
     for no, line in enumerate(text.splitlines(), 1):
         words = line.split()
         if line.startswith("# socket-dir "):
             sock_dir = line.split(" ", 2)[2]
+        elif line.startswith("# server-path "):
+            server = line.split(" ", 2)[2]
         elif line.startswith("# server "):
             if len(words) != 9 or words[3::2] != ["start", "group",
                                                   "session"] or \
@@ -166,16 +176,47 @@ def read_list(path):
             pids.append(int(words[1]))
     if not pids:
         raise BadList("no server listed")
-    return pids, records, sock_dir
+    return pids, records, sock_dir, server
 
 
 def alive(pid):
     return proc_ids(pid) is not None
 
 
-def check_pids(path, pids, records):
+def exe_and_cmdline(pid):
+    """(/proc/PID/exe's target, [argv]) of pid, or (None, None)."""
+    try:
+        exe = os.readlink(f"/proc/{pid}/exe")
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")[:-1]
+    except OSError:
+        return None, None
+    return exe, [a.decode("utf-8", "replace") for a in argv]
+
+
+def not_the_server(pid, server, sock_dir):
+    """Why pid is not the echo server start-servers started from server
+    (its executable and its command line), or None when it is."""
+    if not server:
+        return "the list names no server binary (# server-path)"
+    exe, argv = exe_and_cmdline(pid)
+    if exe is None:
+        return "its executable cannot be read (/proc/PID/exe)"
+    if exe != server:
+        return f"runs {exe!r}, not the listed server {server!r}"
+    ep = argv[2] if len(argv) == 3 else ""
+    loopback = ep.startswith("giop:tcp:127.0.0.1:") or (
+        sock_dir is not None and ep.startswith(f"giop:unix:{sock_dir}/"))
+    if argv[:2] != [server, "-ORBendPoint"] or not loopback:
+        return (f"its command line {' '.join(argv)[:200]!r} is not the "
+                "server's with one -ORBendPoint start-servers gives")
+    return None
+
+
+def check_pids(path, pids, records, server=None, sock_dir=None):
     """The listed PIDs that are the servers start-servers recorded (same
-    start time, group and session); every other live one named."""
+    start time, group and session, the listed server binary, its command
+    line); every other live one named."""
     targets = []
     for pid in pids:
         now = proc_ids(pid)
@@ -189,6 +230,8 @@ def check_pids(path, pids, records):
         elif now[1:] != rec[1:]:
             why = (f"in group {now[1]}, session {now[2]}, not the recorded "
                    f"{rec[1]}, {rec[2]}")
+        elif (why := not_the_server(pid, server, sock_dir)):
+            pass
         else:
             targets.append(pid)
             continue
@@ -224,8 +267,8 @@ def stop(path, grace_s=5.0):
     started (its records), SIGKILL any left after grace_s; remove the
     socket folder it recorded if it is one start-servers made. Returns
     (servers stopped, something was left alone)."""
-    pids, records, sock_dir = read_list(path)
-    targets = check_pids(path, pids, records)
+    pids, records, sock_dir, server = read_list(path)
+    targets = check_pids(path, pids, records, server, sock_dir)
     left_alone = len(targets) < sum(1 for p in pids if alive(p))
     for p in targets:
         os.kill(p, signal.SIGTERM)
