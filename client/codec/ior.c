@@ -196,6 +196,10 @@ static int parse_orbit_profile(const uint8_t *p, size_t n, struct ior *out,
     if ((rc = copy_str(out->unix_path, sizeof out->unix_path, path,
                        path_len)))
         return rc;
+    /* As for UIOP: a relative path is refused, never resolved against the
+     * working folder. */
+    if (out->unix_path[0] != '/')
+        return -EDESTADDRREQ;
     out->unix_host[0] = 0;
     out->has_unix = true;
     return 0;
@@ -385,8 +389,9 @@ const char *ior_strerror(int err)
     case -EPROTO:
         return "unknown IIOP version";
     case -EDESTADDRREQ:
-        return "a Unix socket path (UIOP rendezvous point or omniORB's "
-               "unix component) that is empty or not absolute";
+        return "a Unix socket path (UIOP rendezvous point, ORBit2's "
+               "profile or omniORB's unix component) that is empty or not "
+               "absolute";
     case -ENOMEM:
         return "out of memory";
     default:

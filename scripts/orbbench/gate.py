@@ -62,8 +62,8 @@ threshold_pct.__name__ = "percentage (0 or more)"
 
 # Every verdict a metric of compare's JSON may carry; anything else is a
 # metric the gate cannot read (exit 2), never a pass.
-KNOWN_VERDICTS = VERDICTS + ("same", "negligible", "inconclusive", "n/a",
-                             None)
+KNOWN_VERDICTS = VERDICTS + ("same", "negligible", "inconclusive",
+                             "interference", "n/a", None)
 UNTESTED = (None, "n/a")
 
 
@@ -128,6 +128,12 @@ def _check_metric(m, path, field):
                           f"({', '.join(x for x in KNOWN_VERDICTS if x)})")
     if "primary" in m and not isinstance(m["primary"], bool):
         raise orbsafe.bad(path, field + ".primary", "not true or false")
+    if v == "interference" and m.get("withheld") not in VERDICTS:
+        # What it would have said decides the gate (gated_verdict): a
+        # withheld word the gate cannot read is no pass.
+        raise orbsafe.bad(path, field + ".withheld",
+                          f"{orbsafe.short(m.get('withheld'))} is not a "
+                          f"verdict ({', '.join(VERDICTS)})")
     untested = v in UNTESTED
     vals = {}
     for k in ("ratio", "ci_low", "ci_high"):

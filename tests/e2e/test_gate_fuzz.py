@@ -66,7 +66,7 @@ names = st.one_of(
     st.lists(name_part, min_size=1, max_size=6).map("".join),
     st.integers(50, 3000).map(lambda n: "::" + "x" * n + "\n::y"))
 TESTED = ["slower", "faster", "same", "negligible", "larger", "smaller",
-          "inconclusive"]
+          "inconclusive", "interference"]
 extra = st.dictionaries(st.text(max_size=8), st.one_of(
     st.none(), st.integers(), st.text(max_size=10)), max_size=2)
 
@@ -81,6 +81,9 @@ def good_metric(draw, tested=None):
         hi = r * draw(st.floats(1, 2))
         m.update(ratio=r, ci_low=lo, ci_high=hi,
                  verdict=draw(st.sampled_from(TESTED)))
+        if m["verdict"] == "interference":
+            # a difference compare withheld: the gate reads its word
+            m["withheld"] = draw(st.sampled_from(["slower", "faster"]))
         if draw(st.booleans()):
             m["primary"] = True
     else:

@@ -253,6 +253,18 @@ static void test_empty_path_is_no_endpoint(void **state)
     assert_non_null(strstr(why, "no IIOP, UIOP or ORBit profile"));
 }
 
+/* A relative path ("tmp/orbbench-…" with the first '/' replaced) is
+ * refused, as TAO's UIOP one is: never resolved against the working
+ * folder. */
+static void test_relative_path_is_refused(void **state)
+{
+    (void)state;
+    char *s = with_byte(unix_ior, 132, 't');
+    struct ior r;
+    assert_int_equal(ior_parse(s, &r), -EDESTADDRREQ);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_unknown_version_is_skipped),
         cmocka_unit_test(test_path_past_the_end),
         cmocka_unit_test(test_empty_path_is_no_endpoint),
+        cmocka_unit_test(test_relative_path_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
