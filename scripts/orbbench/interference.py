@@ -43,9 +43,10 @@ def _measurements(doc):
 
 def of_run(doc):
     """{"share", "residual", "switch", "interference", "measurements"}
-    of one side of a paired run (None where nothing was recorded: results
-    of clients before pairing blocks have no untimed_ms), with the run's
-    pairing."""
+    of one side of a paired run, with the run's pairing. A figure is None
+    where its field was not recorded: results of clients before
+    sweep.pairing have no neighbour_cpu_ms or untimed_ms, so their
+    interference is the residual alone (it needs only rounds_ms)."""
     max_ms = orbresults.threshold_ms(doc.get("scenario") or {})
     ms = _measurements(doc)
     near = [m for m in ms if max_ms and
@@ -106,7 +107,7 @@ def _withhold_metric(m, bias_log, where):
         m["withheld"] = m["verdict"]
         m["verdict"] = "interference"
         m.setdefault("notes", []).append(
-            f"not called: {where} the sides disturbed each other unequally "
+            f"not called: {where}the sides disturbed each other unequally "
             f"(B's rounds {100 * math.expm1(bias_log):+.1f}% against A's), "
             f"as much as the {100 * math.expm1(abs(lr)):.1f}% it would "
             f"decide; was {m['withheld']}")
