@@ -122,3 +122,24 @@ def test_the_gate_fails_closed_on_a_withheld_regression():
     doc = {"scenarios": [r]}
     code, lines = orbgate.report(doc, frozenset({"slower"}), 0)
     assert code == 1 and "interference" in lines[1]
+
+
+def test_a_saved_withheld_regression_fails_the_gate_or_is_refused(tmp_path):
+    """orbbench gate on a saved comparison: an interference metric gates
+    by the word it withheld (exit 1 on slower), and one whose withheld
+    word is missing or unknown cannot pass (exit 2), never 0."""
+    r, m = row("slower", 1.05, math.log(1.08))
+    orbinterference.withhold(r)
+    f = tmp_path / "c.json"
+    for withheld, want in (("slower", 1), (None, 2), ("same", 2)):
+        m.pop("withheld", None)
+        if withheld:
+            m["withheld"] = withheld
+        f.write_text(json.dumps({"scenarios": [r]}))
+        proc = subprocess.run([str(ORBBENCH), "gate", str(f), "--fail-on",
+                               "slower"], capture_output=True, text=True,
+                              timeout=60)
+        assert proc.returncode == want, (withheld, proc.stderr)
+        if want == 2:
+            assert "withheld" in proc.stderr and \
+                proc.stderr.count("\n") == 1, proc.stderr
