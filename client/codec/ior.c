@@ -112,6 +112,34 @@ static int parse_iiop_profile(const uint8_t *p, size_t n, struct ior *out)
     return in.err;
 }
 
+/* What a Unix-socket profile (TAO's UIOP, ORBit2's TAG_ORBIT_SPECIFIC)
+ * gives: its key when take_key (no IIOP profile came first), its path
+ * unless a Unix endpoint is known already. A relative path would connect
+ * relative to the working folder, an empty one to nothing: both are
+ * refused (-EDESTADDRREQ), never guessed at. 0 or -errno. */
+static int take_unix_profile(struct ior *out, const char *path,
+                             size_t path_len, const uint8_t *key,
+                             size_t key_len, bool take_key)
+{
+    int rc;
+    if (take_key) {
+        if (key_len > sizeof out->key)
+            return -ENAMETOOLONG;
+        memcpy(out->key, key, key_len);
+        out->key_len = key_len;
+    }
+    if (out->has_unix)
+        return 0;
+    if ((rc = copy_str(out->unix_path, sizeof out->unix_path, path,
+                       path_len)))
+        return rc;
+    if (out->unix_path[0] != '/')
+        return -EDESTADDRREQ;
+    out->unix_host[0] = 0;
+    out->has_unix = true;
+    return 0;
+}
+
 /* TAO's UIOP profile (TAO/tao/Strategies/UIOP_Profile.cpp,
  * create_profile_body): its GIOP version, the socket's path, the object
  * key, and from 1.1 on components, which are not needed here. The key is
@@ -137,24 +165,7 @@ static int parse_uiop_profile(const uint8_t *p, size_t n, struct ior *out,
     if ((rc = cdr_get_string(&in, &path, &path_len)) ||
         (rc = cdr_get_octet_seq(&in, &key, &key_len)))
         return rc;
-    if (take_key) {
-        if (key_len > sizeof out->key)
-            return -ENAMETOOLONG;
-        memcpy(out->key, key, key_len);
-        out->key_len = key_len;
-    }
-    if (out->has_unix)
-        return 0;
-    if ((rc = copy_str(out->unix_path, sizeof out->unix_path, path,
-                       path_len)))
-        return rc;
-    /* A relative path would connect relative to the working folder; an
-     * empty one to nothing: both refused, never guessed at. */
-    if (out->unix_path[0] != '/')
-        return -EDESTADDRREQ;
-    out->unix_host[0] = 0;
-    out->has_unix = true;
-    return 0;
+    return take_unix_profile(out, path, path_len, key, key_len, take_key);
 }
 
 /* ORBit2's TAG_ORBIT_SPECIFIC profile (iop-profiles.c,
@@ -185,24 +196,7 @@ static int parse_orbit_profile(const uint8_t *p, size_t n, struct ior *out,
         return rc;
     if (path_len == 0 || path[0] == 0)
         return 1;
-    if (take_key) {
-        if (key_len > sizeof out->key)
-            return -ENAMETOOLONG;
-        memcpy(out->key, key, key_len);
-        out->key_len = key_len;
-    }
-    if (out->has_unix)
-        return 0;
-    if ((rc = copy_str(out->unix_path, sizeof out->unix_path, path,
-                       path_len)))
-        return rc;
-    /* As for UIOP: a relative path is refused, never resolved against the
-     * working folder. */
-    if (out->unix_path[0] != '/')
-        return -EDESTADDRREQ;
-    out->unix_host[0] = 0;
-    out->has_unix = true;
-    return 0;
+    return take_unix_profile(out, path, path_len, key, key_len, take_key);
 }
 
 /* The bytes a stringified IOR's hex stands for, in a new buffer *out of
