@@ -91,7 +91,6 @@ struct driver {
     size_t nsides;
     unsigned next_index; /* of the next server started, on any side */
     unsigned ticks;      /* measurements so far (the blocks' order) */
-    const struct sweep_side *last; /* whose round ran last */
     int64_t t0_ns;
     const struct sweep_axis *axis;
 };
@@ -213,7 +212,6 @@ static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
     int64_t dt = now_ns() - t0;
     getrusage(RUSAGE_SELF, &ru1);
     int64_t nb1 = nb0 >= 0 ? neighbours_cpu_ns(r) : -1;
-    r->d->last = r;
     if (nb0 >= 0 && nb1 >= nb0)
         r->neighbour_ns += nb1 - nb0;
     else if (timed)
@@ -262,7 +260,6 @@ static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
 static void companion_round(struct sweep_side *r)
 {
     struct round_info info;
-    r->d->last = r;
     if (r->h.s->mode->round(r->h.mode, r->h.conns, r->h.n, false, &info) != 0)
         r->companion = false; /* it stopped answering: leave it be */
 }
@@ -317,20 +314,22 @@ static void measure_rounds(struct sweep_side **who, size_t k,
 
 /* Pairing "blocks" (a paired run's default): each side in `who` takes its
  * whole measurement in turn, in an order that flips at every tick (A B,
- * B A, A B: a drift across two blocks falls on both sides alike). A block
- * that follows another side's rounds opens with sweep.switch_rounds more
- * untimed rounds, for the other side's servers to finish what its last
- * rounds left them; then every timed round follows the side's own, as in
- * a solo run. A finished side does not call along: nothing follows it. */
+ * B A, A B: a drift across two blocks falls on both sides alike). Every
+ * block opens with sweep.warmup_rounds + sweep.switch_rounds untimed
+ * rounds, whichever ran before it: the first block of a tick follows both
+ * sides' new servers' start, the second the other side's rounds, and
+ * either disturbs the next 5-8 rounds (docs/measured/2026-12-01-one-
+ * answer.md, "settling"); an opening that differed by the block's place
+ * made the first block of each tick the slower one. Then every timed
+ * round follows the side's own, as in a solo run. A finished side does
+ * not call along: nothing follows it. */
 static void measure_blocks(struct sweep_side **who, size_t k)
 {
     const struct sweep_opts *so = sweep_opts(who[0]->h.s->sc);
     bool reverse = who[0]->d->ticks % 2 == 1;
     for (size_t x = 0; x < k; x++) {
         struct sweep_side *r = who[reverse ? k - 1 - x : x];
-        int64_t untimed = so->warmup_rounds;
-        if (r->d->last && r->d->last != r)
-            untimed += so->switch_rounds;
+        int64_t untimed = so->warmup_rounds + so->switch_rounds;
         for (int64_t j = 0; j < untimed + r->timed; j++) {
             if (r->h.o->stop_reason)
                 break;
