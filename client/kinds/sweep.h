@@ -30,6 +30,9 @@ struct sweep_opts {
      * untimed rounds, beside warmup_rounds, open every block. */
     char pairing[16];
     int64_t switch_rounds;
+    /* Pairing blocks: the other sides' servers stopped (SIGSTOP) during
+     * a side's block, continued after it. */
+    bool hold_others;
 };
 
 /* The choices of PREFIX.pairing. */
@@ -78,7 +81,11 @@ const struct sweep_opts *sweep_opts(const struct scenario *sc);
     {PREFIX ".switch_rounds", SCENARIO_INT, SWEEP_OFF(switch_rounds), 0, 0,  \
      1000, NULL, NULL, 3, "a paired run with pairing blocks: untimed rounds " \
      "that open every block, beside warmup_rounds (after the other side's "  \
-     "rounds or both sides' new servers)"}
+     "rounds or both sides' new servers)"},                                  \
+    {PREFIX ".hold_others", SCENARIO_BOOL, SWEEP_OFF(hold_others), 0, 0, 0,  \
+     NULL, NULL, 0, "a paired run with pairing blocks: stop the other "      \
+     "side's servers (SIGSTOP) during a side's block and continue them "    \
+     "after it, so that nothing of theirs runs while it is measured"}
 
 /* The rule every such kind has: PREFIX.start is no higher than
  * PREFIX.max_n. 0, or scenario_fail's -EINVAL. */

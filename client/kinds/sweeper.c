@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -69,6 +70,8 @@ struct sweep_side {
      * cgroup. */
     int64_t neighbour_ns;
     bool neighbour_cpu;
+    unsigned place; /* pairing blocks: 1 = its tick's first block, 2 … */
+    size_t held;    /* sweep.hold_others: the others' servers stopped */
     struct point *points;  /* every measurement so far */
     size_t npoints;
     size_t points_cap;
@@ -171,6 +174,8 @@ static void measure_begin(struct sweep_side *r)
     memset(&r->client, 0, sizeof r->client);
     r->neighbour_ns = 0;
     r->neighbour_cpu = r->d->nsides > 1;
+    r->place = 0;
+    r->held = 0;
 }
 
 /* The other sides' servers' CPU so far (ns), or -1 when some side has no
@@ -323,6 +328,29 @@ static void measure_rounds(struct sweep_side **who, size_t k,
  * made the first block of each tick the slower one. Then every timed
  * round follows the side's own, as in a solo run. A finished side does
  * not call along: nothing follows it. */
+/* sweep.hold_others: send sig (SIGSTOP, SIGCONT) to every server of the
+ * sides other than r that this run started (a server list's servers have
+ * no pid here and run on). The number of servers signalled. */
+static size_t signal_others(struct sweep_side *r, int sig)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->d->nsides; i++) {
+        struct sweep_side *o = &r->d->sides[i];
+        if (o == r)
+            continue;
+        pid_t last = 0;
+        for (size_t j = 0; j < o->h.n; j++) {
+            pid_t pid = o->h.conns[j].pid;
+            if (pid <= 0 || pid == last)
+                continue; /* one server's several connections (fanin) */
+            if (kill(pid, sig) == 0)
+                n++;
+            last = pid;
+        }
+    }
+    return n;
+}
+
 static void measure_blocks(struct sweep_side **who, size_t k)
 {
     const struct sweep_opts *so = sweep_opts(who[0]->h.s->sc);
@@ -330,6 +358,9 @@ static void measure_blocks(struct sweep_side **who, size_t k)
     for (size_t x = 0; x < k; x++) {
         struct sweep_side *r = who[reverse ? k - 1 - x : x];
         int64_t untimed = so->warmup_rounds + so->switch_rounds;
+        r->place = (unsigned)x + 1;
+        if (so->hold_others)
+            r->held = signal_others(r, SIGSTOP);
         for (int64_t j = 0; j < untimed + r->timed; j++) {
             if (r->h.o->stop_reason)
                 break;
@@ -341,6 +372,8 @@ static void measure_blocks(struct sweep_side **who, size_t k)
             if (!one_round(r, j, untimed))
                 break;
         }
+        if (so->hold_others)
+            signal_others(r, SIGCONT);
     }
 }
 
@@ -536,6 +569,11 @@ static json_t *measurement_json(struct sweep_side *r, const char *phase,
     if (r->neighbour_cpu)
         json_object_set_new(m, "neighbour_cpu_ms",
                             json_real((double)r->neighbour_ns / 1e6));
+    if (r->place)
+        json_object_set_new(m, "place", json_integer(r->place));
+    if (sweep_opts(r->h.s->sc)->hold_others && r->place)
+        json_object_set_new(m, "held_servers",
+                            json_integer((json_int_t)r->held));
     json_object_set_new(
         m, "client",
         json_pack("{s:I, s:f, s:I, s:f, s:f, s:I}", "threads_started",
