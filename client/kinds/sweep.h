@@ -83,7 +83,7 @@ const struct sweep_opts *sweep_opts(const struct scenario *sc);
      "that open every block, beside warmup_rounds (after the other side's "  \
      "rounds or both sides' new servers)"},                                  \
     {PREFIX ".hold_others", SCENARIO_BOOL, SWEEP_OFF(hold_others), 0, 0, 0,  \
-     NULL, NULL, 0, "a paired run with pairing blocks: stop the other "      \
+     NULL, NULL, 1, "a paired run with pairing blocks: stop the other "      \
      "side's servers (SIGSTOP) during a side's block and continue them "    \
      "after it, so that nothing of theirs runs while it is measured"}
 

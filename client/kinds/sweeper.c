@@ -329,14 +329,15 @@ static void measure_rounds(struct sweep_side **who, size_t k,
  * round follows the side's own, as in a solo run. A finished side does
  * not call along: nothing follows it. */
 /* sweep.hold_others: send sig (SIGSTOP, SIGCONT) to every server of the
- * sides other than r that this run started (a server list's servers have
- * no pid here and run on). The number of servers signalled. */
+ * sides other than r that this run started (servers it did not start,
+ * a server list's, run on: stopping another's processes is not a
+ * benchmark's to do). The number of servers signalled. */
 static size_t signal_others(struct sweep_side *r, int sig)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->d->nsides; i++) {
         struct sweep_side *o = &r->d->sides[i];
-        if (o == r)
+        if (o == r || !o->h.s->src->ops->started_here)
             continue;
         pid_t last = 0;
         for (size_t j = 0; j < o->h.n; j++) {

@@ -41,6 +41,7 @@ def test_blocks_are_the_default_and_every_block_opens_alike(tmp_path):
     warm = a["scenario"]["sweep"]["warmup_rounds"]
     for doc in (a, b):
         assert doc["scenario"]["sweep"]["pairing"] == "blocks"
+        assert doc["scenario"]["sweep"]["hold_others"] is True
         # Every block, first or second in its tick, after the other
         # side's rounds or after both sides' new servers, opens with the
         # warmup and the switch rounds: an opening that depended on the
@@ -64,7 +65,9 @@ def test_rounds_alternate_as_before_when_asked(tmp_path):
     for doc in (a, b):
         assert doc["scenario"]["sweep"]["pairing"] == "rounds"
         assert {len(m["untimed_ms"]) for m in measurements(doc)} == {warm}
-        assert not any("place" in m for m in measurements(doc))
+        # Alternate rounds have no blocks: no place, nothing held.
+        assert not any("place" in m or "held_servers" in m
+                       for m in measurements(doc))
         assert all("neighbour_cpu_ms" in m for m in measurements(doc))
 
 
