@@ -9,11 +9,11 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -317,17 +317,6 @@ static void measure_rounds(struct sweep_side **who, size_t k,
     }
 }
 
-/* Pairing "blocks" (a paired run's default): each side in `who` takes its
- * whole measurement in turn, in an order that flips at every tick (A B,
- * B A, A B: a drift across two blocks falls on both sides alike). Every
- * block opens with sweep.warmup_rounds + sweep.switch_rounds untimed
- * rounds, whichever ran before it: the first block of a tick follows both
- * sides' new servers' start, the second the other side's rounds, and
- * either disturbs the next 5-8 rounds (docs/measured/2026-12-01-one-
- * answer.md, "settling"); an opening that differed by the block's place
- * made the first block of each tick the slower one. Then every timed
- * round follows the side's own, as in a solo run. A finished side does
- * not call along: nothing follows it. */
 /* sweep.hold_others: send sig (SIGSTOP, SIGCONT) to every server of the
  * sides other than r that this run started (servers it did not start,
  * a server list's, run on: stopping another's processes is not a
@@ -352,6 +341,17 @@ static size_t signal_others(struct sweep_side *r, int sig)
     return n;
 }
 
+/* Pairing "blocks" (a paired run's default): each side in `who` takes its
+ * whole measurement in turn, in an order that flips at every tick (A B,
+ * B A, A B: a drift across two blocks falls on both sides alike). Every
+ * block opens with sweep.warmup_rounds + sweep.switch_rounds untimed
+ * rounds, whichever ran before it: the first block of a tick follows both
+ * sides' new servers' start, the second the other side's rounds, and
+ * either disturbs the next 5-8 rounds (docs/measured/2026-12-01-one-
+ * answer.md, "settling"); an opening that differed by the block's place
+ * made the first block of each tick the slower one. Then every timed
+ * round follows the side's own, as in a solo run. A finished side does
+ * not call along: nothing follows it. */
 static void measure_blocks(struct sweep_side **who, size_t k)
 {
     const struct sweep_opts *so = sweep_opts(who[0]->h.s->sc);
