@@ -33,6 +33,9 @@ struct sweep_opts {
     /* Pairing blocks: the other sides' servers stopped (SIGSTOP) during
      * a side's block, continued after it. */
     bool hold_others;
+    /* The N at which compare and the closing table read each cost (round
+     * time, CPU per call, memory): one N for every run and method. */
+    int64_t cost_n;
 };
 
 /* The choices of PREFIX.pairing. */
@@ -85,7 +88,12 @@ const struct sweep_opts *sweep_opts(const struct scenario *sc);
     {PREFIX ".hold_others", SCENARIO_BOOL, SWEEP_OFF(hold_others), 0, 0, 0,  \
      NULL, NULL, 1, "a paired run with pairing blocks: stop the other "      \
      "side's servers (SIGSTOP) during a side's block and continue them "    \
-     "after it, so that nothing of theirs runs while it is measured"}
+     "after it, so that nothing of theirs runs while it is measured"},     \
+    {PREFIX ".cost_n", SCENARIO_INT, SWEEP_OFF(cost_n), 0, 0, 1000000, NULL, \
+     NULL, 500, "compare reads each cost (round time, CPU per call, "       \
+     "memory per server) at this N, the same for every run and method, "    \
+     "from the measurements within x1.5 of it (0: at the largest N every "  \
+     "run measured, which moves with the runs' reach)"}
 
 /* The rule every such kind has: PREFIX.start is no higher than
  * PREFIX.max_n. 0, or scenario_fail's -EINVAL. */

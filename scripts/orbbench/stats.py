@@ -521,7 +521,12 @@ def scenario_verdict(performance_verdicts):
     return "same" if v & {"same", "negligible"} else "n/a"
 
 
-def local_fit(points, n0, window=1.15):
+# local_fit's window: the measurements within ×1.15 of n0 (about 3 steps of
+# a ×1.1 sweep).
+FIT_WINDOW = 1.15
+
+
+def local_fit(points, n0, window=FIT_WINDOW):
     """A run's value at n0 servers from its measurements near n0.
 
     points: [(n, value, weight)] (steps and probes of one run; value > 0,

@@ -156,23 +156,64 @@ def round_ms(step):
     return step["round_ms"]["median"]
 
 
-def fit_at(doc, n, read, weight):
+def fit_at(doc, n, read, weight, window=orbstats.FIT_WINDOW):
     """One run's value of read(step) at n servers: a local power-law fit
-    through its steps and probes near n (orbbench.stats.local_fit), each
-    weighted by weight(step). None without any value."""
+    through its steps and probes within ×window of n
+    (orbbench.stats.local_fit), each weighted by weight(step). None
+    without any value."""
     if n is None:
         return None
     pts = [(s["n"], read(s), weight(s)) for s in measurements(doc)]
-    return orbstats.local_fit([p for p in pts if p[1] is not None], n)
+    return orbstats.local_fit([p for p in pts if p[1] is not None], n,
+                              window)
 
 
-def mem_common_n(docs, mem):
-    """The largest N at which every run's steps have a memory figure (the
-    sweep's grid is the same for every run of a scenario)."""
+# The costs at the scenario's cost_n are read from the measurements within
+# ×1.5 of it (about 9 steps of a ×1.1 sweep, every run's): one step's CPU
+# per call moves ±20% from its neighbours, and a fit through 3 of them
+# (FIT_WINDOW) gave a solo and a paired run of the same ORBs intervals
+# that missed each other at some N (docs/measured/2026-12-01-one-answer.md,
+# "Where a cost is read").
+COST_WINDOW = 1.5
+
+
+def cost_n(docs):
+    """(N, window, note) at which the scenario's costs are read without
+    --at: the scenarios' KIND.cost_n (a sweep's; one N whatever the runs
+    reached, so that every method reads the same N), or, when some run
+    stopped below it, the largest N every run measured, with a note; runs
+    that predate the key (or set it to 0): the largest N every run
+    measured, which moves with how far the runs got."""
+    reach = common_n(docs)
+    want = {orbresults.get(d, f"scenario.{orbresults.get(d, 'scenario.kind')}"
+                              ".cost_n") for d in docs}
+    if len(want) != 1 or not all(isinstance(w, int) and w > 0 for w in want):
+        return reach, orbstats.FIT_WINDOW, None
+    (n,) = want
+    kind = orbresults.get(docs[0], "scenario.kind")
+    if reach is not None and reach < n:
+        if all(orbresults.is_fixed_n(d) for d in docs if d["steps"]):
+            return reach, orbstats.FIT_WINDOW, None  # one N by design
+        return reach, COST_WINDOW, (
+            f"costs read at N={orbresults.fmt_num(reach)}, the largest N "
+            f"every run measured: some run stopped below {kind}.cost_n="
+            f"{n} (a reading that moves with the runs' reach)")
+    return n, COST_WINDOW, None
+
+
+def mem_common_n(docs, mem, near=None):
+    """The N at which every run's steps have a memory figure (the sweep's
+    grid is the same for every run of a scenario): the one nearest `near`
+    (the costs' N; the larger of two as near) or, without it, the
+    largest."""
     sets = [{s["n"] for s in d["steps"]
              if orbresults.mem_per_server_kb(s, mem) is not None} for d in docs]
     common = set.intersection(*sets) if sets else set()
-    return max(common) if common else None
+    if not common:
+        return None
+    if near is None:
+        return max(common)
+    return min(common, key=lambda k: (abs(k - near), -k))
 
 
 def mem_at(doc, n, mem):
@@ -289,15 +330,23 @@ def scenario_metrics(docs_a, docs_b, at, mem):
         out = {"crossing_n": metric(va, vb, True, source=source,
                                     paired=paired)}
         out["crossing_n"]["notes"][:0] = notes
-    n = at if at is not None else common_n(docs_a + docs_b)
+    if at is not None:
+        n, window, note = at, orbstats.FIT_WINDOW, None
+    else:
+        n, window, note = cost_n(docs_a + docs_b)
     fits = (("round_ms", round_ms, lambda s: s["round_ms"].get("count")),
             ("server_cpu_us", orbresults.server_cpu_per_call_us,
              lambda s: s.get("calls")))
     for key, read, weight in fits:
-        out[key] = metric([fit_at(d, n, read, weight) for d in docs_a],
-                          [fit_at(d, n, read, weight) for d in docs_b],
-                          False, at_n=n, paired=paired)
-    nm = at if at is not None else mem_common_n(docs_a + docs_b, mem)
+        out[key] = metric([fit_at(d, n, read, weight, window)
+                           for d in docs_a],
+                          [fit_at(d, n, read, weight, window)
+                           for d in docs_b],
+                          False, at_n=n, paired=paired, at_window=window)
+        if note:
+            out[key].setdefault("notes", []).append(note)
+    nm = at if at is not None else mem_common_n(docs_a + docs_b, mem,
+                                                near=n)
     out[f"{mem}_kb"] = metric([mem_at(d, nm, mem) for d in docs_a],
                               [mem_at(d, nm, mem) for d in docs_b],
                               False, memory=True, at_n=nm, paired=paired)

@@ -1,0 +1,77 @@
+"""compare reads the costs (round time, CPU per call, memory per server)
+at the scenario's sweep.cost_n, one N whatever the runs reached, from a
+power law through each run's measurements within x1.5 of it; a run that
+stopped below it moves the reading to the largest N every run measured,
+and compare says so."""
+import json
+import math
+import subprocess
+
+from conftest import ORBBENCH, SCENARIOS, assert_nothing_left
+from test_paired import SMALL, sets
+
+
+def paired(tmp_path, cost_n):
+    out = tmp_path / "a.json"
+    proc = subprocess.run(
+        [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"), "--out",
+         str(out), "--no-progress", "--paired",
+         *sets(*SMALL, f"sweep.cost_n={cost_n}")],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    docs = [json.loads(p.read_text())
+            for p in (out, tmp_path / "a.versus.json")]
+    for d in docs:
+        assert_nothing_left(d)
+        assert d["scenario"]["sweep"]["cost_n"] == cost_n
+    proc = subprocess.run(
+        [str(ORBBENCH), "compare", str(out), str(tmp_path / "a.versus.json"),
+         "--format", "json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    (sc,) = json.loads(proc.stdout)["scenarios"]
+    return docs, sc["metrics"]
+
+
+def measured(doc):
+    return [m for m in doc["steps"] + doc["probes"] if m.get("rounds_ms")]
+
+
+def power_law_at(doc, n0, window):
+    """The run's median round time at n0: weighted least squares of log
+    median on log N over its measurements within x window (by rounds)."""
+    pts = [(math.log(m["n"]), math.log(m["round_ms"]["median"]),
+            m["round_ms"]["count"]) for m in measured(doc)
+           if n0 / window <= m["n"] <= n0 * window]
+    assert len({p[0] for p in pts}) >= 2
+    sw = sum(w for *_, w in pts)
+    xb = sum(w * x for x, _, w in pts) / sw
+    yb = sum(w * y for _, y, w in pts) / sw
+    sxy = sum(w * (x - xb) * (y - yb) for x, y, w in pts)
+    sxx = sum(w * (x - xb) ** 2 for x, _, w in pts)
+    return math.exp(yb + sxy / sxx * (math.log(n0) - xb))
+
+
+def test_costs_are_read_at_cost_n_through_its_neighbourhood(tmp_path):
+    (a, b), ms = paired(tmp_path, 20)
+    # Both sides swept past 20 (SMALL: start 3, step 8, max_n 60).
+    assert all(max(m["n"] for m in measured(d)) > 20 for d in (a, b))
+    for key in ("round_ms", "server_cpu_us"):
+        assert ms[key]["at_n"] == 20, key
+        assert ms[key]["at_window"] == 1.5
+        assert not any("cost_n" in n for n in ms[key].get("notes", []))
+    for doc, got in ((a, ms["round_ms"]["a_values"][0]),
+                     (b, ms["round_ms"]["b_values"][0])):
+        assert math.isclose(got, power_law_at(doc, 20, 1.5), rel_tol=1e-9)
+    # Memory at the measured step nearest it (the sweep: 3, 11, 19, 27 …).
+    assert ms["pss_kb"]["at_n"] == 19
+
+
+def test_a_run_below_cost_n_moves_the_reading_and_says_so(tmp_path):
+    (a, b), ms = paired(tmp_path, 5000)
+    reach = min(max(m["n"] for m in measured(d)) for d in (a, b))
+    assert reach < 5000
+    for key in ("round_ms", "server_cpu_us"):
+        assert ms[key]["at_n"] == reach, key
+        assert any(f"below sweep.cost_n=5000" in n and
+                   f"N={reach}" in n for n in ms[key]["notes"]), \
+            ms[key]["notes"]
