@@ -402,8 +402,8 @@ static void fanin_run(struct run *sides, struct run_outcome *o,
     sweep_drive(&connections_axis, sides, o, nsides);
 }
 
-/* One paragraph: what ran, how many connections the servers held, the
- * stop, what a connection cost them. */
+/* The closing block: what ran, how many connections the servers held,
+ * what a connection cost them, the stop. */
 static void fanin_summary(const struct scenario *sc, json_t *doc,
                           const struct run_outcome *o, const char *out)
 {
@@ -413,20 +413,19 @@ static void fanin_summary(const struct scenario *sc, json_t *doc,
              (long long)fanin_opts(sc)->servers,
              fanin_opts(sc)->servers == 1 ? "" : "s",
              (long long)o->max_servers);
-    sweep_summary_head(sc, doc, o, held);
-    sweep_summary_crossing(sc, doc);
+    sweep_summary_head(sc, doc, held);
     json_t *last = json_array_get(steps, json_array_size(steps) - 1);
     json_t *per = json_object_get(last, "per_connection");
     static const char *const said[] = {"threads", "descriptors", "kB RSS",
                                        "kB PSS", "kB USS"};
     _Static_assert(ARRAY_LEN(said) == ARRAY_LEN(FIELDS), "one word each");
     for (size_t i = 0; per && i < ARRAY_LEN(FIELDS); i++)
-        printf("%s %.2f %s", i ? "," : " Each connection added",
+        printf("%s %.2f %s", i ? "," : "  each connection added",
                json_number_value(json_object_get(per, FIELDS[i])), said[i]);
     if (per)
-        printf(" to the servers at N=%lld.",
+        printf(" to the servers at N=%lld\n",
                (long long)json_integer_value(json_object_get(last, "n")));
-    sweep_summary_end(sc, doc, out);
+    sweep_summary_end(sc, doc, o, out);
 }
 
 const struct kind_ops kind_fanin = {

@@ -183,11 +183,89 @@ static void servers_footprint(struct sweep_hand *h, json_t *step,
     sweep_probe_servers(h, h->conns, h->n, on_machine, step);
 }
 
+/* The measurement (step or probe) with a server CPU figure whose N is
+ * nearest `want` (the larger of two as near), or NULL. */
+static json_t *nearest_cpu(json_t *doc, int64_t want)
+{
+    static const char *const lists[] = {"steps", "probes"};
+    json_t *best = NULL;
+    int64_t best_n = 0;
+    for (size_t l = 0; l < ARRAY_LEN(lists); l++) {
+        size_t i;
+        json_t *m;
+        json_array_foreach(json_object_get(doc, lists[l]), i, m) {
+            json_t *cpu = json_object_get(json_object_get(m, "cpu_per_call_us"),
+                                          "server");
+            int64_t n = json_integer_value(json_object_get(m, "n"));
+            if (!json_is_number(cpu))
+                continue;
+            int64_t d = llabs(n - want), bd = llabs(best_n - want);
+            if (!best || d < bd || (d == bd && n > best_n)) {
+                best = m;
+                best_n = n;
+            }
+        }
+    }
+    return best;
+}
+
+/* result.costs: what one server cost. Memory, threads and descriptors at
+ * the largest step with a footprint (they barely move with N); server CPU
+ * per call at the measurement nearest sweep.cost_n (it moves with N, and
+ * compare reads it there: docs/compare.md), or the largest N measured
+ * with cost_n 0; each with the N it is at. */
+static json_t *servers_costs(const struct scenario *sc, json_t *doc)
+{
+    json_t *costs = json_object();
+    json_t *steps = json_object_get(doc, "steps");
+    for (size_t i = json_array_size(steps); i-- > 0;) {
+        json_t *st = json_array_get(steps, i);
+        json_t *per = json_object_get(st, "mem_per_server_kb");
+        json_t *fp = json_object_get(st, "footprint");
+        if (!per || !fp)
+            continue;
+        json_object_set_new(
+            costs, "memory",
+            json_pack("{s:O, s:O, s:O, s:O, s:O, s:O}", "n",
+                      json_object_get(st, "n"), "pss_kb",
+                      json_object_get(per, "pss"), "uss_kb",
+                      json_object_get(per, "uss"), "mem_available_kb",
+                      json_object_get(per, "mem_available"), "threads",
+                      json_object_get(json_object_get(fp, "threads"), "mean"),
+                      "fds",
+                      json_object_get(json_object_get(fp, "fds"), "mean")));
+        break;
+    }
+    int64_t want = sweep_opts(sc)->cost_n ? sweep_opts(sc)->cost_n : INT64_MAX;
+    json_t *m = nearest_cpu(doc, want);
+    if (m)
+        json_object_set_new(
+            costs, "server_cpu",
+            json_pack("{s:O, s:O, s:I}", "n", json_object_get(m, "n"),
+                      "us_per_call",
+                      json_object_get(json_object_get(m, "cpu_per_call_us"),
+                                      "server"),
+                      "cost_n", (json_int_t)sweep_opts(sc)->cost_n));
+    json_t *first = json_array_get(steps, 0);
+    json_t *call = json_object_get(json_object_get(first, "call_us"), "median");
+    if (json_is_number(call))
+        json_object_set_new(costs, "call",
+                            json_pack("{s:O, s:O}", "n",
+                                      json_object_get(first, "n"),
+                                      "median_us", call));
+    if (json_object_size(costs) == 0) {
+        json_decref(costs);
+        return NULL;
+    }
+    return costs;
+}
+
 static const struct sweep_axis servers_axis = {
     .noun = "servers",
     .held_key = "max_servers",
     .set_n = servers_set_n,
     .footprint = servers_footprint,
+    .costs = servers_costs,
 };
 
 static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
@@ -195,27 +273,41 @@ static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
     sweep_drive(&servers_axis, sides, o, nsides);
 }
 
-/* One paragraph: what ran, how far it got, why it stopped, where the
- * figures are. */
+/* The closing block: what ran, how far it got, what each server cost
+ * (result.costs), why it stopped, where the figures are. */
 static void sweep_summary(const struct scenario *sc, json_t *doc,
-                    const struct run_outcome *o, const char *out)
+                          const struct run_outcome *o, const char *out)
 {
-    json_t *steps = json_object_get(doc, "steps");
     char held[64];
     snprintf(held, sizeof held, "the machine held %lld servers",
              (long long)o->max_servers);
-    sweep_summary_head(sc, doc, o, held);
-    sweep_summary_crossing(sc, doc);
-    json_t *last = json_array_get(steps, json_array_size(steps) - 1);
-    json_t *per = json_object_get(last, "mem_per_server_kb");
-    if (per)
-        printf(" At N=%lld each server cost %.0f kB PSS, %.0f kB USS, %.0f kB "
-               "of MemAvailable.",
-               (long long)json_integer_value(json_object_get(last, "n")),
-               json_number_value(json_object_get(per, "pss")),
-               json_number_value(json_object_get(per, "uss")),
-               json_number_value(json_object_get(per, "mem_available")));
-    sweep_summary_end(sc, doc, out);
+    sweep_summary_head(sc, doc, held);
+    json_t *costs = json_object_get(json_object_get(doc, "result"), "costs");
+    json_t *mem = json_object_get(costs, "memory");
+    if (mem) {
+        double avail =
+            json_number_value(json_object_get(mem, "mem_available_kb"));
+        char avail_s[48];
+        /* Other processes' memory moves MemAvailable too: a server cannot
+         * give memory back, so less than nothing is the machine's noise. */
+        if (avail < 0)
+            snprintf(avail_s, sizeof avail_s, "MemAvailable below noise");
+        else
+            snprintf(avail_s, sizeof avail_s, "MemAvailable %.0f kB", avail);
+        printf("  each server at N=%lld: PSS %.0f kB, USS %.0f kB, %s, "
+               "%g threads, %g descriptors\n",
+               (long long)json_integer_value(json_object_get(mem, "n")),
+               json_number_value(json_object_get(mem, "pss_kb")),
+               json_number_value(json_object_get(mem, "uss_kb")), avail_s,
+               json_number_value(json_object_get(mem, "threads")),
+               json_number_value(json_object_get(mem, "fds")));
+    }
+    json_t *cpu = json_object_get(costs, "server_cpu");
+    if (cpu)
+        printf("  server CPU per call at N=%lld: %.1f us\n",
+               (long long)json_integer_value(json_object_get(cpu, "n")),
+               json_number_value(json_object_get(cpu, "us_per_call")));
+    sweep_summary_end(sc, doc, o, out);
 }
 
 const struct kind_ops kind_sweep = {

@@ -630,6 +630,11 @@ static void outcome(struct sweep_side *r, const char *reason,
                         json_integer(r->h.o->max_servers));
     if (r->crossing)
         json_object_update(res, r->crossing);
+    json_t *costs = r->d->axis->costs
+                        ? r->d->axis->costs(r->h.s->sc, r->h.s->doc)
+                        : NULL;
+    if (costs)
+        json_object_set_new(res, "costs", costs);
 }
 
 /* Write what we have so far; a later step or the end rewrites it. When
@@ -1160,39 +1165,38 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
 }
 
 void sweep_summary_head(const struct scenario *sc, json_t *doc,
-                        const struct run_outcome *o, const char *held)
+                        const char *held)
 {
     json_t *orb = json_object_get(doc, "orb");
     const char *version = json_string_value(json_object_get(orb, "version"));
-    printf("%s: %s %s over %s, %s calls, max_ms %g: %s (stop: %s; %s).",
-           sc->name, json_string_value(json_object_get(orb, "name")),
+    printf("%s: %s %s over %s, %s calls, max_ms %g\n  %s", sc->name,
+           json_string_value(json_object_get(orb, "name")),
            version ? version : "(version unknown)", sc->transport, sc->mode,
-           sweep_opts(sc)->max_ms, held, o->stop_reason, o->detail);
-}
-
-void sweep_summary_crossing(const struct scenario *sc, json_t *doc)
-{
+           sweep_opts(sc)->max_ms, held);
     json_t *res = json_object_get(doc, "result");
     json_t *cx = json_object_get(res, "crossing_interval");
     if (json_is_array(cx))
-        printf(" Round time crosses %g ms at N=%.0f (95%% interval %.0f-%.0f).",
+        printf("; round time crosses %g ms at N=%.0f (95%% interval "
+               "%.0f-%.0f)",
                sweep_opts(sc)->max_ms,
                json_number_value(json_object_get(res, "crossing_n")),
                json_number_value(json_array_get(cx, 0)),
                json_number_value(json_array_get(cx, 1)));
+    printf("\n");
 }
 
 void sweep_summary_end(const struct scenario *sc, json_t *doc,
-                       const char *out)
+                       const struct run_outcome *o, const char *out)
 {
     json_t *steps = json_object_get(doc, "steps");
     json_t *first = json_array_get(steps, 0);
     if (!sc->client.connect)
-        printf(" The servers were idle: never connected or called.");
+        printf("  the servers were idle: never connected or called\n");
     else if (first)
-        printf(" At N=%lld the median call took %.1f us.",
+        printf("  median call at N=%lld: %.1f us\n",
                (long long)json_integer_value(json_object_get(first, "n")),
-               json_real_value(json_object_get(
+               json_number_value(json_object_get(
                    json_object_get(first, "call_us"), "median")));
-    printf(" %zu steps; result: %s\n", json_array_size(steps), out);
+    printf("  stop: %s: %s\n", o->stop_reason, o->detail);
+    printf("  %zu steps; result: %s\n", json_array_size(steps), out);
 }

@@ -65,6 +65,9 @@ struct sweep_axis {
     /* Free the axis's state, once the driver closed conns[0..n-1].
      * Optional. */
     void (*end)(struct sweep_hand *h);
+    /* What one unit of N costs, read from the result so far (its steps
+     * and probes), for result.costs: a new object, or NULL. Optional. */
+    json_t *(*costs)(const struct scenario *sc, json_t *doc);
 };
 
 /* Run the sides (1, or 2 paired) of a sweep along `axis`: a kind's run. */
@@ -83,14 +86,14 @@ void sweep_call_failure(struct sweep_hand *h, size_t i, int err,
 void sweep_probe_servers(struct sweep_hand *h, const struct conn *srv,
                          size_t k, size_t on_machine, json_t *step);
 
-/* A sweep's summary paragraph, in pieces around the kind's own: the first
- * sentence ("NAME: ORB VERSION over T, M calls, max_ms X: <held> (stop:
- * R; D)."), the crossing, and the end (the first step's median call, the
- * steps and where the result is; then a newline). */
+/* A sweep's closing block, in pieces around the kind's own lines: the
+ * head ("NAME: ORB VERSION over T, M calls, max_ms X", then "  <held>"
+ * and the crossing on the next line), and the end (the first step's
+ * median call, the stop and its detail, the steps and where the result
+ * is). Every line ends in a newline. */
 void sweep_summary_head(const struct scenario *sc, json_t *doc,
-                        const struct run_outcome *o, const char *held);
-void sweep_summary_crossing(const struct scenario *sc, json_t *doc);
+                        const char *held);
 void sweep_summary_end(const struct scenario *sc, json_t *doc,
-                       const char *out);
+                       const struct run_outcome *o, const char *out);
 
 #endif

@@ -64,8 +64,10 @@ a stop (and every comparison was made), 1 some failed or a comparison
 failed, 2 usage error, 130 interrupted, 143 or 129 ended by SIGTERM or
 SIGHUP."""
 import argparse
+import csv
 import datetime
 import fnmatch
+import io
 import json
 import os
 import re
@@ -73,6 +75,7 @@ import signal
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -132,6 +135,10 @@ def parse_args(argv):
                    "past this")
     p.add_argument("--out", metavar="DIR",
                    help="result folder (default results/DATE-HOST-SUITE)")
+    p.add_argument("--format", choices=("text", "md", "csv", "json"),
+                   default="text",
+                   help="the closing table on stdout (summary.md and "
+                   "summary.json are written either way)")
     p.add_argument("--orbbench", default=default_orbbench(),
                    help=argparse.SUPPRESS)
     a = p.parse_args(argv)
@@ -309,6 +316,7 @@ def make_row(scenario, out, proc, dt, variant):
                    crossing_ms=orbresults.crossing_ms(doc),
                    crossing_n=res.get("crossing_n"),
                    crossing_interval=res.get("crossing_interval"),
+                   costs=res.get("costs"),
                    orb=orb_text(doc.get("orb")))
     if proc.returncode not in (0, 130):
         lines = [l for l in proc.stderr.splitlines() if l.strip()]
@@ -330,13 +338,45 @@ def crossing_text(r):
     return "—"
 
 
+def num(x, fmt="{:.0f}"):
+    return fmt.format(x) if orbresults.is_num(x) else "—"
+
+
+def at(value, n):
+    """'58.1 @508': a cost and the N it was measured at."""
+    return f"{value} @{n}" if value != "—" and n is not None else value
+
+
+def cost_cells(r):
+    """The closing table's cost columns of a row (result.costs): per
+    server PSS, USS, threads, descriptors and the N they are at; server
+    CPU per call @N; the first step's median call @N."""
+    c = r.get("costs") or {}
+    mem, cpu, call = c.get("memory") or {}, c.get("server_cpu") or {}, \
+        c.get("call") or {}
+    return (num(mem.get("pss_kb")), num(mem.get("uss_kb")),
+            num(mem.get("threads"), "{:g}"), num(mem.get("fds"), "{:g}"),
+            num(mem.get("n")),
+            at(num(cpu.get("us_per_call"), "{:.1f}"), cpu.get("n")),
+            at(num(call.get("median_us"), "{:.1f}"), call.get("n")))
+
+
+COST_HEAD = ("PSS kB", "USS kB", "threads", "fds", "at N", "CPU us/call",
+             "call us")
+COST_NOTE = ("PSS, USS, threads, descriptors: per server at the largest "
+             "step measured (at N). CPU us/call: the servers' CPU per call "
+             "at the measurement nearest sweep.cost_n (@N, where compare "
+             "reads it). call us: the first step's median call (@N).")
+
+
 def table(rows):
-    """The seed's layout: scenario, max servers; plus the crossing."""
+    """The seed's layout: scenario, max servers; plus the crossing, and
+    what each server cost (result.costs)."""
     kinds = {r.get("kind", "sweep") for r in rows if "failed" not in r}
     head = ("scenario", " / ".join(
         headline(k) for k in orbresults.KINDS
         if k in kinds and orbresults.KINDS[k].headline) or "max servers",
-            "crossing N (95%)", "stop")
+            "crossing N (95%)") + COST_HEAD + ("stop",)
     body = []
     for r in rows:
         name = r["scenario"]
@@ -345,21 +385,48 @@ def table(rows):
         if r.get("repeat", 1) > 1 or any(x.get("repeat", 1) > 1 for x in rows):
             name += f" #{r['repeat']}"
         if "failed" in r:
-            body.append((name, "failed", "", r["failed"]))
+            body.append((name, "failed") + ("",) * (len(head) - 3) +
+                        (r["failed"],))
         else:
             body.append((name, str(r.get("max_servers", "?")),
-                         crossing_text(r), r.get("stop_reason", "?")))
+                         crossing_text(r)) + cost_cells(r) +
+                        (r.get("stop_reason", "?"),))
     return head, body
 
 
 def text_table(head, body):
-    widths = [max(len(x[i]) for x in [head] + body) for i in range(3)]
-    lines = [f"{head[0]:<{widths[0]}}  {head[1]:>{widths[1]}}  "
-             f"{head[2]:>{widths[2]}}  {head[3]}"]
-    for b in body:
-        lines.append(f"{b[0]:<{widths[0]}}  {b[1]:>{widths[1]}}  "
-                     f"{b[2]:>{widths[2]}}  {b[3]}")
-    return "\n".join(lines)
+    """Columns: the first and the last left-aligned, the others right."""
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+
+    def line(cells):
+        out = [f"{c:<{w}}" if i in (0, len(cells) - 1) else f"{c:>{w}}"
+               for i, (c, w) in enumerate(zip(cells, widths))]
+        return "  ".join(out).rstrip()
+    return "\n".join([line(head)] + [line(b) for b in body])
+
+
+def closing_table(fmt, head, body, rows, meta):
+    """The suite's closing table in --format FMT."""
+    if fmt == "md":
+        return markdown(rows, head, body, meta).rstrip("\n")
+    if fmt == "csv":
+        return csv_table(head, body)
+    if fmt == "json":
+        return json.dumps({"columns": list(head), "rows": [
+            {k: r.get(k) for k in ("scenario", "variant", "repeat", "orb",
+                                   "max_servers", "crossing_n",
+                                   "crossing_interval", "costs",
+                                   "stop_reason", "failed", "file")
+             if k in r} for r in rows]}, indent=1)
+    return text_table(head, body) + "\n" + textwrap.fill(COST_NOTE, 78)
+
+
+def csv_table(head, body):
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(head)
+    w.writerows(body)
+    return buf.getvalue().rstrip("\n")
 
 
 def markdown(rows, head, body, meta):
@@ -368,7 +435,8 @@ def markdown(rows, head, body, meta):
         if meta.get(k):
             out.append(f"- {k}: {meta[k]}")
     out += ["", "| " + " | ".join(head) + " |",
-            "|---|---:|---:|---|"]
+            "|" + "|".join(["---"] + ["---:"] * (len(head) - 2) + ["---"]) +
+            "|"]
     for b in body:
         out.append("| " + " | ".join(x.replace("|", "\\|") for x in b) + " |")
     out += ["", "Max servers: the largest N whose median round time stayed "
@@ -376,7 +444,7 @@ def markdown(rows, head, body, meta):
             "low end). Crossing N: where the median round time crosses "
             "max_ms, estimated from the search's probes, with its 95% "
             "interval (result.crossing_n, crossing_interval); — when the "
-            "run found none.", ""]
+            "run found none. " + COST_NOTE, ""]
     for r in rows:
         out.append(f"- `{r['file']}`: {r.get('detail') or r.get('failed', '')}")
     return "\n".join(out) + "\n"
@@ -602,10 +670,12 @@ def main(argv):
     write_whole(out_dir / "summary.md", markdown(rows, head, body, meta))
     write_whole(out_dir / "summary.json", json.dumps(
         {"suite": meta["suite"], "command": meta["command"],
-         "variants": a.variants, "paired": a.paired, "rows": rows,
+         "variants": a.variants,
+"paired": a.paired, "rows": rows,
+         "rows": rows,
          "interrupted": interrupted},
         indent=1))
-    print(text_table(head, body))
+    print(closing_table(a.format, head, body, rows, meta))
     compare_failed = 0
     kinds = {r.get("kind") for r in rows if "kind" in r}
     if len(a.variants) > 1 and not interrupted and kinds and \
