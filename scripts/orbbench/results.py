@@ -58,14 +58,18 @@ class Kind:
                results, or None
       headline (word, label, value(doc)): the one figure run-suite shows
                of a run, in its progress line ("rate 80.5 kHz") and in its
-               summary's column ("upcalls/s"), or None"""
+               summary's column ("upcalls/s"), or None
+      pairs    True when its runs can be paired (orbbench --versus: the
+               client's KIND_PAIRS); run-suite then pairs two variants
+               by default"""
 
     def __init__(self, name, body, fields=(), check=None, refusal=None,
-                 figures=None, tables=None, summary=None, headline=None):
+                 figures=None, tables=None, summary=None, headline=None,
+                 pairs=False):
         self.name, self.body, self.fields = name, body, list(fields)
         self.check, self.refusal = check, refusal
         self.figures, self.tables, self.summary = figures, tables, summary
-        self.headline = headline
+        self.headline, self.pairs = headline, pairs
 
 
 # {name: Kind} in registration order (orbbench.kinds' order): the order of

@@ -210,9 +210,11 @@ def kill_quietly(pid, sig=signal.SIGKILL):
 
 # A paired A/B suite over tests/fixtures/repeat-scenarios small enough
 # for a test: B's servers burn 400 us more a call.
-def tiny_paired_suite(out, repeat):
+def tiny_paired_suite(out, repeat, *flags):
+    """Two variants that differ in server.work_us only: paired by default
+    (flags: --paired, --solo)."""
     return run_suite(
-        ROOT / "tests" / "fixtures" / "repeat-scenarios", "--paired",
+        ROOT / "tests" / "fixtures" / "repeat-scenarios", *flags,
         "--repeat", str(repeat), "--variant", "a", "--variant",
         "b:server.work_us=400", "--out", out,
         "--set", "sweep.max_n=12", "--set", "sweep.start=2",

@@ -116,12 +116,13 @@ def test_check_prints_both_sides():
     assert doc["b"]["server"]["work_us"] == 7
 
 
-def test_run_suite_paired(tmp_path):
+def test_run_suite_pairs_two_server_variants_by_default(tmp_path):
     out = tmp_path / "suite"
     proc = tiny_paired_suite(out, 2)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["paired"] is True
+    assert summary["paired_scenarios"] == ["pool5-unix", "sync-unix"]
     for name in ("pool5-unix", "sync-unix"):
         for rep in (1, 2):
             a = json.loads((out / "a" / f"{name}.r{rep}.json").read_text())
@@ -132,6 +133,31 @@ def test_run_suite_paired(tmp_path):
     assert "paired run's log ratio" in cmp
     # One paired run per scenario and repeat: 2 scenarios x 2 repeats.
     assert proc.stderr.count("[a vs b]: ") == 4
+
+
+def test_run_suite_solo_runs_the_variants_one_after_the_other(tmp_path):
+    out = tmp_path / "suite"
+    proc = tiny_paired_suite(out, 1, "--solo")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["paired"] is False and summary["paired_scenarios"] == []
+    for name in ("pool5-unix", "sync-unix"):
+        for side in ("a", "b"):
+            doc = json.loads((out / side / f"{name}.json").read_text())
+            assert "paired" not in doc or doc["paired"] is None
+    order = [l.split()[1:3] for l in proc.stderr.splitlines()
+             if l.endswith("...")]
+    assert order == [["pool5-unix", "[a]"], ["pool5-unix", "[b]"],
+                     ["sync-unix", "[a]"], ["sync-unix", "[b]"]]
+
+
+def test_run_suite_paired_and_solo_exclude_each_other(tmp_path):
+    proc = run_suite(ROOT / "tests" / "fixtures" / "repeat-scenarios",
+                     "--paired", "--solo", "--variant", "a", "--variant",
+                     "b", "--out", tmp_path / "x", timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().endswith("--paired and --solo: give one")
+    assert not (tmp_path / "x").exists()
 
 
 @pytest.mark.parametrize("variants, message", [

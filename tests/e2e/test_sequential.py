@@ -176,11 +176,17 @@ def test_until_verdict_runs_paired_repeats_and_records_its_looks(tmp_path):
     assert seq["looks"][-1]["suite_verdict"] != "faster"
 
 
-def test_until_verdict_needs_paired(tmp_path):
+@pytest.mark.parametrize("args", [
+    ["--solo", "--variant", "a", "--variant", "b"],
+    ["--variant", "a", "--variant", "b:sweep.rounds=3"],
+    ["--variant", "a"]])
+def test_until_verdict_needs_paired(tmp_path, args):
     r = subprocess.run(
         [str(REPO / "scripts" / "run-suite"), str(SCENARIOS / "grisby"),
-         "--until-verdict", "--variant", "a", "--variant", "b",
-         "--out", str(tmp_path / "o")], capture_output=True, text=True)
+         "--until-verdict", *args, "--out", str(tmp_path / "o")],
+        capture_output=True, text=True)
     assert r.returncode == 2
     assert r.stderr.strip() == \
-        "run-suite: --until-verdict: needs --paired (and two variants)"
+        "run-suite: --until-verdict: needs paired runs: two variants " \
+        "that differ only in server.* keys, without --solo"
+    assert not (tmp_path / "o").exists()

@@ -27,13 +27,17 @@ ID:server.orb=ID. Examples:
   --orb omniorb-system --orb omniorb-4.3.3     two ORB installations
 Variant names: letters, digits, '.', '_', '-'; each once.
 
-With --paired and two variants that differ only in server.* keys, each
-scenario runs once per repeat as one paired run (orbbench run --versus):
-both variants' servers on the machine at once, measured in alternating
-blocks (sweep.pairing), so that the host's drift, tens of percent over
-seconds here, falls on both alike; compare then tests the per-run ratio
-B/A. A/A:
---paired --variant a --variant b.
+Two variants that differ only in server.* keys are paired by default:
+each scenario of a kind that pairs (sweep, fanin) runs once per repeat as
+one paired run (orbbench run --versus): both variants' servers on the
+machine at once, measured in alternating blocks with the other side's
+servers stopped (sweep.pairing, sweep.hold_others), so that the host's
+drift, tens of percent over seconds here, falls on both alike; compare
+then tests the per-run ratio B/A. Its verdicts agree with interleaved
+solo runs' (docs/measured/2026-12-01-one-answer.md). --solo runs the
+variants one after the other instead (interleaved, as with other keys,
+three variants or more, and the other kinds); --paired insists, and is
+an error where the variants cannot pair. A/A: --variant a --variant b.
 
 With --paired --until-verdict the suite repeats until the comparison is
 decided, and no longer: after repeat R (--repeat, at least 2; 3 if not
@@ -120,7 +124,9 @@ def parse_args(argv):
                    ".json) matches GLOB; repeatable")
     p.add_argument("--paired", action="store_true",
                    help="two variants, each run as one paired run "
-                   "(orbbench --versus)")
+                   "(orbbench --versus; the default where they can be)")
+    p.add_argument("--solo", action="store_true",
+                   help="two variants as interleaved solo runs, not paired")
     p.add_argument("--until-verdict", action="store_true",
                    help="with --paired: repeat until decided (see above)")
     p.add_argument("--max-repeat", type=int, default=8, metavar="K",
@@ -145,12 +151,18 @@ def parse_args(argv):
     if a.repeat < 1 or a.repeat > 100:
         die("--repeat must be 1..100")
     a.variants = parse_variants(a.variants)
-    if a.paired:
-        check_paired(a.variants)
+    if a.paired and a.solo:
+        die("--paired and --solo: give one")
+    problem = pair_problem(a.variants)
+    if a.paired and problem:
+        die(f"--paired: {problem}")
+    # Pair wherever the variants can be (the scenario's kind decides too).
+    a.paired = not a.solo and problem is None
     a.plan = None
     if a.until_verdict:
         if not a.paired:
-            die("--until-verdict: needs --paired (and two variants)")
+            die("--until-verdict: needs paired runs: two variants that "
+                "differ only in server.* keys, without --solo")
         if a.repeat == 1:
             a.repeat = 3
         if a.budget is not None and a.budget <= 0:
@@ -167,20 +179,35 @@ def set_keys(sets):
     return [s.split("=", 1)[0] for s in sets]
 
 
-def check_paired(variants):
-    """--paired: two variants; B sets every key A sets; only server.*."""
+def pair_problem(variants):
+    """Why the variants cannot run as paired runs (two variants; B sets
+    every key A sets; only server.*), or None."""
     if len(variants) != 2:
-        die(f"--paired: needs exactly two variants (got {len(variants)})")
+        return f"needs exactly two variants (got {len(variants)})"
     va, vb = variants
     for v in variants:
         for k in set_keys(v["set"]):
             if not k.startswith("server."):
-                die(f"--paired: variant {v['name']!r} sets {k}: the sides "
-                    "of a paired run differ only in server.* keys")
+                return (f"variant {v['name']!r} sets {k}: the sides of a "
+                        "paired run differ only in server.* keys")
     missing = [k for k in set_keys(va["set"]) if k not in set_keys(vb["set"])]
     if missing:
-        die(f"--paired: variant {vb['name']!r} must set {missing[0]} too "
-            f"(variant {va['name']!r} does; side B starts from A's settings)")
+        return (f"variant {vb['name']!r} must set {missing[0]} too (variant "
+                f"{va['name']!r} does; side B starts from A's settings)")
+    return None
+
+
+def pairs(scenario):
+    """True when the scenario file's kind pairs (orbbench.results.Kind);
+    a file that does not parse is run alone, and its run says what is
+    wrong with it."""
+    try:
+        kind = json.loads(scenario.read_text()).get(
+            "kind", orbresults.DEFAULT_KIND)
+    except (OSError, ValueError, AttributeError):
+        return False
+    k = orbresults.KINDS.get(kind)
+    return bool(k and k.pairs)
 
 
 VARIANT_NAME = re.compile(r"[A-Za-z0-9._-]+")
@@ -450,6 +477,17 @@ def markdown(rows, head, body, meta):
     return "\n".join(out) + "\n"
 
 
+def paired_text(paired):
+    """summary.md's paired line: which scenarios ran as paired runs."""
+    yes = [sc.stem for sc, p in paired.items() if p]
+    if not yes:
+        return ""
+    if len(yes) == len(paired):
+        return "yes: each repeat one paired run (orbbench --paired)"
+    return (f"{', '.join(yes)}: each repeat one paired run; the others "
+            "solo (their kind does not pair)")
+
+
 def variants_text(variants):
     """'base, work (server.work_us=8)' for summary.md."""
     return ", ".join(v["name"] + (f" ({', '.join(v['set'])})"
@@ -619,14 +657,15 @@ def main(argv):
     repeats = a.plan.max_repeats if a.plan else a.repeat
     many = repeats > 1
     # --until-verdict: the most it may run; it may stop earlier
-    progress = orbprogress.Progress(
-        len(scenarios) * repeats * (1 if a.paired else len(variants)))
+    paired = {sc: a.paired and pairs(sc) for sc in scenarios}
+    progress = orbprogress.Progress(repeats * sum(
+        1 if paired[sc] else len(variants) for sc in scenarios))
     seq = Sequential(a, out_dir) if a.plan else None
     # Interleaved: every variant runs a scenario before the next scenario,
     # so that a burst of machine noise falls on all of them alike.
     for rep in range(1, repeats + 1):
         for sc in scenarios:
-            if a.paired:
+            if paired[sc]:
                 name = sc.stem if not many else f"{sc.stem}.r{rep}"
                 pair = run_pair(a, sc, [out_dir / v["name"] / f"{name}.json"
                                         for v in variants],
@@ -661,8 +700,7 @@ def main(argv):
     head, body = table(rows)
     orbs = sorted({r["orb"] for r in rows if "orb" in r})
     meta = {"suite": src.resolve().name, "host": host,
-            "paired": "yes: each repeat one paired run (orbbench --paired)"
-            if a.paired else "",
+            "paired": paired_text(paired),
             "orb": ", ".join(orbs), "started": stamp,
             "variants": variants_text(a.variants),
             "command": " ".join(["scripts/run-suite"] + argv)}
@@ -671,7 +709,8 @@ def main(argv):
     write_whole(out_dir / "summary.json", json.dumps(
         {"suite": meta["suite"], "command": meta["command"],
          "variants": a.variants,
-"paired": a.paired, "rows": rows,
+         "paired": bool(paired) and all(paired.values()),
+         "paired_scenarios": [sc.stem for sc, p in paired.items() if p],
          "rows": rows,
          "interrupted": interrupted},
         indent=1))
