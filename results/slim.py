@@ -43,11 +43,11 @@ steps[].footprint.threads.mean
 steps[].machine.servers_on_machine
 steps[].machine.delta.mem_available_kb steps[].machine.delta.kernel_stack_kb
 steps[].machine.delta.page_tables_kb steps[].machine.delta.slab_kb
-steps[].untimed_ms steps[].neighbour_cpu_ms
+steps[].untimed_ms steps[].neighbour_cpu_ms steps[].place
 probes[].n probes[].phase probes[].calls
 probes[].round_ms.count probes[].round_ms.median probes[].rounds_ms
 probes[].cpu_per_call_us.server
-probes[].untimed_ms probes[].neighbour_cpu_ms
+probes[].untimed_ms probes[].neighbour_cpu_ms probes[].place
 latency.payload latency.call_us latency.samples_ns latency.value_bytes
 latency.request_bytes latency.reply_bytes latency.event_bytes
 repeats[].k repeats[].calls repeats[].upcalls_per_s
@@ -73,8 +73,8 @@ steps[].mem_per_server_kb.mem_available
 steps[].footprint.threads.mean
 probes[].n probes[].calls probes[].round_ms.count probes[].round_ms.median
 probes[].cpu_per_call_us.server
-steps[].rounds_ms steps[].untimed_ms steps[].neighbour_cpu_ms
-probes[].rounds_ms probes[].untimed_ms probes[].neighbour_cpu_ms
+steps[].rounds_ms steps[].untimed_ms steps[].neighbour_cpu_ms steps[].place
+probes[].rounds_ms probes[].untimed_ms probes[].neighbour_cpu_ms probes[].place
 """.split()   # the last two lines: a paired run's interference check
 
 

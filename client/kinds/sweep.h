@@ -27,9 +27,12 @@ struct sweep_opts {
     int64_t max_probes;  /* bound on the search's measurements */
     /* A paired run: how the sides take turns ("blocks": each side's whole
      * measurement, then the other's; "rounds": A, B, A, B), and how many
-     * untimed rounds open a side's block after the other side's. */
+     * untimed rounds, beside warmup_rounds, open every block. */
     char pairing[16];
     int64_t switch_rounds;
+    /* Pairing blocks: the other sides' servers stopped (SIGSTOP) during
+     * a side's block, continued after it. */
+    bool hold_others;
 };
 
 /* The choices of PREFIX.pairing. */
@@ -57,7 +60,8 @@ const struct sweep_opts *sweep_opts(const struct scenario *sc);
     {PREFIX ".rounds", SCENARIO_INT, SWEEP_OFF(rounds), 0, 1, 100000, NULL,   \
      NULL, 10, "timed rounds per step"},                                     \
     {PREFIX ".warmup_rounds", SCENARIO_INT, SWEEP_OFF(warmup_rounds), 0, 0,  \
-     1000, NULL, NULL, 1, "untimed rounds before the timed ones"},           \
+     1000, NULL, NULL, 5, "untimed rounds before the timed ones (a step's " \
+     "first rounds after new servers start run slow for about 5)"},           \
     {PREFIX ".max_seconds", SCENARIO_NUM, SWEEP_OFF(max_seconds), 0, 1,      \
      86400, NULL, NULL, 3600, "stop the sweep after this long (s)"},         \
     {PREFIX ".resolution", SCENARIO_NUM, SWEEP_OFF(resolution), 0, 0, 0.5,   \
@@ -76,8 +80,12 @@ const struct sweep_opts *sweep_opts(const struct scenario *sc);
      "reference: it measures each side after the other's round)"},           \
     {PREFIX ".switch_rounds", SCENARIO_INT, SWEEP_OFF(switch_rounds), 0, 0,  \
      1000, NULL, NULL, 3, "a paired run with pairing blocks: untimed rounds " \
-     "that open a side's block after the other side's (beside "              \
-     "warmup_rounds)"}
+     "that open every block, beside warmup_rounds (after the other side's "  \
+     "rounds or both sides' new servers)"},                                  \
+    {PREFIX ".hold_others", SCENARIO_BOOL, SWEEP_OFF(hold_others), 0, 0, 0,  \
+     NULL, NULL, 1, "a paired run with pairing blocks: stop the other "      \
+     "side's servers (SIGSTOP) during a side's block and continue them "    \
+     "after it, so that nothing of theirs runs while it is measured"}
 
 /* The rule every such kind has: PREFIX.start is no higher than
  * PREFIX.max_n. 0, or scenario_fail's -EINVAL. */

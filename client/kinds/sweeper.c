@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,8 @@ struct sweep_side {
      * cgroup. */
     int64_t neighbour_ns;
     bool neighbour_cpu;
+    unsigned place; /* pairing blocks: 1 = its tick's first block, 2 … */
+    size_t held;    /* sweep.hold_others: the others' servers stopped */
     struct point *points;  /* every measurement so far */
     size_t npoints;
     size_t points_cap;
@@ -91,7 +94,6 @@ struct driver {
     size_t nsides;
     unsigned next_index; /* of the next server started, on any side */
     unsigned ticks;      /* measurements so far (the blocks' order) */
-    const struct sweep_side *last; /* whose round ran last */
     int64_t t0_ns;
     const struct sweep_axis *axis;
 };
@@ -172,6 +174,8 @@ static void measure_begin(struct sweep_side *r)
     memset(&r->client, 0, sizeof r->client);
     r->neighbour_ns = 0;
     r->neighbour_cpu = r->d->nsides > 1;
+    r->place = 0;
+    r->held = 0;
 }
 
 /* The other sides' servers' CPU so far (ns), or -1 when some side has no
@@ -213,7 +217,6 @@ static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
     int64_t dt = now_ns() - t0;
     getrusage(RUSAGE_SELF, &ru1);
     int64_t nb1 = nb0 >= 0 ? neighbours_cpu_ns(r) : -1;
-    r->d->last = r;
     if (nb0 >= 0 && nb1 >= nb0)
         r->neighbour_ns += nb1 - nb0;
     else if (timed)
@@ -262,7 +265,6 @@ static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
 static void companion_round(struct sweep_side *r)
 {
     struct round_info info;
-    r->d->last = r;
     if (r->h.s->mode->round(r->h.mode, r->h.conns, r->h.n, false, &info) != 0)
         r->companion = false; /* it stopped answering: leave it be */
 }
@@ -315,22 +317,51 @@ static void measure_rounds(struct sweep_side **who, size_t k,
     }
 }
 
+/* sweep.hold_others: send sig (SIGSTOP, SIGCONT) to every server of the
+ * sides other than r that this run started (servers it did not start,
+ * a server list's, run on: stopping another's processes is not a
+ * benchmark's to do). The number of servers signalled. */
+static size_t signal_others(struct sweep_side *r, int sig)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->d->nsides; i++) {
+        struct sweep_side *o = &r->d->sides[i];
+        if (o == r || !o->h.s->src->ops->started_here)
+            continue;
+        pid_t last = 0;
+        for (size_t j = 0; j < o->h.n; j++) {
+            pid_t pid = o->h.conns[j].pid;
+            if (pid <= 0 || pid == last)
+                continue; /* one server's several connections (fanin) */
+            if (kill(pid, sig) == 0)
+                n++;
+            last = pid;
+        }
+    }
+    return n;
+}
+
 /* Pairing "blocks" (a paired run's default): each side in `who` takes its
  * whole measurement in turn, in an order that flips at every tick (A B,
- * B A, A B: a drift across two blocks falls on both sides alike). A block
- * that follows another side's rounds opens with sweep.switch_rounds more
- * untimed rounds, for the other side's servers to finish what its last
- * rounds left them; then every timed round follows the side's own, as in
- * a solo run. A finished side does not call along: nothing follows it. */
+ * B A, A B: a drift across two blocks falls on both sides alike). Every
+ * block opens with sweep.warmup_rounds + sweep.switch_rounds untimed
+ * rounds, whichever ran before it: the first block of a tick follows both
+ * sides' new servers' start, the second the other side's rounds, and
+ * either disturbs the next 5-8 rounds (docs/measured/2026-12-01-one-
+ * answer.md, "settling"); an opening that differed by the block's place
+ * made the first block of each tick the slower one. Then every timed
+ * round follows the side's own, as in a solo run. A finished side does
+ * not call along: nothing follows it. */
 static void measure_blocks(struct sweep_side **who, size_t k)
 {
     const struct sweep_opts *so = sweep_opts(who[0]->h.s->sc);
     bool reverse = who[0]->d->ticks % 2 == 1;
     for (size_t x = 0; x < k; x++) {
         struct sweep_side *r = who[reverse ? k - 1 - x : x];
-        int64_t untimed = so->warmup_rounds;
-        if (r->d->last && r->d->last != r)
-            untimed += so->switch_rounds;
+        int64_t untimed = so->warmup_rounds + so->switch_rounds;
+        r->place = (unsigned)x + 1;
+        if (so->hold_others)
+            r->held = signal_others(r, SIGSTOP);
         for (int64_t j = 0; j < untimed + r->timed; j++) {
             if (r->h.o->stop_reason)
                 break;
@@ -342,6 +373,8 @@ static void measure_blocks(struct sweep_side **who, size_t k)
             if (!one_round(r, j, untimed))
                 break;
         }
+        if (so->hold_others)
+            signal_others(r, SIGCONT);
     }
 }
 
@@ -537,6 +570,11 @@ static json_t *measurement_json(struct sweep_side *r, const char *phase,
     if (r->neighbour_cpu)
         json_object_set_new(m, "neighbour_cpu_ms",
                             json_real((double)r->neighbour_ns / 1e6));
+    if (r->place)
+        json_object_set_new(m, "place", json_integer(r->place));
+    if (sweep_opts(r->h.s->sc)->hold_others && r->place)
+        json_object_set_new(m, "held_servers",
+                            json_integer((json_int_t)r->held));
     json_object_set_new(
         m, "client",
         json_pack("{s:I, s:f, s:I, s:f, s:f, s:I}", "threads_started",

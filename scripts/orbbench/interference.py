@@ -3,8 +3,8 @@ the run recorded, and the check that withholds a verdict the disturbance
 could have made.
 
 Each measurement of a paired side records its rounds in order
-(rounds_ms), the untimed rounds before them (untimed_ms: after a switch
-from the other side, warmup plus sweep.switch_rounds) and the other
+(rounds_ms), the untimed rounds before them (untimed_ms: in blocks,
+warmup plus sweep.switch_rounds, every block alike) and the other
 side's servers' CPU during its timed rounds (neighbour_cpu_ms). Per side,
 over its measurements near the crossing (median round time at least
 NEAR × max_ms, where the verdict is decided):
@@ -16,6 +16,14 @@ NEAR × max_ms, where the verdict is decided):
             of a disturbance that decays within the block;
   switch    the first untimed round over the timed median, minus 1: what
             a switch from the other side costs the round right after it.
+and, over the sweep's steps of a blocks run whose rounds take at least
+PLACE_FLOOR × max_ms (the block's place alternates step by step):
+  place     how much slower the side's first-in-tick blocks ran than its
+            second-in-tick ones at the same N, each step read against its
+            neighbours (place_effect). It should be near 0 when every
+            block opens alike; it is reported, not corrected (the order
+            flips at every tick, so it falls on both sides' steps alike,
+            and adds to their scatter).
 The side's interference is share + max(residual, 0): how much slower its
 timed rounds are than they would be with the other side's servers quiet
 (docs/measured/2026-12-01-one-answer.md measures the two terms). The
@@ -41,8 +49,41 @@ def _measurements(doc):
             if isinstance(m, dict) and m.get("rounds_ms")]
 
 
+PLACE_MIN = 3   # steps of each place at least, for the place estimate
+PLACE_FLOOR = 0.2   # of max_ms: steps with shorter rounds are left out
+
+
+def place_effect(doc, floor_ms=None):
+    """How much slower the run's first-in-tick steps ran than its
+    second-in-tick ones, exp(c) - 1, or None with fewer than PLACE_MIN
+    steps of either place. Each sweep step between two steps of the other
+    place (the order flips at every tick) is read against the mean of its
+    neighbours on the log scale: e = ln m_i - (ln m_i-1 + ln m_i+1) / 2 is
+    the curve's local bend plus c for a first block and minus c for a
+    second, so c = (mean e of the firsts - mean e of the seconds) / 2 and
+    the bend cancels. Steps with a median round under floor_ms are left
+    out (a round of microseconds is mostly noise)."""
+    steps = [m for m in doc.get("steps") or [] if isinstance(m, dict)]
+    e = {1: [], 2: []}
+    for prev, m, nxt in zip(steps, steps[1:], steps[2:]):
+        meds = [(x.get("round_ms") or {}).get("median") for x in
+                (prev, m, nxt)]
+        places = [x.get("place") for x in (prev, m, nxt)]
+        if (places[1] not in (1, 2) or places[0] != places[2] or
+                places[0] == places[1] or
+                not all(isinstance(v, (int, float)) and v > 0 for v in meds)
+                or (floor_ms and min(meds) < floor_ms)):
+            continue
+        e[places[1]].append(math.log(meds[1]) -
+                            (math.log(meds[0]) + math.log(meds[2])) / 2)
+    if len(e[1]) < PLACE_MIN or len(e[2]) < PLACE_MIN:
+        return None
+    return math.expm1((statistics.fmean(e[1]) - statistics.fmean(e[2])) / 2)
+
+
 def of_run(doc):
-    """{"share", "residual", "switch", "interference", "measurements"}
+    """{"share", "residual", "switch", "place", "interference",
+    "measurements"}
     of one side of a paired run, with the run's pairing. A figure is None
     where its field was not recorded: results of clients before
     sweep.pairing have no neighbour_cpu_ms or untimed_ms, so their
@@ -71,6 +112,8 @@ def of_run(doc):
                                      "rounds"),
            "measurements": len(use), "share": _median(share),
            "residual": _median(residual), "switch": _median(switch)}
+    out["place"] = place_effect(doc,
+                                PLACE_FLOOR * max_ms if max_ms else None)
     known = [x for x in (out["share"], out["residual"]) if x is not None]
     out["interference"] = ((out["share"] or 0) + max(out["residual"] or 0, 0)
                            if known else None)

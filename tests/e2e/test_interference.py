@@ -4,7 +4,9 @@ a verdict that the sides' unequal disturbance of each other could have
 made alone; the gate fails closed on it."""
 import json
 import math
+import os
 import subprocess
+import time
 
 from conftest import ORBBENCH, SCENARIOS, assert_nothing_left
 from test_paired import SMALL, sets
@@ -34,24 +36,27 @@ def measurements(doc):
     return doc["steps"] + doc["probes"]
 
 
-def test_blocks_are_the_default_and_open_with_the_switch_rounds(tmp_path):
+def test_blocks_are_the_default_and_every_block_opens_alike(tmp_path):
     a, b = paired(tmp_path)
     warm = a["scenario"]["sweep"]["warmup_rounds"]
     for doc in (a, b):
         assert doc["scenario"]["sweep"]["pairing"] == "blocks"
+        assert doc["scenario"]["sweep"]["hold_others"] is True
+        # Every block, first or second in its tick, after the other
+        # side's rounds or after both sides' new servers, opens with the
+        # warmup and the switch rounds: an opening that depended on the
+        # block's place made the first block of each tick the slower.
         lens = [len(m["untimed_ms"]) for m in measurements(doc)]
-        # Blocks go A B, B A, A B…: a block after the other side's opens
-        # with the switch rounds, one after its own block (the B B and
-        # A A at the turns) with the warmup alone.
-        assert set(lens) <= {warm, warm + SWITCH}, lens
-        assert lens.count(warm + SWITCH) >= len(lens) // 2 - 1, lens
-        assert lens.count(warm) >= 1, lens
+        assert set(lens) == {warm + SWITCH}, lens
         for m in measurements(doc):
             assert m["neighbour_cpu_ms"] >= 0
             assert len(m["rounds_ms"]) == m["round_ms"]["count"]
-    # A's first block follows nothing; B's first follows A's.
-    assert len(a["steps"][0]["untimed_ms"]) == warm
-    assert len(b["steps"][0]["untimed_ms"]) == warm + SWITCH
+        # Its place in the tick: each side goes first and second in turn.
+        places = [m["place"] for m in measurements(doc)]
+        assert set(places) == {1, 2}, places
+    # At every step both sides measured, one of them first.
+    for sa, sb in zip(a["steps"], b["steps"]):
+        assert {sa["place"], sb["place"]} == {1, 2}, (sa["n"], sb["n"])
 
 
 def test_rounds_alternate_as_before_when_asked(tmp_path):
@@ -60,6 +65,9 @@ def test_rounds_alternate_as_before_when_asked(tmp_path):
     for doc in (a, b):
         assert doc["scenario"]["sweep"]["pairing"] == "rounds"
         assert {len(m["untimed_ms"]) for m in measurements(doc)} == {warm}
+        # Alternate rounds have no blocks: no place, nothing held.
+        assert not any("place" in m or "held_servers" in m
+                       for m in measurements(doc))
         assert all("neighbour_cpu_ms" in m for m in measurements(doc))
 
 
@@ -143,3 +151,91 @@ def test_a_saved_withheld_regression_fails_the_gate_or_is_refused(tmp_path):
         if want == 2:
             assert "withheld" in proc.stderr and \
                 proc.stderr.count("\n") == 1, proc.stderr
+
+
+def _alt(effect, steps=24, start=20, growth=1.1):
+    """A side's sweep steps as a blocks run makes them: its place
+    alternates 1, 2, 1, 2 (the order flips at every tick), its round time
+    grows as N^1.3 and bends (a quadratic term on the log scale), and its
+    first-in-tick blocks run `effect` slower."""
+    out, n = [], float(start)
+    for i in range(steps):
+        place = 1 + i % 2
+        x = math.log(n)
+        ms = math.exp(1.3 * x + 0.08 * x * x - 6)
+        if place == 1:
+            ms *= 1 + effect
+        out.append({"n": int(n), "place": place, "round_ms": {"median": ms}})
+        n *= growth
+    return {"steps": out}
+
+
+def test_the_place_effect_is_read_against_the_neighbours():
+    for effect in (0.0, 0.08, -0.05):
+        got = orbinterference.place_effect(_alt(effect))
+        assert got is not None
+        # The curve's bend cancels: what is left is the effect.
+        assert abs(got - effect) < 0.005, (effect, got)
+    # Too few steps of a place, or all under the floor: none.
+    assert orbinterference.place_effect(_alt(0.1, steps=5)) is None
+    assert orbinterference.place_effect(_alt(0.1), floor_ms=1e9) is None
+    # A run without places (solo, or pairing rounds) has none.
+    doc = _alt(0.1)
+    for m in doc["steps"]:
+        del m["place"]
+    assert orbinterference.place_effect(doc) is None
+
+
+def _descendants_states(root):
+    """{pid: state letter} of root's descendants, from /proc."""
+    parent, state = {}, {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        rest = stat[stat.rindex(")") + 2:].split()
+        state[int(d)], parent[int(d)] = rest[0], int(rest[1])
+    out, todo = {}, [root]
+    while todo:
+        p = todo.pop()
+        for c, pp in parent.items():
+            if pp == p and c not in out:
+                out[c] = state[c]
+                todo.append(c)
+    return out
+
+
+def test_hold_others_stops_the_other_side_during_a_block(tmp_path):
+    out = tmp_path / "a.json"
+    proc = subprocess.Popen(
+        [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"), "--out",
+         str(out), "--no-progress", "--paired",
+         *sets(*SMALL, "sweep.hold_others=true", "sweep.rounds=40")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stopped_seen = running_seen = 0
+    deadline = time.monotonic() + 300
+    while proc.poll() is None and time.monotonic() < deadline:
+        states = _descendants_states(proc.pid)
+        stopped = sum(1 for s in states.values() if s == "T")
+        if stopped:
+            stopped_seen += 1
+            # The side being measured runs: not everything is stopped.
+            running_seen += stopped < len(states)
+        time.sleep(0.02)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert stopped_seen > 0 and running_seen == stopped_seen
+    docs = [json.loads(p.read_text())
+            for p in (out, tmp_path / "a.versus.json")]
+    for doc in docs:
+        assert doc["scenario"]["sweep"]["hold_others"] is True
+        assert_nothing_left(doc)
+    # Each block stopped the other side's servers, all of them: the other
+    # side's N at that tick (the steps go in step).
+    for mine, other in ((docs[0], docs[1]), (docs[1], docs[0])):
+        for sm, so in zip(mine["steps"], other["steps"]):
+            assert sm["held_servers"] == so["n"], (sm["n"], so["n"])

@@ -778,12 +778,12 @@ def test_compare_verdicts_worked_by_hand(tmp_path):
     = 0.042624 < 0.05 for sync-unix: B holds more servers, "faster".
     With event-tcp too the variances are moderated (three scenarios or
     more, orbbench.stats.moderate): all three have the same variance, so
-    their scatter is no more than chance, the prior's df is unbounded
-    (capped at 10^6) and each scenario's variance the pooled 0.01 on
-    about 10^6 df: the t is a normal, p = erfc(t / sqrt 2) = 0.000239 for
-    sync-unix, 0.540292 for pool5-unix, 1 for event-tcp; BH (m = 3):
-    q = 3 × 0.000239 = 0.000716, "faster", and min(3/2 × 0.540292, 1) =
-    0.810437 for pool5-unix."""
+    their scatter is no more than chance, and the prior holds the other
+    scenarios' df (4 + 4 = 8, no more: it is estimated from them), so each
+    scenario's variance is the pooled 0.01 on 12 df: p = 0.003182 for
+    sync-unix (t 3.674235 on 12 df), 0.551719 for pool5-unix, 1 for
+    event-tcp; BH (m = 3): q = 3 × 0.003182 = 0.009547, "faster", and
+    min(3/2 × 0.551719, 1) = 0.827579 for pool5-unix."""
     runs = {"sync-unix": ((0, .1, .2), (.3, .4, .5)),
             "pool5-unix": ((0, .1, .2), (.05, .15, .25)),
             "event-tcp": ((0, .1, .2), (0, .1, .2))}
@@ -821,12 +821,12 @@ def test_compare_verdicts_worked_by_hand(tmp_path):
                       tmp_path / "three")
     assert doc["method"]["tests"] == 3
     c = rows["sync-unix"]["metrics"]["crossing_n"]
-    assert c["moderated"]["own_df"] == 4 and c["df"] > 1e6
-    assert c["p_value"] == pytest.approx(0.000239, rel=2e-3)
-    assert c["q_value"] == pytest.approx(0.000716, rel=2e-3)
+    assert c["moderated"]["own_df"] == 4 and c["df"] == 12
+    assert c["p_value"] == pytest.approx(0.003182, rel=2e-3)
+    assert c["q_value"] == pytest.approx(0.009547, rel=2e-3)
     assert c["verdict"] == "faster"
     assert rows["pool5-unix"]["metrics"]["crossing_n"]["q_value"] == \
-        pytest.approx(0.810437, rel=1e-4)
+        pytest.approx(0.827579, rel=1e-4)
     assert rows["event-tcp"]["metrics"]["crossing_n"]["p_value"] == \
         pytest.approx(1.0)
     assert {n: s["verdict"] for n, s in rows.items()} == {

@@ -856,14 +856,22 @@ def interference_lines(cmps):
             ib = orbstats.median_or_none(s["interference"]
                                          for s in inter["b"])
             pairing = inter["a"][0]["pairing"] if inter["a"] else "?"
-            parts.append(f"{r['scenario']} ({pairing}) A {100 * ia:.1f}%, "
-                         f"{x} {100 * ib:.1f}%, bias "
-                         f"{100 * math.expm1(inter['bias_log']):+.1f}%")
+            text = (f"{r['scenario']} ({pairing}) A {100 * ia:.1f}%, "
+                    f"{x} {100 * ib:.1f}%, bias "
+                    f"{100 * math.expm1(inter['bias_log']):+.1f}%")
+            pa = orbstats.median_or_none(s.get("place") for s in inter["a"])
+            pb = orbstats.median_or_none(s.get("place") for s in inter["b"])
+            if pa is not None and pb is not None:
+                text += (f", first block of a tick A {100 * pa:+.1f}%, "
+                         f"{x} {100 * pb:+.1f}%")
+            parts.append(text)
         if parts:
             out.append(f"Interference measured in the paired runs (each "
                        "side's timed rounds slowed by the other side's "
                        "servers, median over runs; a verdict the bias "
-                       f"could make alone is not called): {'; '.join(parts)}.")
+                       "could make alone is not called; in blocks, how much "
+                       "slower a side's first block of a tick ran than its "
+                       f"second at the same N): {'; '.join(parts)}.")
     return out
 
 
