@@ -58,7 +58,7 @@ GEN := $(BUILD)/gen
 
 .PHONY: FORCE all deps build test test-unit test-e2e check-layers check-sanitizers run report bench \
 	compare-orbs resolution clean help fuzz fuzz-smoke fuzz-build fuzz-deps fuzz-gate \
-	man install deb deb-deps
+	man completion install deb deb-deps
 .DEFAULT_GOAL := all
 
 all: build
@@ -75,7 +75,7 @@ help:
 	@echo "make fuzz       libFuzzer on the decoders, FUZZ_SECONDS (60) per target"
 	@echo "make fuzz-gate  the gate's property test, FUZZ_GATE_SECONDS (1200)"
 	@echo "make fuzz-smoke the same for 5 s per target (CI)"
-	@echo "make install PREFIX=/usr/local DESTDIR=   client, servers, scripts, man pages"
+	@echo "make install PREFIX=/usr/local DESTDIR=   client, servers, scripts, man pages, completion"
 	@echo "make deb       build/deb/orbbench_$(VERSION)_ARCH.deb (debhelper)"
 
 # NO_DEPS=1: the packages are there already (debian/rules: Build-Depends).
@@ -415,26 +415,39 @@ report: build
 	scripts/report $(if $(RESULTS),--results $(RESULTS))
 
 # ---- installing ----------------------------------------------------------
-# The man pages, from what the client prints (orbbench.manpages): the
-# subcommand table, --help, each subcommand's help, `orbbench keys`.
+# The man pages and the shell completion, from what the client prints
+# (orbbench.manpages, orbbench.completion): the subcommand table, --help,
+# each installed subcommand's help, `orbbench keys`.
 MAN_DIR := $(BUILD)/man
+COMP_DIR := $(BUILD)/completion
 PY_SRCS := $(shell find scripts/orbbench -name '*.py')
-$(MAN_DIR)/orbbench.1: $(BIN)/orbbench $(PY_SRCS) scripts/build-orb
+$(MAN_DIR)/orbbench.1: $(BIN)/orbbench $(PY_SRCS)
 	@rm -rf $(MAN_DIR)
 	PYTHONPATH=scripts $(PYTHON) -m orbbench.manpages --client $(BIN)/orbbench \
 		--out $(MAN_DIR) --version $(VERSION)
 man: $(MAN_DIR)/orbbench.1
+$(COMP_DIR)/orbbench: $(BIN)/orbbench $(PY_SRCS)
+	@rm -rf $(COMP_DIR)
+	PYTHONPATH=scripts $(PYTHON) -m orbbench.completion \
+		--client $(BIN)/orbbench --out $(COMP_DIR)
+completion: $(COMP_DIR)/orbbench
 
 # PREFIX/bin/orbbench; PREFIX/libexec/orbbench/: the servers, the scripts
 # a user runs and the Python package they import; PREFIX/share/orbbench/:
 # the scenarios; PREFIX/share/doc/orbbench/: README.md and docs/; man
-# pages in PREFIX/share/man/man1/. The client finds the rest from its own
-# folder (client/core/util.c helper_dir, scripts/orbbench/paths.py). Not
-# installed: what works on a checkout only (build-orb, the fleet, fuzzing,
-# the layer check). PYCOMPILE=: no byte-code (dh_python3 makes it).
+# pages in PREFIX/share/man/man1/; bash's and zsh's completion in
+# PREFIX/share/bash-completion/completions/ and
+# PREFIX/share/zsh/vendor-completions/. The client finds the rest from its
+# own folder (client/core/util.c helper_dir, scripts/orbbench/paths.py).
+# Not installed: what works on a checkout only (the subcommands marked
+# checkout_only in client/subcmd.c: build-orb, the fleets; fuzzing, the
+# layer check). PYCOMPILE=: no byte-code (dh_python3 makes it).
+# INSTALL_LICENSE=: no LICENSE beside README.md (the .deb has
+# debian/copyright).
 PREFIX ?= /usr/local
 DESTDIR ?=
 PYCOMPILE ?= 1
+INSTALL_LICENSE ?= 1
 # Each folder as one shell word, single-quoted (a ' inside as '\''), so
 # that a DESTDIR or PREFIX with blanks or quotes installs where it says.
 shq = '$(subst ','\'',$(1))'
@@ -443,21 +456,26 @@ I_LIBEXEC := $(call shq,$(DESTDIR)$(PREFIX)/libexec/orbbench)
 I_DATA := $(call shq,$(DESTDIR)$(PREFIX)/share/orbbench)
 I_DOC := $(call shq,$(DESTDIR)$(PREFIX)/share/doc/orbbench)
 I_MAN := $(call shq,$(DESTDIR)$(PREFIX)/share/man/man1)
+I_BASH := $(call shq,$(DESTDIR)$(PREFIX)/share/bash-completion/completions)
+I_ZSH := $(call shq,$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions)
 INSTALL_SERVERS := omniorb-echo-server raw-server giop-min-server \
 	combat-echo-server omniorb-event-consumer omniorb-marshal-bench
 INSTALL_SCRIPTS := run-suite compare gate report plot start-servers \
 	miro-table miro-channel-table
-install: build man
-	install -d $(I_BIN) $(I_LIBEXEC) $(I_DATA) $(I_DOC) $(I_MAN)
+install: build man completion
+	install -d $(I_BIN) $(I_LIBEXEC) $(I_DATA) $(I_DOC) $(I_MAN) $(I_BASH) \
+		$(I_ZSH)
 	install -m 755 $(BIN)/orbbench $(I_BIN)/
 	install -m 755 $(INSTALL_SERVERS:%=$(BIN)/%) \
 		$(INSTALL_SCRIPTS:%=scripts/%) $(I_LIBEXEC)/
 	for f in $(PY_SRCS:scripts/%=%); do \
 		install -D -m 644 scripts/$$f $(I_LIBEXEC)/$$f || exit 1; done
 	cp -R scenarios $(I_DATA)/
-	install -m 644 README.md $(I_DOC)/
+	install -m 644 README.md $(if $(INSTALL_LICENSE),LICENSE) $(I_DOC)/
 	cp -R docs $(I_DOC)/
 	install -m 644 $(MAN_DIR)/*.1 $(I_MAN)/
+	install -m 644 $(COMP_DIR)/orbbench $(I_BASH)/
+	install -m 644 $(COMP_DIR)/_orbbench $(I_ZSH)/
 	$(if $(PYCOMPILE),$(PYTHON) -m compileall -q $(I_LIBEXEC)/orbbench)
 
 # ---- the Debian package ----------------------------------------------------

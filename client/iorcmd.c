@@ -27,23 +27,29 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: orbbench ior [--json] IOR|-...\n"
             "\n"
-            "  Decode stringified IORs as omniORB's catior does: byte order, "
-            "type id,\n"
-            "  each profile (IIOP version, host, port, object key, tagged "
-            "components;\n"
-            "  TAO's UIOP profile with its socket path, ORBit2's "
-            "profiles),\n"
-            "  and what orbbench would connect to over tcp and unix. `-` "
-            "reads one IOR\n"
-            "  a line from standard input (\"IOR [PID]\" lines as in "
-            "server.iors files;\n"
-            "  # starts a comment).\n"
+            "Decode stringified IORs as omniORB's catior does: byte order, "
+            "type id, each\n"
+            "profile (IIOP version, host, port, object key, tagged "
+            "components; TAO's UIOP\n"
+            "profile with its socket path, ORBit2's profiles), and what "
+            "orbbench would\n"
+            "connect to over tcp and unix. `-` reads one IOR a line from "
+            "standard input\n"
+            "(\"IOR [PID]\" lines as in server.iors files; # starts a "
+            "comment).\n"
             "\n"
-            "  --json  one JSON array, an object per IOR\n"
+            "options:\n"
+            "  --json      one JSON array, an object per IOR\n"
+            "  -h, --help  this help\n"
             "\n"
             "exit: 0 every IOR decoded, 2 usage error or a malformed IOR "
             "(one line each\n"
-            "      on stderr; the others are still shown)\n");
+            "      on stderr; the others are still shown)\n"
+            "\n"
+            "examples:\n"
+            "  orbbench ior \"$(cat server.ior)\"\n"
+            "  orbbench ior --json - < iors.txt   (orbbench start-servers "
+            "--out iors.txt)\n");
 }
 
 /* "tag 1" for the OMG's small numbers, "tag 0x41545402" for vendors'. */
@@ -664,14 +670,11 @@ int iorcmd_main(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0; /* our own one-line message, naming the option */
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
         case 'h': usage(stdout); return EXIT_OK;
-        default:
-            fprintf(stderr, "orbbench: ior: unknown option \"%s\" (try "
-                    "orbbench ior --help)\n", argv[optind - 1]);
-            return EXIT_USAGE;
+        default: cli_bad_option("ior", opts, c, optopt, argv[optind - 1]);
         }
     }
     if (optind >= argc) {

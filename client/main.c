@@ -71,10 +71,15 @@ int main(int argc, char **argv)
     size_t nsets = 0, nversus = 0, nallow_cli = 0;
     const char *out = NULL, *out_b = NULL;
     int show_progress = isatty(2);
-    bool paired = false;
+    bool paired = false, want_help = false;
+    /* A bad option is told once the subcommand is known (getopt permutes:
+     * it may come after the option), naming that subcommand's help. */
+    int bad = 0, bad_opt = 0;
+    const char *bad_typed = NULL;
     int c;
+    opterr = 0; /* our own one-line messages (cli_bad_option) */
     /* GNU getopt permutes: options may come before or after the words. */
-    while ((c = getopt_long(argc, argv, "s:o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 's':
             if (nsets == MAX_SETS)
@@ -97,26 +102,43 @@ int main(int argc, char **argv)
         case 'A': paired = true; break;
         case 'p': show_progress = 1; break;
         case 'P': show_progress = 0; break;
-        case 'h': subcmd_usage(stdout); return 0;
+        case 'h': want_help = true; break;
         case 'V':
             printf("orbbench %s (%s)\n", ORBBENCH_VERSION, ORBBENCH_GIT_REV);
             return 0;
-        default: subcmd_usage(stderr); return EXIT_USAGE;
+        default:
+            if (!bad) {
+                bad = c;
+                bad_opt = optopt;
+                bad_typed = argv[optind - 1];
+            }
+            break;
         }
     }
-    if (optind >= argc) {
+    const char *cmd = optind < argc ? argv[optind++] : NULL;
+    const struct subcmd *known = cmd ? subcmd_find(cmd) : NULL;
+    if (cmd && !known)
+        subcmd_unknown(false, cmd);
+    if (bad)
+        cli_bad_option(cmd, opts, bad, bad_opt, bad_typed);
+    if (want_help) {
+        char *args[] = {"help", (char *)cmd, NULL};
+        return subcmd_help(cmd ? 2 : 1, args);
+    }
+    if (!cmd) {
         subcmd_usage(stderr);
         return EXIT_USAGE;
     }
-    const char *cmd = argv[optind++];
     if (strcmp(cmd, "keys") == 0) {
         scenario_print_keys(kind_schema(), stdout);
         return 0;
     }
     if (strcmp(cmd, "run") != 0 && strcmp(cmd, "check") != 0)
-        cli_die(EXIT_USAGE, "unknown command \"%s\" (try --help)", cmd);
+        cli_die(EXIT_USAGE, "%s: give the subcommand first (orbbench %s "
+                "...)", cmd, cmd);
     if (optind >= argc)
-        cli_die(EXIT_USAGE, "%s: no scenario file given", cmd);
+        cli_die(EXIT_USAGE, "%s: no scenario file given (see orbbench help "
+                "%s)", cmd, cmd);
     if (argc - optind > 1)
         cli_die(EXIT_USAGE, "%s: one scenario at a time (got %s and %s)", cmd,
                 argv[optind], argv[optind + 1]);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/suggest.h"
 #include "core/util.h"
 
 static const char *const transports[] = {"tcp", "unix", "pipe", NULL};
@@ -212,6 +213,33 @@ static bool is_group(const struct rows *rs, const char *prefix)
     return false;
 }
 
+/* What follows "unknown key \"KEY\"": the nearest key or group of the
+ * table, and where every key is listed. */
+static void key_hint(const struct rows *rs, const char *key, char *buf,
+                     size_t len)
+{
+    struct suggest s;
+    suggest_init(&s, key);
+    for (size_t i = 0; i < rs->n; i++) {
+        const char *k = rs->r[i].k->key;
+        char group[SUGGEST_MAX_BYTES];
+        const char *dot = strchr(k, '.');
+        /* "swep" is nearer "sweep" than any key in it. */
+        if (dot && (size_t)(dot - k) < sizeof group) {
+            memcpy(group, k, (size_t)(dot - k));
+            group[dot - k] = 0;
+            suggest_offer(&s, group);
+        }
+        suggest_offer(&s, k);
+    }
+    const char *best = suggest_best(&s);
+    if (best)
+        snprintf(buf, len, "; did you mean \"%s\"? (see orbbench keys)",
+                 best);
+    else
+        snprintf(buf, len, " (see orbbench keys)");
+}
+
 struct scenario_ctx {
     const char *source; /* file name, for messages */
     const struct scenario_schema *schema;
@@ -288,7 +316,9 @@ static int check_known(const struct scenario_ctx *c, json_t *obj,
             if (rc)
                 return rc;
         } else if (!find_key(c->rows, path)) {
-            return fail(c, NULL, "unknown key \"%s\"", path);
+            char hint[200];
+            key_hint(c->rows, path, hint, sizeof hint);
+            return fail(c, NULL, "unknown key \"%s\"%s", path, hint);
         }
     }
     return 0;
@@ -341,8 +371,10 @@ static int parse_set(const struct scenario_ctx *c, const char *set,
     const struct row *row = find_key(c->rows, key);
     const struct scenario_key *ks = row ? row->k : NULL;
     if (!ks) {
-        snprintf(c->err, c->err_len, "--set %s: unknown key \"%s\"", set,
-                 key);
+        char hint[200];
+        key_hint(c->rows, key, hint, sizeof hint);
+        snprintf(c->err, c->err_len, "--set %s: unknown key \"%s\"%s", set,
+                 key, hint);
         return -EINVAL;
     }
     json_t *val = NULL;

@@ -189,8 +189,8 @@ def test_fewer_than_two_sets_is_a_usage_error(tmp_path):
     r = script("compare", a)
     assert r.returncode == 2
     assert r.stderr.strip() == (
-        "compare: give 2 to 26 result sets (A, the baseline, then those "
-        "compared with it), not 1")
+        "orbbench: compare: give 2 to 26 result sets (A, the baseline, then "
+        "those compared with it), not 1")
 
 
 def test_plots_of_each_set_in_its_own_folder(tmp_path):

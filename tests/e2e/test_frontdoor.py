@@ -2,7 +2,8 @@
 their arguments and exit status, `orbbench --help` lists every
 subcommand, the man pages say what the help says, and `make install`
 gives a tree that runs from anywhere and writes only under the working
-folder. Also orbbench.progress, the suite's and fleet's progress lines."""
+folder, with the man pages and completion of the subcommands it has.
+Also orbbench.progress, the suite's and fleet's progress lines."""
 import io
 import os
 import re
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import orbbench.helptext as orbhelp
 import orbbench.manpages as orbman
 import orbbench.progress as orbprogress
 from conftest import BIN, ORBBENCH, ROOT
@@ -31,14 +33,14 @@ def table():
 
 def test_help_lists_every_subcommand_and_every_script_is_one():
     rows = table()
-    names = [n for n, _, _ in rows]
+    names = [n for n, _, _, _ in rows]
     text = orbbench("--help").stdout
-    for name, _, summary in rows:
+    for name, _, _, summary in rows:
         assert re.search(rf"^  {re.escape(name)} +{re.escape(summary)}$",
                          text, re.M), name
     assert orbbench("help").stdout == text
     # Every script a user runs is reachable from the front door.
-    exes = {e for _, e, _ in rows if e != "-"}
+    exes = {e for _, e, _, _ in rows if e != "-"}
     users = {"run-suite", "compare", "gate", "report", "plot", "run-fleet",
              "build-orb", "start-servers", "miro-table",
              "miro-channel-table", "netns-fleet"}
@@ -85,12 +87,13 @@ def words(text):
 
 
 def test_man_pages_say_what_the_help_says(tmp_path):
-    """Each page, rendered by man, holds its subcommand's help as printed
-    (and orbbench(1) the keys); a page for every row of the table."""
+    """Each page, rendered by man, holds its subcommand's help as printed,
+    section by section (and orbbench(1) the keys); a page for every
+    installed row of the table."""
     pages = orbman.write(ORBBENCH, tmp_path, "9.9")
     rows = table()
     assert {p.name for p in pages} == {"orbbench.1"} | {
-        f"orbbench-{n}.1" for n, _, _ in rows}
+        f"orbbench-{n}.1" for n, _, where, _ in rows if where == "installed"}
     env = dict(os.environ, MANWIDTH="200", MAN_KEEP_FORMATTING="0")
 
     def rendered(page):
@@ -99,12 +102,16 @@ def test_man_pages_say_what_the_help_says(tmp_path):
         assert r.returncode == 0, r.stderr
         return words(re.sub(r".\x08", "", r.stdout).replace("\u2010", "-"))
     main = rendered(tmp_path / "orbbench.1")
-    assert words(orbbench("--help").stdout) in main
+    for section, texts in orbhelp.sections(orbbench("--help").stdout).items():
+        for text in texts if section != "subcommands" else []:  # .TP rows
+            assert words(text) in main, text
     assert words(orbbench("keys").stdout) in main
-    for name in ("compare", "run", "ior"):
-        help_text = orbbench("help", name).stdout
-        assert words(help_text) in rendered(tmp_path /
-                                            f"orbbench-{name}.1"), name
+    for name in ("compare", "run", "ior", "suite"):
+        page = rendered(tmp_path / f"orbbench-{name}.1")
+        for section, texts in orbhelp.sections(
+                orbbench("help", name).stdout).items():
+            for text in texts:
+                assert words(text) in page, (name, section, text)
 
 
 def tree_files(root):
@@ -154,9 +161,21 @@ def test_make_install_runs_from_its_tree_and_writes_only_in_the_cwd(
                 "share/orbbench/scenarios/sync-unix.json",
                 "share/doc/orbbench/README.md",
                 "share/man/man1/orbbench.1",
-                "share/man/man1/orbbench-compare.1"):
+                "share/man/man1/orbbench-compare.1",
+                "share/doc/orbbench/LICENSE",
+                "share/bash-completion/completions/orbbench",
+                "share/zsh/vendor-completions/_orbbench"):
         assert (prefix / rel).exists(), rel
-    assert not (prefix / "libexec" / "orbbench" / "build-orb").exists()
+    # What the installed tool has: the installed rows' executables, their
+    # pages; no checkout-only one.
+    libexec = prefix / "libexec" / "orbbench"
+    pages = {p.name for p in (prefix / "share/man/man1").iterdir()}
+    for name, exe, where, _ in table():
+        assert (exe == "-" or (libexec / exe).exists()) == \
+            (where == "installed"), name
+        assert (f"orbbench-{name}.1" in pages) == (where == "installed"), \
+            name
+    assert not (libexec / "build-orb").exists()
     before = tree_files(prefix)
     work = tmp_path / "work"
     work.mkdir()

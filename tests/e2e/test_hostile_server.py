@@ -218,4 +218,4 @@ def test_without_proc_it_never_runs_from_the_working_folder(tmp_path):
     assert not marker.exists(), "the planted server ran"
     ok = no_proc(tmp_path, ["./orbbench", "compare", "--help"])
     assert ok.returncode == 0, ok.stderr
-    assert "usage: scripts/compare" in ok.stdout
+    assert "usage: orbbench compare" in ok.stdout

@@ -104,7 +104,7 @@ static void test_text_errors(void **state)
                                         strlen(unknown),
                                         NULL, 0, &sc, err, sizeof err),
                      -EINVAL);
-    assert_string_equal(err, "s.json: unknown key \"sweep.thred\"");
+    assert_string_equal(err, "s.json: unknown key \"sweep.thred\" (see orbbench keys)");
     static const char range[] = "{\"sweep\": {\"max_n\": 0}}";
     assert_int_equal(scenario_load_text(kind_schema(), "s.json", range,
                                         strlen(range), NULL,

@@ -1,8 +1,11 @@
 """Compare two or more sets of orbbench results, scenario by scenario; A
 is the baseline.
 
-usage: scripts/compare A B [C ...] [--at N] [--mem KIND] [--alpha A] [--equivalence PCT] [--format FMT] [--plots DIR]
-       scripts/compare --hosts FLEET|FOLDER ... [--mem KIND] [--format FMT] [--plots DIR]
+usage: orbbench compare A B [C ...] [--at N] [--mem KIND] [--alpha A]
+                        [--equivalence PCT] [--format FMT] [--plots DIR]
+                        [--fail-on V[,V]] [--threshold PCT]
+       orbbench compare --hosts FLEET|FOLDER ... [--mem KIND] [--format FMT]
+                        [--plots DIR]
 
 A and B are result files or result folders, each side of one ORB and one
 setting per scenario; repeats (run-suite --repeat R) are its runs. First
@@ -46,7 +49,7 @@ per set after A; --plots DIR: one folder A-vs-X per set).
   --mem pss|uss|mem_available  memory per server to compare (default pss)
   --hosts    the host axis instead: each host's max servers and memory
              per server side by side, per scenario, and each host's
-             identity (a fleet tree of scripts/run-fleet gives its hosts
+             identity (a fleet tree of orbbench fleet gives its hosts
              and their status; a result folder is one host, named by it);
              --plots DIR: one figure per scenario, a bar per host
   --plots DIR  the comparison's figures: capacity A against B with the
@@ -83,11 +86,16 @@ import orbbench.stats as orbstats
 ROOT = Path(__file__).resolve().parents[3]
 
 PROG = "compare"
+EXAMPLES = [
+    "orbbench compare results/A results/B",
+    "orbbench compare results/A results/B --fail-on slower --threshold 5",
+    "orbbench compare results/A results/B --format junit > junit.xml",
+    "orbbench compare results/A results/B results/C --plots plots/ABC",
+    "orbbench compare --hosts results/DATE-fleet-grisby"]
 
 
 def parse_args(argv):
-    p = orbcli.ArgParser(prog=PROG, description=__doc__.split("\n\n")[0],
-                    usage=__doc__.split("\n\n")[1].split("usage: ")[1])
+    p = orbcli.parser("compare", __doc__, EXAMPLES)
     p.add_argument("sets", nargs="+", metavar="A B [C ...]",
                    help="result files or folders; the first is the "
                    "baseline")

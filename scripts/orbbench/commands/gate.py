@@ -2,7 +2,8 @@
 does, on the JSON document `compare --format json` wrote, so that one
 comparison gives the gate, the JUnit file and the step summary.
 
-usage: scripts/gate COMPARE.json --fail-on V[,V] [--threshold PCT] [--format FMT]
+usage: orbbench gate COMPARE.json --fail-on V[,V] [--threshold PCT]
+                     [--format FMT]
 
   --fail-on V[,V]  slower, larger, faster, smaller: a metric with one of
                    these verdicts whose whole interval lies beyond
@@ -21,11 +22,16 @@ import orbbench.gate as orbgate
 import orbbench.safeload as orbsafe
 
 PROG = "gate"
+EXAMPLES = [
+    "orbbench compare results/A results/B --format json > compare.json",
+    "orbbench gate compare.json --fail-on slower --threshold 5",
+    "orbbench gate compare.json --fail-on slower --format junit > junit.xml",
+    "orbbench gate compare.json --fail-on slower --format github "
+    ">> \"$GITHUB_STEP_SUMMARY\""]
 
 
 def parse_args(argv):
-    p = orbcli.ArgParser(prog=PROG, description=__doc__.split("\n\n")[0],
-                         usage=__doc__.split("\n\n")[1].split("usage: ")[1])
+    p = orbcli.parser("gate", __doc__, EXAMPLES)
     p.add_argument("file", metavar="COMPARE.json")
     p.add_argument("--format", choices=("text",) + orbgate.FORMATS,
                    default="text")

@@ -2,7 +2,7 @@
 costs, per payload, from the results of scenarios/miro-channel (kind
 channel), beside Miro's TAO 1.4 figures; and its figure.
 
-usage: scripts/miro-channel-table RESULTS_DIR [--out DIR]
+usage: orbbench miro-channel-table RESULTS_DIR [--out DIR]
 
 Prints the table (Markdown): per payload and transport, through the
 channel min, mean, max, std dev, median and p99 of the time from push to
@@ -24,6 +24,9 @@ import orbbench.results as orbresults
 ROOT = Path(__file__).resolve().parents[3]
 
 PROG = "miro-channel-table"
+EXAMPLES = [
+    "orbbench suite scenarios/miro-channel --out results/channel",
+    "orbbench miro-channel-table results/channel --out /tmp/table"]
 
 NOTES = """\
 µs, time from push to logged: the client stamps CLOCK_MONOTONIC into the
@@ -41,8 +44,7 @@ records it under channel.omnievents.cycle_period_ns)."""
 
 
 def parse_args(argv):
-    p = orbcli.ArgParser(prog=PROG, description=__doc__.split("\n\n")[0],
-                    usage=__doc__.split("\n\n")[1].split("usage: ")[1])
+    p = orbcli.parser("miro-channel-table", __doc__, EXAMPLES)
     p.add_argument("results", metavar="RESULTS_DIR",
                    help="a folder of channel results")
     p.add_argument("--out", metavar="DIR", help="default RESULTS_DIR")

@@ -1,8 +1,8 @@
 """The Miro tables from a folder of latency and marshal results.
 
-usage: scripts/miro-table RESULTS_DIR [--json]
+usage: orbbench miro-table RESULTS_DIR [--json]
 
-Reads every result in RESULTS_DIR (run-suite scenarios/miro, say) and
+Reads every result in RESULTS_DIR (orbbench suite scenarios/miro, say) and
 prints, in markdown: per ORB and transport the seed's Table 8.2 layout
 (payload, min, mean, max, std dev, median, and p99, in µs) beside the
 seed's own TAO 1.4 figures, with omniORB's marshaling time per payload
@@ -23,11 +23,14 @@ import orbbench.results as orbresults
 ROOT = Path(__file__).resolve().parents[3]
 
 PROG = "miro-table"
+EXAMPLES = [
+    "orbbench suite scenarios/miro --out results/miro",
+    "orbbench miro-table results/miro",
+    "orbbench miro-table results/miro --json"]
 
 
 def parse_args(argv):
-    p = orbcli.ArgParser(prog=PROG, description=__doc__.split("\n\n")[0],
-                    usage=__doc__.split("\n\n")[1].split("usage: ")[1])
+    p = orbcli.parser("miro-table", __doc__, EXAMPLES)
     p.add_argument("results", help="a folder of result files")
     p.add_argument("--json", action="store_true",
                    help="the figures as JSON instead of markdown")

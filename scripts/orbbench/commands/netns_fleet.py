@@ -1,9 +1,10 @@
-"""scripts/run-fleet on hosts made as network namespaces on this machine:
+"""orbbench fleet on hosts made as network namespaces on this machine:
 a fleet without other machines, to try it or to see what it does. Needs
 root (ip netns) and pdsh.
 
-usage: scripts/netns-fleet [--hosts N] [--broken KIND]... [--alone]
-                           [--out DIR] [--keep-trees] SUITE [-- RUN-FLEET-OPTION...]
+usage: orbbench netns-fleet [--hosts N] [--broken KIND]... [--alone]
+                            [--out DIR] [--keep-trees] SUITE
+                            [-- FLEET-OPTION...]
 
 Builds this tree (make), then makes N hosts (default 3), each a network
 namespace with its loopback up and its own copy of the tree (sources,
@@ -17,8 +18,8 @@ KIND:
   hang         its client hangs in every run (bounded by --timeout)
   unreachable  no such namespace: pdsh cannot reach it
 and runs
-  scripts/run-fleet -R exec --exec 'ip netns exec %h' --remote-dir TMP/%h
-      -w HOSTS --out DIR/fleet SUITE RUN-FLEET-OPTION...
+  orbbench fleet -R exec --exec 'ip netns exec %h' --remote-dir TMP/%h
+      -w HOSTS --out DIR/fleet SUITE FLEET-OPTION...
 With --alone it then runs the same on the first host alone (DIR/alone)
 and prints both times. The namespaces and the trees are removed at the
 end, whatever happened (Ctrl-C too); a process still running in a
@@ -27,11 +28,10 @@ results/DATE-netns-fleet-SUITE.
 
 The acceptance run of issue 16 (the Grisby suite's sync rows on three
 hosts and a broken one, timed against one host alone):
-  scripts/netns-fleet --hosts 3 --broken revision --alone scenarios/grisby \\
+  orbbench netns-fleet --hosts 3 --broken revision --alone scenarios/grisby \\
       -- --only '*sync*'
-Exit: run-fleet's (of the fleet run), 1 when something was left running,
+Exit: orbbench fleet's (of the fleet run), 1 when something was left running,
 2 usage error."""
-import argparse
 import datetime
 import os
 import shlex
@@ -43,12 +43,17 @@ import tempfile
 import time
 from pathlib import Path
 
+import orbbench.cli as orbcli
 import orbbench.hosts as orbhosts
 import orbbench.netns as orbnetns
 
 ROOT = Path(__file__).resolve().parents[3]
 
 PROG = "netns-fleet"
+EXAMPLES = [
+    "orbbench netns-fleet --hosts 3 --broken revision --alone "
+    "scenarios/grisby -- --only '*sync*'",
+    "orbbench netns-fleet --hosts 2 scenarios/bench"]
 
 
 def die(msg, code=2):
@@ -59,8 +64,7 @@ def die(msg, code=2):
 def parse_args(argv):
     own, rest = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) \
         if "--" in argv else (argv, [])
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__,
-                                formatter_class=argparse.RawTextHelpFormatter)
+    p = orbcli.parser("netns-fleet", __doc__, EXAMPLES, raw=True)
     p.add_argument("suite")
     p.add_argument("--hosts", type=int, default=3, metavar="N")
     p.add_argument("--broken", action="append", default=[],

@@ -1,6 +1,6 @@
 """Draw the figures of orbbench results, PNG and SVG each.
 
-usage: scripts/plot RESULTS... [--out DIR] [--rounds NAME]...
+usage: orbbench plot RESULTS... [--out DIR] [--rounds NAME]...
 
 RESULTS are result files or result folders (a folder's *.json, but
 run-suite's summary.json). Runs of one scenario whose settings differ
@@ -18,7 +18,7 @@ file's stem) unless --out says otherwise, one question each:
   fixed-n         fixed-N results (the bench suite): one dot per run
   rounds-NAME     every round of every step and probe of a scenario
                   (--rounds NAME picks scenarios; default: all)
-scripts/compare A B --plots DIR draws the comparison's figures.
+orbbench compare A B --plots DIR draws the comparison's figures.
 A figure whose data the results lack is skipped with a one-line message.
 Exit: 0 written, 2 bad input or usage (one line naming the file)."""
 from pathlib import Path
@@ -30,11 +30,14 @@ import orbbench.results as orbresults
 
 
 PROG = "plot"
+EXAMPLES = [
+    "orbbench plot results/2026-12-01-host-grisby",
+    "orbbench plot results/x.json --out /tmp/figures",
+    "orbbench plot results/FOLDER --rounds 06-sync-unix"]
 
 
 def parse_args(argv):
-    p = orbcli.ArgParser(prog=PROG, description=__doc__.split("\n\n")[0],
-                    usage=__doc__.split("\n\n")[1].split("usage: ")[1])
+    p = orbcli.parser("plot", __doc__, EXAMPLES)
     p.add_argument("results", nargs="+", help="result files or folders")
     p.add_argument("--out", metavar="DIR", help="default plots/<run>/")
     p.add_argument("--rounds", action="append", metavar="NAME",

@@ -1,16 +1,17 @@
 """Write the report of a result folder: report.md and report.html (one
 self-contained file, figures embedded, opens offline) beside its figures.
 
-usage: scripts/report [--results FOLDER] [--versus FOLDER]... [--out DIR] [--suite DIR]
+usage: orbbench report [--results FOLDER] [--versus FOLDER]... [--out DIR]
+                       [--suite DIR]
 
-Without --results it first runs the default suite (scripts/run-suite
+Without --results it first runs the default suite (orbbench suite
 scenarios/grisby, or --suite DIR) into results/<date>-<host>-<suite>/ and
 reports on that. A folder whose results are in two or more sub-folders
 (what run-suite --variant, --orb or --paired writes), or --results A
 --versus B [--versus C ...], makes a comparison report: the verdict table
-first (scripts/compare's, a column group per set after A), then the
+first (orbbench compare's, a column group per set after A), then the
 figures of each set against A (with more than two sets, those of set X in
-A-vs-X/). A fleet tree (scripts/run-fleet: fleet.json and a folder per
+A-vs-X/). A fleet tree (orbbench fleet: fleet.json and a folder per
 host) makes a report across hosts: each host's status and identity, its
 max servers and memory per server side by side, one figure per scenario
 with a bar per host. The report goes to plots/<run>/ (run: the
@@ -38,12 +39,15 @@ import orbbench.results as orbresults
 
 
 PROG = "report"
+EXAMPLES = [
+    "orbbench report",
+    "orbbench report --results results/2026-12-01-host-grisby",
+    "orbbench report --results results/A --versus results/B --out /tmp/ab"]
 DEFAULT_SUITE = orbpaths.scenarios() / "grisby"
 
 
 def parse_args(argv):
-    p = orbcli.ArgParser(prog=PROG, description=__doc__.split("\n\n")[0],
-                    usage=__doc__.split("\n\n")[1].split("usage: ")[1])
+    p = orbcli.parser("report", __doc__, EXAMPLES)
     p.add_argument("--results", metavar="FOLDER",
                    help="report on this result folder (no suite run)")
     p.add_argument("--versus", metavar="FOLDER", action="append",

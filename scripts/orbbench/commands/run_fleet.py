@@ -1,12 +1,12 @@
 """Run the same scenarios on many hosts at once with pdsh: every host runs
-scripts/run-suite in its own orbbench tree (its servers on its own
+orbbench suite in its own orbbench tree (its servers on its own
 loopback), then each host's results folder is copied back into one tree
 keyed by host name, beside a fleet summary.
 
-usage: scripts/run-fleet -w HOSTS [-x HOSTS] [-R ssh|exec] [--exec PREFIX]
-                         [--remote-dir DIR] [--build] [--timeout S] [--check]
-                         [--out DIR] SUITE [--set KEY=VALUE]... [--only GLOB]...
-                         [--repeat R]
+usage: orbbench fleet -w HOSTS [-x HOSTS] [-R ssh|exec] [--exec PREFIX]
+                      [--remote-dir DIR] [--build] [--timeout S] [--check]
+                      [--out DIR] SUITE [--set KEY=VALUE]... [--only GLOB]...
+                      [--repeat R]
 
   -w HOSTS         pdsh's host list: host1,host2, host[1-8], ^FILE
   -x HOSTS         hosts to leave out (pdsh's -x)
@@ -22,7 +22,7 @@ usage: scripts/run-fleet -w HOSTS [-x HOSTS] [-R ssh|exec] [--exec PREFIX]
                    14400); a host still running then is stopped
   --check          the preflight (and --build) only: is every host ready?
   --out DIR        the merged tree (default results/DATE-fleet-SUITE)
-  SUITE, --set, --only, --repeat  as scripts/run-suite takes them; SUITE
+  SUITE, --set, --only, --repeat  as orbbench suite takes them; SUITE
                    is a path in this tree (the same path in each host's
                    tree) or an absolute path that is the same on every host
 
@@ -33,21 +33,20 @@ version of one, or whose bin/orbbench was not built from its tree (without
 --build) is reported, and marked failed; the other hosts run. A host that
 cannot be reached, fails to build or whose run fails is marked failed with
 its reason and the others complete. Ctrl-C (SIGINT, SIGTERM) stops every
-host's run: run-fleet passes the interrupt through pdsh, each host's
+host's run: orbbench fleet passes the interrupt through pdsh, each host's
 fleet-host stops its run, a last pdsh pass confirms nothing of the run is
 left on any host, and what ran is collected.
 
-The tree: DIR/HOST/ is the host's run-suite folder (results, summary.md,
+The tree: DIR/HOST/ is the host's orbbench suite folder (results, summary.md,
 summary.json, fleet-run.log); DIR/fleet.json and DIR/summary.md hold each
 host's status, reason and identity (as its results record it: CPU,
 memory, kernel, ORB, orbbench revision) and every scenario's max servers
-and memory per server, host by host (scripts/compare --hosts DIR).
+and memory per server, host by host (orbbench compare --hosts DIR).
 Exit: 0 every host ran every scenario, 1 some host failed (or --check
 found a host not ready), 2 usage error, 128+signal interrupted (130
-SIGINT, 143 SIGTERM, 129 SIGHUP). If run-fleet dies otherwise (SIGKILL),
+SIGINT, 143 SIGTERM, 129 SIGHUP). If orbbench fleet dies otherwise (SIGKILL),
 pdsh gets SIGTERM, and each host's fleet-host stops its run when pdsh or
 its connection goes."""
-import argparse
 import base64
 import datetime
 import hashlib
@@ -67,6 +66,7 @@ import threading
 import time
 from pathlib import Path
 
+import orbbench.cli as orbcli
 import orbbench.fleet as orbfleet
 import orbbench.hosts as orbhosts
 import orbbench.kinds  # noqa: F401  (the kinds of the hosts' results)
@@ -113,14 +113,14 @@ def phase(name, run, *args):
     return value
 
 
-class ArgParser(argparse.ArgumentParser):
-    def error(self, message):
-        die(message)
+EXAMPLES = [
+    "orbbench fleet -w 'host[1-4]' --check scenarios/grisby",
+    "orbbench fleet -w host1,host2 --build scenarios/grisby --only '*sync*'",
+    "orbbench compare --hosts results/DATE-fleet-grisby"]
 
 
 def parse_args(argv):
-    p = ArgParser(prog=PROG, description=__doc__,
-                  formatter_class=argparse.RawTextHelpFormatter)
+    p = orbcli.parser("fleet", __doc__, EXAMPLES, raw=True)
     p.add_argument("suite", help="scenario folder")
     p.add_argument("-w", dest="hosts", required=True, metavar="HOSTS")
     p.add_argument("-x", dest="exclude", metavar="HOSTS")

@@ -2,21 +2,23 @@
 summary table (scenario, max servers, median round ms at the crossing) and
 write it as summary.md beside the results.
 
-usage: scripts/run-suite DIR [--set KEY=VALUE]... [--repeat R] [--out DIR]
-                           [--variant NAME[:KEY=VALUE[,KEY=VALUE...]]]...
-                           [--orb ID]... [--only GLOB]...
+usage: orbbench suite DIR [--set KEY=VALUE]... [--repeat R] [--out DIR]
+                      [--variant NAME[:KEY=VALUE[,KEY=VALUE...]]]...
+                      [--orb ID]... [--only GLOB]... [--paired]
+                      [--until-verdict [--max-repeat K] [--budget MINUTES]
+                       [--equivalence PCT] [--scope SCOPE]]
 
 --only GLOB (repeatable) runs only the scenarios whose file name, without
 .json, matches one of the globs: the Grisby suite's TCP rows on a server
 kind that has no Unix sockets, say:
-  scripts/run-suite scenarios/grisby --only '*-tcp' --set server.kind=combat
-  scripts/run-suite scenarios/grisby --only '*-tcp' \
+  orbbench suite scenarios/grisby --only '*-tcp' --set server.kind=combat
+  orbbench suite scenarios/grisby --only '*-tcp' \
       --variant omniorb --variant combat:server.kind=combat
 
 With --variant (repeatable) the suite runs once per variant, interleaved
 (repeat r: scenario s: variant 1, variant 2, ...) so machine noise falls
 on all alike, into one sub-folder NAME per variant; a variant's KEY=VALUE
-overrides come after the global --set ones. Then scripts/compare compares
+overrides come after the global --set ones. Then orbbench compare compares
 each variant with the first and writes compare-FIRST-vs-OTHER.md beside
 the results; with three variants or more, one comparison of them all
 (every set against the first, the BH adjustment over all of its tests):
@@ -83,6 +85,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import orbbench.cli as orbcli
 import orbbench.kinds  # noqa: F401  (the kinds load_result checks)
 import orbbench.paths as orbpaths
 import orbbench.procs as orbprocs
@@ -90,6 +93,14 @@ import orbbench.progress as orbprogress
 import orbbench.results as orbresults
 import orbbench.sequential as orbseq
 
+
+EXAMPLES = [
+    "orbbench suite scenarios/grisby",
+    "orbbench suite scenarios/grisby --only '*-unix' --repeat 3",
+    "orbbench suite scenarios/grisby --orb omniorb-system --orb "
+    "omniorb-4.3.3",
+    "orbbench suite scenarios/grisby --paired --until-verdict --variant a "
+    "--variant b"]
 
 
 def die(msg, code=2):
@@ -104,8 +115,7 @@ def default_orbbench():
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="run-suite", description=__doc__,
-                                formatter_class=argparse.RawTextHelpFormatter)
+    p = orbcli.parser("suite", __doc__, EXAMPLES, raw=True)
     p.add_argument("dir", help="folder of scenario .json files")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a key in every scenario")

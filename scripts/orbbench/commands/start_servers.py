@@ -2,10 +2,9 @@
 server.kind external, write one "IOR PID" line each, and say how to stop
 them; or stop exactly the servers a file lists (--stop FILE).
 
-  scripts/start-servers 4 --out /tmp/iors.txt
-  bin/orbbench run scenarios/x.json --set server.kind=external \\
-      --set server.iors=/tmp/iors.txt
-  scripts/start-servers --stop /tmp/iors.txt
+usage: orbbench start-servers N [--transport tcp|unix] [--out FILE]
+                              [--timeout S] [--server PATH]
+       orbbench start-servers --stop FILE
 
 The servers die with their parent (PR_SET_PDEATHSIG), so their parent is a
 small keeper process in a session of its own that only waits for them and
@@ -21,11 +20,11 @@ PID was reused, or the list was edited), whose executable (/proc/PID/exe)
 is not the server binary the list names, or whose command line is not
 that binary's with one loopback -ORBendPoint, is left alone and named; the
 socket folder is removed only if it is a folder orbbench-ext-* directly
-in the system temp folder, of this user, holding only sockets. Exit 0;
-1 when something listed was left alone; 2 when FILE is missing or is not
+in the system temp folder, of this user, holding only sockets.
+Exit: 0 started (or stopped); 1 when a server did not start, or when
+something listed was left alone; 2 usage error, or FILE is missing or is not
 such a list.
 """
-import argparse
 import os
 import select
 import shutil
@@ -37,12 +36,18 @@ import tempfile
 import time
 from pathlib import Path
 
+import orbbench.cli as orbcli
 import orbbench.paths as orbpaths
 import orbbench.procs as orbprocs
 import orbbench.safeload as orbsafe
 
 
 SERVER_NAME = "omniorb-echo-server"
+EXAMPLES = [
+    "orbbench start-servers 4 --out /tmp/iors.txt",
+    "orbbench run scenarios/sync-tcp.json --set server.kind=external "
+    "--set server.iors=/tmp/iors.txt",
+    "orbbench start-servers --stop /tmp/iors.txt"]
 SOCK_PREFIX = "orbbench-ext-"
 
 
@@ -290,7 +295,7 @@ def stop(path, grace_s=5.0):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = orbcli.parser("start-servers", __doc__, EXAMPLES)
     ap.add_argument("n", nargs="?", type=int, help="servers to start")
     ap.add_argument("--transport", choices=("tcp", "unix"), default="tcp")
     ap.add_argument("--out", default="-", help="IOR list (default stdout)")
