@@ -36,6 +36,7 @@ int main(int argc, char **argv)
         {"allow-host", required_argument, NULL, 'H'},
         {"progress", no_argument, NULL, 'p'},
         {"no-progress", no_argument, NULL, 'P'},
+        {"format", required_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -69,7 +70,7 @@ int main(int argc, char **argv)
     char *versus[MAX_SETS];
     char *allow_cli[SCENARIO_MAX_HOSTS];
     size_t nsets = 0, nversus = 0, nallow_cli = 0;
-    const char *out = NULL, *out_b = NULL;
+    const char *out = NULL, *out_b = NULL, *format = "text";
     int show_progress = isatty(2);
     bool paired = false, want_help = false;
     /* A bad option is told once the subcommand is known (getopt permutes:
@@ -102,6 +103,7 @@ int main(int argc, char **argv)
         case 'A': paired = true; break;
         case 'p': show_progress = 1; break;
         case 'P': show_progress = 0; break;
+        case 'F': format = optarg; break;
         case 'h': want_help = true; break;
         case 'V':
             printf("orbbench %s (%s)\n", ORBBENCH_VERSION, ORBBENCH_GIT_REV);
@@ -142,11 +144,15 @@ int main(int argc, char **argv)
     if (argc - optind > 1)
         cli_die(EXIT_USAGE, "%s: one scenario at a time (got %s and %s)", cmd,
                 argv[optind], argv[optind + 1]);
+    if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
+        cli_die(EXIT_USAGE, "--format %s: text or json (see orbbench help "
+                "run)", format);
     struct runcmd_args a = {
         .cmd = cmd, .path = argv[optind], .sets = sets, .nsets = nsets,
         .versus = versus, .nversus = nversus, .allow_cli = allow_cli,
         .nallow_cli = nallow_cli, .out = out, .out_b = out_b,
-        .paired = paired, .progress = show_progress != 0, .argc = argc,
+        .paired = paired, .progress = show_progress != 0,
+        .json = strcmp(format, "json") == 0, .argc = argc,
         .argv = typed};
     return runcmd_main(&a);
 }

@@ -150,11 +150,35 @@ static void catch_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* How a run ends on stdout: the kind's block, or (--format json) one
+ * line of JSON: the scenario, kind, ORB, result file and result (costs
+ * and all); `side` "a" or "b" in a paired run, else NULL. */
+static void print_end(const struct kind_ops *what, const struct side *s,
+                      const struct run_outcome *o, bool as_json,
+                      const char *side)
+{
+    if (!as_json) {
+        what->summary(&s->sc, s->doc, o, s->out);
+        return;
+    }
+    json_t *j = json_pack(
+        "{s:O?, s:s, s:O?, s:s, s:O?}", "scenario",
+        json_object_get(json_object_get(s->doc, "scenario"), "name"), "kind",
+        what->scenario.name, "orb", json_object_get(s->doc, "orb"), "file",
+        s->out, "result", json_object_get(s->doc, "result"));
+    if (j && side)
+        json_object_set_new(j, "side", json_string(side));
+    if (j)
+        json_dumpf(j, stdout, JSON_COMPACT);
+    putchar('\n');
+    json_decref(j);
+}
+
 /* A kind that starts no server (clock, marshal): its result, run and
  * summary; s->out was checked. Returns the exit code. */
 static int run_serverless(const struct kind_ops *what, struct side *s,
                           const char *path, int argc, char **typed,
-                          bool show_progress)
+                          bool show_progress, bool as_json)
 {
     catch_signals();
     s->doc = result_new(what->scenario.name, argc, typed);
@@ -168,7 +192,7 @@ static int run_serverless(const struct kind_ops *what, struct side *s,
     struct run_outcome o;
     what->run(&sw, &o, 1);
     int w = result_write(s->doc, s->out);
-    what->summary(&s->sc, s->doc, &o, s->out);
+    print_end(what, s, &o, as_json, NULL);
     json_decref(s->doc);
     scenario_free(&s->sc);
     if (w) {
@@ -569,9 +593,10 @@ static int finish(struct runcmd *r, const struct run_outcome *o)
     for (size_t i = 0; i < r->nsides; i++) {
         struct side *s = &r->sides[i];
         int w = result_write(s->doc, s->out);
-        if (r->paired)
+        if (r->paired && !r->a->json)
             printf("[%s] ", i ? "B" : "A");
-        r->what->summary(&s->sc, s->doc, &o[i], s->out);
+        print_end(r->what, s, &o[i], r->a->json,
+                  r->paired ? (i ? "b" : "a") : NULL);
         if (w) {
             fprintf(stderr, "orbbench: cannot write %s: %s\n", s->out,
                     strerror(-w));
@@ -608,7 +633,7 @@ int runcmd_main(const struct runcmd_args *a)
     choose_outputs(&r);
     if (r.what->flags & KIND_SERVERLESS)
         return run_serverless(r.what, &sides[0], r.path, a->argc, a->argv,
-                              a->progress);
+                              a->progress, a->json);
     resolve_servers(&r);
     warn_unsafe_env();
     start_spawner(&r);

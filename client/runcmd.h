@@ -20,6 +20,7 @@ struct runcmd_args {
     const char *out, *out_b; /* --out, --out-versus; NULL: default */
     bool paired;             /* --paired (or any --versus) */
     bool progress;
+    bool json; /* --format json: one JSON line per side, not the block */
     int argc; /* the command as typed, for the result */
     char **argv;
 };

@@ -106,3 +106,34 @@ def test_the_suites_text_table_says_where_each_cost_is_from(tmp_path):
     assert "sweep.cost_n" in out
     md = (tmp_path / "text" / "summary.md").read_text()
     assert "| PSS kB | USS kB | threads | fds | at N | CPU us/call |" in md
+
+
+def test_run_format_json_is_one_line_per_side(tmp_path):
+    out = tmp_path / "a.json"
+    proc = subprocess.run(
+        [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"), "--out",
+         str(out), "--no-progress", "--format", "json", "--paired",
+         *sets(*SMALL)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 2
+    for line, side, path in ((lines[0], "a", out),
+                             (lines[1], "b", tmp_path / "a.versus.json")):
+        got = json.loads(line)
+        doc = json.loads(path.read_text())
+        assert_nothing_left(doc)
+        assert got == {"scenario": "sync-unix", "kind": "sweep",
+                       "orb": doc["orb"], "file": str(path),
+                       "result": doc["result"], "side": side}
+        assert "costs" in got["result"]
+
+
+def test_run_format_other_is_a_usage_error(tmp_path):
+    proc = subprocess.run(
+        [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"), "--out",
+         str(tmp_path / "a.json"), "--format", "csv"],
+        capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == \
+        "orbbench: --format csv: text or json (see orbbench help run)"
+    assert not (tmp_path / "a.json").exists()
