@@ -66,6 +66,8 @@ all: build
 help:
 	@echo "make            build bin/orbbench and the echo servers"
 	@echo "make test       unit tests (cmocka) and end-to-end tests (pytest)"
+	@echo "make test-unit  the cmocka unit tests alone; make test-e2e the pytest ones"
+	@echo "make check-layers  no include in client/ points up a layer"
 	@echo "make run        run scenarios/grisby into results/ and print its summary"
 	@echo "make report     run the suite (or RESULTS=folder), plot it, write a report"
 	@echo "make bench      single-call latency and 100 servers in flight"
@@ -77,6 +79,7 @@ help:
 	@echo "make fuzz-smoke the same for 5 s per target (CI)"
 	@echo "make install PREFIX=/usr/local DESTDIR=   client, servers, scripts, man pages, completion"
 	@echo "make deb       build/deb/orbbench_$(VERSION)_ARCH.deb (debhelper)"
+	@echo "make clean     remove build/ and bin/"
 
 # NO_DEPS=1: the packages are there already (debian/rules: Build-Depends).
 deps:
@@ -499,6 +502,6 @@ clean:
 	rm -rf build bin
 
 -include $(CLIENT_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BUILD)/server/echo_server.d \
-	$(BUILD)/server/marshal_bench.d \
+	$(BUILD)/server/marshal_bench.d $(BUILD)/server/event_consumer.d \
 	$(wildcard $(BUILD)/servers/*/*.d) \
 	$(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)

@@ -381,7 +381,9 @@ def test_table_script_without_channel_results_is_exit_2(tmp_path):
 
 
 def test_shipped_scenarios_check():
-    for f in sorted((SCENARIOS / "miro-channel").glob("*.json")):
+    files = sorted((SCENARIOS / "miro-channel").glob("*.json"))
+    assert files, "no scenarios/miro-channel/*.json"
+    for f in files:
         p = subprocess.run([str(ORBBENCH), "check", str(f)],
                            capture_output=True, text=True)
         assert p.returncode == 0, (f, p.stderr)

@@ -75,7 +75,9 @@ def test_server_models(orbbench, tao, args, least):
 
 
 def test_shipped_server_model_scenarios_run(orbbench, tao):
-    for f in sorted((SCENARIOS / "tao").glob("*.json")):
+    files = sorted((SCENARIOS / "tao").glob("*.json"))
+    assert files, "no scenarios/tao/*.json"
+    for f in files:
         r = orbbench(f, f"server.orb={tao[0]}", "sweep.start=2",
                      "sweep.max_n=2", "sweep.rounds=2")
         assert r.rc == 0, (f, r.stderr)
