@@ -401,8 +401,22 @@ def b_closeconn_mid_call(c, req):
     return True
 
 
+def b_balloon(c, req):
+    """After `after` calls on this connection, no reply: the server takes
+    memory, 1 MiB at a time, every page written, until something stops it
+    (a memory cgroup's OOM killer), or 4 GiB, then it hangs up."""
+    if c.calls <= c.spec["after"]:
+        c.send(echo_reply(req))
+        return True
+    hoard = []
+    for _ in range(4096):
+        hoard.append(b"\x01" * (1 << 20))
+    return False
+
+
 BEHAVIOURS = {
     "echo": b_echo,
+    "balloon": b_balloon,
     "truncated": b_truncated,
     "stall": b_stall,
     "huge-length": b_huge_length,

@@ -346,19 +346,18 @@ static void process_failed(struct chan *c, pid_t pid, const char *who,
 static void process_failed(struct chan *c, pid_t pid, const char *who,
                            const char *fmt, ...)
 {
-    char what[600], status[96];
-    int st;
+    char what[600], at[160];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    if (pid > 0 && spawner_check(c->s->sp, pid, 200, &st) == 1) {
-        spawn_describe_status(st, status, sizeof status);
-        run_stop(c->o, STOP_SERVER_DIED, 1, "%s (pid %d) %s: %s",
-                           who, (int)pid, status, what);
-        return;
-    }
-    run_stop(c->o, STOP_CALL_FAILED, 1, "%s: %s", c->label, what);
+    snprintf(at, sizeof at, " (%s)", c->label);
+    servers_failed(c->s, c->o,
+                   &(struct servers_failure){.name = who,
+                                             .pid = pid,
+                                             .why = what,
+                                             .at = at,
+                                             .oom_kills = -1});
 }
 
 /* Start server `index` of its own group. 0, or -1 with the run stopped. */

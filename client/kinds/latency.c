@@ -70,24 +70,20 @@ struct latency {
     struct samples times; /* every measured call's, ns */
 };
 
-/* A failed call to conn i: the server died, or the call failed. */
+/* A failed call to conn i: servers_failed says what it was. */
 static void call_failed(struct latency *l, size_t i, int err,
                         const char *when)
 {
     const struct conn *c = &l->conns[i];
-    int st;
-    char status[96];
-    if (err == -EINTR && *l->s->interrupted) {
-        run_stop(l->o, STOP_INTERRUPTED, 130, "interrupted %s",
-                           when);
-    } else if (spawner_check(l->s->sp, c->pid, 200, &st) == 1) {
-        spawn_describe_status(st, status, sizeof status);
-        run_stop(l->o, STOP_SERVER_DIED, 1, "server %u (pid %d) "
-                           "%s %s: %s", c->index, (int)c->pid, status, when,
-                           c->why);
-    } else {
-        run_stop(l->o, STOP_CALL_FAILED, 1, "%s %s", c->why, when);
-    }
+    char at[160];
+    snprintf(at, sizeof at, " %s", when);
+    servers_failed(l->s, l->o,
+                   &(struct servers_failure){.index = c->index,
+                                             .pid = c->pid,
+                                             .err = err,
+                                             .why = c->why,
+                                             .at = at,
+                                             .oom_kills = -1});
 }
 
 static struct conn *start_slot(void *arg, size_t k)

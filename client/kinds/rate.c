@@ -660,23 +660,19 @@ static int checkpoint(struct rate *r)
     return run_checkpoint(r->s, r->o);
 }
 
-/* A failed pump: interrupted, a server that died, or a failed call. */
+/* A failed pump: servers_failed says what it was. */
 static void pump_failed(struct rate *r, int err, const char *when)
 {
-    int st;
-    char status[96];
-    if (err == -EINTR && *r->s->interrupted) {
-        run_stop(r->o, STOP_INTERRUPTED, 130, "interrupted %s", when);
-        return;
-    }
     const struct conn *c = &r->rc[r->failed].c;
-    if (spawner_check(r->s->sp, c->pid, 200, &st) == 1) {
-        spawn_describe_status(st, status, sizeof status);
-        run_stop(r->o, STOP_SERVER_DIED, 1, "server %u (pid %d) %s %s: %s",
-             c->index, (int)c->pid, status, when, r->why);
-        return;
-    }
-    run_stop(r->o, STOP_CALL_FAILED, 1, "%s %s", r->why, when);
+    char at[160];
+    snprintf(at, sizeof at, " %s", when);
+    servers_failed(r->s, r->o,
+                   &(struct servers_failure){.index = c->index,
+                                             .pid = c->pid,
+                                             .err = err,
+                                             .why = r->why,
+                                             .at = at,
+                                             .oom_kills = -1});
 }
 
 static struct conn *start_slot(void *arg, size_t k)

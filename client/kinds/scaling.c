@@ -392,30 +392,35 @@ static int run_pairs(struct scaling *g, size_t k, double duration_s,
 static void run_failed(struct scaling *g, size_t k, int err,
                        const char *when)
 {
+    char at[160];
+    snprintf(at, sizeof at, " %s", when);
     if (*g->s->interrupted) {
         run_stop(g->o, STOP_INTERRUPTED, 130, "interrupted %s", when);
         return;
     }
-    for (size_t i = 0; i < k; i++) {
-        const struct pair *p = &g->p[i];
-        if (!p->err)
-            continue;
+    /* The first pair whose server is gone, else the first that failed. */
+    const struct pair *bad = NULL;
+    for (size_t i = 0; i < k && !bad; i++) {
         int st;
-        char status[96];
-        if (spawner_check(g->s->sp, p->c.pid, 200, &st) == 1) {
-            spawn_describe_status(st, status, sizeof status);
-            run_stop(g->o, STOP_SERVER_DIED, 1, "server %u (pid %d) %s %s: %s",
-                 p->c.index, (int)p->c.pid, status, when, p->why);
-            return;
-        }
+        if (g->p[i].err &&
+            spawner_check(g->s->sp, g->p[i].c.pid, 200, &st) == 1)
+            bad = &g->p[i];
     }
-    for (size_t i = 0; i < k; i++)
-        if (g->p[i].err) {
-            run_stop(g->o, STOP_CALL_FAILED, 1, "server %u (pid %d): %s %s",
-                 g->p[i].c.index, (int)g->p[i].c.pid, g->p[i].why, when);
-            return;
-        }
-    run_stop(g->o, STOP_CALL_FAILED, 1, "%s %s", strerror(-err), when);
+    for (size_t i = 0; i < k && !bad; i++)
+        if (g->p[i].err)
+            bad = &g->p[i];
+    if (!bad) {
+        run_stop(g->o, STOP_CALL_FAILED, 1, "%s %s", strerror(-err), when);
+        return;
+    }
+    servers_failed(g->s, g->o,
+                   &(struct servers_failure){.index = bad->c.index,
+                                             .pid = bad->c.pid,
+                                             .err = bad->err,
+                                             .why = bad->why,
+                                             .named = true,
+                                             .at = at,
+                                             .oom_kills = -1});
 }
 
 /* One repeat of k pairs as JSON. */

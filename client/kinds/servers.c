@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -142,6 +143,56 @@ const struct server_source *servers_source(const struct run *s,
         return s->src;
     server_source_spawner(own, s->sp);
     return own;
+}
+
+void servers_failed(struct run *s, struct run_outcome *o,
+                    const struct servers_failure *f)
+{
+    struct server_source own;
+    const struct server_source *src = servers_source(s, &own);
+    const char *at = f->at ? f->at : "", *why = f->why ? f->why : "";
+    char who[160], status[96], note[600];
+    if (f->name)
+        snprintf(who, sizeof who, "%s", f->name);
+    else
+        snprintf(who, sizeof who, "%s %u", f->who ? f->who : "server",
+                 f->index);
+    int st = 0;
+    bool gone = f->pid > 0 && src->ops->check(src->ctx, f->pid, 200, &st) == 1;
+    int64_t oom0 = f->oom_kills < 0 ? 0 : f->oom_kills;
+    if (f->err == -EINTR && *s->interrupted) {
+        run_stop(o, STOP_INTERRUPTED, 130, "interrupted%s", at);
+    } else if (!src->ops->started_here) {
+        /* Not ours: no wait status, no cgroup; say which server it was. */
+        src->ops->describe(src->ctx, f->index, note, sizeof note);
+        run_stop(o, gone ? STOP_SERVER_DIED : STOP_CALL_FAILED, 1,
+                 "external %s (%s)%s%s: %s", who, note,
+                 gone ? " is not running" : "", at, why);
+    } else if (gone && s->machine && st != -1 && WIFSIGNALED(st) &&
+               WTERMSIG(st) == SIGKILL &&
+               machine_oom_kills(s->machine) > oom0) {
+        run_stop(o, STOP_MEMORY, 0,
+                 "%s (pid %d) was killed by the OOM killer in the %lld MB "
+                 "memory cgroup%s (OOM kills so far: %lld)", who, (int)f->pid,
+                 (long long)(s->machine->limit_bytes / (1024 * 1024)), at,
+                 (long long)machine_oom_kills(s->machine));
+    } else if (gone) {
+        if (st == -1)
+            snprintf(status, sizeof status, "is not running");
+        else
+            spawn_describe_status(st, status, sizeof status);
+        run_stop(o, STOP_SERVER_DIED, 1, "%s (pid %d) %s%s: %s", who,
+                 (int)f->pid, status, at, why);
+    } else if (f->pid > 0 && probe_task_limit(f->pid, note, sizeof note)) {
+        /* A live server that dropped its connection: it could not start
+         * a thread for it. */
+        run_stop(o, STOP_RESOURCE, 0, "%s%s: %s", why, at, note);
+    } else if (f->named) {
+        run_stop(o, STOP_CALL_FAILED, 1, "%s (pid %d): %s%s", who,
+                 (int)f->pid, why, at);
+    } else {
+        run_stop(o, STOP_CALL_FAILED, 1, "%s%s", why, at);
+    }
 }
 
 /* The default for a connect that failed: as each kind did. */

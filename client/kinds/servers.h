@@ -72,6 +72,36 @@ struct servers_want {
     void (*failed)(void *arg, size_t k, struct conn *c, int err);
 };
 
+/* A call (or connect, or a process's task) that failed on a server of
+ * the run: what servers_failed classifies. */
+struct servers_failure {
+    unsigned index; /* the server's */
+    pid_t pid;      /* its pid (0: none known) */
+    const char *who;  /* names it in messages: "WHO INDEX"; NULL: "server" */
+    const char *name; /* names it alone instead ("the event consumer"), or
+                       * NULL */
+    int err;          /* -errno of the failure (-EINTR: maybe interrupted) */
+    const char *why;  /* what failed, in words (the conn's why) */
+    const char *at;   /* appended where it happened (" at N=12", " measuring
+                       * k=2"), or NULL */
+    /* The memory cgroup's OOM kills at the run's start; -1: 0 (each run's
+     * cgroup is its own, made empty). */
+    int64_t oom_kills;
+    /* A failed call names the server too ("server 3 (pid 9): WHY AT"):
+     * for a kind that calls several at once (scaling's pairs). */
+    bool named;
+};
+
+/* The one classifier of a failure every kind stops on, in this order:
+ * interrupted (130); a server the run did not start (server.kind
+ * external): server_died when it is gone, else call_failed (1); a server
+ * that exited: memory (0) when SIGKILLed while the memory cgroup's OOM
+ * kills rose, else server_died with its wait status (1); a live server
+ * at a task limit (it could not start the thread for its connection):
+ * resource (0); else call_failed (1). The source is servers_source(s). */
+void servers_failed(struct run *s, struct run_outcome *o,
+                    const struct servers_failure *f);
+
 /* Open conn c to server `index` (pid) at t with the scenario's call
  * settings (payload_bytes, timeout_ms), the payload attached (NULL: none):
  * conn_open and conn_use_payload. 0 or -errno (see c->why); c is then

@@ -98,56 +98,19 @@ struct driver {
     const struct sweep_axis *axis;
 };
 
-/* A server died by SIGKILL while the memory cgroup's OOM count rose:
- * the limit, not the ORB, ended it. */
-static bool oom_killed(struct sweep_hand *h, int wstatus)
-{
-    if (!WIFSIGNALED(wstatus) || WTERMSIG(wstatus) != SIGKILL)
-        return false;
-    int64_t now = h->s->machine ? machine_oom_kills(h->s->machine) : -1;
-    return now > h->oom_kills;
-}
-
-static void stop_oom(struct sweep_hand *h, unsigned index, pid_t pid)
-{
-    run_stop(h->o, STOP_MEMORY, 0,
-         "server %u (pid %d) was killed by the OOM killer in the %lld MB "
-         "memory cgroup at N=%zu (OOM kills so far: %lld)",
-         index, (int)pid,
-         (long long)(h->s->machine->limit_bytes / (1024 * 1024)), h->n,
-         (long long)machine_oom_kills(h->s->machine));
-}
-
 void sweep_call_failure(struct sweep_hand *h, size_t i, int err,
                         const char *why)
 {
-    struct conn *c = &h->conns[i];
-    char status[96], note[600];
-    int st;
-    const struct server_source *src = h->s->src;
-    if (err == -EINTR && *h->s->interrupted) {
-        run_stop(h->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", h->n);
-    } else if (!src->ops->started_here) {
-        /* Not ours: no wait status, no cgroup; say which server it was. */
-        bool gone = src->ops->check(src->ctx, c->pid, 200, &st) == 1;
-        src->ops->describe(src->ctx, c->index, note, sizeof note);
-        run_stop(h->o, gone ? STOP_SERVER_DIED : STOP_CALL_FAILED,
-             1, "external server %u (%s)%s at N=%zu: %s", c->index, note,
-             gone ? " is not running" : "", h->n, why);
-    } else if (src->ops->check(src->ctx, c->pid, 200, &st) == 1) {
-        if (oom_killed(h, st))
-            return stop_oom(h, c->index, c->pid);
-        spawn_describe_status(st, status, sizeof status);
-        run_stop(h->o, STOP_SERVER_DIED, 1,
-                 "server %u (pid %d) %s at N=%zu: %s",
-             c->index, (int)c->pid, status, h->n, why);
-    } else if (probe_task_limit(c->pid, note, sizeof note)) {
-        /* A live server that dropped its connection: it could not start
-         * a thread for it. */
-        run_stop(h->o, STOP_RESOURCE, 0, "%s at N=%zu: %s", why, h->n, note);
-    } else {
-        run_stop(h->o, STOP_CALL_FAILED, 1, "%s at N=%zu", why, h->n);
-    }
+    const struct conn *c = &h->conns[i];
+    char at[48];
+    snprintf(at, sizeof at, " at N=%zu", h->n);
+    servers_failed(h->s, h->o,
+                   &(struct servers_failure){.index = c->index,
+                                             .pid = c->pid,
+                                             .err = err,
+                                             .why = why,
+                                             .at = at,
+                                             .oom_kills = h->oom_kills});
 }
 
 static double tv_s(struct timeval tv)
