@@ -106,7 +106,7 @@ def spans_decades(values, factor=30):
 def use_log_x(ax, docs):
     """Log N axis for geometric sweeps over a wide range; else whole N."""
     ns = [s["n"] for d in docs for s in d["steps"]]
-    if any(orbresults.get(d, "scenario.sweep.growth", 1) > 1
+    if any(orbresults.setting(d, "growth", 1) > 1
            for d in docs) and spans_decades(ns, 10):
         ax.set_xscale("log")
         return True

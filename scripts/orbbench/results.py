@@ -61,15 +61,18 @@ class Kind:
                summary's column ("upcalls/s"), or None
       pairs    True when its runs can be paired (orbbench --versus: the
                client's KIND_PAIRS); run-suite then pairs two variants
-               by default"""
+               by default
+      settings the scenario's group of the sweep driver's keys (max_ms,
+               growth, max_n, cost_n: "sweep", "fanin"), what setting()
+               reads; None for a kind without them"""
 
     def __init__(self, name, body, fields=(), check=None, refusal=None,
                  figures=None, tables=None, summary=None, headline=None,
-                 pairs=False):
+                 pairs=False, settings=None):
         self.name, self.body, self.fields = name, body, list(fields)
         self.check, self.refusal = check, refusal
         self.figures, self.tables, self.summary = figures, tables, summary
-        self.headline, self.pairs = headline, pairs
+        self.headline, self.pairs, self.settings = headline, pairs, settings
 
 
 # {name: Kind} in registration order (orbbench.kinds' order): the order of
@@ -191,6 +194,15 @@ def refuse_uncomparable(results, what):
         if refusal:
             raise ValueError(f"{r.path}: {refusal}; "
                              f"{what} compares sweep results only")
+
+
+def setting(doc, key, default=None):
+    """The sweep driver's setting `key` of a result (max_ms, growth,
+    max_n, …) from its kind's own group (scenario.sweep.KEY,
+    scenario.fanin.KEY), or default."""
+    k = KINDS.get(kind_of(doc))
+    group = k.settings if k else DEFAULT_KIND
+    return get(doc, f"scenario.{group}.{key}", default) if group else default
 
 
 def threshold_ms(sc):
@@ -621,7 +633,7 @@ def is_fixed_n(doc):
     ns = {s["n"] for s in doc["steps"]}
     if len(ns) != 1:
         return False
-    max_n = get(doc, "scenario.sweep.max_n")
+    max_n = setting(doc, "max_n")
     return not is_num(max_n) or max_n <= next(iter(ns))
 
 

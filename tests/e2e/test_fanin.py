@@ -140,8 +140,8 @@ def test_compare_reads_connections_held(orbbench, tmp_path):
     at a common N of connections."""
     sides = {}
     for side, work in (("a", 0), ("b", 40)):
-        folder = tmp_path / side
-        folder.mkdir()
+        folder = tmp_path / "suite" / side
+        folder.mkdir(parents=True)
         for k in range(2):
             r = orbbench(FANIN / "03-omniorb-pool-unix.json", *SMALL,
                          f"server.work_us={work}")
@@ -160,6 +160,21 @@ def test_compare_reads_connections_held(orbbench, tmp_path):
     # 40 µs of work a call: B's servers cost more per call, measured
     assert m["server_cpu_us"]["ratio"] > 1.5, m["server_cpu_us"]
     assert m["pss_kb"]["a_values"] and m["pss_kb"]["b_values"]
+    # The figures, a plot of one side and a report of both read the
+    # fan-in's own settings (fanin.max_ms, fanin.growth), not a sweep's.
+    plots = tmp_path / "plots"
+    r = script("compare", sides["a"], sides["b"], "--plots", plots,
+               timeout=180)
+    assert r.returncode == 0, r.stderr
+    assert list(plots.glob("*.png")), r.stdout
+    r = script("plot", sides["a"], "--out", tmp_path / "plot", timeout=180)
+    assert r.returncode == 0, r.stderr
+    assert list((tmp_path / "plot").glob("*.png"))
+    r = script("report", "--results", tmp_path / "suite", "--out",
+               tmp_path / "report", timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "fanin-omniorb-pool-unix" in (tmp_path / "report" /
+                                      "report.md").read_text()
 
 
 def test_bad_fanin_scenarios_exit_2(orbbench):

@@ -727,10 +727,12 @@ def main(argv):
     print(closing_table(a.format, head, body, rows, meta))
     compare_failed = 0
     kinds = {r.get("kind") for r in rows if "kind" in r}
-    if len(a.variants) > 1 and not interrupted and kinds and \
-            "sweep" not in kinds:
-        # compare weighs sweeps; the other kinds have their own tables
-        print(f"run-suite: no sweep among the results (kind "
+    compared = {k for k in kinds if k in orbresults.KINDS and
+                orbresults.KINDS[k].refusal is None}
+    if len(a.variants) > 1 and not interrupted and kinds and not compared:
+        # compare weighs sweeps (and fan-ins); the other kinds have their
+        # own tables
+        print(f"run-suite: nothing compare weighs among the results (kind "
               f"{', '.join(sorted(kinds))}): compare skipped")
     elif len(a.variants) > 1 and not interrupted:
         compare_failed = compare_variants([v["name"] for v in a.variants],

@@ -524,7 +524,7 @@ def log_n_axis(docs):
     """True for geometric sweeps over a wide range (as
     orbbench.plot.use_log_x)."""
     ns = [s["n"] for d in docs for s in d["steps"]]
-    return any(orbresults.get(d, "scenario.sweep.growth", 1) > 1
+    return any(orbresults.setting(d, "growth", 1) > 1
                for d in docs) and orbplot.spans_decades(ns, 10)
 
 
@@ -641,7 +641,7 @@ def latency_data(groups_a, groups_b=None):
         p = {"scenario": name, "max_ms": None, "a": [], "b": []}
         for key, docs, pts in (("a", da, pa), ("b", db, pb)):
             for d, c in zip(docs, pts):
-                p["max_ms"] = p["max_ms"] or d["scenario"]["sweep"]["max_ms"]
+                p["max_ms"] = p["max_ms"] or orbresults.setting(d, "max_ms")
                 p[key].append({
                     "steps": [(s["n"], s["round_ms"]["median"])
                               for s in d["steps"] if orbresults.timed(s)],

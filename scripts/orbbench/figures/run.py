@@ -668,10 +668,10 @@ def strip_data(series_item):
         raise Skip(f"rounds {label}: skipped, no timed rounds "
                    "(client.connect false)")
     ns = [p[0] for r in runs for p in r["points"]]
-    log_x = any(orbresults.get(d, "scenario.sweep.growth", 1) > 1
+    log_x = any(orbresults.setting(d, "growth", 1) > 1
                 for d in used) and orbplot.spans_decades(ns, 10)
     return {"label": label, "runs": runs, "lacking": lacking, "log_x": log_x,
-            "max_ms": sorted({d["scenario"]["sweep"]["max_ms"]
+            "max_ms": sorted({orbresults.setting(d, "max_ms")
                               for d in used})}
 
 

@@ -46,4 +46,4 @@ orbresults.register(orbresults.Kind(
     figures=figures, tables=tables,
     headline=("connections", "max connections",
               lambda doc: doc["result"].get("max_connections")),
-    pairs=True))
+    pairs=True, settings="fanin"))

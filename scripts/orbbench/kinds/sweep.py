@@ -96,4 +96,4 @@ orbresults.register(orbresults.Kind(
     check=check, figures=figures, summary=summary,
     headline=("max servers", "max servers",
               lambda doc: doc["result"].get("max_servers")),
-    pairs=True))
+    pairs=True, settings="sweep"))
