@@ -37,7 +37,7 @@ struct scenario {
     char description[512];
     char kind[16]; /* a kind of measurement's name: "sweep" (default),
                     * or another of the schema's kinds */
-    char transport[16]; /* "tcp" | "unix" */
+    char transport[16]; /* a transport's name (net/transport.c) */
     char mode[32];      /* a call mode's name */
     struct {
         char kind[32];   /* "omniorb" */

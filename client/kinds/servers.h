@@ -1,12 +1,14 @@
 /* Start servers and connect to them: the one path every kind that needs
- * servers takes (sweep, rate, latency, scaling, channel). From the run's
- * server source (the spawner unless an IOR list was given), each server
- * started is recorded in the result (result_add_server), its ready line
- * parsed by the kind's wire, its handed-over pipe pair given to its conn,
- * the conn opened and the payload attached. A failure ends the run
- * through one errno table: a limit of the machine (servers_resource_errno)
- * is a `resource` stop, exit 0, whose detail names the limit most likely
- * hit (servers_limit_note); anything else is a failure, exit 1. */
+ * servers takes (every kind in registry.c but the serverless ones). From
+ * the run's server source (the spawner unless an IOR list was given),
+ * each server started is recorded in the result (result_add_server), its
+ * ready line parsed by the kind's wire, its handed-over pipe pair given
+ * to its conn, the conn opened and the payload attached. A failure ends
+ * the run through one errno table: a limit of the machine
+ * (servers_resource_errno) is a `resource` stop, exit 0, whose detail
+ * names the limit most likely hit (servers_limit_note); a failed call
+ * through one classifier (servers_failed); anything else is a failure,
+ * exit 1. */
 #ifndef ORBBENCH_SERVERS_H
 #define ORBBENCH_SERVERS_H
 
