@@ -226,7 +226,7 @@ static json_t *servers_costs(const struct scenario *sc, json_t *doc)
             continue;
         json_object_set_new(
             costs, "memory",
-            json_pack("{s:O, s:O, s:O, s:O, s:O, s:O}", "n",
+            json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?}", "n",
                       json_object_get(st, "n"), "pss_kb",
                       json_object_get(per, "pss"), "uss_kb",
                       json_object_get(per, "uss"), "mem_available_kb",
@@ -295,7 +295,7 @@ static void sweep_summary(const struct scenario *sc, json_t *doc,
         else
             snprintf(avail_s, sizeof avail_s, "MemAvailable %.0f kB", avail);
         printf("  each server at N=%lld: PSS %.0f kB, USS %.0f kB, %s, "
-               "%g threads, %g descriptors\n",
+               "%.4g threads, %.4g descriptors\n",
                (long long)json_integer_value(json_object_get(mem, "n")),
                json_number_value(json_object_get(mem, "pss_kb")),
                json_number_value(json_object_get(mem, "uss_kb")), avail_s,

@@ -52,7 +52,7 @@ def test_run_ends_with_a_block_of_every_cost(tmp_path):
             f"USS {mem['uss_kb']:.0f} kB, ")
     (line,) = [x for x in lines if x.startswith("  each server at N=")]
     assert line.startswith(want), line
-    assert re.search(rf", {mem['threads']:g} threads, {mem['fds']:g} "
+    assert re.search(rf", {mem['threads']:.4g} threads, {mem['fds']:.4g} "
                      r"descriptors$", line), line
     assert (f"  server CPU per call at N={cpu['n']}: "
             f"{cpu['us_per_call']:.1f} us") in lines
@@ -83,8 +83,8 @@ def test_the_suites_table_has_every_cost_in_csv_and_json(tmp_path):
         c = d["result"]["costs"]
         assert r["PSS kB"] == f"{c['memory']['pss_kb']:.0f}"
         assert r["USS kB"] == f"{c['memory']['uss_kb']:.0f}"
-        assert r["threads"] == f"{c['memory']['threads']:g}"
-        assert r["fds"] == f"{c['memory']['fds']:g}"
+        assert r["threads"] == f"{c['memory']['threads']:.4g}"
+        assert r["fds"] == f"{c['memory']['fds']:.4g}"
         assert r["at N"] == str(c["memory"]["n"])
         assert r["CPU us/call"] == \
             f"{c['server_cpu']['us_per_call']:.1f} @{c['server_cpu']['n']}"

@@ -392,7 +392,7 @@ def cost_cells(r):
     mem, cpu, call = c.get("memory") or {}, c.get("server_cpu") or {}, \
         c.get("call") or {}
     return (num(mem.get("pss_kb")), num(mem.get("uss_kb")),
-            num(mem.get("threads"), "{:g}"), num(mem.get("fds"), "{:g}"),
+            num(mem.get("threads"), "{:.4g}"), num(mem.get("fds"), "{:.4g}"),
             num(mem.get("n")),
             at(num(cpu.get("us_per_call"), "{:.1f}"), cpu.get("n")),
             at(num(call.get("median_us"), "{:.1f}"), call.get("n")))
