@@ -264,7 +264,7 @@ def test_fixed_n_suite_row_reads_round_time_lower_is_better():
     rounds 10% longer in each of four scenarios is a suite row round_ms
     'slower', not 'faster' (round time is lower-is-better, unlike the
     crossing N it stands in for)."""
-    import orbbench.commands.compare as orbcompare
+    import orbbench.comparison.model as orbcompare
     import orbbench.stats as orbstats
     rows = []
     for i, noise in enumerate((0.01, -0.01, 0.02, 0.0)):
@@ -293,5 +293,5 @@ def test_fixed_n_suite_row_reads_round_time_lower_is_better():
 def test_a_level_below_one_never_reads_100(level, text):
     """An interval level of 1 - alpha/m with a small alpha per look and 24
     tests (0.99965) was printed as "100%"."""
-    import orbbench.commands.compare as orbcompare
+    import orbbench.comparison.parts as orbcompare
     assert orbcompare.pct_level(level) == text

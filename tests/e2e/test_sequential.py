@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-import orbbench.commands.compare as orbcompare
+import orbbench.comparison.model as orbcompare
 import orbbench.sequential as orbseq
 import orbbench.stats as orbstats
 from conftest import ROOT as REPO, SCENARIOS

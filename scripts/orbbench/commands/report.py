@@ -236,14 +236,14 @@ def single_blocks(results, folder, figures, skipped, suite_cmd):
     return out
 
 
-def compare_blocks(cmp_mod, cmps, sides, res, figures, skipped,
+def compare_blocks(parts, cmps, sides, res, figures, skipped,
                    suite_cmd):
     """A comparison report: sides [(label, folder)] (A first), res their
     results, cmps compare_many's comparisons, figures one list per set
     after A."""
-    letters = cmp_mod.LETTERS
+    letters = parts.LETTERS
     labels = [label for label, _ in sides]
-    head, rows = cmp_mod.main_table(cmps)
+    head, rows = parts.main_table(cmps)
     verdicts = [c["verdict"] for cmp in cmps for c in cmp["scenarios"]]
     counts = ", ".join(f"{verdicts.count(v)} {v}" for v in
                        ("slower", "faster", "mixed", "same", "n/a")
@@ -261,16 +261,16 @@ def compare_blocks(cmp_mod, cmps, sides, res, figures, skipped,
                  f"Suite: {', '.join(c['suite_verdict'] for c in cmps)}; "
                  f"scenarios: {counts}."),
            ("toc",)]
-    shead, srows = cmp_mod.suite_table(cmps)
+    shead, srows = parts.suite_table(cmps)
     if srows:
         out += [("h2", "The suite"),
                 ("table", shead, srows, "l" * (len(shead) - 4) + "rrll"),
-                ("list", cmp_mod.suite_lines(cmps))]
+                ("list", parts.suite_lines(cmps))]
     out += [("h2", "Verdicts"),
             ("table", head, rows, "l" + "r" * (len(head) - 2) + "l")]
-    out += [("list", [line.strip() for line in cmp_mod.method_lines(cmps) +
-                      cmp_mod.note_lines(cmps)])]
-    for line in cmp_mod.env_lines(cmps):  # a heading line per set
+    out += [("list", [line.strip() for line in parts.method_lines(cmps) +
+                      parts.note_lines(cmps)])]
+    for line in parts.env_lines(cmps):  # a heading line per set
         if not line.startswith(" "):
             out.append(("p", line))
         elif out[-1][0] == "list":
@@ -457,8 +457,9 @@ def main(argv):
             # interrupted runs are no repeats: named, left out
             res = [orbresults.load_repeats([f], log) for _, f in sides]
             orbresults.refuse_uncomparable([x for r in res for x in r], "a comparison report")
-            import orbbench.commands.compare as cmp_mod  # scipy
-            cmps = cmp_mod.compare_many(res, None, "pss")
+            import orbbench.comparison.model as orbcmp  # scipy
+            import orbbench.comparison.parts as cmp_parts
+            cmps = orbcmp.compare_many(res, None, "pss")
             # matplotlib: only once the input is known good
             import orbbench.figures.ab as figs_ab
             import orbbench.figures.compare as figs_compare
@@ -471,9 +472,9 @@ def main(argv):
                 res[0], r, out if len(cmps) == 1 else out / f"A-vs-{x}",
                 (labels[0], label),
                 verdicts=figs_ab.verdicts_from_compare(cmp), log=log)
-                for x, label, r, cmp in zip(cmp_mod.LETTERS[1:], labels[1:],
+                for x, label, r, cmp in zip(orbcmp.LETTERS[1:], labels[1:],
                                             res[1:], cmps)]
-            report = compare_blocks(cmp_mod, cmps, sides, res, figures,
+            report = compare_blocks(cmp_parts, cmps, sides, res, figures,
                                     skipped, suite_cmd)
             figures = [f for figs in figures for f in figs]
         else:

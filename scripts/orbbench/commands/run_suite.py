@@ -517,7 +517,7 @@ class Sequential:
     def look(self, rep):
         """The comparison of the two variants after repeat rep, at the
         alpha per look: its open metrics."""
-        import orbbench.commands.compare as orbcompare
+        import orbbench.comparison.model as orbcompare
         names = [v["name"] for v in self.a.variants]
         sets = [orbresults.load_repeats(
                     [self.out_dir / n],

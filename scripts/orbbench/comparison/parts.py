@@ -1,0 +1,404 @@
+"""What every rendering of a comparison shares: cells, the tables, and
+the lines of method, notes, interference and environment."""
+import math
+from pathlib import Path
+
+import orbbench.gate as orbgate
+import orbbench.results as orbresults
+import orbbench.stats as orbstats
+from orbbench.comparison.model import (
+    LETTERS, metric_key, metric_label)
+
+
+PROG = "compare"
+
+
+# Every renderer takes the list of comparisons (one per set after A): for
+# two sets, one comparison, and the output is the two-set one.
+
+def ratio_cell(m):
+    """'1.07 [1.02–1.12] slower', '1.07' without a test, '—' without a
+    ratio. Three decimals when the interval is narrower than 0.02, so that
+    a significant 0.3% does not read '1.00 [1.00–1.00] larger'."""
+    if m["ratio"] is None:
+        return "—"
+    lo, hi = m["ci_low"], m["ci_high"]
+    d = 3 if lo is not None and hi - lo < 0.02 else 2
+    text = f"{m['ratio']:.{d}f}"
+    if orbstats.too_wide(m):
+        text += " [too few runs]"
+    elif lo is not None:
+        text += f" [{lo:.{d}f}–{hi:.{d}f}]"
+    if m["verdict"] != "n/a":
+        text += f" {m['verdict']}"
+    return text
+
+
+def runs_cell(values):
+    """'10.4 (9.8–11.0)': median (min–max) of the runs' values; '10.4'
+    for one run."""
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return "—"
+    text = orbresults.fmt_num(orbstats.median_or_none(vals))
+    if len(vals) > 1:
+        text += f" ({orbresults.fmt_num(min(vals))}–{orbresults.fmt_num(max(vals))})"
+    return text
+
+
+def has_values(cmps, key):
+    return any(v is not None for cmp in cmps for c in cmp["scenarios"]
+               for v in c["metrics"][key]["a_values"] +
+               c["metrics"][key]["b_values"])
+
+
+def shown_metrics(cmps):
+    """The metric keys the table shows: crossing N and round time always,
+    CPU and memory when some result has them."""
+    mem = metric_key("mem", cmps[0]["mem_kind"])
+    return ["crossing_n", "round_ms"] + [
+        k for k in ("server_cpu_us", mem) if has_values(cmps, k)]
+
+
+def group_head(x, mem, shown, many):
+    """The columns of set x against A; with many sets, those that do not
+    name x carry it in brackets."""
+    tag = f" ({x})" if many else ""
+    label = orbresults.MEM_LABELS[mem]
+    head = [f"crossing N {x}", f"{x}/A [interval]", f"at N{tag}",
+            f"round ms {x}/A"]
+    if "server_cpu_us" in shown:
+        head.append(f"server CPU {x}/A")
+    if metric_key("mem", mem) in shown:
+        head += [f"{label} at N{tag}", f"{label} {x}/A"]
+    return head + [f"verdict{tag}"]
+
+
+def group_cells(c, mem, shown):
+    """One scenario's cells of one comparison (group_head's columns)."""
+    ms = c["metrics"]
+    row = [runs_cell(ms["crossing_n"]["b_values"]),
+           ratio_cell(ms["crossing_n"]), orbresults.fmt_num(c["at_n"]),
+           ratio_cell(ms["round_ms"])]
+    if "server_cpu_us" in shown:
+        row.append(ratio_cell(ms["server_cpu_us"]))
+    if metric_key("mem", mem) in shown:
+        m = ms[metric_key("mem", mem)]
+        row += [orbresults.fmt_num(m.get("at_n")), ratio_cell(m)]
+    return row + ["—" if c["verdict"] == "n/a" else c["verdict"]]
+
+
+def main_table(cmps):
+    """The verdict table: scenario, A's crossing N, then a column group
+    per set compared with A ('—' where that set lacks the scenario)."""
+    mem = cmps[0]["mem_kind"]
+    shown = shown_metrics(cmps)
+    many = len(cmps) > 1
+    head = ["scenario", "crossing N A"]
+    for x in LETTERS[1:len(cmps) + 1]:
+        head += group_head(x, mem, shown, many)
+    width = len(group_head("B", mem, shown, many))
+    names = orbresults.seed_order([c["scenario"] for cmp in cmps
+                          for c in cmp["scenarios"]])
+    rows = []
+    for name in names:
+        per = [next((c for c in cmp["scenarios"] if c["scenario"] == name),
+                    None) for cmp in cmps]
+        first = next(c for c in per if c)
+        row = [name, runs_cell(first["metrics"]["crossing_n"]["a_values"])]
+        for c in per:
+            row += group_cells(c, mem, shown) if c else ["—"] * width
+        rows.append(tuple(row))
+    return tuple(head), rows
+
+
+def pct_level(level):
+    """'98.3%' for 0.98333, '99.965%' for 0.99965: the level with two
+    significant digits of what it leaves out, so that a level below 1
+    never reads as 100%."""
+    if level is None:
+        return "—"
+    miss = 100 * (1 - level)
+    if miss <= 0:
+        return "100%"
+    decimals = max(0, 1 - math.floor(math.log10(miss)))
+    text = f"{100 * level:.{decimals}f}"
+    if decimals:
+        text = text.rstrip("0").rstrip(".")
+    return text + "%"
+
+
+def drivers_text(m):
+    """'event-tcp 0.88, sync-unix 0.88; holds without any one' or, when
+    some scenario decides it, '…; rests on X'."""
+    d = m.get("drivers") or {}
+    text = ", ".join(f"{n} {r:.2f}" for n, r in d.get("largest", []))
+    if d.get("decisive") == []:
+        text += "; holds without any one"
+    elif d.get("decisive"):
+        text += f"; rests on {', '.join(d['decisive'])}"
+    return text or "—"
+
+
+def suite_table(cmps):
+    """The suite's answer: per set and primary metric, the geometric mean
+    of B/A over the scenarios with its interval, verdict, and the
+    scenarios that drive it."""
+    head = (("set",) if len(cmps) > 1 else ()) + (
+        "metric", "B/A (geomean)", "scenarios", "verdict", "largest effects")
+    rows = []
+    for x, cmp in zip(LETTERS[1:], cmps):
+        for key, m in cmp["suite"].items():
+            rows.append(((x,) if len(cmps) > 1 else ()) + (
+                metric_label(key, cmp["mem_kind"]),
+                ratio_cell(dict(m, verdict="n/a")), str(m["n_scenarios"]),
+                m["verdict"] if m["verdict"] != "n/a" else "—",
+                drivers_text(m)))
+    return head, rows
+
+
+def suite_lines(cmps):
+    """The suite's verdict per set, and how it was reached."""
+    m = cmps[0]["method"]
+    verdicts = per_set(cmps, [c["suite_verdict"] + flagged_text(c)
+                              for c in cmps])
+    return [f"Suite verdict: {verdicts} (from its crossing N and server "
+            "CPU rows; memory has its own).",
+            "Suite rows: geometric mean over scenarios of each scenario's "
+            "B/A, one-sample t over the scenarios' mean log ratios "
+            f"(df = scenarios - 1); BH over the {m['suite_tests']} suite "
+            f"tests, intervals at their {pct_level(m['suite_ci_level'])} "
+            "false-coverage-rate level."]
+
+
+def flagged(cmp):
+    """[(scenario, metric label, metric dict)] of the scenarios' primary
+    metrics with a difference (slower, faster, larger, smaller): what the
+    gate reads beside the suite rows."""
+    return [(r["scenario"], metric_label(k, cmp["mem_kind"]), m)
+            for r in cmp["scenarios"] for k, m in r["metrics"].items()
+            if m.get("primary") and m["verdict"] in orbgate.VERDICTS]
+
+
+def flagged_text(cmp):
+    """'; in scenarios: pool5-unix server CPU slower 1.12 [1.03–1.22]',
+    or '' when none: the suite's headline names what the gate would."""
+    rows = flagged(cmp)
+    if not rows:
+        return ""
+    return "; in scenarios: " + ", ".join(
+        f"{name} {label} {ratio_cell(m)}" for name, label, m in rows)
+
+
+def steps_table(cmp, x="B"):
+    head = ("scenario", "N", "round ms A", f"round ms {x}", f"{x}/A")
+    rows = [(c["scenario"], s["n"], orbresults.fmt_num(s["a"]), orbresults.fmt_num(s["b"]),
+             orbresults.fmt_num(s["ratio"], 2) if s["ratio"] is not None else "—")
+            for c in cmp["scenarios"] for s in c["steps"]]
+    return head, rows
+
+
+def single_run(c):
+    return c["runs_a"] < 2 or c["runs_b"] < 2
+
+
+def per_set(cmps, parts):
+    """'X' for one set; 'B: X; C: Y' for several (parts: one text per
+    set, empty ones left out)."""
+    if len(cmps) == 1:
+        return parts[0]
+    return "; ".join(f"{x}: {p}" for x, p in zip(LETTERS[1:], parts) if p)
+
+
+def method_lines(cmps):
+    """How the verdicts were reached, the smallest differences the noise
+    lets the test detect, and where repeats are missing."""
+    tests = cmps[0]["method"]["tests"]
+    ratios = ", ".join(f"{x}/A" for x in LETTERS[1:len(cmps) + 1])
+    crossings = ", ".join(LETTERS[:len(cmps) + 1])
+    single = [[c["scenario"] for c in cmp["scenarios"] if single_run(c)]
+              for cmp in cmps]
+    level = cmps[0]["method"].get("ci_level")
+    out = [f"Crossing N {crossings}: median (min–max) over runs. {ratios}: "
+           "ratio of geometric means over runs, [interval]: for the tested "
+           f"(primary) metrics at the {pct_level(level)} "
+           "false-coverage-rate level that goes with the verdicts, so it "
+           "excludes 1 exactly when a difference is found; round ms at a "
+           "common N is descriptive (95%, not tested, no verdict). Round ms "
+           "and server CPU per call at N: each run's local fit over its "
+           "steps and probes within ±15% of N."]
+    if not tests:
+        out.append("No verdicts: one run on a side; repeats are needed "
+                   "(run-suite --repeat 3).")
+        return out
+    scenarios = [c for cmp in cmps for c in cmp["scenarios"]]
+    paired = [c for c in scenarios if c.get("paired")]
+    pair_ratio = ratios if len(cmps) == 1 else "X/A"
+    how = (f"one-sample t on each paired run's log ratio {pair_ratio}" if
+           len(paired) == len(scenarios) else
+           "Student t on log values per run" + (
+               " (paired runs: one-sample t on each run's log ratio "
+               f"{pair_ratio})" if paired else ""))
+    every = "" if len(cmps) == 1 else " (every set's together)"
+    alpha = cmps[0]["method"].get("alpha", orbstats.ALPHA)
+    src = cmps[0]["method"].get("alpha_from", "default")
+    spent = "" if src == "default" else f", alpha {alpha:.4g} from {src}"
+    delta = cmps[0]["method"].get("equivalence", orbstats.EQUIVALENCE)
+    out.append(f"Verdicts: {how}, BH-adjusted over {tests} tests{every} "
+               f"of the primary metrics, q < {alpha:.4g}{spent}: "
+               "slower/faster (memory: larger/smaller, not counted in a "
+               "scenario's verdict) when the interval excludes 1; "
+               f"same only when it lies within ±{100 * delta:.3g}% "
+               "(--equivalence); inconclusive otherwise (the data cannot "
+               "tell); negligible: significant but within 0.5% of 1, "
+               "counted as same; interference: a difference no larger than "
+               "what the sides' unequal disturbance of each other would "
+               "make, not called.")
+    shown = shown_metrics(cmps)
+    mde = per_set(cmps, [", ".join(
+        f"{metric_label(k, cmp['mem_kind'])} {mde_text(cmp['mde_pct'][k])}"
+        for k in shown if cmp["mde_pct"].get(k) is not None)
+        for cmp in cmps])
+    if mde:
+        out.append("Smallest difference detectable (80% power, median "
+                   f"over scenarios): {mde}.")
+    if any(single):
+        out.append(f"No verdict for "
+                   f"{per_set(cmps, [', '.join(s) for s in single])}: one "
+                   "run on a side; repeats are needed (run-suite --repeat "
+                   "3).")
+    return out
+
+
+def mde_text(pct):
+    """'±4.2%', or 'too few runs' when the detectable difference is over
+    a factor TOO_WIDE."""
+    if pct is None or pct > 100 * (orbstats.TOO_WIDE - 1):
+        return "too few runs"
+    return f"±{pct:.1f}%"
+
+
+def interference_lines(cmps):
+    """What each paired scenario's runs measured of the sides' disturbance
+    of each other (orbbench.interference), one line per set: the median
+    over runs of each side's interference and the bias it would make in
+    B/A's round time."""
+    out = []
+    for x, cmp in zip(LETTERS[1:], cmps):
+        parts = []
+        for r in cmp["scenarios"]:
+            inter = r.get("interference")
+            if not inter or inter.get("bias_log") is None:
+                continue
+            ia = orbstats.median_or_none(s["interference"]
+                                         for s in inter["a"])
+            ib = orbstats.median_or_none(s["interference"]
+                                         for s in inter["b"])
+            pairing = inter["a"][0]["pairing"] if inter["a"] else "?"
+            text = (f"{r['scenario']} ({pairing}) A {100 * ia:.1f}%, "
+                    f"{x} {100 * ib:.1f}%, bias "
+                    f"{100 * math.expm1(inter['bias_log']):+.1f}%")
+            pa = orbstats.median_or_none(s.get("place") for s in inter["a"])
+            pb = orbstats.median_or_none(s.get("place") for s in inter["b"])
+            if pa is not None and pb is not None:
+                text += (f", first block of a tick A {100 * pa:+.1f}%, "
+                         f"{x} {100 * pb:+.1f}%")
+            parts.append(text)
+        if parts:
+            out.append(f"Interference measured in the paired runs (each "
+                       "side's timed rounds slowed by the other side's "
+                       "servers, median over runs; a verdict the bias "
+                       "could make alone is not called; in blocks, how much "
+                       "slower a side's first block of a tick ran than its "
+                       f"second at the same N): {'; '.join(parts)}.")
+    return out
+
+
+def note_lines(cmps):
+    """The metrics' notes (fallbacks, dropped runs), one line per metric
+    and note, naming the scenarios (and, with several sets, the set); not
+    the one-run notes (method_lines says it) nor those of metrics the
+    table leaves out."""
+    shown = shown_metrics(cmps)
+    out = []
+    for x, cmp in zip(LETTERS[1:], cmps):
+        seen = {}
+        for c in cmp["scenarios"]:
+            for k in shown:
+                for note in c["metrics"][k]["notes"]:
+                    if note.startswith("one run on a side"):
+                        continue
+                    seen.setdefault((k, note), []).append(c["scenario"])
+        tag = f"{x}: " if len(cmps) > 1 else ""
+        for (k, note), names in seen.items():
+            where = "all scenarios" if len(names) == len(cmp["scenarios"]) \
+                else ", ".join(names)
+            out.append(f"{tag}{metric_label(k, cmp['mem_kind'])} "
+                       f"({where}): {note}")
+    return out
+
+
+def env_lines(cmps):
+    """What differs between A's environment and each other set's."""
+    out = []
+    for x, cmp in zip(LETTERS[1:], cmps):
+        d = cmp["environment_differences"]
+        if not d:
+            out.append(("Environment: no difference" if len(cmps) == 1 else
+                        f"Environment A → {x}: no difference") +
+                       " in ORB, host, CPUs, kernel, tool, compiler flags, "
+                       "CPU placement or scenario settings.")
+            continue
+        out += [f"Environment differences (A → {x}):"] + [
+            f"  {e['field']}: {change_text(e['a'], e['b'])}" for e in d]
+    return out
+
+
+def change_text(a, b):
+    """'a → b'; for long flag lists only the words that differ."""
+    ta, tb = a.split(), b.split()
+    if len(ta) > 4 and len(tb) > 4:
+        gone = " ".join(t for t in ta if t not in tb) or "(nothing)"
+        new = " ".join(t for t in tb if t not in ta) or "(nothing)"
+        return f"{gone} → {new} (the rest alike)"
+    return f"{a} → {b}"
+
+
+def sources(paths):
+    """The input files, shortened to "FOLDER/ (N files)" per folder."""
+    by_dir = {}
+    for p in paths:
+        by_dir.setdefault(str(Path(p).parent), []).append(Path(p).name)
+    return ", ".join(f"{d}/{names[0]}" if len(names) == 1 else
+                     f"{d}/ ({len(names)} files)"
+                     for d, names in by_dir.items())
+
+
+def set_lines(cmps):
+    """'A: files', 'B: files', … one per set."""
+    return [f"A: {sources(cmps[0]['a'])}"] + [
+        f"{x}: {sources(cmp['b'])}" for x, cmp in zip(LETTERS[1:], cmps)]
+
+
+def unmatched_lines(cmps):
+    out = []
+    for x, cmp in zip(LETTERS[1:], cmps):
+        for key, side_name in (("only_in_a", "A"), ("only_in_b", x)):
+            if cmp[key]:
+                vs = f" (not in {x})" if key == "only_in_a" and \
+                    len(cmps) > 1 else ""
+                out.append(f"Only in {side_name}{vs}: {', '.join(cmp[key])}")
+    return out
+
+
+def steps_blocks(cmps):
+    """[(title, head, rows)]: the round time at each N A and a set both
+    reached, one table per set."""
+    out = []
+    for x, cmp in zip(LETTERS[1:], cmps):
+        head, rows = steps_table(cmp, x)
+        if rows:
+            out.append(("Median round time at each N both reached" +
+                        ("" if len(cmps) == 1 else f", {x} against A"),
+                        head, rows))
+    return out
