@@ -4,6 +4,7 @@ SVG, one_figure), the series of a set of results, and which figures a
 set gets (plot_all: each kind's, as orbbench.kinds registers them). The
 figures themselves are in orbbench.figures; a comparison's in
 orbbench.figures.compare."""
+import re
 from collections import namedtuple
 from pathlib import Path
 
@@ -32,6 +33,20 @@ Figure = namedtuple("Figure", "stem title caption png svg")
 
 class Skip(Exception):
     """A figure whose data the results lack; the message says which."""
+
+
+def put_footer(fig, footer):
+    """The footer line(s) (host, ORB, date: orbresults.footer) at the
+    figure's bottom left; nothing without one."""
+    if footer:
+        fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
+                 va="bottom")
+
+
+def slug(text, empty):
+    """text as a file name's stem: runs of other characters than letters,
+    digits, '.', '_' and '-' become '-'; `empty` when nothing is left."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or empty
 
 
 def palette(names):

@@ -58,9 +58,7 @@ def new_figure(width, height, footer, nrows=1, ncols=1, **kw):
     bottom left."""
     fig, axes = plt.subplots(nrows, ncols, figsize=(width, height),
                              dpi=orbplot.DPI, squeeze=False, **kw)
-    if footer:
-        fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
-                 va="bottom")
+    orbplot.put_footer(fig, footer)
     return fig, axes
 
 

@@ -11,6 +11,7 @@ transport and via (run-suite --repeat) are combined by the median of
 each figure over the runs."""
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
+from orbbench.results import is_num
 from orbbench.miro import PAYLOADS  # the seed's payloads, in its order
 from orbbench.plot import Skip
 
@@ -35,25 +36,21 @@ STATS = ("count", "min", "mean", "max", "stddev", "median", "p99")
 VIAS = ("direct", "channel")
 
 
-def _num(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
 def _combine(docs):
     """The push-to-logged figures of runs of one payload, transport and
     via: each the median over the runs that measured an event; None when
     none did."""
     sums = [orbresults.get(d, "latency_us.push_to_logged") for d in docs]
     sums = [s for s in sums if isinstance(s, dict) and
-            _num(s.get("count")) and s["count"] > 0]
+            is_num(s.get("count")) and s["count"] > 0]
     if not sums:
         return None
-    out = {k: orbresults.median(s.get(k) for s in sums if _num(s.get(k)))
+    out = {k: orbresults.median(s.get(k) for s in sums if is_num(s.get(k)))
            for k in STATS}
     out["runs"] = len(sums)
     out["call_median"] = orbresults.median(
         orbresults.get(d, "latency_us.push_call.median") for d in docs
-        if _num(orbresults.get(d, "latency_us.push_call.median")))
+        if is_num(orbresults.get(d, "latency_us.push_call.median")))
     return out
 
 
@@ -73,8 +70,8 @@ def channel_data(docs):
             left_out.append((label, f"via {via!r} is neither direct nor "
                              "channel"))
             continue
-        if not _num(orbresults.get(d, "latency_us.push_to_logged.count")) or \
-                orbresults.get(d, "latency_us.push_to_logged.count") == 0:
+        count = orbresults.get(d, "latency_us.push_to_logged.count")
+        if not is_num(count) or count == 0:
             left_out.append((label, "no event was measured (stop: "
                              f"{orbresults.get(d, 'result.stop_reason')})"))
             continue
@@ -97,7 +94,7 @@ def channel_data(docs):
         row["seed"] = SEED_8_3.get(payload)
         cycles = {orbresults.get(d, "channel.omnievents.cycle_period_ns")
                   for d in g.get("channel", [])}
-        row["cycle_period_ns"] = sorted(c for c in cycles if _num(c))
+        row["cycle_period_ns"] = sorted(c for c in cycles if is_num(c))
         rows.append(row)
     return {"rows": rows, "left_out": left_out}
 
@@ -164,8 +161,7 @@ def channel_figure(series, footer, title, data=None):
     n = len(rows)
     fig, ax = plt.subplots(figsize=(max(7.0, 1.3 * n + 3), 5.2),
                            dpi=orbplot.DPI)
-    fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
-             va="bottom")
+    orbplot.put_footer(fig, footer)
     offset = 0.16
     colors = {"direct": "tab:blue", "channel": "tab:orange"}
     names = {"direct": "pushed straight to the consumer",
@@ -175,7 +171,7 @@ def channel_figure(series, footer, title, data=None):
         xs, med, up = [], [], []
         for i, r in enumerate(rows):
             s = r[via]
-            if s and _num(s["median"]) and _num(s["p99"]):
+            if s and is_num(s["median"]) and is_num(s["p99"]):
                 xs.append(i + (2 * k - 1) * offset)
                 med.append(s["median"])
                 up.append(max(0.0, s["p99"] - s["median"]))

@@ -94,8 +94,7 @@ def clock_figure(data, footer, title):
     nrow = (len(srcs) + ncol - 1) // ncol
     fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.6 * nrow),
                              dpi=orbplot.DPI, squeeze=False)
-    fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
-             va="bottom")
+    orbplot.put_footer(fig, footer)
     for ax in axes.flat[len(srcs):]:
         ax.set_visible(False)
     for ax, s in zip(axes.flat, srcs):

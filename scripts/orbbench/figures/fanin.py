@@ -95,8 +95,7 @@ def _lines(ax, data, values_of, colors):
 
 def _figure(footer, title):
     fig, ax = plt.subplots(figsize=(10, 6), dpi=orbplot.DPI)
-    fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
-             va="bottom")
+    orbplot.put_footer(fig, footer)
     orbplot.finish(fig, title)
     return fig, ax
 

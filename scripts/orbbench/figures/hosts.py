@@ -7,7 +7,6 @@ name.
 host_figure_data returns exactly the numbers drawn, from
 orbbench.hosts.hosts_data. Hosts are (label, [result doc or Result]) or the
 dicts orbbench.hosts.load_hosts gives."""
-import re
 
 import orbbench.hosts as orbhosts
 import orbbench.plot as orbplot
@@ -92,8 +91,7 @@ def host_figure(series, footer, title, data=None):
     xs = list(range(len(bars)))
     fig, (ax, axm) = plt.subplots(1, 2, figsize=(max(7, 1.6 * len(bars) +
                                                     3), 4.2), dpi=orbplot.DPI)
-    fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
-             va="bottom")
+    orbplot.put_footer(fig, footer)
     cs = [colors[b["host"]] for b in bars]
     med = [b["max_servers"] for b in bars]
     err = [[m - b["min"] for m, b in zip(med, bars)],
@@ -128,10 +126,6 @@ def host_figure(series, footer, title, data=None):
     return fig
 
 
-def slug(name):
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "scenario"
-
-
 def host_figures(hosts, outdir, log=None, mem="pss"):
     """One figure per scenario into outdir (hosts-SCENARIO.png/.svg);
     [orbbench.plot.Figure]."""
@@ -142,8 +136,9 @@ def host_figures(hosts, outdir, log=None, mem="pss"):
     names = [s["scenario"] for s in data["scenarios"]]
     figures = []
     for name in names:
+        stem = f"hosts-{orbplot.slug(name, 'scenario')}"
         figures += orbplot.one_figure(
-            pairs, outdir, log, f"hosts-{slug(name)}", f"hosts-{slug(name)}",
+            pairs, outdir, log, stem, stem,
             f"{name}: servers each host held, and what each cost",
             lambda s, n=name: host_figure_data(s, n, mem), host_figure,
             host_caption)

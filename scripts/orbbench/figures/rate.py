@@ -13,6 +13,7 @@ A *series* is (label, [result documents]): one scenario (split by ORB and
 settings as orbbench.plot.series_of does); its documents are its runs."""
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
+from orbbench.results import is_num
 from orbbench.plot import Skip
 
 plt = orbplot.plt
@@ -28,10 +29,6 @@ CPU_PARTS = (
 )
 
 
-def _num(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
 def rate_data(series):
     """One row per series that has repeats: {label, runs, repeats,
     rate_median, rate_min, rate_max (upcalls/s over every repeat of every
@@ -43,7 +40,7 @@ def rate_data(series):
     for label, docs in orbplot.pairs(series):
         reps = [rep for d in docs for rep in d.get("repeats") or []]
         rates = [rep["upcalls_per_s"] for rep in reps
-                 if _num(rep.get("upcalls_per_s"))]
+                 if is_num(rep.get("upcalls_per_s"))]
         if not rates:
             left_out.append((label, "no repeat was measured"))
             continue
@@ -51,14 +48,14 @@ def rate_data(series):
         for key, _, _ in CPU_PARTS:
             cpu[key] = orbresults.median(
                 orbresults.get(rep, f"cpu_per_upcall_us.{key}") for rep in reps
-                if _num(orbresults.get(rep, f"cpu_per_upcall_us.{key}")))
+                if is_num(orbresults.get(rep, f"cpu_per_upcall_us.{key}")))
         parts = [v for v in cpu.values() if v is not None]
         total = sum(parts) if parts else None
         kernel = sum(cpu[k] or 0 for k in ("client_sys", "server_sys"))
         ctx = {side: orbresults.median(
             orbresults.get(rep, f"ctx_switches_per_upcall.{side}")
             for rep in reps
-            if _num(orbresults.get(rep, f"ctx_switches_per_upcall.{side}")))
+            if is_num(orbresults.get(rep, f"ctx_switches_per_upcall.{side}")))
             for side in ("client", "server")}
         rows.append({"label": label, "runs": len(docs),
                      "repeats": len(rates),
@@ -120,8 +117,7 @@ def rate_figure(series, footer, title, data=None):
     n = len(rows)
     height = 1.6 + 0.55 * n
     fig = plt.figure(figsize=(12, height), dpi=orbplot.DPI)
-    fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
-             va="bottom")
+    orbplot.put_footer(fig, footer)
     left_in = 3.1
     fig.subplots_adjust(left=left_in / 12, right=0.98, top=1 - 0.9 / height,
                         bottom=0.75 / height, wspace=0.08)

@@ -6,7 +6,6 @@ the numbers drawn, so the tests check numbers, not pixels.
 A *series* is (label, [result documents]): one scenario, or one scenario of
 one side or setting; its documents are its runs (repeats). orbbench.plot.Series
 (label, color, style, docs) is accepted too."""
-import re
 import textwrap
 
 import numpy as np
@@ -14,6 +13,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
+from orbbench.results import is_num
 from orbbench.plot import Skip
 
 plt = orbplot.plt
@@ -55,12 +55,8 @@ FEW_SERVERS = 10
 
 # ---- helpers --------------------------------------------------------------
 
-def _num(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
 def _med(values):
-    return orbresults.median([v for v in values if _num(v)])
+    return orbresults.median([v for v in values if is_num(v)])
 
 
 def _fmt(x):
@@ -69,16 +65,11 @@ def _fmt(x):
 
 def _spread(values):
     """'602' or '602–639' of the numbers (rounded)."""
-    v = [round(x) for x in values if _num(x)]
+    v = [round(x) for x in values if is_num(x)]
     if not v:
         return "—"
     lo, hi = min(v), max(v)
     return f"{lo}" if lo == hi else f"{lo}–{hi}"
-
-
-def _slug(label):
-    s = re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-")
-    return s or "series"
 
 
 def _all_docs(series):
@@ -92,8 +83,7 @@ def footer_of(docs):
 
 def _figure(width, height, footer):
     fig = plt.figure(figsize=(width, height), dpi=orbplot.DPI)
-    fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
-             va="bottom")
+    orbplot.put_footer(fig, footer)
     return fig
 
 
@@ -149,7 +139,7 @@ def servers_on_machine(step):
     """Servers on the machine at a step: machine.servers_on_machine (both
     sides of a paired run), else the step's n."""
     v = orbresults.get(step, "machine.servers_on_machine")
-    return v if _num(v) and v > 0 else step["n"]
+    return v if is_num(v) and v > 0 else step["n"]
 
 
 def run_cost(step):
@@ -163,17 +153,17 @@ def run_cost(step):
     delta = orbresults.get(step, "machine.delta") or {}
     for part, key in KERNEL_DELTA.items():
         v = delta.get(key)
-        out[part] = v / servers if _num(v) else None
+        out[part] = v / servers if is_num(v) else None
     v = delta.get("mem_available_kb")
     # The drop is -delta; results without delta have the per-server
     # figure only (older ones divided by n).
-    out["mem_available"] = -v / servers if _num(v) else \
+    out["mem_available"] = -v / servers if is_num(v) else \
         orbresults.mem_per_server_kb(step, "mem_available")
     cpu = step.get("cpu_per_call_us") if orbresults.timed(step) else None
     cpu = cpu if isinstance(cpu, dict) else {}
     for key, field in (("cpu_user", "server_user"), ("cpu_sys", "server_sys"),
                        ("cpu_server", "server")):
-        out[key] = cpu.get(field) if _num(cpu.get(field)) else None
+        out[key] = cpu.get(field) if is_num(cpu.get(field)) else None
     return out
 
 
@@ -228,7 +218,7 @@ def cost_data(series, n=None):
         # The CPU bar is the median total, split by the median user share
         # (medians of user and of sys need not add up to it).
         shares = [r["cpu_user"] / r["cpu_server"] for r in runs
-                  if _num(r["cpu_user"]) and r["cpu_server"]]
+                  if is_num(r["cpu_user"]) and r["cpu_server"]]
         row["cpu_user"] = row["cpu_server"] * _med(shares) \
             if shares and row["cpu_server"] is not None else None
         row["cpu_sys"] = row["cpu_server"] - row["cpu_user"] \
@@ -530,7 +520,7 @@ def fixed_n_caption(data, event=False):
     text = (f"One call's median service time is {_spread(meds)} µs across "
             "these fixed-N scenarios" if meds else
             "No call was timed in these fixed-N results")
-    if any(_num(c) for c in cpus):
+    if any(is_num(c) for c in cpus):
         text += f" and the servers' CPU per call {_spread(cpus)} µs"
     if event:
         text += (" (in event mode a call's time includes waiting behind "
@@ -555,7 +545,7 @@ def fixed_n_figure(series, footer, title, colors=None, data=None):
                    "results (client.connect false)")
     colors = colors or orbplot.palette([r["label"] for r in rows])
     labels = [f"{r['label']}\nN={r['n']}" for r in rows]
-    cpu = any(_num(x["cpu_server"]) for r in rows for x in r["runs"])
+    cpu = any(is_num(x["cpu_server"]) for r in rows for x in r["runs"])
     fig = _figure(11, 0.5 * len(rows) + 1.8 + (0 if cpu else 0.25), footer)
     ax, cax = _with_cpu_panel(fig, cpu, 1.6)
     if not cpu:
@@ -571,8 +561,8 @@ def fixed_n_figure(series, footer, title, colors=None, data=None):
         for i, run in enumerate(r["runs"]):
             dy = (i - (k - 1) / 2) * min(0.18, 0.5 / k)
             med, p99 = run["call_median"], run["call_p99"]
-            if _num(med):
-                if _num(p99):
+            if is_num(med):
+                if is_num(p99):
                     ax.plot([med, p99], [y + dy] * 2, "-", color=color,
                             alpha=0.35, linewidth=1.2)
                     ax.plot(p99, y + dy, "o", color=color, alpha=0.35,
@@ -580,7 +570,7 @@ def fixed_n_figure(series, footer, title, colors=None, data=None):
                     calls.append(p99)
                 ax.plot(med, y + dy, "o", color=color, markersize=6)
                 calls.append(med)
-            if cpu and _num(run["cpu_server"]):
+            if cpu and is_num(run["cpu_server"]):
                 cax.plot(run["cpu_server"], y + dy, "o", color=color,
                          markersize=6)
                 cpus.append(run["cpu_server"])
@@ -588,7 +578,7 @@ def fixed_n_figure(series, footer, title, colors=None, data=None):
         if not r["timed"]:
             ax.text(0.02, y, r["note"], transform=ax.get_yaxis_transform(),
                     va="center", fontsize=8, color="0.4", style="italic")
-        if cpu and not any(_num(x["cpu_server"]) for x in r["runs"]):
+        if cpu and not any(is_num(x["cpu_server"]) for x in r["runs"]):
             cax.text(0.04, y, "no calls" if not r["timed"] else
                      "not recorded", transform=cax.get_yaxis_transform(),
                      va="center", fontsize=8, color="0.4", style="italic")
@@ -825,7 +815,7 @@ def run_figures(series, outdir, colors=None, log=None, strip_series=None,
             title = f"Every round: {item[0]}"
             return (strip_figure(item, footer_of(item[1]), title,
                                  data=data), title, strip_caption(data))
-        jobs.append((f"rounds-{_slug(lb)}", strip))
+        jobs.append((f"rounds-{orbplot.slug(lb, 'series')}", strip))
     if fixed and len(fixed) == len(series):
         log("rounds: not drawn, every series is fixed-N (see fixed-n)")
     elif fixed:

@@ -83,8 +83,7 @@ def scaling_figure(series, footer, title, data=None):
     rows = (n + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(6.2 * cols, 3.8 * rows),
                              dpi=orbplot.DPI, squeeze=False)
-    fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
-             va="bottom")
+    orbplot.put_footer(fig, footer)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     for ax, p in zip(axes.flat, panels):
