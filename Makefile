@@ -56,7 +56,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
-.PHONY: FORCE all deps build test test-unit test-e2e check-layers check-sanitizers run report bench \
+.PHONY: FORCE all deps build test test-unit test-py test-e2e check-layers check-sanitizers run report bench \
 	compare-orbs resolution clean help fuzz fuzz-smoke fuzz-build fuzz-deps fuzz-gate \
 	man completion install deb deb-deps
 .DEFAULT_GOAL := all
@@ -66,7 +66,7 @@ all: build
 help:
 	@echo "make            build bin/orbbench and the echo servers"
 	@echo "make test       unit tests (cmocka) and end-to-end tests (pytest)"
-	@echo "make test-unit  the cmocka unit tests alone; make test-e2e the pytest ones"
+	@echo "make test-unit  the cmocka unit tests alone; test-py the Python unit tests; test-e2e the end-to-end ones"
 	@echo "make check-layers  no include in client/ points up a layer"
 	@echo "make run        run scenarios/grisby into results/ and print its summary"
 	@echo "make report     run the suite (or RESULTS=folder), plot it, write a report"
@@ -297,6 +297,10 @@ $(FAIL_AFTER_LIB): tests/faults/fail_after.c
 test-unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do echo "== $$t"; $$t || exit 1; done
 
+# The Python unit tests: the package alone, no client, no servers.
+test-py:
+	$(PYTHON) -m pytest -q -rs tests/py
+
 # -rs: every skipped test is listed with its reason, never silent.
 test-e2e: build $(FAIL_AFTER_LIB)
 	ORBBENCH_BIN=$(abspath $(BIN)) \
@@ -304,7 +308,7 @@ test-e2e: build $(FAIL_AFTER_LIB)
 		$(PYTHON) -m pytest -q -rs tests/e2e
 
 test: deps
-	@$(MAKE) --no-print-directory check-layers test-unit test-e2e
+	@$(MAKE) --no-print-directory check-layers test-unit test-py test-e2e
 
 # No include in client/ may point up a layer (docs/architecture.md).
 check-layers:
