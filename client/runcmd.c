@@ -169,7 +169,7 @@ static void print_end(const struct kind_ops *what, const struct side *s,
     if (j && side)
         json_object_set_new(j, "side", json_string(side));
     if (j)
-        json_dumpf(j, stdout, JSON_COMPACT);
+        json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(9));
     putchar('\n');
     json_decref(j);
 }

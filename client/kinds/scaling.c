@@ -398,14 +398,17 @@ static void run_failed(struct scaling *g, size_t k, int err,
         run_stop(g->o, STOP_INTERRUPTED, 130, "interrupted %s", when);
         return;
     }
-    /* The first pair whose server is gone, else the first that failed. */
+    /* The first pair whose server is gone (its exit taken here), else
+     * the first that failed (its call's why names the server). */
     const struct pair *bad = NULL;
-    for (size_t i = 0; i < k && !bad; i++) {
-        int st;
+    int st = 0;
+    bool exited = false;
+    for (size_t i = 0; i < k && !bad; i++)
         if (g->p[i].err &&
-            spawner_check(g->s->sp, g->p[i].c.pid, 200, &st) == 1)
+            spawner_check(g->s->sp, g->p[i].c.pid, 200, &st) == 1) {
             bad = &g->p[i];
-    }
+            exited = true;
+        }
     for (size_t i = 0; i < k && !bad; i++)
         if (g->p[i].err)
             bad = &g->p[i];
@@ -418,7 +421,8 @@ static void run_failed(struct scaling *g, size_t k, int err,
                                              .pid = bad->c.pid,
                                              .err = bad->err,
                                              .why = bad->why,
-                                             .named = true,
+                                             .exited = exited,
+                                             .wstatus = st,
                                              .at = at,
                                              .oom_kills = -1});
 }

@@ -157,8 +157,9 @@ void servers_failed(struct run *s, struct run_outcome *o,
     else
         snprintf(who, sizeof who, "%s %u", f->who ? f->who : "server",
                  f->index);
-    int st = 0;
-    bool gone = f->pid > 0 && src->ops->check(src->ctx, f->pid, 200, &st) == 1;
+    int st = f->wstatus;
+    bool gone = f->exited || (f->pid > 0 &&
+                              src->ops->check(src->ctx, f->pid, 200, &st) == 1);
     int64_t oom0 = f->oom_kills < 0 ? 0 : f->oom_kills;
     if (f->err == -EINTR && *s->interrupted) {
         run_stop(o, STOP_INTERRUPTED, 130, "interrupted%s", at);
@@ -187,9 +188,6 @@ void servers_failed(struct run *s, struct run_outcome *o,
         /* A live server that dropped its connection: it could not start
          * a thread for it. */
         run_stop(o, STOP_RESOURCE, 0, "%s%s: %s", why, at, note);
-    } else if (f->named) {
-        run_stop(o, STOP_CALL_FAILED, 1, "%s (pid %d): %s%s", who,
-                 (int)f->pid, why, at);
     } else {
         run_stop(o, STOP_CALL_FAILED, 1, "%s%s", why, at);
     }

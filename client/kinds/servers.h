@@ -89,9 +89,10 @@ struct servers_failure {
     /* The memory cgroup's OOM kills at the run's start; -1: 0 (each run's
      * cgroup is its own, made empty). */
     int64_t oom_kills;
-    /* A failed call names the server too ("server 3 (pid 9): WHY AT"):
-     * for a kind that calls several at once (scaling's pairs). */
-    bool named;
+    /* The caller already took its exit (a source's check reports it
+     * once): wstatus is its wait status. */
+    bool exited;
+    int wstatus;
 };
 
 /* The one classifier of a failure every kind stops on, in this order:

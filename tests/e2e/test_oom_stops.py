@@ -38,7 +38,7 @@ def test_an_oom_kill_is_a_memory_stop_in_every_kind(tmp_path, kind):
                  args=BALLOON, scenario=scenario)
     assert r.doc is not None, r.stderr
     res = r.doc["result"]
-    assert (res["stop_reason"], r.returncode) == ("memory", 0), \
+    assert (res["stop_reason"], r.rc) == ("memory", 0), \
         (res, r.stderr)
     assert "was killed by the OOM killer in the 64 MB memory cgroup" in \
         res["detail"], res["detail"]
