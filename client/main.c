@@ -5,6 +5,7 @@
  * scripts that implement suite, compare, report, …).
  * Exit codes: 0 ran to a stop, 1 the run failed, 2 usage or scenario
  * error, 130 interrupted (SIGINT/SIGTERM). */
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/scenario.h"
@@ -25,6 +27,27 @@
 
 #define MAX_SETS 64
 
+/* --progress-fd FD: an open descriptor (not stdin), closed on exec (the
+ * servers never hold it, so its reader sees the end when the run ends)
+ * and, on a pipe, non-blocking (a reader that lags loses lines, the run
+ * never waits: kinds/run.h run_progress). Exits 2 on anything else. */
+static int progress_fd_arg(const char *arg)
+{
+    int64_t fd;
+    int flags;
+    if (parse_i64(arg, &fd) != 0 || fd < 1 || fd > INT_MAX)
+        cli_die(EXIT_USAGE, "--progress-fd %s: give a descriptor number "
+                "(1 or more)", arg);
+    if ((flags = fcntl((int)fd, F_GETFD)) < 0)
+        cli_die(EXIT_USAGE, "--progress-fd %s: not an open descriptor", arg);
+    fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC);
+    struct stat st;
+    int fl = fcntl((int)fd, F_GETFL);
+    if (fstat((int)fd, &st) == 0 && S_ISFIFO(st.st_mode) && fl >= 0)
+        fcntl((int)fd, F_SETFL, fl | O_NONBLOCK);
+    return (int)fd;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -36,6 +59,7 @@ int main(int argc, char **argv)
         {"allow-host", required_argument, NULL, 'H'},
         {"progress", no_argument, NULL, 'p'},
         {"no-progress", no_argument, NULL, 'P'},
+        {"progress-fd", required_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -63,7 +87,19 @@ int main(int argc, char **argv)
     typed = malloc(((size_t)argc + 1) * sizeof *typed);
     if (!typed)
         cli_die(EXIT_RUN_FAILED, "out of memory");
-    memcpy(typed, argv, ((size_t)argc + 1) * sizeof *typed);
+    /* Less --progress-fd: a descriptor of the run-suite that ran it, which
+     * the command, run again from the result, would not have. */
+    int ntyped = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--progress-fd") == 0 && i + 1 < argc) {
+            i++;
+            continue;
+        }
+        if (strncmp(argv[i], "--progress-fd=", 14) == 0)
+            continue;
+        typed[ntyped++] = argv[i];
+    }
+    typed[ntyped] = NULL;
     /* Side B's --set list is A's followed by the --versus ones. */
     char *sets[2 * MAX_SETS];
     char *versus[MAX_SETS];
@@ -71,6 +107,7 @@ int main(int argc, char **argv)
     size_t nsets = 0, nversus = 0, nallow_cli = 0;
     const char *out = NULL, *out_b = NULL;
     int show_progress = isatty(2);
+    int progress_fd = 0;
     bool paired = false;
     int c;
     /* GNU getopt permutes: options may come before or after the words. */
@@ -97,6 +134,7 @@ int main(int argc, char **argv)
         case 'A': paired = true; break;
         case 'p': show_progress = 1; break;
         case 'P': show_progress = 0; break;
+        case 'F': progress_fd = progress_fd_arg(optarg); break;
         case 'h': subcmd_usage(stdout); return 0;
         case 'V':
             printf("orbbench %s (%s)\n", ORBBENCH_VERSION, ORBBENCH_GIT_REV);
@@ -124,7 +162,8 @@ int main(int argc, char **argv)
         .cmd = cmd, .path = argv[optind], .sets = sets, .nsets = nsets,
         .versus = versus, .nversus = nversus, .allow_cli = allow_cli,
         .nallow_cli = nallow_cli, .out = out, .out_b = out_b,
-        .paired = paired, .progress = show_progress != 0, .argc = argc,
+        .paired = paired, .progress = show_progress != 0,
+        .progress_fd = progress_fd, .argc = ntyped,
         .argv = typed};
     return runcmd_main(&a);
 }

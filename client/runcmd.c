@@ -154,7 +154,7 @@ static void catch_signals(void)
  * summary; s->out was checked. Returns the exit code. */
 static int run_serverless(const struct kind_ops *what, struct side *s,
                           const char *path, int argc, char **typed,
-                          bool show_progress)
+                          bool show_progress, int progress_fd)
 {
     catch_signals();
     s->doc = result_new(what->scenario.name, argc, typed);
@@ -164,7 +164,8 @@ static int run_serverless(const struct kind_ops *what, struct side *s,
     json_object_set_new(s->doc, "scenario_file", json_string(path));
     struct run sw = {.sc = &s->sc, .doc = s->doc, .out_path = s->out,
                        .interrupted = &interrupted,
-                       .progress = show_progress};
+                       .progress = show_progress,
+                       .progress_fd = progress_fd};
     struct run_outcome o;
     what->run(&sw, &o, 1);
     int w = result_write(s->doc, s->out);
@@ -608,7 +609,7 @@ int runcmd_main(const struct runcmd_args *a)
     choose_outputs(&r);
     if (r.what->flags & KIND_SERVERLESS)
         return run_serverless(r.what, &sides[0], r.path, a->argc, a->argv,
-                              a->progress);
+                              a->progress, a->progress_fd);
     resolve_servers(&r);
     warn_unsafe_env();
     start_spawner(&r);
@@ -628,7 +629,7 @@ int runcmd_main(const struct runcmd_args *a)
             .sc = &s->sc, .kind = s->kind, .tp = s->tp, .mode = s->mode,
             .sp = r.sp, .group = (int)i, .machine = &s->machine,
             .doc = s->doc, .out_path = s->out, .interrupted = &interrupted,
-            .progress = a->progress,
+            .progress = a->progress, .progress_fd = a->progress_fd,
             .label = r.paired ? (i ? "B" : "A") : NULL};
         if (r.external) {
             /* Not our servers: no cgroup holds them (its CPU and OOM

@@ -20,6 +20,7 @@ struct runcmd_args {
     const char *out, *out_b; /* --out, --out-versus; NULL: default */
     bool paired;             /* --paired (or any --versus) */
     bool progress;
+    int progress_fd; /* --progress-fd: JSON lines there; 0: none */
     int argc; /* the command as typed, for the result */
     char **argv;
 };
