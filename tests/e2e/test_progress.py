@@ -116,14 +116,15 @@ def test_run_live_line_has_the_estimate(tmp_path):
     r = subprocess.run([str(ORBBENCH), "run", str(SYNC), "--out", str(out),
                         "--progress", "--set", "sweep.max_n=10", "--set",
                         "sweep.rounds=2", "--set", "sweep.max_ms=1000"],
-                       capture_output=True, text=True, timeout=240)
-    assert r.returncode == 0, r.stderr
-    lines = [l for l in r.stderr.split("\r\x1b[K") if l.strip()]
+                       capture_output=True, timeout=240)
+    err = r.stderr.decode()  # bytes: text mode would turn \r into \n
+    assert r.returncode == 0, err
+    lines = [l for l in err.split("\r\x1b[K") if l.strip()]
     assert re.fullmatch(r"sync-unix: N=2  sweep  round [0-9.]+ of 1000 ms  "
                         r"1 step  about [0-9.]+ s left  MemAvailable "
                         r"[0-9.]+ GiB  \([0-9]+ s\)", lines[0]), lines
     assert "N=6  sweep" in lines[1] and "2 steps" in lines[1]
-    assert r.stderr.endswith("\r\x1b[K")  # erased at the end
+    assert err.endswith("\r\x1b[K")  # erased at the end
 
 
 def suite_dir(tmp_path):
