@@ -5,6 +5,7 @@
  * scripts that implement suite, compare, report, …).
  * Exit codes: 0 ran to a stop, 1 the run failed, 2 usage or scenario
  * error, 130 interrupted (SIGINT/SIGTERM). */
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/scenario.h"
@@ -25,6 +27,27 @@
 
 #define MAX_SETS 64
 
+/* --progress-fd FD: an open descriptor (not stdin), closed on exec (the
+ * servers never hold it, so its reader sees the end when the run ends)
+ * and, on a pipe, non-blocking (a reader that lags loses lines, the run
+ * never waits: kinds/run.h run_progress). Exits 2 on anything else. */
+static int progress_fd_arg(const char *arg)
+{
+    int64_t fd;
+    int flags;
+    if (parse_i64(arg, &fd) != 0 || fd < 1 || fd > INT_MAX)
+        cli_die(EXIT_USAGE, "--progress-fd %s: give a descriptor number "
+                "(1 or more)", arg);
+    if ((flags = fcntl((int)fd, F_GETFD)) < 0)
+        cli_die(EXIT_USAGE, "--progress-fd %s: not an open descriptor", arg);
+    fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC);
+    struct stat st;
+    int fl = fcntl((int)fd, F_GETFL);
+    if (fstat((int)fd, &st) == 0 && S_ISFIFO(st.st_mode) && fl >= 0)
+        fcntl((int)fd, F_SETFL, fl | O_NONBLOCK);
+    return (int)fd;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -37,6 +60,7 @@ int main(int argc, char **argv)
         {"progress", no_argument, NULL, 'p'},
         {"no-progress", no_argument, NULL, 'P'},
         {"format", required_argument, NULL, 'F'},
+        {"progress-fd", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -64,7 +88,19 @@ int main(int argc, char **argv)
     typed = malloc(((size_t)argc + 1) * sizeof *typed);
     if (!typed)
         cli_die(EXIT_RUN_FAILED, "out of memory");
-    memcpy(typed, argv, ((size_t)argc + 1) * sizeof *typed);
+    /* Less --progress-fd: a descriptor of the run-suite that ran it, which
+     * the command, run again from the result, would not have. */
+    int ntyped = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--progress-fd") == 0 && i + 1 < argc) {
+            i++;
+            continue;
+        }
+        if (strncmp(argv[i], "--progress-fd=", 14) == 0)
+            continue;
+        typed[ntyped++] = argv[i];
+    }
+    typed[ntyped] = NULL;
     /* Side B's --set list is A's followed by the --versus ones. */
     char *sets[2 * MAX_SETS];
     char *versus[MAX_SETS];
@@ -77,6 +113,7 @@ int main(int argc, char **argv)
      * it may come after the option), naming that subcommand's help. */
     int bad = 0, bad_opt = 0;
     const char *bad_typed = NULL;
+    int progress_fd = 0;
     int c;
     opterr = 0; /* our own one-line messages (cli_bad_option) */
     /* GNU getopt permutes: options may come before or after the words. */
@@ -104,6 +141,7 @@ int main(int argc, char **argv)
         case 'p': show_progress = 1; break;
         case 'P': show_progress = 0; break;
         case 'F': format = optarg; break;
+        case 'D': progress_fd = progress_fd_arg(optarg); break;
         case 'h': want_help = true; break;
         case 'V':
             printf("orbbench %s (%s)\n", ORBBENCH_VERSION, ORBBENCH_GIT_REV);
@@ -152,7 +190,8 @@ int main(int argc, char **argv)
         .versus = versus, .nversus = nversus, .allow_cli = allow_cli,
         .nallow_cli = nallow_cli, .out = out, .out_b = out_b,
         .paired = paired, .progress = show_progress != 0,
-        .json = strcmp(format, "json") == 0, .argc = argc,
+        .json = strcmp(format, "json") == 0, .progress_fd = progress_fd,
+        .argc = ntyped,
         .argv = typed};
     return runcmd_main(&a);
 }

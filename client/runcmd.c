@@ -178,7 +178,7 @@ static void print_end(const struct kind_ops *what, const struct side *s,
  * summary; s->out was checked. Returns the exit code. */
 static int run_serverless(const struct kind_ops *what, struct side *s,
                           const char *path, int argc, char **typed,
-                          bool show_progress, bool as_json)
+                          bool show_progress, bool as_json, int progress_fd)
 {
     catch_signals();
     s->doc = result_new(what->scenario.name, argc, typed);
@@ -188,7 +188,8 @@ static int run_serverless(const struct kind_ops *what, struct side *s,
     json_object_set_new(s->doc, "scenario_file", json_string(path));
     struct run sw = {.sc = &s->sc, .doc = s->doc, .out_path = s->out,
                        .interrupted = &interrupted,
-                       .progress = show_progress};
+                       .progress = show_progress,
+                       .progress_fd = progress_fd};
     struct run_outcome o;
     what->run(&sw, &o, 1);
     int w = result_write(s->doc, s->out);
@@ -633,7 +634,7 @@ int runcmd_main(const struct runcmd_args *a)
     choose_outputs(&r);
     if (r.what->flags & KIND_SERVERLESS)
         return run_serverless(r.what, &sides[0], r.path, a->argc, a->argv,
-                              a->progress, a->json);
+                              a->progress, a->json, a->progress_fd);
     resolve_servers(&r);
     warn_unsafe_env();
     start_spawner(&r);
@@ -653,7 +654,7 @@ int runcmd_main(const struct runcmd_args *a)
             .sc = &s->sc, .kind = s->kind, .tp = s->tp, .mode = s->mode,
             .sp = r.sp, .group = (int)i, .machine = &s->machine,
             .doc = s->doc, .out_path = s->out, .interrupted = &interrupted,
-            .progress = a->progress,
+            .progress = a->progress, .progress_fd = a->progress_fd,
             .label = r.paired ? (i ? "B" : "A") : NULL};
         if (r.external) {
             /* Not our servers: no cgroup holds them (its CPU and OOM

@@ -21,6 +21,7 @@ struct runcmd_args {
     bool paired;             /* --paired (or any --versus) */
     bool progress;
     bool json; /* --format json: one JSON line per side, not the block */
+    int progress_fd; /* --progress-fd: JSON lines there; 0: none */
     int argc; /* the command as typed, for the result */
     char **argv;
 };

@@ -1,9 +1,13 @@
-/* How a run ends: see run.h. */
+/* How a run ends, and how it shows where it is: see run.h. */
 #include "kinds/run.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/result.h"
 
@@ -28,4 +32,96 @@ int run_checkpoint(const struct run *s, struct run_outcome *o)
                  "the last result written whole)", s->out_path,
                  strerror(-w));
     return w;
+}
+
+/* "42 s", "3m05s", "1h02m": as the suite's lines say it. */
+static void duration(char *buf, size_t len, double s)
+{
+    if (s < 60)
+        snprintf(buf, len, "%.0f s", s);
+    else if (s < 3600)
+        snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)s % 60);
+    else
+        snprintf(buf, len, "%dh%02dm", (int)(s / 3600),
+                 (int)(s / 60) % 60);
+}
+
+/* The live line: "NAME: [A] N=313  sweep  round 12.07 of 100 ms  12 steps
+ * about 45 s left  (31 s)". */
+static void live_line(const struct run *s, const struct run_progress *p)
+{
+    char left[32], spent[32];
+    fprintf(stderr, "\r\033[K%s: ", s->sc->name);
+    if (s->label)
+        fprintf(stderr, "[%s] ", s->label);
+    if (p->n >= 0)
+        fprintf(stderr, "N=%lld  ", (long long)p->n);
+    fprintf(stderr, "%s", p->phase);
+    if (p->what && p->max_probes > 0 && strcmp(p->phase, "sweep") != 0)
+        fprintf(stderr, " (%s %lld/%lld)", p->what, (long long)p->probes,
+                (long long)p->max_probes);
+    if (p->max_ms > 0)
+        fprintf(stderr, "  round %.2f of %g ms", p->round_ms, p->max_ms);
+    else
+        fprintf(stderr, "  round %.2f ms", p->round_ms);
+    fprintf(stderr, "  %lld step%s", (long long)p->steps,
+            p->steps == 1 ? "" : "s");
+    if (p->left_s >= 0) {
+        duration(left, sizeof left, p->left_s);
+        fprintf(stderr, "  about %s left", left);
+    }
+    if (p->extra)
+        fprintf(stderr, "  %s", p->extra);
+    duration(spent, sizeof spent, p->elapsed_s);
+    fprintf(stderr, "  (%s)", spent);
+    fflush(stderr);
+}
+
+/* One JSON line, written whole: on a pipe one write of less than
+ * PIPE_BUF bytes is atomic, and the descriptor is non-blocking there
+ * (main.c), so a reader that lags loses lines instead of stalling the
+ * run. */
+static void fd_line(const struct run *s, const struct run_progress *p)
+{
+    json_t *o = json_pack(
+        "{s:i, s:s, s:s*, s:s, s:s*, s:I, s:f, s:f, s:I, s:I, s:I, s:f, "
+        "s:o}",
+        "v", 1, "scenario", s->sc->name, "side", s->label, "phase", p->phase,
+        "what", p->what, "n", (json_int_t)p->n, "round_ms", p->round_ms,
+        "max_ms", p->max_ms, "steps", (json_int_t)p->steps, "probes",
+        (json_int_t)p->probes, "max_probes", (json_int_t)p->max_probes,
+        "elapsed_s", p->elapsed_s, "left_s",
+        p->left_s >= 0 ? json_real(p->left_s) : json_null());
+    char *text = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6))
+                   : NULL;
+    json_decref(o);
+    if (!text)
+        return;
+    size_t len = strlen(text);
+    char line[PIPE_BUF];
+    if (len + 1 < sizeof line) {
+        memcpy(line, text, len);
+        line[len] = '\n';
+        ssize_t w;
+        do
+            w = write(s->progress_fd, line, len + 1);
+        while (w < 0 && errno == EINTR);
+    }
+    free(text);
+}
+
+void run_progress(const struct run *s, const struct run_progress *p)
+{
+    if (s->progress)
+        live_line(s, p);
+    if (s->progress_fd > 0)
+        fd_line(s, p);
+}
+
+void run_progress_end(const struct run *s)
+{
+    if (s->progress) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+    }
 }

@@ -37,6 +37,10 @@ struct run {
     const char *out_path; /* rewritten as the run goes */
     volatile sig_atomic_t *interrupted;
     bool progress;        /* a live line on stderr */
+    /* orbbench run --progress-fd: where the progress goes as JSON lines
+     * (run_progress), for a supervisor (run-suite); 0: nowhere (the
+     * descriptor is never stdin). */
+    int progress_fd;
     const char *label;    /* "A", "B" in a paired run's progress line */
     /* Where the servers come from; NULL: the spawner sp. */
     const struct server_source *src;
@@ -88,5 +92,31 @@ void run_stop(struct run_outcome *o, const char *reason, int exit_code,
  * "cannot write ..."), the file keeps the last result written whole, and
  * the kind stops at once (measures nothing more). */
 int run_checkpoint(const struct run *s, struct run_outcome *o);
+
+/* Where a run is, after a measurement: what run_progress shows. */
+struct run_progress {
+    const char *phase;  /* "sweep", "search", "refine"; a kind's own word */
+    const char *what;   /* the measurement's own name ("bisect"), or NULL */
+    int64_t n;          /* N measured, or -1 */
+    double round_ms;    /* its median round time (pooled in a search) */
+    double max_ms;      /* the threshold it is held against; <= 0: none */
+    int64_t steps;      /* steps of the sweep so far */
+    int64_t probes;     /* measurements of the crossing search so far */
+    int64_t max_probes;
+    double elapsed_s;   /* since the run started */
+    double left_s;      /* the estimate of what is left; < 0: none yet */
+    const char *extra;  /* more for the live line ("MemAvailable ..."), or
+                         * NULL */
+};
+
+/* Show p: with s->progress, one line on stderr rewritten in place
+ * ("\r", erase to its end); with s->progress_fd, one JSON line on that
+ * descriptor, written whole or not at all (a full pipe drops it: the
+ * measurement never waits for a reader). The line's fields and their
+ * stability: docs/usage.md#progress. */
+void run_progress(const struct run *s, const struct run_progress *p);
+
+/* The run is over: erase the live line (with s->progress). */
+void run_progress_end(const struct run *s);
 
 #endif

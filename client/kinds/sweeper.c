@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/crossing.h"
+#include "core/eta.h"
 #include "host/footprint.h"
 #include "codec/payload.h"
 #include "host/probe.h"
@@ -48,6 +49,7 @@ struct point {
     size_t len;
     double median_ms;
     bool search; /* taken by the crossing search, not the sweep */
+    int64_t end_ns; /* when it was recorded (now_ns): the estimate's */
 };
 
 enum phase { SWEEPING, CONFIRMING, CHECKING_LO, BISECTING, REFINING, DONE };
@@ -86,6 +88,12 @@ struct sweep_side {
     struct bracket b; /* the crossing search's */
     bool lib_recorded;
     bool companion; /* done, but calls along while another side measures */
+    /* The last measurement, for the progress line: what it was ("sweep",
+     * "confirm", "bisect", ...), its (pooled) median round, the machine's
+     * MemAvailable after a step (-1 after a probe). */
+    const char *last_what;
+    double last_ms;
+    int64_t last_mem_kb;
 };
 
 /* The sides of one run and what they share. */
@@ -377,22 +385,96 @@ static size_t on_machine(const struct sweep_side *r)
     return n;
 }
 
-/* The live line on stderr: where each side is. */
-static void progress(struct sweep_side *r, const char *phase, double median_ms,
-                     int64_t mem_available_kb)
+static int64_t next_n_of(const void *ctx, int64_t n)
 {
-    if (!r->h.s->progress)
+    return sweep_next_n(ctx, n);
+}
+
+/* Side r's estimate of what is left (core/eta.h), from its measurements
+ * so far, each timed from the end of the one before: in a paired run that
+ * holds the other side's turns too. False before its first step. */
+static bool side_eta(const struct sweep_side *r, struct eta *e)
+{
+    const struct scenario *sc = r->h.s->sc;
+    const struct sweep_opts *so = sweep_opts(sc);
+    struct eta_point *steps = calloc(r->npoints + 1, sizeof *steps);
+    struct eta_point *probes = calloc(r->npoints + 1, sizeof *probes);
+    size_t ns = 0, np = 0;
+    int64_t before = r->t0_ns;
+    bool ok = false;
+    if (steps && probes) {
+        for (size_t i = 0; i < r->npoints; i++) {
+            const struct point *pt = &r->points[i];
+            struct eta_point q = {(double)pt->n, pt->median_ms,
+                                  (double)(pt->end_ns - before) / 1e9};
+            before = pt->end_ns;
+            if (pt->search)
+                probes[np++] = q;
+            else
+                steps[ns++] = q;
+        }
+        static const enum eta_stage stage[] = {
+            [SWEEPING] = ETA_SWEEP,     [CONFIRMING] = ETA_CONFIRM,
+            [CHECKING_LO] = ETA_CHECK_LO, [BISECTING] = ETA_BISECT,
+            [REFINING] = ETA_REFINE,    [DONE] = ETA_REFINE};
+        int64_t warmup = so->warmup_rounds +
+                         (r->d->nsides > 1 ? so->switch_rounds : 0);
+        struct eta_plan p = {
+            .max_ms = so->max_ms, .max_n = so->max_n, .next_n = next_n_of,
+            .next_ctx = sc, .step_rounds = (double)(warmup + so->rounds),
+            .probe_rounds = (double)(warmup + so->near_rounds),
+            .resolution = sc->client.connect ? so->resolution : 0,
+            .max_probes = (int)so->max_probes,
+            .elapsed_s = (double)(now_ns() - r->t0_ns) / 1e9,
+            .max_seconds = so->max_seconds, .stage = stage[r->phase],
+            .lo = r->phase == CONFIRMING ? r->h.o->max_servers : r->b.lo,
+            .hi = r->phase == CONFIRMING ? (int64_t)r->h.n : r->b.hi,
+            .probes = r->probes, .refines = r->refines};
+        ok = eta_sweep(steps, ns, probes, np, &p, e) && isfinite(e->left_s);
+    }
+    free(steps);
+    free(probes);
+    return ok;
+}
+
+/* Where side r is, once it has decided its next measurement: the live
+ * line and the progress descriptor (kinds/run.h). `left_s` is the run's
+ * estimate: every side's longest. */
+static void report(struct sweep_side *r, double left_s)
+{
+    const struct sweep_opts *so = sweep_opts(r->h.s->sc);
+    if (r->phase == DONE || !r->last_what ||
+        (!r->h.s->progress && r->h.s->progress_fd <= 0))
         return;
-    fprintf(stderr, "\r\033[K%s: ", r->h.s->sc->name);
-    if (r->h.s->label)
-        fprintf(stderr, "[%s] ", r->h.s->label);
-    fprintf(stderr, "N=%zu  %s  round %.2f ms (median)", r->h.n, phase,
-            median_ms);
-    if (mem_available_kb >= 0)
-        fprintf(stderr, "  MemAvailable %.1f GiB",
-                (double)mem_available_kb / (1024.0 * 1024.0));
-    fprintf(stderr, "  %.0f s", (double)(now_ns() - r->t0_ns) / 1e9);
-    fflush(stderr);
+    char extra[64] = "";
+    if (r->last_mem_kb >= 0)
+        snprintf(extra, sizeof extra, "MemAvailable %.1f GiB",
+                 (double)r->last_mem_kb / (1024.0 * 1024.0));
+    bool sweeping = strcmp(r->last_what, "sweep") == 0;
+    struct run_progress p = {
+        .phase = sweeping                             ? "sweep"
+                 : strcmp(r->last_what, "refine") == 0 ? "refine"
+                                                       : "search",
+        .what = r->last_what, .n = (int64_t)r->h.n, .round_ms = r->last_ms,
+        .max_ms = so->max_ms, .steps = (int64_t)r->nsteps,
+        .probes = r->probes, .max_probes = so->max_probes,
+        .elapsed_s = (double)(now_ns() - r->t0_ns) / 1e9, .left_s = left_s,
+        .extra = extra[0] ? extra : NULL};
+    run_progress(r->h.s, &p);
+}
+
+/* Every side still running reports, with the run's estimate. */
+static void report_all(struct driver *d)
+{
+    double left = -1;
+    for (size_t i = 0; i < d->nsides; i++) {
+        struct eta e;
+        if (d->sides[i].phase != DONE && side_eta(&d->sides[i], &e) &&
+            e.left_s > left)
+            left = e.left_s;
+    }
+    for (size_t i = 0; i < d->nsides; i++)
+        report(&d->sides[i], left);
 }
 
 void sweep_probe_servers(struct sweep_hand *h, const struct conn *srv,
@@ -473,6 +555,7 @@ static int keep_point(struct sweep_side *r, double median_ms, bool search)
     pt->n = (int64_t)r->h.n;
     pt->median_ms = median_ms;
     pt->search = search;
+    pt->end_ns = now_ns();
     r->npoints++;
     return 0;
 }
@@ -578,7 +661,9 @@ static double record_step(struct sweep_side *r)
         ns[r->nsteps++] = (int64_t)r->h.n;
         r->step_ns = ns;
     }
-    progress(r, "sweep", median, mi.mem_available_kb);
+    r->last_what = "sweep";
+    r->last_ms = median;
+    r->last_mem_kb = mi.mem_available_kb;
     return median;
 }
 
@@ -626,10 +711,9 @@ static bool record_probe(struct sweep_side *r, const char *phase)
                                   (json_int_t)count, "median_ms", pooled,
                                   "decision", over ? "over" : "under"));
     json_array_append_new(json_object_get(r->h.s->doc, "probes"), m);
-    char what[64];
-    snprintf(what, sizeof what, "%s %d/%lld", phase, r->probes,
-             (long long)sweep_opts(sc)->max_probes);
-    progress(r, what, pooled, -1);
+    r->last_what = phase; /* a literal: "confirm", "bisect", ... */
+    r->last_ms = pooled;
+    r->last_mem_kb = -1;
     checkpoint(r);
     return over;
 }
@@ -997,8 +1081,7 @@ static void init_side(struct driver *d, struct sweep_side *r, struct run *s,
 
 static void free_side(struct sweep_side *r)
 {
-    if (r->h.s->progress)
-        fprintf(stderr, "\r\033[K");
+    run_progress_end(r->h.s);
     outcome(r, r->h.o->stop_reason, r->h.o->detail);
     for (size_t i = 0; i < r->h.n; i++)
         conn_close(&r->h.conns[i]);
@@ -1105,8 +1188,10 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
             stopped(r);
         }
         stop_partners(&d);
-        if (ready == 0)
+        if (ready == 0) {
+            report_all(&d); /* idle steps (no rounds) were decided */
             continue;
+        }
         /* Finished sides that stopped normally call along (see
          * companion_round). */
         struct sweep_side *pals[RUN_MAX_SIDES];
@@ -1122,6 +1207,7 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
                 decide(who[i]);
         }
         stop_partners(&d);
+        report_all(&d);
     }
     for (size_t i = 0; i < nsides; i++)
         free_side(&d.sides[i]);

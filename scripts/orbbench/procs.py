@@ -86,15 +86,19 @@ def forget(proc):
 
 
 def run(argv, timeout=None, input=None, capture_output=False, check=False,
-        **kw):
+        started=None, **kw):
     """subprocess.run through start(): the same result; on a timeout or
-    any exception the child's group is ended before it is raised on."""
+    any exception the child's group is ended before it is raised on.
+    started(proc), when given, is called once the child runs (before
+    its output is awaited): run-suite starts its progress reader there."""
     if capture_output:
         kw.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if input is not None:
         kw["stdin"] = subprocess.PIPE
     p = start(argv, **kw)
     try:
+        if started:
+            started(p)
         out, err = p.communicate(input, timeout=timeout)
     except BaseException:
         end_group(p, grace_s=0)

@@ -227,8 +227,10 @@ def test_progress_steps_elapsed_and_estimate():
     q.start("x")
     q.note("warning")
     q.done("x: ok")
+    # The note above the live line, which is drawn again under it.
     assert tty.getvalue() == ("\r[1/2] x ... (elapsed 0.0s)\x1b[K"
                               "\r\x1b[Kwarning\n"
+                              "\r[1/2] x ... (elapsed 0.0s)\x1b[K"
                               "\r[1/2] x: ok (elapsed 0.0s, about 0.0s left)"
                               "\x1b[K\n")
     assert orbprogress.duration(3725) == "1h02m"

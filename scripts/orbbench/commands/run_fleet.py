@@ -67,6 +67,7 @@ import time
 from pathlib import Path
 
 import orbbench.cli as orbcli
+import orbbench.escape as orbescape
 import orbbench.fleet as orbfleet
 import orbbench.hosts as orbhosts
 import orbbench.kinds  # noqa: F401  (the kinds of the hosts' results)
@@ -275,6 +276,8 @@ class Fleet:
             try:
                 stream, line = lines.get(timeout=0.25)
             except queue.Empty:
+                if PROGRESS:
+                    PROGRESS.tick()  # a terminal's elapsed time moves
                 continue
             if line is None:
                 ended += 1
@@ -485,9 +488,18 @@ def run_build(fleet, hosts, run_id):
 
 
 def show_progress(host, msg):
-    """A host's run-suite progress lines ("[2/8] sync-unix: ...")."""
-    if msg["event"] == "log" and msg.get("line", "").startswith("["):
-        PROGRESS.note(f"{host}: {msg['line']}")
+    """A host's run-suite progress lines ("[2/8] sync-unix: ..."): a
+    scenario's own line ("[2/8] sync-unix | N=313 sweep, ...", at most
+    one every few seconds from each host) is the run phase's live line on
+    a terminal; every other line stays, as a note."""
+    line = msg.get("line", "") if msg["event"] == "log" else ""
+    if not line.startswith("["):
+        return
+    text = f"{host}: {orbescape.terminal(line)}"
+    if " | " in line and PROGRESS.tty:
+        PROGRESS.sub(text=text)
+    else:
+        PROGRESS.note(text)
 
 
 def run_suites(fleet, hosts, suite, run_id):

@@ -258,6 +258,18 @@ def parse_variants(given):
     return out
 
 
+def run_watched(args, progress):
+    """orbbench run with args, its output captured, its progress lines
+    (--progress-fd) shown as the step's own line of progress."""
+    child = orbprogress.ChildProgress(progress)
+    try:
+        return orbprocs.run(args + child.args(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            pass_fds=child.pass_fds(), started=child.started)
+    finally:
+        child.close()
+
+
 def run_one(a, scenario, out, progress, variant=None):
     """Run one scenario (of one variant, or None), the next step of
     progress (orbbench.progress); return a row for the summary."""
@@ -265,14 +277,14 @@ def run_one(a, scenario, out, progress, variant=None):
     for s in a.set + (variant["set"] if variant else []):
         args += ["--set", s]
     # stderr is captured for the summary's failure reason: orbbench's live
-    # line would not be seen, and would leave its escapes in the reason.
+    # line would not be seen, and would leave its escapes in the reason;
+    # its progress comes as JSON lines on a pipe of its own instead.
     args.append("--no-progress")
     t0 = time.monotonic()
     label = f"{scenario.stem} [{variant['name']}]" if variant else \
         scenario.stem
     progress.start(label)
-    proc = orbprocs.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                        text=True)
+    proc = run_watched(args, progress)
     row = make_row(scenario, out, proc, time.monotonic() - t0, variant)
     progress.done(f"{label}: {status_text(row)} in "
                   f"{orbprogress.duration(row['seconds'])}")
@@ -290,13 +302,13 @@ def run_pair(a, scenario, outs, progress, variants):
     for s in vb["set"]:
         args += ["--versus", s]
     # stderr is captured for the summary's failure reason: orbbench's live
-    # line would not be seen, and would leave its escapes in the reason.
+    # line would not be seen, and would leave its escapes in the reason;
+    # its progress comes as JSON lines on a pipe of its own instead.
     args.append("--no-progress")
     t0 = time.monotonic()
     label = f"{scenario.stem} [{va['name']} vs {vb['name']}]"
     progress.start(label)
-    proc = orbprocs.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                        text=True)
+    proc = run_watched(args, progress)
     dt = time.monotonic() - t0
     rows = [make_row(scenario, o, proc, dt, v)
             for o, v in zip(outs, variants)]
@@ -673,7 +685,15 @@ def main(argv):
     seq = Sequential(a, out_dir) if a.plan else None
     # Interleaved: every variant runs a scenario before the next scenario,
     # so that a burst of machine noise falls on all of them alike.
+    per_repeat = len(scenarios) * (1 if a.paired else len(variants))
     for rep in range(1, repeats + 1):
+        if a.plan:
+            # The suite may stop at its next look: the estimate to there,
+            # and to the most it may run.
+            at = max(rep, a.plan.min_repeats)
+            progress.horizon = (at * per_repeat,
+                                f"look {at - a.plan.min_repeats + 1} of "
+                                f"{a.plan.looks} (after repeat {at})")
         for sc in scenarios:
             if paired[sc]:
                 name = sc.stem if not many else f"{sc.stem}.r{rep}"

@@ -1,0 +1,89 @@
+/* What is left of a sweep: an estimate of the time to its end, from its
+ * own growth, for the progress line (never recorded in a result). Pure:
+ * a function of the measurements so far and the sweep's plan, unit-tested
+ * with synthetic steps (tests/unit/test_eta.c).
+ *
+ * The model: a step's wall time is its rounds, (warm-up + timed) x its
+ * median round, plus the rest (starting the step's new servers, probing
+ * their footprint, writing the result), which grows with N as it has so
+ * far (a line in N fitted to the last steps). The round time's own trend
+ * (a power of N fitted to the same steps) says at which N the sweep will
+ * cross max_ms, so how many steps are left (or up to max_n); the
+ * crossing search then costs its expected measurements (a confirmation,
+ * the bracket's low end, the bisections down to the resolution, a few to
+ * narrow the interval: at most max_probes), each of near_rounds rounds
+ * at about max_ms. */
+#ifndef ORBBENCH_ETA_H
+#define ORBBENCH_ETA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One measurement taken (a step or a probe of the search). */
+struct eta_point {
+    double n;         /* N measured */
+    double median_ms; /* its median round time */
+    double seconds;   /* its wall time, from the end of the measurement
+                       * before it (or the sweep's start): everything */
+};
+
+/* What the next measurement is. */
+enum eta_stage {
+    ETA_SWEEP,    /* a step of the sweep */
+    ETA_CONFIRM,  /* the step over max_ms measured again */
+    ETA_CHECK_LO, /* the bracket's low end measured again */
+    ETA_BISECT,
+    ETA_REFINE,   /* the bracket's ends again, to narrow the interval */
+};
+
+/* The sweep's settings and where it stands. */
+struct eta_plan {
+    double max_ms;
+    int64_t max_n;
+    /* The sweep's next N after n (sweep_next_n); the estimate clamps it
+     * to max_n. */
+    int64_t (*next_n)(const void *ctx, int64_t n);
+    const void *next_ctx;
+    double step_rounds;  /* rounds of a step: warm-up and timed */
+    double probe_rounds; /* rounds of a search's measurement */
+    double resolution;   /* sweep.resolution; 0: no search */
+    int max_probes;
+    double elapsed_s;   /* since the sweep started */
+    double max_seconds; /* the sweep's time limit (<= 0: none) */
+    enum eta_stage stage;
+    int64_t lo, hi;     /* the search's bracket (stages after confirm) */
+    int probes;         /* search measurements so far */
+    int refines;        /* of which refines */
+};
+
+/* Measurements the search is expected to take to narrow its interval
+ * after the bisection (it takes fewer when the interval is narrow
+ * already, more up to max_probes when the host is noisy). */
+#define ETA_REFINES 2
+/* The steps fitted for each trend: the last ones, where the sweep is. */
+#define ETA_WINDOW 6
+
+struct eta {
+    double left_s;        /* the whole estimate, capped by max_seconds */
+    double sweep_left_s;  /* the steps still to come */
+    double search_left_s; /* the crossing search */
+    int steps_left;
+    int probes_left;
+    double crossing_n;    /* where the round time's trend crosses max_ms,
+                           * or 0 when it does not before max_n */
+    double round_slope;   /* d ln(round ms) / d ln N fitted */
+};
+
+/* The estimate from the steps and probes taken so far, in order (each
+ * array may be empty). Returns false (out zeroed) when nothing is known
+ * yet: no step measured. */
+bool eta_sweep(const struct eta_point *steps, size_t nsteps,
+               const struct eta_point *probes, size_t nprobes,
+               const struct eta_plan *p, struct eta *out);
+
+/* The bisections from bracket [lo, hi] to one narrower than resolution x
+ * lo (crossing_next_n's rule), if the crossing is at `at`. */
+int eta_bisections(int64_t lo, int64_t hi, double resolution, double at);
+
+#endif
