@@ -115,7 +115,7 @@ def test_search_brackets_the_crossing(orbbench, mode):
         assert m["completion_us"]["count"] == m["calls"]
         ci = m["round_ms_ci"]
         assert ci["low"] <= m["round_ms"]["median"] <= ci["high"]
-    assert "Round time crosses" in r.stdout
+    assert "round time crosses" in r.stdout
 
 
 def test_search_probe_budget(orbbench):

@@ -100,7 +100,9 @@ def test_missing_system_server_is_not_listed_as_built(fake_orb, tmp_path):
     assert "omniorb-fake" in built and "omniorb-system" not in built
 
 
-def test_run_suite_interleaves_orbs(fake_orb, tmp_path):
+def test_run_suite_solo_interleaves_orbs(fake_orb, tmp_path):
+    """--solo: each ORB's run on its own, interleaved (two ORBs are paired
+    by default: test_paired)."""
     _, bin_dir = fake_orb
     src = tmp_path / "suite"
     src.mkdir()
@@ -110,7 +112,8 @@ def test_run_suite_interleaves_orbs(fake_orb, tmp_path):
     out = tmp_path / "out"
     r = subprocess.run([str(ROOT / "scripts/run-suite"), str(src), "--out",
                         str(out), "--orb", "omniorb-system", "--orb",
-                        "omniorb-fake", "--orbbench", str(bin_dir / "orbbench")],
+                        "omniorb-fake", "--solo",
+                        "--orbbench", str(bin_dir / "orbbench")],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     order = [l.split()[1:3] for l in r.stderr.splitlines() if l.endswith("...")]

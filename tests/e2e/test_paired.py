@@ -61,7 +61,7 @@ def test_versus_runs_both_sides_each_to_its_crossing(tmp_path, mode):
     ia = {s["index"] for s in a["servers"]}
     ib = {s["index"] for s in b["servers"]}
     assert not ia & ib
-    assert proc.stdout.count("Round time crosses") == 2
+    assert proc.stdout.count("round time crosses") == 2
     assert "[A] " in proc.stdout and "[B] " in proc.stdout
 
 
