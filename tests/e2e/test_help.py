@@ -67,7 +67,7 @@ def one_line(r):
      'orbbench: check: unknown option "--pared"; did you mean "--paired"? '
      '(see orbbench help check)'),
     (["run", SCENARIO, "--p"], 'orbbench: run: option "--p" is ambiguous: '
-     '--paired, --progress (see orbbench help run)'),
+     '--paired, --progress, --progress-fd (see orbbench help run)'),
     (["run", SCENARIO, "--out"], 'orbbench: run: option "--out" needs a '
      'value (see orbbench help run)'),
     (["run", SCENARIO, "--paired=yes"], 'orbbench: run: option "--paired" '
