@@ -7,7 +7,8 @@ import json
 import math
 import subprocess
 
-from conftest import ORBBENCH, SCENARIOS, assert_nothing_left
+from conftest import ORBBENCH
+from test_interference import paired as paired_run
 from test_paired import SMALL, sets
 
 
@@ -18,21 +19,15 @@ REACH = (*SMALL, "server.work_us=200", "sweep.start=2", "sweep.step=4",
 
 
 def paired(tmp_path, cost_n):
-    out = tmp_path / "a.json"
-    proc = subprocess.run(
-        [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"), "--out",
-         str(out), "--no-progress", "--paired",
-         *sets(*REACH, f"sweep.cost_n={cost_n}")],
-        capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    docs = [json.loads(p.read_text())
-            for p in (out, tmp_path / "a.versus.json")]
+    """A paired A/A run (test_interference's) swept as REACH with cost_n,
+    and compare's metrics of it."""
+    docs = paired_run(tmp_path, *sets(*REACH, f"sweep.cost_n={cost_n}"))
     for d in docs:
-        assert_nothing_left(d)
         assert d["scenario"]["sweep"]["cost_n"] == cost_n
     proc = subprocess.run(
-        [str(ORBBENCH), "compare", str(out), str(tmp_path / "a.versus.json"),
-         "--format", "json"], capture_output=True, text=True, timeout=120)
+        [str(ORBBENCH), "compare", str(tmp_path / "a.json"),
+         str(tmp_path / "a.versus.json"), "--format", "json"],
+        capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     (sc,) = json.loads(proc.stdout)["scenarios"]
     return docs, sc["metrics"]
@@ -78,6 +73,6 @@ def test_a_run_below_cost_n_moves_the_reading_and_says_so(tmp_path):
     assert reach < 5000
     for key in ("round_ms", "server_cpu_us"):
         assert ms[key]["at_n"] == reach, key
-        assert any(f"below sweep.cost_n=5000" in n and
+        assert any("below sweep.cost_n=5000" in n and
                    f"N={reach}" in n for n in ms[key]["notes"]), \
             ms[key]["notes"]
