@@ -117,27 +117,27 @@ int eta_bisections(int64_t lo, int64_t hi, double resolution, double at)
     return count;
 }
 
-/* Measurements the search has still to take at stage p->stage, with
- * `bis` bisections to go, within max_probes. */
-static int probes_to_come(const struct eta_plan *p, int bis)
+/* Measurements the search is expected to take from stage p->stage, with
+ * `bis` bisections to go: its least (the confirmation, the low end, the
+ * bisections; a refine: this one), and ETA_SPEND of the rest of its
+ * budget, within max_probes. */
+static double probes_to_come(const struct eta_plan *p, int bis)
 {
-    int left;
+    int least;
     switch (p->stage) {
     case ETA_SWEEP:
-    case ETA_CONFIRM: left = 2 + bis + ETA_REFINES; break;
-    case ETA_CHECK_LO: left = 1 + bis + ETA_REFINES; break;
-    case ETA_BISECT: left = bis + ETA_REFINES; break;
+    case ETA_CONFIRM: least = 2 + bis; break;
+    case ETA_CHECK_LO: least = 1 + bis; break;
+    case ETA_BISECT: least = bis; break;
     case ETA_REFINE:
-    default:
-        /* This one (counted in refines already) and the guess's rest. */
-        left = ETA_REFINES - p->refines + 1;
-        if (left < 1)
-            left = 1;
-        break;
+    default: least = 1; break;
     }
-    if (left > p->max_probes - p->probes)
-        left = p->max_probes - p->probes;
-    return left > 0 ? left : 0;
+    int budget = p->max_probes - p->probes;
+    if (budget <= 0)
+        return 0;
+    if (least > budget)
+        return budget;
+    return least + ETA_SPEND * (budget - least);
 }
 
 bool eta_sweep(const struct eta_point *steps, size_t nsteps,
@@ -197,8 +197,8 @@ bool eta_sweep(const struct eta_point *steps, size_t nsteps,
         double at = cross >= (double)lo && cross <= (double)hi
                         ? cross
                         : ((double)lo + (double)hi) / 2;
-        int left = probes_to_come(p, eta_bisections(lo, hi, p->resolution,
-                                                    at));
+        double left = probes_to_come(
+            p, eta_bisections(lo, hi, p->resolution, at));
         /* A measurement of the search: what the last few taken cost, or
          * before any, its rounds at about max_ms and half a step's rest
          * (it starts or stops fewer servers and probes none). */

@@ -9,10 +9,12 @@
  * far (a line in N fitted to the last steps). The round time's own trend
  * (a power of N fitted to the same steps) says at which N the sweep will
  * cross max_ms, so how many steps are left (or up to max_n); the
- * crossing search then costs its expected measurements (a confirmation,
- * the bracket's low end, the bisections down to the resolution, a few to
- * narrow the interval: at most max_probes), each of near_rounds rounds
- * at about max_ms. */
+ * crossing search then costs its least (a confirmation, the bracket's
+ * low end, the bisections to the resolution) and half of the rest of its
+ * budget, max_probes (narrowing the interval: on the 2-vCPU VM of
+ * 2026-12-02 two runs of 08-event-unix took 5 and all 12), each what the
+ * search's last ones cost, or before any, near_rounds rounds at about
+ * max_ms. */
 #ifndef ORBBENCH_ETA_H
 #define ORBBENCH_ETA_H
 
@@ -52,24 +54,25 @@ struct eta_plan {
     double elapsed_s;   /* since the sweep started */
     double max_seconds; /* the sweep's time limit (<= 0: none) */
     enum eta_stage stage;
-    int64_t lo, hi;     /* the search's bracket (stages after confirm) */
+    int64_t lo, hi;     /* the search's bracket (stages after confirm): the
+                         * N its measurements are near */
     int probes;         /* search measurements so far */
-    int refines;        /* of which refines */
 };
 
-/* Measurements the search is expected to take to narrow its interval
- * after the bisection (it takes fewer when the interval is narrow
- * already, more up to max_probes when the host is noisy). */
-#define ETA_REFINES 2
 /* The steps fitted for each trend: the last ones, where the sweep is. */
 #define ETA_WINDOW 6
+/* The share of the search's budget beyond its least that it is expected
+ * to spend narrowing the interval: half (the runs above spent none and
+ * all of it). */
+#define ETA_SPEND 0.5
 
 struct eta {
     double left_s;        /* the whole estimate, capped by max_seconds */
     double sweep_left_s;  /* the steps still to come */
     double search_left_s; /* the crossing search */
     int steps_left;
-    int probes_left;
+    double probes_left;   /* expected: the search's least and ETA_SPEND of
+                           * the rest of its budget */
     double crossing_n;    /* where the round time's trend crosses max_ms,
                            * or 0 when it does not before max_n */
     double round_slope;   /* d ln(round ms) / d ln N fitted */

@@ -429,7 +429,7 @@ static bool side_eta(const struct sweep_side *r, struct eta *e)
             .max_seconds = so->max_seconds, .stage = stage[r->phase],
             .lo = r->phase == CONFIRMING ? r->h.o->max_servers : r->b.lo,
             .hi = r->phase == CONFIRMING ? (int64_t)r->h.n : r->b.hi,
-            .probes = r->probes, .refines = r->refines};
+            .probes = r->probes};
         ok = eta_sweep(steps, ns, probes, np, &p, e) && isfinite(e->left_s);
     }
     free(steps);

@@ -87,7 +87,7 @@ static void test_sweep_left_from_its_own_growth(void **state)
     double want = 0, prev = pts[k - 1].n;
     int steps = 0;
     int64_t n = (int64_t)prev;
-    int64_t lo = 0, hi = 0;
+    int64_t lo = 0;
     while (n < 2000) {
         lo = n;
         n = grow10(NULL, n);
@@ -95,12 +95,12 @@ static void test_sweep_left_from_its_own_growth(void **state)
         prev = (double)n;
         steps++;
     }
-    hi = n;
     assert_int_equal(e.steps_left, steps);
     assert_true(fabs(e.sweep_left_s - want) < 0.05 * want);
-    /* The search: confirm, the low end, the bisections, two to narrow. */
-    assert_int_equal(e.probes_left,
-                     2 + eta_bisections(lo, hi, 0.02, 2000) + ETA_REFINES);
+    /* The search: its least, confirm, the low end and the bisections, and
+     * half of the rest of its 12. */
+    int least = 2 + eta_bisections(lo, n, 0.02, 2000);
+    assert_true(e.probes_left == least + 0.5 * (12 - least));
     /* Each: 25 rounds at about 100 ms, and half a step's rest. */
     assert_true(e.search_left_s > e.probes_left * 2.5);
     assert_true(e.search_left_s < e.probes_left * 4.0);
@@ -173,8 +173,8 @@ static void test_max_seconds_caps(void **state)
     assert_true(e.left_s == 0);
 }
 
-/* In the search, its measurements cost what those taken did; the stage
- * says how many are still to come, within max_probes. */
+/* In the search, its measurements cost what the last ones did (up to 4),
+ * and what is left of its budget is still to come. */
 static void test_search_stages(void **state)
 {
     (void)state;
@@ -191,32 +191,35 @@ static void test_search_stages(void **state)
     assert_true(eta_sweep(pts, k, probes, 3, &p, &e));
     assert_int_equal(e.steps_left, 0);
     assert_true(e.sweep_left_s == 0);
-    int bis = eta_bisections(1932, 2029, 0.02, 2000);
-    assert_int_equal(e.probes_left, bis + ETA_REFINES);
-    assert_true(fabs(e.search_left_s - 3.0 * (bis + ETA_REFINES)) < 1e-9);
-    /* Refining: this one and the rest of the guess, at least one. */
+    /* Two bisections to 2% (1980 under, 2004 over), and half the rest of
+     * the 9 left. */
+    assert_int_equal(eta_bisections(1932, 2029, 0.02, 2000), 2);
+    assert_true(e.probes_left == 2 + 0.5 * 7);
+    assert_true(fabs(e.search_left_s - 3.0 * 5.5) < 1e-9);
+    /* Five taken: the mean of the last four. */
+    struct eta_point five[5] = {{2126, 106, 9.0}, {1932, 97, 2.0},
+                                {2029, 101, 4.0}, {1980, 99, 2.0},
+                                {2004, 100, 4.0}};
     p.stage = ETA_REFINE;
-    p.refines = 1;
-    assert_true(eta_sweep(pts, k, probes, 3, &p, &e));
-    assert_int_equal(e.probes_left, ETA_REFINES);
-    p.refines = 5;
-    assert_true(eta_sweep(pts, k, probes, 3, &p, &e));
-    assert_int_equal(e.probes_left, 1);
+    p.probes = 10;
+    assert_true(eta_sweep(pts, k, five, 5, &p, &e));
+    assert_true(e.probes_left == 1.5); /* this one, half the other */
+    assert_true(fabs(e.search_left_s - 3.0 * 1.5) < 1e-9);
     /* Never past max_probes. */
     p.stage = ETA_CONFIRM;
     p.lo = 1932;
     p.hi = 2126;
     p.probes = 11;
     assert_true(eta_sweep(pts, k, probes, 3, &p, &e));
-    assert_int_equal(e.probes_left, 1);
+    assert_true(e.probes_left == 1);
     p.probes = 12;
     assert_true(eta_sweep(pts, k, probes, 3, &p, &e));
-    assert_int_equal(e.probes_left, 0);
+    assert_true(e.probes_left == 0);
     /* No search at all: resolution 0. */
     p.resolution = 0;
     p.probes = 0;
     assert_true(eta_sweep(pts, k, probes, 3, &p, &e));
-    assert_int_equal(e.probes_left, 0);
+    assert_true(e.probes_left == 0);
 }
 
 /* By hand, crossing at 150 in [100, 200], resolution 2%: 150 over, 125,
