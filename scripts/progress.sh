@@ -42,6 +42,16 @@ progress_timing() {
     fi
     echo "$text"
 }
+# progress_show LINE: on a terminal the line redrawn in place, else a
+# line of its own.
+progress_show() {
+    if [ -t "$PROGRESS_FD" ]; then
+        printf '\r%s\033[K' "$1" >&"$PROGRESS_FD"
+        PROGRESS_LIVE=1
+    else
+        echo "$1" >&"$PROGRESS_FD"
+    fi
+}
 # progress_step WHAT: the next step begins; prints on stderr with PREFIX
 # (default "progress: ").
 progress_step() {
@@ -52,12 +62,7 @@ progress_step() {
     PROGRESS_STEP_T0=$SECONDS
     PROGRESS_SHOWN=$SECONDS
     local line="${PROGRESS_PREFIX-progress: }[$PROGRESS_I/$n] $1 ... ($(progress_timing))"
-    if [ -t "$PROGRESS_FD" ]; then
-        printf '\r%s\033[K' "$line" >&"$PROGRESS_FD"
-        PROGRESS_LIVE=1
-    else
-        echo "$line" >&"$PROGRESS_FD"
-    fi
+    progress_show "$line"
 }
 # progress_tick: the step's line again, when it is due (each second on a
 # terminal, else every ORBBENCH_PROGRESS_EVERY seconds).
@@ -69,12 +74,7 @@ progress_tick() {
     [ $((SECONDS - PROGRESS_SHOWN)) -ge "$every" ] || return 0
     PROGRESS_SHOWN=$SECONDS
     local line="${PROGRESS_PREFIX-progress: }[$PROGRESS_I/$n] $PROGRESS_WHAT ... ($(progress_timing))"
-    if [ -t "$PROGRESS_FD" ]; then
-        printf '\r%s\033[K' "$line" >&"$PROGRESS_FD"
-        PROGRESS_LIVE=1
-    else
-        echo "$line" >&"$PROGRESS_FD"
-    fi
+    progress_show "$line"
 }
 # progress_wait PID: tick while PID (a child of this shell) runs; then
 # return, leaving its status to `wait PID`. Sleeps in the background, so

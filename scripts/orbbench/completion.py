@@ -9,9 +9,7 @@ usage: python3 -m orbbench.completion --client BIN/orbbench --out DIR
 Writes DIR/orbbench (bash; installed in
 PREFIX/share/bash-completion/completions/) and DIR/_orbbench (zsh;
 PREFIX/share/zsh/vendor-completions/)."""
-import argparse
 import re
-from pathlib import Path
 
 import orbbench.helptext as orbhelp
 
@@ -155,24 +153,13 @@ _orbbench "$@"
 
 def write(client, out):
     """Both scripts into out; their paths."""
-    out.mkdir(parents=True, exist_ok=True)
     rows, opts, keys = gather(client)
-    paths = []
-    for name, text in (("orbbench", bash(rows, opts, keys)),
-                       ("_orbbench", zsh(rows, opts, keys))):
-        p = out / name
-        p.write_text(text, encoding="utf-8")
-        paths.append(p)
-    return paths
+    return orbhelp.write_files(out, {"orbbench": bash(rows, opts, keys),
+                                     "_orbbench": zsh(rows, opts, keys)})
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="completion", description=__doc__)
-    p.add_argument("--client", required=True, type=Path)
-    p.add_argument("--out", required=True, type=Path)
-    a = p.parse_args(argv)
-    write(a.client, a.out)
-    return 0
+    return orbhelp.generator_main("completion", __doc__, write, argv)
 
 
 if __name__ == "__main__":

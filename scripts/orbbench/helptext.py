@@ -4,10 +4,12 @@ table (`orbbench help --list`), each help parted into the sections of the
 one shape every orbbench help has (client/subcmd.c: usage, description,
 options, exit, examples), the options a help lists, and the scenario keys
 (`orbbench keys`). Standard library only."""
+import argparse
 import collections
 import os
 import re
 import subprocess
+from pathlib import Path
 
 # One row of the subcommand table (client/subcmd.c SUBCMDS).
 Row = collections.namedtuple("Row", "name exe installed summary")
@@ -103,3 +105,29 @@ def keys(client):
             if kind == "choice" else []
         out.append((key, choices))
     return out
+
+
+def write_files(out, texts):
+    """Each {file name: text} into folder out (made if need be), UTF-8;
+    their paths, in order."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, text in texts.items():
+        (out / name).write_text(text, encoding="utf-8")
+        paths.append(out / name)
+    return paths
+
+
+def generator_main(prog, doc, write, argv, version=False):
+    """The command line of a build-time generator (manpages, completion):
+    --client PATH, --out DIR (and --version V): write(client, out[,
+    version]); exit 0."""
+    p = argparse.ArgumentParser(prog=prog, description=doc)
+    p.add_argument("--client", required=True, type=Path)
+    p.add_argument("--out", required=True, type=Path)
+    if version:
+        p.add_argument("--version", default="0.0.0")
+    a = p.parse_args(argv)
+    write(a.client, a.out, *([a.version] if version else []))
+    return 0
+

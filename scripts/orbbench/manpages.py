@@ -8,8 +8,6 @@ usage: python3 -m orbbench.manpages --client BIN/orbbench --out DIR [--version V
 
 Writes DIR/orbbench.1 and DIR/orbbench-SUB.1 for every subcommand that is
 installed (not those that run from a checkout only)."""
-import argparse
-from pathlib import Path
 
 import orbbench.helptext as orbhelp
 
@@ -104,27 +102,16 @@ def sub_page(client, row, version):
 def write(client, out, version):
     """Every installed subcommand's page, and orbbench.1, into out;
     return their paths."""
-    out.mkdir(parents=True, exist_ok=True)
     rows = [r for r in orbhelp.table(client) if r.installed]
     pages = {"orbbench.1": main_page(client, rows, version)}
     for r in rows:
         pages[f"orbbench-{r.name}.1"] = sub_page(client, r, version)
-    paths = []
-    for fname, text in pages.items():
-        p = out / fname
-        p.write_text(text, encoding="utf-8")
-        paths.append(p)
-    return paths
+    return orbhelp.write_files(out, pages)
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="manpages", description=__doc__)
-    p.add_argument("--client", required=True, type=Path)
-    p.add_argument("--out", required=True, type=Path)
-    p.add_argument("--version", default="0.0.0")
-    a = p.parse_args(argv)
-    write(a.client, a.out, a.version)
-    return 0
+    return orbhelp.generator_main("manpages", __doc__, write, argv,
+                                  version=True)
 
 
 if __name__ == "__main__":
