@@ -2,10 +2,10 @@
 #include "kinds/servers.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -157,13 +157,16 @@ void servers_failed(struct run *s, struct run_outcome *o,
     else
         snprintf(who, sizeof who, "%s %u", f->who ? f->who : "server",
                  f->index);
+    if (f->err == -EINTR && *s->interrupted) {
+        /* Before any wait on the server: an interrupt stops at once. */
+        run_stop(o, STOP_INTERRUPTED, 130, "interrupted%s", at);
+        return;
+    }
     int st = f->wstatus;
     bool gone = f->exited || (f->pid > 0 &&
                               src->ops->check(src->ctx, f->pid, 200, &st) == 1);
     int64_t oom0 = f->oom_kills < 0 ? 0 : f->oom_kills;
-    if (f->err == -EINTR && *s->interrupted) {
-        run_stop(o, STOP_INTERRUPTED, 130, "interrupted%s", at);
-    } else if (!src->ops->started_here) {
+    if (!src->ops->started_here) {
         /* Not ours: no wait status, no cgroup; say which server it was. */
         src->ops->describe(src->ctx, f->index, note, sizeof note);
         run_stop(o, gone ? STOP_SERVER_DIED : STOP_CALL_FAILED, 1,
