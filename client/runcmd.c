@@ -348,7 +348,10 @@ struct runcmd {
     size_t nallow;
     char max_n_why[768];
     struct nofile nofile;
-    char run_dir[32];
+    char run_dir[48];
+    /* What earlier runs, killed together with their spawner, left
+     * behind and this one removed (";"-separated): in the result. */
+    char leftovers[2048];
     /* The spawner keeps a pointer to its config: it lives as long. */
     struct spawn_config scfg;
     struct spawner *sp;
@@ -481,6 +484,16 @@ static void start_spawner(struct runcmd *r)
     const char *path = r->path;
     char *why = r->why;
     int rc;
+    /* A run killed with its spawner (SIGKILL to both, an OOM kill of
+     * both) leaves its cgroups and run folder: nobody was left to remove
+     * them. The next run does, before it makes its own. */
+    int nleft = machine_remove_leftovers(r->leftovers, sizeof r->leftovers);
+    nleft += spawn_remove_leftover_dirs("/tmp", r->leftovers,
+                                        sizeof r->leftovers);
+    if (nleft)
+        fprintf(stderr, "orbbench: removed %d cgroup(s) and run folder(s) "
+                "left by earlier runs killed with their spawner: %s\n",
+                nleft, r->leftovers);
     /* Never run without the limit asked for. Side B gets cgroups of its
      * own, so its servers' CPU is counted apart. */
     for (size_t i = 0; i < r->nsides; i++)
@@ -490,7 +503,8 @@ static void start_spawner(struct runcmd *r)
                 machine_remove_cgroup(sides[0].machine.acct_dir);
             cli_die(EXIT_USAGE, "%s: %s", path, why);
         }
-    str_copy(r->run_dir, sizeof r->run_dir, "/tmp/orbbench-XXXXXX");
+    snprintf(r->run_dir, sizeof r->run_dir, "/tmp/orbbench-%d-XXXXXX",
+             (int)getpid());
     if (!mkdtemp(r->run_dir)) {
         remove_cgroups(r);
         cli_die(EXIT_RUN_FAILED, "mkdtemp %s: %s", r->run_dir,
@@ -564,6 +578,9 @@ static json_t *side_doc(struct runcmd *r, size_t i, const char *pair_id)
                   "server_path", s->server_path, "version_error",
                   s->vrc ? s->vwhy : NULL));
     record_nofile(doc, &r->nofile);
+    if (r->leftovers[0])
+        json_object_set_new(doc, "leftovers_removed",
+                            json_string(r->leftovers));
     json_object_set(doc, "scenario", s->sc.resolved);
     json_object_set_new(doc, "scenario_file", json_string(r->path));
     json_object_set_new(doc, "process_group",

@@ -1,8 +1,10 @@
 /* Emulated machines: see machine.h. */
 #include "host/machine.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,6 +374,67 @@ void machine_remove_cgroup(const char *dir)
         struct timespec ts = {0, 10 * 1000000};
         nanosleep(&ts, NULL);
     }
+}
+
+pid_t machine_leftover_pid(const char *name)
+{
+    static const char prefix[] = "orbbench-";
+    if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+        return 0;
+    const char *digits = name + sizeof prefix - 1;
+    char *end;
+    errno = 0;
+    long v = strtol(digits, &end, 10);
+    if (end == digits || errno || v <= 0 || v > INT_MAX ||
+        (*end && *end != '-') || *digits == '-' || *digits == '+')
+        return 0;
+    if (v == (long)getpid() || kill((pid_t)v, 0) == 0 || errno != ESRCH)
+        return 0; /* alive (or not ours to ask about) */
+    return (pid_t)v;
+}
+
+/* rmdir every cgroup orbbench-PID* below parent whose PID is gone; the
+ * paths removed are appended to list (";"-separated). */
+static int remove_leftovers_below(const char *parent, char *list,
+                                  size_t len)
+{
+    DIR *d = opendir(parent);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_type != DT_DIR || !machine_leftover_pid(e->d_name))
+            continue;
+        char dir[600];
+        snprintf(dir, sizeof dir, "%s/%s", parent, e->d_name);
+        if (rmdir(dir) != 0)
+            continue; /* it still holds a process: not a leftover */
+        n++;
+        size_t used = strlen(list);
+        snprintf(list + used, len - used, "%s%s", used ? ";" : "", dir);
+    }
+    closedir(d);
+    return n;
+}
+
+int machine_remove_leftovers(char *list, size_t len)
+{
+    char own[256], parent[300];
+    int n = 0;
+    const struct {
+        const char *root, *controller;
+    } places[] = {{CG1_ROOT, "memory"}, {CG1_CPUACCT, "cpuacct"},
+                  {CG2_ROOT, NULL}};
+    for (size_t i = 0; i < ARRAY_LEN(places); i++) {
+        own_cgroup(places[i].controller, own, sizeof own);
+        if (own[0]) {
+            snprintf(parent, sizeof parent, "%s%s", places[i].root, own);
+            n += remove_leftovers_below(parent, list, len);
+        }
+        n += remove_leftovers_below(places[i].root, list, len);
+    }
+    return n;
 }
 
 int64_t machine_oom_kills(const struct machine *m)

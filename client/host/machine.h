@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/scenario.h"
 
@@ -64,6 +65,18 @@ int machine_enter_server(const struct machine *m);
 /* Remove a cgroup directory, retrying briefly while its last processes
  * are being reaped. Safe to call with an empty path. */
 void machine_remove_cgroup(const char *dir);
+
+/* What earlier runs left when they were killed together with their
+ * spawner, so that neither could clean up: the PID in a name
+ * "orbbench-PID" or "orbbench-PID-..." when that process no longer
+ * exists (0 otherwise: not such a name, this process, or alive). */
+pid_t machine_leftover_pid(const char *name);
+/* Remove the cgroups orbbench-PID* of such PIDs below the places this
+ * run would make its own (the memory, cpuacct and v2 hierarchies, at
+ * this process's cgroup and at the root). An rmdir fails on a cgroup
+ * that still holds a process, so nothing live is touched. Returns how
+ * many were removed; their paths are appended to list, ";"-separated. */
+int machine_remove_leftovers(char *list, size_t len);
 
 /* CPU time of every server so far. 0, or -ENOENT when no accounting. */
 int machine_server_cpu(const struct machine *m, struct cpu_usage *u);

@@ -88,6 +88,12 @@ struct spawner;
  * environment, so no server sees them. */
 bool spawn_env_unsafe(const char *name, size_t len);
 
+/* Remove run folders parent/orbbench-PID-XXXXXX (and their files) that
+ * this user's earlier runs left when killed together with their spawner
+ * (machine_leftover_pid: the PID is gone). Returns how many; their paths
+ * are appended to list, ";"-separated. */
+int spawn_remove_leftover_dirs(const char *parent, char *list, size_t len);
+
 /* Fork the spawner. Call before any thread exists. 0 or -errno. The config
  * is copied by fork, so it must stay valid until spawner_stop. */
 int spawner_start(struct spawner **out, const struct spawn_config *cfg);

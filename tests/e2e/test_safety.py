@@ -8,6 +8,7 @@ Each test names the try it covers; the table is in the issue."""
 import errno
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -293,6 +294,68 @@ def test_a_killed_spawner_leaves_nothing_behind(tmp_path):
     left = [c for c in cgroups if os.path.exists(c)]
     assert not left, left
     assert_nothing_left(json.loads(out.read_text()))
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="the memory cgroup needs root")
+def test_a_run_killed_with_its_spawner_is_cleaned_up_by_the_next(tmp_path):
+    """Killed together (the client stopped first, so that it cannot clean
+    up after its spawner), client and spawner leave their run folder and
+    cgroups: nobody is left to remove them (a cpuacct cgroup and a run
+    folder were once found so after a test run). The next run removes
+    them, says so on stderr and in its result, and leaves alone a folder
+    of the same shape whose PID is alive."""
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen(
+        [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"),
+         "--out", str(out), "--set", "server.kind=giop-min",
+         "--set", "sweep.start=5", "--set", "sweep.step=5",
+         "--set", "sweep.max_n=2000", "--set", "sweep.rounds=20",
+         "--set", "machine.mem_limit_mb=512"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    decoy = Path(f"/tmp/orbbench-{os.getpid()}-decoy")
+    folder, cgroups = None, []
+    try:
+        doc = wait_for(lambda: out.exists() and json.loads(out.read_text()))
+        assert doc, "no checkpoint written"
+        servers = [s["pid"] for s in doc["servers"]]
+        folder = run_folder_of(servers[0])
+        assert folder and os.path.basename(folder).startswith(
+            f"orbbench-{proc.pid}-"), folder
+        cgroups = [c for c in (doc["machine"].get("cgroup"),
+                               doc["machine"].get("cpu_accounting_cgroup"))
+                   if c]
+        assert cgroups and all(os.path.isdir(c) for c in cgroups), cgroups
+        os.kill(proc.pid, signal.SIGSTOP)
+        os.kill(doc["process_group"], signal.SIGKILL)  # the spawner
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=60)
+        assert wait_for(lambda: not any(alive(p) for p in servers),
+                        timeout=10), "servers outlived their spawner"
+        # what nobody removed
+        assert os.path.isdir(folder)
+        assert all(os.path.isdir(c) for c in cgroups)
+        decoy.mkdir()
+        nxt = tmp_path / "next.json"
+        r = run_cli("run", SCENARIOS / "sync-unix.json", "--out", nxt,
+                    *QUICK)
+        assert r.returncode == 0, r.stderr
+        assert not os.path.exists(folder)
+        assert not [c for c in cgroups if os.path.exists(c)]
+        assert decoy.is_dir()
+        removed = json.loads(nxt.read_text())["leftovers_removed"]
+        assert {folder, *cgroups} <= set(removed.split(";")), removed
+        assert "left by earlier runs killed with their spawner" in r.stderr
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.communicate(timeout=60)
+        if decoy.is_dir():
+            decoy.rmdir()
+        if folder and os.path.isdir(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+        for c in cgroups:
+            if os.path.isdir(c):
+                os.rmdir(c)
 
 
 # ---- servers listen on loopback only ------------------------------------
