@@ -45,6 +45,7 @@ import tarfile
 import time
 from pathlib import Path
 
+import orbbench.cli as orbcli
 import orbbench.fleet as orbfleet
 import orbbench.procs as orbprocs
 
@@ -60,7 +61,7 @@ BLOCKED_BY_PDSH = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
 
 
 def die(msg):
-    print(f"{PROG}: {msg}", file=sys.stderr)
+    print(f"{orbcli.head(PROG)} {msg}", file=sys.stderr)
     sys.exit(2)
 
 
