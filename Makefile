@@ -301,11 +301,13 @@ test-unit: $(UNIT_BINS)
 test-py:
 	$(PYTHON) -m pytest -q -rs tests/py
 
-# -rs: every skipped test is listed with its reason, never silent.
+# -rs: every skipped test is listed with its reason, never silent;
+# --durations: the 15 slowest, so that what keeps `make test` from its
+# 5 minutes is in every log.
 test-e2e: build $(FAIL_AFTER_LIB)
 	ORBBENCH_BIN=$(abspath $(BIN)) \
 		ORBBENCH_FAIL_AFTER=$(abspath $(FAIL_AFTER_LIB)) \
-		$(PYTHON) -m pytest -q -rs tests/e2e
+		$(PYTHON) -m pytest -q -rs --durations=15 tests/e2e
 
 test: deps
 	@$(MAKE) --no-print-directory check-layers test-unit test-py test-e2e
