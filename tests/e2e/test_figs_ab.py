@@ -12,6 +12,9 @@ from conftest import ROOT
 from test_report import ORB_425, ORB_433, measurement, result_doc
 
 import orbbench.figures.ab as figs_ab
+import orbbench.figures.capacity as figs_capacity
+import orbbench.figures.latency as figs_latency
+import orbbench.figures.ratio as figs_ratio
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
 
@@ -171,7 +174,7 @@ def lines_with_marker(ax, marker):
 
 def test_capacity_points_are_the_results_crossings(paired):
     ga, gb = paired
-    data = figs_ab.capacity_data(ga, gb)
+    data = figs_capacity.capacity_data(ga, gb)
     assert [r["scenario"] for r in data["rows"]] == NAMES
     for row in data["rows"]:
         docs_a = [x.doc for x in ga[row["scenario"]]]
@@ -196,8 +199,8 @@ def test_capacity_points_are_the_results_crossings(paired):
 
 def test_capacity_figure_draws_its_data():
     ga, gb = suite()
-    data = figs_ab.capacity_data(ga, gb)
-    fig = figs_ab.capacity_figure(ga, gb, ("base", "work6"), verdicts=VERDICTS)
+    data = figs_capacity.capacity_data(ga, gb)
+    fig = figs_capacity.capacity_figure(ga, gb, ("base", "work6"), verdicts=VERDICTS)
     ax = fig.axes[0]
     dots = sorted(float(line.get_xdata()[0])
                   for line in lines_with_marker(ax, "o"))
@@ -227,29 +230,29 @@ def test_capacity_figure_draws_its_data():
 
 def test_capacity_axis_keeps_ten_percent_visible(paired):
     ga, gb = paired
-    fig = figs_ab.capacity_figure(ga, gb, ("base", "work6"))
+    fig = figs_capacity.capacity_figure(ga, gb, ("base", "work6"))
     ax = fig.axes[0]
     fig.canvas.draw()
-    data = figs_ab.capacity_data(ga, gb)
+    data = figs_capacity.capacity_data(ga, gb)
     m = min(r[k]["median"] for r in data["rows"] for k in "ab")
     px = ax.transData.transform([(m, 0), (1.1 * m, 0)])
     assert px[1][0] - px[0][0] >= 25, "a 10% difference is too narrow"
     assert data["axis"]["scale"] == "linear"
     assert data["axis"]["min"] > 0
     assert ax.get_xlim()[0] == data["axis"]["min"]
-    cap = figs_ab.capacity_caption(data, ("base", "work6"))
+    cap = figs_capacity.capacity_caption(data, ("base", "work6"))
     assert f"starts at {orbresults.fmt_num(data['axis']['min'])}, not 0" in cap
     # scenarios 50 to 5000 servers apart: a log axis
     wide = {"a": [curve_run("a", 50)], "b": [curve_run("b", 5000)]}
-    axis = figs_ab.capacity_data(wide)["axis"]
+    axis = figs_capacity.capacity_data(wide)["axis"]
     assert axis["scale"] == "log"
-    assert "logarithmic" in figs_ab.capacity_caption(figs_ab.capacity_data(wide),
+    assert "logarithmic" in figs_capacity.capacity_caption(figs_capacity.capacity_data(wide),
                                                ("A", "B"))
 
 
 def test_capacity_old_results_fall_back_to_max_servers(grisby):
     ga, gb = grisby
-    data = figs_ab.capacity_data(ga, gb)
+    data = figs_capacity.capacity_data(ga, gb)
     for row in data["rows"]:
         assert row["fallback"] == "no crossing_n"
         for key, g in (("a", ga), ("b", gb)):
@@ -258,9 +261,9 @@ def test_capacity_old_results_fall_back_to_max_servers(grisby):
                 [d["result"]["max_servers"] for d in docs]
             assert all(p["interval"] is None and p["source"] ==
                        "max_servers" for p in row[key]["runs"])
-    cap = figs_ab.capacity_caption(data, ("omniORB 4.2.5", "omniORB 4.3.3"))
+    cap = figs_capacity.capacity_caption(data, ("omniORB 4.2.5", "omniORB 4.3.3"))
     assert "max_servers" in cap and "no crossing_n" in cap
-    fig = figs_ab.capacity_figure(ga, gb, ("omniORB 4.2.5", "omniORB 4.3.3"))
+    fig = figs_capacity.capacity_figure(ga, gb, ("omniORB 4.2.5", "omniORB 4.3.3"))
     ax = fig.axes[0]
     assert all(line.get_markerfacecolor() == "white"
                for line in lines_with_marker(ax, "o"))
@@ -277,7 +280,7 @@ def test_capacity_one_old_side_takes_max_servers_on_both():
     del old["result"]["crossing_n"], old["result"]["crossing_interval"]
     del old["probes"]
     new = curve_run("sync-unix", 600)
-    row = figs_ab.capacity_data({"sync-unix": [old]},
+    row = figs_capacity.capacity_data({"sync-unix": [old]},
                           {"sync-unix": [new]})["rows"][0]
     assert row["fallback"] == "no crossing_n"
     assert row["b"]["runs"][0] == {"x": 588.0, "interval": None,
@@ -291,10 +294,10 @@ def test_capacity_puts_paired_runs_in_the_same_place():
                         for c in (500, 600, 700)]}
     gb = {"sync-unix": [curve_run("sync-unix", c - 10, ORB_433, f"p{c}",
                                   "b") for c in (700, 500, 600)]}
-    row = figs_ab.capacity_data(ga, gb)["rows"][0]
+    row = figs_capacity.capacity_data(ga, gb)["rows"][0]
     assert [p["x"] for p in row["b"]["runs"]] == [490, 590, 690]
     del gb["sync-unix"][0]["paired"]
-    row = figs_ab.capacity_data(ga, gb)["rows"][0]
+    row = figs_capacity.capacity_data(ga, gb)["rows"][0]
     assert [p["x"] for p in row["b"]["runs"]] == [690, 490, 590]
 
 
@@ -305,7 +308,7 @@ def test_capacity_run_without_crossing_n_is_not_an_old_result():
     stopped = curve_run("sync-unix", 500)
     del stopped["result"]["crossing_n"], stopped["result"]["crossing_interval"]
     stopped["result"].update(max_servers=4000, stop_reason="max_n")
-    row = figs_ab.capacity_data({"sync-unix": [stopped]},
+    row = figs_capacity.capacity_data({"sync-unix": [stopped]},
                           {"sync-unix": [curve_run("sync-unix", 600)]}
                           )["rows"][0]
     assert row["fallback"] == "never crossed"
@@ -319,14 +322,14 @@ def test_capacity_run_that_never_crossed():
     never = curve_run("sync-unix", 500)
     never["result"].update(crossing_n=None, crossing_interval=None,
                            max_servers=4000, stop_reason="max_n")
-    data = figs_ab.capacity_data({"sync-unix": [never, curve_run("sync-unix",
+    data = figs_capacity.capacity_data({"sync-unix": [never, curve_run("sync-unix",
                                                            510)]})
     runs = data["rows"][0]["a"]["runs"]
     assert runs[0] == {"x": 4000.0, "interval": None,
                        "source": "max_servers"}
     assert runs[1]["x"] == 510 and runs[1]["interval"] == [484.5, 535.5]
     assert data["rows"][0]["a"]["median"] == (4000 + 510) / 2
-    assert "never crossed" in figs_ab.capacity_caption(data, ("A", "B"))
+    assert "never crossed" in figs_capacity.capacity_caption(data, ("A", "B"))
     assert data["sides"] == 1 and data["rows"][0]["b"] is None
 
 
@@ -350,7 +353,7 @@ def test_ratio_data_by_hand():
     b_runs = [{10: 1.1, 20: 2.4, 30: 3.6, 40: 5.0}, {10: 1.3, 20: 2.6},
               {10: 1.0, 20: 2.0, 30: 3.0, 40: 4.0}]
     ga, gb = ratio_docs(a_runs, b_runs)
-    p = figs_ab.ratio_data(ga, gb)["panels"][0]
+    p = figs_ratio.ratio_data(ga, gb)["panels"][0]
     assert p["n"] == [10, 20, 30]  # 40 only in B, 25 only a probe
     # N=10: A median(1.0, 1.2, 0.9) = 1.0, B median(1.1, 1.3, 1.0) = 1.1
     # N=30: A median(3.0, 3.3) = 3.15, B median(3.6, 3.0) = 3.3
@@ -366,12 +369,12 @@ def test_ratio_data_by_hand():
 def test_ratio_one_a_run_has_no_band():
     ga, gb = ratio_docs([{10: 1.0, 20: 2.0}], [{10: 1.5, 20: 2.5},
                                                {10: 1.7, 20: 2.7}])
-    data = figs_ab.ratio_data(ga, gb)
+    data = figs_ratio.ratio_data(ga, gb)
     p = data["panels"][0]
     assert p["ratio"] == pytest.approx([1.6, 2.6 / 2.0])
     assert p["band_low"] == [None, None] and not data["band"]
-    assert "no band: one run of A" in figs_ab.ratio_caption(data, ("A", "B"))
-    fig = figs_ab.ratio_figure(ga, gb)
+    assert "no band: one run of A" in figs_ratio.ratio_caption(data, ("A", "B"))
+    fig = figs_ratio.ratio_figure(ga, gb)
     assert not fig.axes[0].collections  # no band drawn
 
 
@@ -382,7 +385,7 @@ def test_ratio_matches_compare_steps(paired):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     cmp = json.loads(r.stdout)
-    data = figs_ab.ratio_data(*paired)
+    data = figs_ratio.ratio_data(*paired)
     assert [p["scenario"] for p in data["panels"]] == \
         [s["scenario"] for s in cmp["scenarios"]]
     for p, s in zip(data["panels"], cmp["scenarios"]):
@@ -396,8 +399,8 @@ def test_ratio_matches_compare_steps(paired):
 
 def test_ratio_figure_draws_its_data():
     ga, gb = suite()
-    data = figs_ab.ratio_data(ga, gb)
-    fig = figs_ab.ratio_figure(ga, gb, ("base", "work6"))
+    data = figs_ratio.ratio_data(ga, gb)
+    fig = figs_ratio.ratio_figure(ga, gb, ("base", "work6"))
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in axes] == NAMES
     lo, hi = data["y_range"]
@@ -415,19 +418,19 @@ def test_ratio_figure_draws_its_data():
 def test_ratio_beyond_the_axis_is_a_triangle_at_its_edge():
     ga, gb = ratio_docs([{10: 1.0, 20: 1.0}, {10: 1.0, 20: 1.0}],
                         [{10: 4.0, 20: 1.1}])
-    data = figs_ab.ratio_data(ga, gb)
+    data = figs_ratio.ratio_data(ga, gb)
     lo, hi = data["y_range"]
     assert hi == pytest.approx(2.5 * 1.04) and lo == pytest.approx(1 / 1.1)
-    ax = figs_ab.ratio_figure(ga, gb).axes[0]
+    ax = figs_ratio.ratio_figure(ga, gb).axes[0]
     (tri,) = lines_with_marker(ax, "^")
     assert (tri.get_xdata()[0], tri.get_ydata()[0]) == (10, hi)
-    assert "triangles" in figs_ab.ratio_caption(data, ("A", "B"))
+    assert "triangles" in figs_ratio.ratio_caption(data, ("A", "B"))
 
 
 def test_ratio_skips_without_shared_n(tmp_path):
     ga, gb = ratio_docs([{10: 1.0}], [{20: 1.0}])
     with pytest.raises(orbplot.Skip, match="no N that the steps of both sides"):
-        figs_ab.ratio_figure(ga, gb)
+        figs_ratio.ratio_figure(ga, gb)
     msgs = []
     res_a = [orbresults.Result(tmp_path / "a.json", d) for d in ga["sync-unix"]]
     res_b = [orbresults.Result(tmp_path / "b.json", d) for d in gb["sync-unix"]]
@@ -440,7 +443,7 @@ def test_ratio_skips_without_shared_n(tmp_path):
 
 def test_latency_data_is_each_runs_steps_and_probes(paired):
     ga, gb = paired
-    data = figs_ab.latency_data(ga, gb)
+    data = figs_latency.latency_data(ga, gb)
     p = data["panels"][5]
     assert p["scenario"] == "sync-unix" and p["max_ms"] == 100.0
     docs = [x.doc for x in ga["sync-unix"]]
@@ -455,7 +458,7 @@ def test_latency_data_is_each_runs_steps_and_probes(paired):
 
 def test_latency_figure_marks_each_crossing_on_max_ms():
     ga, gb = suite()
-    fig = figs_ab.latency_panels_figure(ga, gb, ("base", "work6"))
+    fig = figs_latency.latency_panels_figure(ga, gb, ("base", "work6"))
     for ax, name in zip(fig.axes, NAMES):
         assert ax.get_title() == name
         marks = sorted(line.get_xdata()[0]
@@ -487,13 +490,13 @@ def test_layout_check_finds_overlaps():
 def test_no_text_collides_8_scenarios_2_sides_3_runs(make):
     ga, gb = suite()
     labels = ("omniORB 4.2.5", "omniORB 4.3.3")
-    fig = {"capacity": lambda: figs_ab.capacity_figure(
+    fig = {"capacity": lambda: figs_capacity.capacity_figure(
                ga, gb, labels, verdicts=VERDICTS, footer="A: x\nB: y",
                title="Servers held per scenario"),
-           "ratio": lambda: figs_ab.ratio_figure(ga, gb, labels,
+           "ratio": lambda: figs_ratio.ratio_figure(ga, gb, labels,
                                            footer="A: x\nB: y",
                                            title="Round time B/A"),
-           "latency": lambda: figs_ab.latency_panels_figure(
+           "latency": lambda: figs_latency.latency_panels_figure(
                ga, gb, labels, footer="A: x\nB: y",
                title="Round time")}[make]()
     assert layout_problems(fig) == []
@@ -503,16 +506,16 @@ def test_no_text_collides_8_scenarios_2_sides_3_runs(make):
 def test_no_text_collides_on_real_examples(which, paired, grisby):
     ga, gb = {"paired": paired, "grisby": grisby}[which]
     labels = ("omniORB 4.2.5 (system)", "omniORB 4.3.3")
-    for fig in (figs_ab.capacity_figure(ga, gb, labels, verdicts=VERDICTS),
-                figs_ab.ratio_figure(ga, gb, labels),
-                figs_ab.latency_panels_figure(ga, gb, labels)):
+    for fig in (figs_capacity.capacity_figure(ga, gb, labels, verdicts=VERDICTS),
+                figs_ratio.ratio_figure(ga, gb, labels),
+                figs_latency.latency_panels_figure(ga, gb, labels)):
         assert layout_problems(fig) == []
 
 
 def test_one_side_figures_have_no_collisions():
     ga, _ = suite(sides=1)
-    for fig in (figs_ab.capacity_figure(ga, None, ("omniORB 4.2.5",)),
-                figs_ab.latency_panels_figure(ga, None, ("omniORB 4.2.5",))):
+    for fig in (figs_capacity.capacity_figure(ga, None, ("omniORB 4.2.5",)),
+                figs_latency.latency_panels_figure(ga, None, ("omniORB 4.2.5",))):
         assert layout_problems(fig) == []
 
 

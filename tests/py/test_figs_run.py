@@ -9,7 +9,10 @@ import pytest
 
 from conftest import ROOT
 
+import orbbench.figures.cost as figs_cost
+import orbbench.figures.fixed_n as figs_fixed_n
 import orbbench.figures.run as figs_run
+import orbbench.figures.strip as figs_strip
 import orbbench.results as orbresults
 from orbbench.plot import Skip
 
@@ -99,7 +102,7 @@ def test_cost_parts_are_the_fields_per_server_at_the_common_n():
     r3 = doc([step(10), step(20, uss=404, pss=420,
                             delta=delta(11000, 1320, 1520, 1760),
                             cpu=(24.0, 28.0)), step(30)])
-    data = figs_run.cost_data([("s", [r1, r2, r3])])
+    data = figs_cost.cost_data([("s", [r1, r2, r3])])
     assert data["left_out"] == []
     row, = data["rows"]
     assert (row["n"], row["runs"], row["servers_on_machine"]) == (20, 3, 20)
@@ -126,7 +129,7 @@ def test_cost_divides_kernel_parts_by_servers_on_machine():
     # a paired run: 20 servers of this side, 50 on the machine
     d = doc([step(20, delta=delta(30000, 3200, 3750, 4500),
                   servers_on_machine=50)])
-    row, = figs_run.cost_data([("a", [d])])["rows"]
+    row, = figs_cost.cost_data([("a", [d])])["rows"]
     assert row["servers_on_machine"] == 50
     assert row["kernel_stack"] == pytest.approx(3200 / 50)
     assert row["page_tables"] == pytest.approx(3750 / 50)
@@ -134,61 +137,61 @@ def test_cost_divides_kernel_parts_by_servers_on_machine():
     assert row["mem_available"] == pytest.approx(30000 / 50)
     # without the field, the step's n
     d["steps"][0]["machine"].pop("servers_on_machine")
-    row, = figs_run.cost_data([("a", [d])])["rows"]
+    row, = figs_cost.cost_data([("a", [d])])["rows"]
     assert row["kernel_stack"] == pytest.approx(3200 / 20)
     assert row["mem_available"] == pytest.approx(30000 / 20)
-    assert "2 on the machine" not in figs_run.cost_row_label(row)
+    assert "2 on the machine" not in figs_cost.cost_row_label(row)
 
 
 def test_cost_at_given_n_and_left_out():
     a = doc([step(10, uss=300, pss=350), step(20)])
     b = doc([step(20)])
     c = doc([step(10, footprint=False)])
-    data = figs_run.cost_data([("a", [a]), ("b", [b]), ("c", [c])], n=10)
+    data = figs_cost.cost_data([("a", [a]), ("b", [b]), ("c", [c])], n=10)
     assert [r["label"] for r in data["rows"]] == ["a"]
     assert data["rows"][0]["uss"] == 300
     assert data["left_out"] == [("b", "no step with a footprint at N=10"),
                                 ("c", "no step with a footprint at N=10")]
-    data = figs_run.cost_data([("c", [c])])
+    data = figs_cost.cost_data([("c", [c])])
     assert data["left_out"] == [("c", "no step with a footprint (PSS, "
                                       "USS)")]
     with pytest.raises(Skip, match=r"^cost: skipped, no series has a "
                                    r"footprint \(c: no step"):
-        figs_run.cost_figure([("c", [c])], "f", "t")
+        figs_cost.cost_figure([("c", [c])], "f", "t")
 
 
 def test_cost_flags_a_drop_that_is_not_positive_and_runs_that_differ():
     # MemAvailable rose at N=1 in one run: shown as measured, with a note
     low = doc([step(1, uss=2800, pss=3300, delta=delta(-300, 40, 60, 0))])
     high = doc([step(1, uss=2800, pss=3300, delta=delta(500, 40, 60, 8))])
-    row, = figs_run.cost_data([("n1", [low, high])])["rows"]
+    row, = figs_cost.cost_data([("n1", [low, high])])["rows"]
     assert row["mem_available_runs"] == [-300, 500]
     assert row["mem_available"] == 100
     assert {"drop_not_positive", "runs_differ", "few_servers"} <= \
         row["flags"]
-    notes = " ".join(figs_run.cost_notes([row]))
+    notes = " ".join(figs_cost.cost_notes([row]))
     assert "MemAvailable did not drop in some run of n1 (N=1)" in notes
     # a kernel part that went down is drawn as 0 and named
     d = doc([step(500, delta=delta(300000, 16000, 30000, -1000))])
-    row, = figs_run.cost_data([("s", [d])])["rows"]
+    row, = figs_cost.cost_data([("s", [d])])["rows"]
     assert row["slab"] == pytest.approx(-2.0)
     assert "negative_slab" in row["flags"]
-    assert "slab went down in s (N=500): drawn as 0." in figs_run.cost_notes([row])
-    assert figs_run.cost_text(row).startswith(
+    assert "slab went down in s (N=500): drawn as 0." in figs_cost.cost_notes([row])
+    assert figs_cost.cost_text(row).startswith(
         f"PSS 410 + kernel {round(16000 / 500 + 30000 / 500)} =")
     # 2 MiB of noise against 600 KiB × 20 servers: noted
     d = doc([step(20, delta=delta(12000, 1, 1, 1))])
-    assert "drop_noisy" in figs_run.cost_data([("s", [d])])["rows"][0]["flags"]
+    assert "drop_noisy" in figs_cost.cost_data([("s", [d])])["rows"][0]["flags"]
 
 
 def test_cost_cpu_not_recorded_or_no_calls():
     idle = doc([step(500, timed=False, cpu=None,
                      delta=delta(1, 1, 1, 1))], connect=False)
     plain = doc([step(500, cpu=None, delta=delta(1, 1, 1, 1))])
-    rows = figs_run.cost_data([("idle", [idle]), ("plain", [plain])])["rows"]
+    rows = figs_cost.cost_data([("idle", [idle]), ("plain", [plain])])["rows"]
     assert [(r["cpu_server"], r["cpu_note"]) for r in rows] == [
         (None, "no calls (client.connect false)"), (None, "not recorded")]
-    assert not figs_run.has_cpu(rows)
+    assert not figs_cost.has_cpu(rows)
 
 
 def load_series(folder):
@@ -210,7 +213,7 @@ def paired_base():
 
 
 def test_cost_on_real_paired_runs(paired_base):
-    data = figs_run.cost_data(paired_base)
+    data = figs_cost.cost_data(paired_base)
     assert len(data["rows"]) == 8 and not data["left_out"]
     for (label, docs), row in zip(paired_base, data["rows"]):
         n = min(max(s["n"] for s in d["steps"]) for d in docs)
@@ -253,7 +256,7 @@ def test_is_fixed_n():
 
 def test_fixed_n_dots_are_the_call_medians_of_each_run():
     series = load_series(BENCH)
-    data = figs_run.fixed_n_data(series)
+    data = figs_fixed_n.fixed_n_data(series)
     assert [r["label"] for r in data["rows"]] == [lb for lb, _ in series]
     assert data["left_out"] == []
     for (label, docs), row in zip(series, data["rows"]):
@@ -271,7 +274,7 @@ def test_fixed_n_leaves_out_sweeps_and_notes_idle_runs():
     sweep = doc([step(10), step(20)])
     idle = doc([step(500, timed=False, cpu=None)], max_n=500,
                connect=False)
-    data = figs_run.fixed_n_data([("sweep", [sweep]), ("idle", [idle])])
+    data = figs_fixed_n.fixed_n_data([("sweep", [sweep]), ("idle", [idle])])
     assert data["left_out"] == [("sweep", "a sweep (N 10 to 20)")]
     row, = data["rows"]
     assert row["note"] == "no calls (client.connect false)"
@@ -279,10 +282,10 @@ def test_fixed_n_leaves_out_sweeps_and_notes_idle_runs():
                             "cpu_server": None, "cpu_user": None,
                             "cpu_sys": None}]
     with pytest.raises(Skip, match="no call was timed"):
-        figs_run.fixed_n_figure([("idle", [idle])], "f", "t")
+        figs_fixed_n.fixed_n_figure([("idle", [idle])], "f", "t")
     with pytest.raises(Skip, match=r"^fixed-n: skipped, no series has a "
                                    r"single N \(sweep: a sweep"):
-        figs_run.fixed_n_figure([("sweep", [sweep])], "f", "t")
+        figs_fixed_n.fixed_n_figure([("sweep", [sweep])], "f", "t")
 
 
 # ---- 3. every round -------------------------------------------------------
@@ -290,7 +293,7 @@ def test_fixed_n_leaves_out_sweeps_and_notes_idle_runs():
 def test_strip_points_are_every_round_of_steps_and_probes(paired_base):
     label, docs = paired_base[5]
     assert label == "sync-unix" and len(docs) == 3
-    data = figs_run.strip_data((label, docs))
+    data = figs_strip.strip_data((label, docs))
     assert [r["label"] for r in data["runs"]] == ["run 1", "run 2",
                                                   "run 3"]
     for d, run in zip(docs, data["runs"]):
@@ -316,7 +319,7 @@ def test_strip_constructed_linear_sweep_and_two_sides():
             growth=1.0, paired={"side": "a"})
     b = doc([step(10, rounds=[2, 3, 4])], growth=1.0,
             paired={"side": "b", "versus": ["server.work_us=6"]})
-    data = figs_run.strip_data(("s", [a, b]))
+    data = figs_strip.strip_data(("s", [a, b]))
     assert not data["log_x"]
     ra, rb = data["runs"]
     assert ra["points"] == [(10, 1, "sweep"), (10, 2, "sweep"),
@@ -326,30 +329,30 @@ def test_strip_constructed_linear_sweep_and_two_sides():
     assert ra["medians"] == [(10, 2), (20, 5)]
     assert (ra["label"], rb["label"]) == ("A run 1",
                                           "B run 1 (server.work_us=6)")
-    assert figs_run.run_color(ra, 0) in figs_run.SIDE_COLORS["a"]
-    assert figs_run.run_color(rb, 1) in figs_run.SIDE_COLORS["b"]
+    assert figs_strip.run_color(ra, 0) in figs_strip.SIDE_COLORS["a"]
+    assert figs_strip.run_color(rb, 1) in figs_strip.SIDE_COLORS["b"]
     # the jitter keeps each round beside its own N
-    xs = figs_run.jitter([10, 20, 20, 25], False)
+    xs = figs_strip.jitter([10, 20, 20, 25], False)
     assert all(abs(x - n) <= 0.3 * 5 for x, n in zip(xs, [10, 20, 20, 25]))
-    xs = figs_run.jitter([100, 1000], True)
+    xs = figs_strip.jitter([100, 1000], True)
     assert all(abs(x / n - 1) < 0.031 for x, n in zip(xs, [100, 1000]))
 
 
 def test_strip_skips_results_without_rounds():
     old = orbresults.load_results([GRISBY_OLD / "06-sync-unix.r1.json"])[0].doc
     with pytest.raises(Skip) as e:
-        figs_run.strip_data(("sync-unix", [old]))
+        figs_strip.strip_data(("sync-unix", [old]))
     assert str(e.value) == ("rounds sync-unix: skipped, these results keep "
                             "no per-round times (rounds_ms: older results "
                             "have only each step's summary)")
     # a new run beside an old one: drawn, the old one named
     new = doc([step(10), step(20)])
-    data = figs_run.strip_data(("s", [old, new]))
+    data = figs_strip.strip_data(("s", [old, new]))
     assert data["lacking"] == ["run 1"] and len(data["runs"]) == 1
     idle = doc([step(500, timed=False)], connect=False)
     with pytest.raises(Skip, match=r"no timed rounds \(client.connect "
                                    r"false\)"):
-        figs_run.strip_data(("idle", [idle]))
+        figs_strip.strip_data(("idle", [idle]))
 
 
 # ---- everything -----------------------------------------------------------

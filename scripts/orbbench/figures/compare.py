@@ -2,6 +2,7 @@
 comparison report): orbbench.figures.ab's against each other, and
 orbbench.figures.run's of both sides."""
 import orbbench.figures.ab as figs_ab
+import orbbench.figures.cost as figs_cost
 import orbbench.figures.run as figs_run
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
@@ -40,7 +41,7 @@ def compare_all(res_a, res_b, outdir, labels, verdicts=None, log=None):
     for name in names:
         both = []
         # Both sides' cost at one N: the largest every run of both has.
-        at = figs_run.cost_n(sa.get(name, []) + sb.get(name, []))
+        at = figs_cost.cost_n(sa.get(name, []) + sb.get(name, []))
         for side, (label, got) in enumerate(((labels[0], sa),
                                              (labels[1], sb))):
             if name in got:
