@@ -162,8 +162,8 @@ def suite_lines(cmps):
     m = cmps[0]["method"]
     verdicts = per_set(cmps, [c["suite_verdict"] + flagged_text(c)
                               for c in cmps])
-    return [f"Suite verdict: {verdicts} (from its crossing N and server "
-            "CPU rows; memory has its own).",
+    return [f"Suite verdict: {verdicts}. It is read from the suite's "
+            "crossing N and server CPU rows; memory has its own.",
             "Suite rows: geometric mean over scenarios of each scenario's "
             "B/A, one-sample t over the scenarios' mean log ratios "
             f"(df = scenarios - 1); BH over the {m['suite_tests']} suite "
@@ -210,6 +210,18 @@ def per_set(cmps, parts):
     return "; ".join(f"{x}: {p}" for x, p in zip(LETTERS[1:], parts) if p)
 
 
+def fit_windows(cmps):
+    """'within ×1.5 of N' (or ±15%, or both): the windows of the local fits
+    the costs were read with (a scenario's cost_n reads the wider)."""
+    windows = sorted({m["at_window"] for cmp in cmps
+                      for c in cmp["scenarios"]
+                      for m in c["metrics"].values()
+                      if isinstance(m.get("at_window"), (int, float))})
+    words = [f"±{round((w - 1) * 100)}%" if w < 1.3 else f"×{w:g}"
+             for w in windows or [orbstats.FIT_WINDOW]]
+    return "within " + " or ".join(words) + " of N"
+
+
 def method_lines(cmps):
     """How the verdicts were reached, the smallest differences the noise
     lets the test detect, and where repeats are missing."""
@@ -226,7 +238,7 @@ def method_lines(cmps):
            "excludes 1 exactly when a difference is found; round ms at a "
            "common N is descriptive (95%, not tested, no verdict). Round ms "
            "and server CPU per call at N: each run's local fit over its "
-           "steps and probes within ±15% of N."]
+           f"steps and probes {fit_windows(cmps)}."]
     if not tests:
         out.append("No verdicts: one run on a side; repeats are needed "
                    "(run-suite --repeat 3).")
