@@ -80,7 +80,7 @@ class ArgParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):
-        fail(self.sub or self.prog, message)
+        fail(f"orbbench: {self.sub}" if self.sub else self.prog, message)
 
     def parse_args(self, args=None, namespace=None):
         a, extra = self.parse_known_args(args, namespace)
