@@ -135,17 +135,10 @@ def parser(sub, doc, examples, raw=False):
                      else argparse.RawDescriptionHelpFormatter)
 
 
-def head(sub):
-    """What every line `orbbench SUB` writes on stderr starts with, as
-    the client's own ("orbbench: ...") and argparse's errors do."""
-    return f"orbbench: {sub}:"
-
-
 def fail(prog, msg, code=2):
-    """Print 'orbbench: prog: msg' on stderr, one line (escaped,
-    bounded), and exit with code."""
-    print(f"{head(prog)} {orbesc.terminal(msg, MESSAGE_LIMIT)}",
-          file=sys.stderr)
+    """Print 'prog: msg' on stderr, one line (escaped, bounded), and exit
+    with code."""
+    print(f"{prog}: {orbesc.terminal(msg, MESSAGE_LIMIT)}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -162,5 +155,4 @@ def shape_error(paths, e):
 def note(prog, msg):
     """A one-line message on stderr (skipped figures, what was written),
     escaped and bounded."""
-    print(f"{head(prog)} {orbesc.terminal(msg, MESSAGE_LIMIT)}",
-          file=sys.stderr)
+    print(f"{prog}: {orbesc.terminal(msg, MESSAGE_LIMIT)}", file=sys.stderr)

@@ -376,7 +376,7 @@ def test_table_script_without_channel_results_is_exit_2(tmp_path):
     p = subprocess.run([str(TABLE), str(tmp_path)], capture_output=True,
                        text=True, timeout=60)
     assert p.returncode == 2
-    assert p.stderr.startswith("orbbench: miro-channel-table: ")
+    assert p.stderr.startswith("miro-channel-table: ")
     assert len(p.stderr.strip().splitlines()) == 1
 
 

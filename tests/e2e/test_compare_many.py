@@ -178,8 +178,7 @@ def test_a_set_mixing_two_orbs_is_named_by_its_letter(tmp_path):
     r = script("compare", a, b, c)
     assert r.returncode == 2
     assert r.stderr.strip() == (
-        "orbbench: compare: "
-        "C: results of two ORBs (omniORB 4.3.3, omniORB 4.2.5) on "
+        "compare: C: results of two ORBs (omniORB 4.3.3, omniORB 4.2.5) on "
         "one side: give one folder per ORB")
     assert r.stdout == ""
     assert ORB_425 != ORB_433

@@ -255,8 +255,7 @@ def test_preflight_refuses_hosts_that_differ(fleet):
     lines = r.stderr.splitlines()
 
     def reason(host):
-        return next((l for l in lines if l.startswith(f"orbbench: fleet: "
-                                                      f"{host}:")),
+        return next((l for l in lines if l.startswith(f"run-fleet: {host}:")),
                     f"(no line for {host})")
     assert "client/main.c changed" in reason(rev)
     assert "scenario scenarios/grisby/06-sync-unix.json differs" in \
@@ -264,7 +263,7 @@ def test_preflight_refuses_hosts_that_differ(fleet):
     assert "bin/orbbench not built (--build runs make there)" in \
         reason(unbuilt)
     assert f"no folder {fleet.trees / missing}" in reason(missing)
-    assert not any(l.startswith(f"orbbench: fleet: {ok}:") for l in lines)
+    assert not any(l.startswith(f"run-fleet: {ok}:") for l in lines)
     assert "1 of 5 hosts ready" in r.stderr
     for h in (ok, rev, scen, unbuilt):
         assert not (fleet.trees / h / "results").exists()

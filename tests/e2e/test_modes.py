@@ -232,8 +232,7 @@ def test_run_suite_refuses_a_folder_with_results_in_it(tmp_path):
     stale.write_text("{}")
     r = run_suite(src, "--out", out)
     assert r.returncode == 2
-    assert r.stderr.strip() == (f"orbbench: suite: "
-                                f"{out}: not empty: its files "
+    assert r.stderr.strip() == (f"run-suite: {out}: not empty: its files "
                                 "would be taken for this run's results; "
                                 "give a new folder with --out")
     assert sorted(p.name for p in out.iterdir()) == ["a.r9.json"]

@@ -157,10 +157,8 @@ def test_plot_names_results_left_out_of_cost(tmp_path):
     out = tmp_path / "out"
     r = script("plot", mixed, "--out", out)
     assert r.returncode == 0, r.stderr
-    lines = [l for l in r.stderr.splitlines()
-             if l.startswith("orbbench: plot: cost")]
-    assert lines == ["orbbench: plot: "
-                     "cost: left out thread-per-call-tcp (no step "
+    lines = [l for l in r.stderr.splitlines() if l.startswith("plot: cost")]
+    assert lines == ["plot: cost: left out thread-per-call-tcp (no step "
                      "with a footprint (PSS, USS))"]
     check_png(out / "cost.png")
     assert "sync-unix" in (out / "cost.svg").read_text()
@@ -909,8 +907,7 @@ def test_compare_at_an_n_no_run_measured_is_exit_2(tmp_path):
         assert r.returncode == 2, (at, r.stdout)
         near = {"45": "44, 46", "4000": "48", "0": "10"}[at]
         assert r.stderr.splitlines() == [
-            f"orbbench: compare: "
-            f"--at {at}: no run measured N={at}; the runs measured "
+            f"compare: --at {at}: no run measured N={at}; the runs measured "
             f"N = 10, 20, 30, 40, 44, 46, 48 (nearest {near})"]
         assert r.stdout == ""
     for at in ("46", "20"):  # a probe's N, a step's N
@@ -948,8 +945,7 @@ def test_compare_refuses_two_orbs_on_one_side(tmp_path):
     b = write_side(tmp_path / "B", [run_of("sync-unix", 100, 1, 10, 1, 48)])
     r = script("compare", a, b)
     assert r.returncode == 2
-    assert r.stderr.strip() == ("orbbench: compare: "
-                                "A: results of two ORBs (omniORB "
+    assert r.stderr.strip() == ("compare: A: results of two ORBs (omniORB "
                                 "4.2.5, omniORB 4.3.3) on one side: give "
                                 "one folder per ORB")
     # same name and version, two installations (orb.id)
@@ -959,7 +955,7 @@ def test_compare_refuses_two_orbs_on_one_side(tmp_path):
         dict(run_of("sync-unix", 100, 1, 10, 1, 48), orb=other)])
     r = script("compare", tmp_path / "B", b)
     assert r.returncode == 2
-    assert r.stderr.strip() == ("orbbench: compare: B: results of two ORBs "
+    assert r.stderr.strip() == ("compare: B: results of two ORBs "
                                 "(omniorb-system, omniorb-patched) on one "
                                 "side: give one folder per ORB")
 
@@ -976,8 +972,7 @@ def test_compare_refuses_two_settings_of_one_scenario(tmp_path):
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in r.stderr
-    assert lines[0] == ("orbbench: compare: "
-                        "B: sync-unix: runs differ in scenario "
+    assert lines[0] == ("compare: B: sync-unix: runs differ in scenario "
                         "key server.work_us (0, 10): give one folder per "
                         "setting")
     # the same difference between the sides is a scenario setting compared
@@ -1237,8 +1232,7 @@ def test_run_suite_variant_errors(tmp_path, args, needle):
     r = run_suite(FIX / "repeat-scenarios", "--out", out, *args)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, r.stderr
-    assert lines[0].startswith("orbbench: suite: "), r.stderr
+    assert len(lines) == 1 and lines[0].startswith("run-suite: "), r.stderr
     assert needle in lines[0]
     assert not out.exists()  # nothing ran
 
@@ -1296,8 +1290,7 @@ def test_run_suite_fails_when_its_comparison_fails(tmp_path):
     assert len(summary["rows"]) == 4
     assert not any("failed" in row for row in summary["rows"])
     failed = [l for l in r.stderr.splitlines() if "compare a b failed" in l]
-    assert failed == ["orbbench: suite: compare a b failed (exit 2): "
-                      "orbbench: compare: "
-                      "A: same-name: runs differ in scenario key sweep.rounds "
+    assert failed == ["run-suite: compare a b failed (exit 2): compare: A: "
+                      "same-name: runs differ in scenario key sweep.rounds "
                       "(2, 3): give one folder per setting"], r.stderr
     assert not (out / "compare-a-vs-b.md").exists()

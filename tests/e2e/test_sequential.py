@@ -187,6 +187,6 @@ def test_until_verdict_needs_paired(tmp_path, args):
         capture_output=True, text=True)
     assert r.returncode == 2
     assert r.stderr.strip() == \
-        "orbbench: suite: --until-verdict: needs paired runs: two variants " \
+        "run-suite: --until-verdict: needs paired runs: two variants " \
         "that differ only in server.* keys, without --solo"
     assert not (tmp_path / "o").exists()

@@ -289,7 +289,7 @@ def test_stop_bad_file_is_one_line(tmp_path, text):
         f.write_text(text)
     r = stop(f)
     assert r.returncode == 2
-    assert r.stderr.startswith(f"orbbench: start-servers: {f}: "), r.stderr
+    assert r.stderr.startswith(f"start-servers: {f}: "), r.stderr
     assert r.stderr.count("\n") == 1, r.stderr
 
 

@@ -45,7 +45,6 @@ import tarfile
 import time
 from pathlib import Path
 
-import orbbench.cli as orbcli
 import orbbench.fleet as orbfleet
 import orbbench.procs as orbprocs
 
@@ -61,7 +60,7 @@ BLOCKED_BY_PDSH = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
 
 
 def die(msg):
-    print(f"{orbcli.head(PROG)} {msg}", file=sys.stderr)
+    print(f"{PROG}: {msg}", file=sys.stderr)
     sys.exit(2)
 
 

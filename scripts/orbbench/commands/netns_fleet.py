@@ -57,7 +57,7 @@ EXAMPLES = [
 
 
 def die(msg, code=2):
-    print(f"{orbcli.head(PROG)} {msg}", file=sys.stderr)
+    print(f"{PROG}: {msg}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -89,7 +89,7 @@ def run_fleet(hosts, trees, a, out):
     """run-fleet on hosts; (exit status, seconds)."""
     argv = [str(ROOT / "scripts" / "run-fleet"), "-w", ",".join(hosts),
             *orbnetns.fleet_args(trees), "--out", str(out), a.suite, *a.fleet_args]
-    print(f"{orbcli.head(PROG)} {shlex.join(argv)}", file=sys.stderr, flush=True)
+    print(f"{PROG}: {shlex.join(argv)}", file=sys.stderr, flush=True)
     t0 = time.monotonic()
     rc = subprocess.run(argv).returncode
     return rc, time.monotonic() - t0
@@ -123,7 +123,7 @@ def main(argv):
                 orbnetns.make_tree(trees / name)
             if name in broken:
                 orbnetns.break_tree(trees / name, broken[name])
-                print(f"{orbcli.head(PROG)} {name}: {orbnetns.BROKEN[broken[name]]}",
+                print(f"{PROG}: {name}: {orbnetns.BROKEN[broken[name]]}",
                       file=sys.stderr)
         rc, took = run_fleet(good + list(broken), trees, a, out / "fleet")
         lines = [f"fleet of {orbhosts.plural(len(good), 'host')} and "
@@ -143,10 +143,10 @@ def main(argv):
         if not a.keep_trees:
             shutil.rmtree(trees, ignore_errors=True)
         else:
-            print(f"{orbcli.head(PROG)} the hosts' trees are in {trees}",
+            print(f"{PROG}: the hosts' trees are in {trees}",
                   file=sys.stderr)
     if left:
-        print(f"{orbcli.head(PROG)} processes were left running (killed): {left}",
+        print(f"{PROG}: processes were left running (killed): {left}",
               file=sys.stderr)
         return 1
     return rc

@@ -77,7 +77,7 @@ import orbbench.results as orbresults
 
 ROOT = Path(__file__).resolve().parents[3]
 
-PROG = "fleet"
+PROG = "run-fleet"
 DEFAULT_TIMEOUT_S = 14400
 # Preflight, stop and collect are quick on a host that answers at all.
 QUICK_TIMEOUT_S = 60
@@ -88,7 +88,7 @@ GRACE_S = 20
 
 
 def die(msg, code=2):
-    print(f"{orbcli.head(PROG)} {msg}", file=sys.stderr)
+    print(f"{PROG}: {msg}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -101,9 +101,9 @@ PHASES = 4
 
 def note(msg):
     if PROGRESS:
-        PROGRESS.note(f"{orbcli.head(PROG)} {msg}")
+        PROGRESS.note(f"{PROG}: {msg}")
     else:
-        print(f"{orbcli.head(PROG)} {msg}", file=sys.stderr, flush=True)
+        print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
 
 
 def phase(name, run, *args):

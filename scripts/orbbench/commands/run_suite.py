@@ -93,8 +93,6 @@ import orbbench.progress as orbprogress
 import orbbench.results as orbresults
 import orbbench.sequential as orbseq
 
-PROG = "suite"
-
 
 EXAMPLES = [
     "orbbench suite scenarios/grisby",
@@ -106,7 +104,7 @@ EXAMPLES = [
 
 
 def die(msg, code=2):
-    print(f"{orbcli.head(PROG)} {msg}", file=sys.stderr)
+    print(f"run-suite: {msg}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -535,7 +533,7 @@ class Sequential:
         names = [v["name"] for v in self.a.variants]
         sets = [orbresults.load_repeats(
                     [self.out_dir / n],
-                    lambda m: print(f"{orbcli.head(PROG)} {m}", file=sys.stderr))
+                    lambda m: print(f"run-suite: {m}", file=sys.stderr))
                 for n in names]
         cmps = orbcompare.compare_many(sets, None, "pss",
                                        self.plan.alpha_per_look,
@@ -561,7 +559,7 @@ class Sequential:
             opens = self.look(rep)
         except (ValueError, OSError) as e:
             self.stopped = f"the look after repeat {rep} failed: {e}"
-            print(f"{orbcli.head(PROG)} {self.stopped}", file=sys.stderr)
+            print(f"run-suite: {self.stopped}", file=sys.stderr)
             return True
         n = len(self.looks)
         elapsed = time.monotonic() - self.t0
@@ -571,7 +569,7 @@ class Sequential:
             self.stopped = "max repeats"
         elif not orbseq.budget_left(elapsed, elapsed / rep, self.budget_s):
             self.stopped = "budget"
-        print(f"{orbcli.head(PROG)} look {n} of {self.plan.looks} after repeat "
+        print(f"run-suite: look {n} of {self.plan.looks} after repeat "
               f"{rep} (alpha {self.plan.alpha_per_look:.4g} each): " +
               ("every primary metric decided" if not opens else
                f"open: {orbseq.fmt_state(opens)}") +
@@ -589,7 +587,7 @@ class Sequential:
             doc["bound"] = orbseq.bind(
                 self.out_dir, [v["name"] for v in self.a.variants])
         except ValueError as e:     # no result to bind to: compare ignores
-            print(f"{orbcli.head(PROG)} {orbseq.RECORD}: not bound ({e})",
+            print(f"run-suite: {orbseq.RECORD}: not bound ({e})",
                   file=sys.stderr)
         orbseq.write_record(self.out_dir / "sequential.json", doc)
 
@@ -608,7 +606,7 @@ def compare_variants(names, out_dir):
     if text.returncode or md.returncode:
         bad = text if text.returncode else md
         lines = [l for l in bad.stderr.splitlines() if l.strip()]
-        print(f"{orbcli.head(PROG)} compare {' '.join(names)} failed (exit "
+        print(f"run-suite: compare {' '.join(names)} failed (exit "
               f"{bad.returncode}): {lines[-1] if lines else ''}",
               file=sys.stderr)
         return 1
@@ -754,7 +752,7 @@ def main(argv):
     if len(a.variants) > 1 and not interrupted and kinds and not compared:
         # compare weighs sweeps (and fan-ins); the other kinds have their
         # own tables
-        print(f"{orbcli.head(PROG)} nothing compare weighs among the results (kind "
+        print(f"run-suite: nothing compare weighs among the results (kind "
               f"{', '.join(sorted(kinds))}): compare skipped")
     elif len(a.variants) > 1 and not interrupted:
         compare_failed = compare_variants([v["name"] for v in a.variants],

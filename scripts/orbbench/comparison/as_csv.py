@@ -3,7 +3,6 @@ import csv
 import io
 import sys
 
-import orbbench.cli as orbcli
 import orbbench.stats as orbstats
 from orbbench.comparison.model import LETTERS
 from orbbench.comparison.parts import PROG, env_lines, unmatched_lines
@@ -18,7 +17,7 @@ def render_csv(cmps):
     """One row per scenario and metric (and set, in a first column "set",
     when there are several), full precision."""
     for line in env_lines(cmps) + unmatched_lines(cmps):
-        print(f"{orbcli.head(PROG)} {line.strip()}", file=sys.stderr)
+        print(f"{PROG}: {line.strip()}", file=sys.stderr)
     many = len(cmps) > 1
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
