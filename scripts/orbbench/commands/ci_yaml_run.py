@@ -78,7 +78,7 @@ def positive(text):
 
 def parse_args(argv):
     paras = __doc__.split("\n\n")
-    p = orbcli.ArgParser(prog=f"scripts/{PROG}",
+    p = orbcli.ArgParser(prog=PROG,
                          usage=paras[1][len("usage: "):],
                          description=paras[0],
                          epilog="\n\n".join(paras[2:]),
