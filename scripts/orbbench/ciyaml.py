@@ -442,7 +442,9 @@ def junit_lines(text, label):
             rows.append(f"  FAIL  {name}: {orbesc.terminal(why)}")
         elif c.find("skipped") is not None:
             skips += 1
-            rows.append(f"  skip  {name}")
+            why = c.find("skipped").get("message")
+            rows.append(f"  skip  {name}" +
+                        (f": {orbesc.terminal(why)}" if why else ""))
         else:
             rows.append(f"  pass  {name}")
     head = (f"{label}: {len(cases)} test cases, {fails} failed, "
