@@ -77,7 +77,7 @@ def test_the_workflows_are_what_the_page_says():
         if s.get("uses", "").startswith("actions/cache/"):
             assert s["with"]["key"] == "${{ steps.key.outputs.key }}"
     gl = yaml.safe_load(GITLAB.read_text())["orbbench"]
-    assert gl["artifacts"]["reports"]["junit"] == "ci/junit.xml"
+    assert gl["artifacts"]["reports"]["junit"] == "orbbench-ci/junit.xml"
     assert gl["cache"]["key"] == "$ORBBENCH_CACHE_KEY"
     assert "$CI_MERGE_REQUEST_DIFF_BASE_SHA" in \
         gl["variables"]["ORBBENCH_CACHE_KEY"]
