@@ -180,7 +180,8 @@ def test_build_orb_tao_checks_its_source(tmp_path, given, needle):
     assert needle in r.stderr
     # the copy goes, the log stays; nothing installed
     work = tree / "orbs" / ".build-tao-2.2.1"
-    assert sorted(p.name for p in work.iterdir()) == ["build.log"]
+    # (and the prefix it was made for: a tree restored elsewhere rebuilds)
+    assert sorted(p.name for p in work.iterdir()) == ["build.log", "prefix"]
     assert not (tree / "orbs" / "tao-2.2.1").exists()
 
 
@@ -208,5 +209,6 @@ def test_build_orb_orbit2_checks_its_source(tmp_path, given, needle):
     assert r.returncode == 1, r.stderr
     assert needle in r.stderr
     work = tree / "orbs" / ".build-orbit2-2.14.19"
-    assert sorted(p.name for p in work.iterdir()) == ["build.log"]
+    # (and the prefix it was made for: a tree restored elsewhere rebuilds)
+    assert sorted(p.name for p in work.iterdir()) == ["build.log", "prefix"]
     assert not (tree / "orbs" / "orbit2-2.14.19").exists()
