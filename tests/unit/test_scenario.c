@@ -14,7 +14,7 @@
 
 #include "core/scenario.h"
 #include "kinds/kind.h"
-#include "kinds/sweep.h"
+#include "kinds/sweeper.h"
 
 /* An integer of the resolved scenario's group `group`. */
 static long long resolved_int(const struct scenario *sc, const char *group,
@@ -39,8 +39,8 @@ static void test_text_values_and_defaults(void **state)
     assert_string_equal(sc.source, "dir/mine.json");
     assert_string_equal(sc.name, "mine"); /* the source's base name */
     assert_string_equal(sc.transport, "unix");
-    assert_int_equal(sweep_opts(&sc)->max_n, 50);
-    assert_int_equal(sweep_opts(&sc)->step, 5);
+    assert_int_equal(sweeper_opts(&sc)->max_n, 50);
+    assert_int_equal(sweeper_opts(&sc)->step, 5);
     assert_string_equal(sc.mode, "sync");
     assert_int_equal(sc.call.timeout_ms, 5000);
     assert_non_null(sc.resolved);
@@ -81,7 +81,7 @@ static void test_text_and_file_agree(void **state)
                                         &b, err, sizeof err),
                      0);
     unlink(path);
-    assert_int_equal(sweep_opts(&b)->max_n, 2000);
+    assert_int_equal(sweeper_opts(&b)->max_n, 2000);
     assert_string_equal(b.mode, "event");
     assert_true(json_equal(a.resolved, b.resolved));
     scenario_free(&a);
