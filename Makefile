@@ -40,11 +40,12 @@ OMNI_DYN_LIBS = $(shell pkg-config --libs omniDynamic4)
 
 # client/ by layer, each using only the ones before it (docs/architecture.md;
 # `make check-layers` enforces it): core/ (scenario, result, statistics,
-# the crossing estimate, util), codec/ (CDR, GIOP, IOR, payloads), net/
-# (transports, wires, connections), modes/ (call modes), host/ (spawner,
-# server kinds and sources, machine, /proc probes), kinds/ (one file per
-# kind of measurement and their registry), and at the top main.c and the
-# ior subcommand. Only client/ is on the include path: a module includes
+# the crossing estimate and search, util), codec/ (CDR, GIOP, IOR,
+# payloads), net/ (transports, wires, connections), modes/ (call modes),
+# host/ (spawner, server kinds and sources, machine, /proc probes), kinds/
+# (one file per kind of measurement, their registry, and what they share;
+# no kind includes another's header), and at the top main.c and the ior
+# subcommand. Only client/ is on the include path: a module includes
 # "layer/name.h", so every include says which layer it reaches into.
 CLIENT_DIRS := client client/core client/codec client/net client/modes \
 	client/host client/kinds
@@ -67,7 +68,7 @@ help:
 	@echo "make            build bin/orbbench and the echo servers"
 	@echo "make test       unit tests (cmocka) and end-to-end tests (pytest)"
 	@echo "make test-unit  the cmocka unit tests alone; test-py the Python unit tests; test-e2e the end-to-end ones"
-	@echo "make check-layers  no include in client/ points up a layer"
+	@echo "make check-layers  no include in client/ points up a layer or into another kind"
 	@echo "make run        run scenarios/grisby into results/ and print its summary"
 	@echo "make report     run the suite (or RESULTS=folder), plot it, write a report"
 	@echo "make bench      single-call latency and 100 servers in flight"
@@ -312,7 +313,8 @@ test-e2e: build $(FAIL_AFTER_LIB)
 test: deps
 	@$(MAKE) --no-print-directory check-layers test-unit test-py test-e2e
 
-# No include in client/ may point up a layer (docs/architecture.md).
+# No include in client/ may point up a layer or into another kind
+# (docs/architecture.md).
 check-layers:
 	$(PYTHON) scripts/check-layers
 

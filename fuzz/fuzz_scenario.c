@@ -10,8 +10,7 @@
 #include "fuzz.h"
 #include "core/scenario.h"
 #include "kinds/kind.h"
-#include "kinds/sweep.h"
-#include "kinds/sweep.h"
+#include "kinds/sweeper.h"
 
 #define FUZZ_MAX_SETS 8
 
@@ -48,14 +47,15 @@ static void check_loaded(const struct scenario *sc)
         FUZZ_CHECK(sc->server.args[i] != NULL);
     FUZZ_CHECK(json_is_object(sc->resolved));
     FUZZ_CHECK(kind_lookup(sc->kind) != NULL);
-    if (strcmp(sc->kind, "sweep") != 0)
+    /* The kinds whose options hold the driver's (kinds/sweeper.h). */
+    if (strcmp(sc->kind, "sweep") != 0 && strcmp(sc->kind, "fanin") != 0)
         return;
-    const struct sweep_opts *so = sweep_opts(sc);
+    const struct sweeper_opts *so = sweeper_opts(sc);
     FUZZ_CHECK(so->start >= 1 && so->start <= so->max_n);
     FUZZ_CHECK(so->growth >= 1);
     /* The sweep always moves on. */
     for (int64_t n = so->start; n < so->start + 3; n++)
-        FUZZ_CHECK(sweep_next_n(sc, n) > n);
+        FUZZ_CHECK(sweeper_next_n(sc, n) > n);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,8 +1,11 @@
-/* The crossing estimate and the bisection's bracket: see crossing.h. */
+/* The crossing estimate, the bisection's bracket and the search over
+ * them: see crossing.h. */
 #include "core/crossing.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/stats.h"
@@ -212,4 +215,250 @@ double crossing_half_width(const struct crossing_estimate *e)
         return 0;
     double below = e->n - e->low, above = e->high - e->n;
     return (below > above ? below : above) / e->n;
+}
+
+/* ---- the search -------------------------------------------------------- */
+
+void crossing_search_start(struct crossing_search *s, int64_t start)
+{
+    *s = (struct crossing_search){.phase = CROSSING_SWEEPING,
+                                  .target = start};
+}
+
+const char *crossing_phase_name(enum crossing_phase phase)
+{
+    static const char *const names[] = {
+        [CROSSING_SWEEPING] = "sweep",    [CROSSING_CONFIRMING] = "confirm",
+        [CROSSING_CHECKING_LO] = "bracket", [CROSSING_BISECTING] = "bisect",
+        [CROSSING_REFINING] = "refine",   [CROSSING_DONE] = "done"};
+    return names[phase];
+}
+
+double crossing_pooled_ms(const struct crossing_measure *m, size_t k,
+                          int64_t n, size_t *rounds)
+{
+    struct samples all = {0};
+    for (size_t i = 0; i < k; i++)
+        if (m[i].n == n)
+            for (size_t j = 0; j < m[i].len; j++)
+                samples_add(&all, m[i].rounds_ns[j]);
+    struct summary sum;
+    stats_summarize(&all, 1e6, &sum);
+    samples_free(&all);
+    *rounds = sum.count;
+    return sum.median;
+}
+
+int crossing_estimate_of(const struct crossing_measure *m, size_t k,
+                         double max_ms, const struct bracket *b,
+                         struct crossing_estimate *out)
+{
+    struct crossing_point *pts = calloc(k ? k : 1, sizeof *pts);
+    size_t count;
+    if (!pts) {
+        memset(out, 0, sizeof *out);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < k; i++)
+        pts[i] = (struct crossing_point){(double)m[i].n, m[i].median_ms,
+                                         (double)m[i].len, m[i].probe};
+    double lo_ms = b->lo > 0 ? crossing_pooled_ms(m, k, b->lo, &count) : 0;
+    double hi_ms = crossing_pooled_ms(m, k, b->hi, &count);
+    crossing_estimate(pts, k, max_ms, b->lo, lo_ms, b->hi, hi_ms, out);
+    free(pts);
+    return 0;
+}
+
+double crossing_target_half_width(double resolution)
+{
+    return 2 * resolution;
+}
+
+/* Rounds measured at n so far. */
+static size_t rounds_at(const struct crossing_measure *m, size_t k,
+                        int64_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < k; i++)
+        if (m[i].n == n)
+            count += m[i].len;
+    return count;
+}
+
+/* The sweep step before `n` (steps grow: the last one below the first
+ * step at or above n), or 0 when n was the first. */
+static int64_t step_before(const struct crossing_measure *m, size_t k,
+                           int64_t n)
+{
+    int64_t prev = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (m[i].probe)
+            continue;
+        if (m[i].n >= n)
+            break;
+        prev = m[i].n;
+    }
+    return prev;
+}
+
+/* The smallest N above n measured so far whose pooled rounds are over
+ * max_ms, or 0. */
+static int64_t over_above(const struct crossing_measure *m, size_t k,
+                          int64_t n, double max_ms)
+{
+    int64_t best = 0;
+    size_t count;
+    for (size_t i = 0; i < k; i++) {
+        int64_t at = m[i].n;
+        if (at > n && (!best || at < best) &&
+            crossing_pooled_ms(m, k, at, &count) > max_ms)
+            best = at;
+    }
+    return best;
+}
+
+static enum crossing_end end(struct crossing_search *s,
+                             enum crossing_end why)
+{
+    s->phase = CROSSING_DONE;
+    s->end = why;
+    return why;
+}
+
+/* A step or a confirmation at n came out under (at ms): the sweep goes
+ * on, up to max_n. */
+static enum crossing_end sweep_on(struct crossing_search *s,
+                                  const struct crossing_rules *rules,
+                                  int64_t n, double ms)
+{
+    s->held = n;
+    s->decided_ms = ms;
+    s->phase = CROSSING_SWEEPING;
+    if (n >= rules->max_n)
+        return end(s, CROSSING_MAX_N);
+    int64_t next = rules->next_n(rules->next_ctx, n);
+    s->target = next > rules->max_n ? rules->max_n : next;
+    return CROSSING_GOING;
+}
+
+/* The next measurement of a search whose bracket is s->b: the low end
+ * again while it was measured with fewer rounds than the rest (it may have
+ * been a lucky under), else the bracket's midpoint; or, the bracket narrow
+ * enough but the crossing's interval not, the bracket's ends again in
+ * turn; or the end. */
+static enum crossing_end search_next(struct crossing_search *s,
+                                     const struct crossing_rules *rules,
+                                     const struct crossing_measure *m,
+                                     size_t k)
+{
+    bool budget = s->probes < rules->max_probes;
+    if (budget && s->b.lo > 0 &&
+        rounds_at(m, k, s->b.lo) < (size_t)rules->near_rounds) {
+        s->phase = CROSSING_CHECKING_LO;
+        s->target = s->b.lo;
+        return CROSSING_GOING;
+    }
+    int64_t mid = crossing_next_n(&s->b, rules->resolution);
+    if (budget && mid) {
+        s->phase = CROSSING_BISECTING;
+        s->target = mid;
+        return CROSSING_GOING;
+    }
+    struct crossing_estimate e;
+    if (budget && s->b.lo > 0 && rules->resolution > 0 &&
+        crossing_estimate_of(m, k, rules->max_ms, &s->b, &e) == 0 &&
+        e.found &&
+        crossing_half_width(&e) >
+            crossing_target_half_width(rules->resolution)) {
+        /* Narrow enough a bracket, but is the crossing known as well?
+         * Its interval wider than the target: measure the bracket's ends
+         * again, in turn from the one nearer the estimate (each pools its
+         * rounds and adds a probe near the crossing). */
+        bool lo_first = e.n - (double)s->b.lo <= (double)s->b.hi - e.n;
+        bool lo = (s->refines % 2 == 0) == lo_first;
+        s->refines++;
+        s->phase = CROSSING_REFINING;
+        s->target = lo ? s->b.lo : s->b.hi;
+        return CROSSING_GOING;
+    }
+    s->held = s->b.lo;
+    return end(s, CROSSING_NARROWED);
+}
+
+enum crossing_end crossing_search_next(struct crossing_search *s,
+                                       const struct crossing_rules *rules,
+                                       const struct crossing_measure *m,
+                                       size_t k)
+{
+    int64_t n = s->target;
+    size_t count;
+    double pooled = 0;
+    bool over = false;
+    if (s->phase == CROSSING_DONE)
+        return s->end;
+    if (s->phase != CROSSING_SWEEPING) {
+        /* A probe decides on every round measured at its N so far. */
+        s->probes++;
+        pooled = crossing_pooled_ms(m, k, n, &count);
+        over = pooled > rules->max_ms;
+        s->decided_ms = pooled;
+    }
+    switch (s->phase) {
+    case CROSSING_SWEEPING: {
+        double median = k ? m[k - 1].median_ms : 0;
+        if (!rules->timed || median <= rules->max_ms)
+            return sweep_on(s, rules, n, median);
+        s->decided_ms = median;
+        if (rules->resolution <= 0)
+            return end(s, CROSSING_OVER);
+        /* One set of rounds does not decide the stop: measure again and
+         * decide on every round taken at this N. */
+        s->phase = CROSSING_CONFIRMING;
+        return CROSSING_GOING;
+    }
+    case CROSSING_CONFIRMING:
+        if (!over)
+            return sweep_on(s, rules, n, pooled);
+        s->b = (struct bracket){s->held, n};
+        break;
+    case CROSSING_CHECKING_LO:
+        if (over) {
+            /* It was over after all: step back to the step before it. */
+            s->b.hi = s->b.lo;
+            s->b.lo = step_before(m, k, s->b.lo);
+        }
+        /* Under: now measured with near_rounds, so bisection follows. */
+        break;
+    case CROSSING_BISECTING:
+        crossing_decide(&s->b, n, over);
+        break;
+    case CROSSING_REFINING: {
+        /* The end measured again decides on all its rounds now: an end
+         * that changed sides moves the bracket (and bisection follows). */
+        int64_t above;
+        if (n == s->b.lo && over) {
+            s->b.hi = s->b.lo;
+            s->b.lo = step_before(m, k, s->b.lo);
+        } else if (n == s->b.hi && !over) {
+            if (!(above = over_above(m, k, n, rules->max_ms)))
+                return sweep_on(s, rules, n, pooled);
+            s->b = (struct bracket){n, above};
+        }
+        break;
+    }
+    case CROSSING_DONE:
+        break;
+    }
+    return search_next(s, rules, m, k);
+}
+
+bool crossing_search_stop(struct crossing_search *s)
+{
+    bool bracketed = s->phase == CROSSING_CHECKING_LO ||
+                     s->phase == CROSSING_BISECTING ||
+                     s->phase == CROSSING_REFINING;
+    if (bracketed)
+        s->held = s->b.lo;
+    s->phase = CROSSING_DONE;
+    return bracketed;
 }

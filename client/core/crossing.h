@@ -1,7 +1,9 @@
 /* The crossing: where a sweep's median round time passes max_ms, as a
- * continuous estimate with an interval. Pure functions over measurements
- * (no processes, no clock), so the rules can be unit tested: the bracket
- * a bisection narrows, and the estimate from the measurements near it. */
+ * continuous estimate with an interval, and the search that finds it.
+ * Pure functions over measurements (no processes, no clock), so the rules
+ * can be unit tested: the bracket a bisection narrows, the estimate from
+ * the measurements near it, and the search's next N from what it has
+ * measured so far. */
 #ifndef ORBBENCH_CROSSING_H
 #define ORBBENCH_CROSSING_H
 
@@ -100,5 +102,107 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
 /* The interval's larger half-width as a fraction of the estimate (0.04:
  * ±4%); 0 when not found. */
 double crossing_half_width(const struct crossing_estimate *e);
+
+/* ---- the search ---------------------------------------------------------
+ * What the sweep's driver (kinds/sweeper.c) measures next, as a function
+ * of what it has measured: the driver sets N to s->target, takes the
+ * measurement s->phase asks for, appends it and calls
+ * crossing_search_next, until that says the search is over. */
+
+/* One measurement as the search reads it: N, its timed rounds in the
+ * order taken (ns: the caller owns them), their median, and whether the
+ * search took it (a probe) or the sweep did (a step). */
+struct crossing_measure {
+    int64_t n;
+    int64_t *rounds_ns;
+    size_t len;
+    double median_ms;
+    bool probe;
+};
+
+/* What the next measurement is for. */
+enum crossing_phase {
+    CROSSING_SWEEPING,    /* a step: N grows by the stepping rule */
+    CROSSING_CONFIRMING,  /* the first step over max_ms, measured again */
+    CROSSING_CHECKING_LO, /* the bracket's low end again, with near_rounds
+                           * (a step's rounds may have been a lucky under) */
+    CROSSING_BISECTING,   /* the bracket's midpoint */
+    CROSSING_REFINING,    /* a narrow bracket's end again: the interval is
+                           * still wider than the target */
+    CROSSING_DONE,
+};
+
+/* How the search ended (CROSSING_GOING: it has not). */
+enum crossing_end {
+    CROSSING_GOING,
+    CROSSING_MAX_N,    /* a step at max_n was within max_ms */
+    CROSSING_OVER,     /* a step was over and resolution 0: no search */
+    CROSSING_NARROWED, /* the bracket is narrow enough, or the budget ran
+                        * out (crossing_next_n still gives an N) */
+};
+
+/* The settings the search follows (the driver's: kinds/sweeper.h). */
+struct crossing_rules {
+    double max_ms;
+    int64_t max_n;
+    double resolution;   /* 0: stop at the first step over */
+    int64_t near_rounds; /* timed rounds of each of its measurements */
+    int64_t max_probes;  /* its measurements at most */
+    bool timed;          /* false: idle servers, steps without rounds,
+                          * never over */
+    /* The stepping rule: the next N after n (unclamped). */
+    int64_t (*next_n)(const void *ctx, int64_t n);
+    const void *next_ctx;
+};
+
+/* Where a search stands. */
+struct crossing_search {
+    enum crossing_phase phase; /* of the measurement at target */
+    int64_t target;            /* N of the next measurement */
+    enum crossing_end end;     /* once phase is CROSSING_DONE */
+    struct bracket b;          /* after the confirmation */
+    int64_t held;       /* the largest N decided within max_ms (0: none) */
+    int probes;         /* measurements of the search so far */
+    int refines;        /* of which after the bisection, to narrow */
+    double decided_ms;  /* the round time the last decision read: the
+                         * step's median, or the pooled one at its N */
+};
+
+/* A search that starts with a step at `start`. */
+void crossing_search_start(struct crossing_search *s, int64_t start);
+
+/* The measurement of s->target asked for by s->phase has been taken and
+ * is among m[0..k-1] (every measurement so far, in order): decide on it
+ * (a step on its own median, a probe on every round pooled at its N) and
+ * set the next measurement, or end the search (phase CROSSING_DONE,
+ * s->end says why; s->held is then the answer). Returns s->end. */
+enum crossing_end crossing_search_next(struct crossing_search *s,
+                                       const struct crossing_rules *rules,
+                                       const struct crossing_measure *m,
+                                       size_t k);
+
+/* The run stopped the search early (a failure, a limit, an interrupt):
+ * phase CROSSING_DONE, and when it held a bracket, s->held becomes its
+ * low end. True when it did (the crossing can be estimated from it). */
+bool crossing_search_stop(struct crossing_search *s);
+
+/* What a measurement of `phase` is called in the result and the progress
+ * line: "sweep", "confirm", "bracket", "bisect", "refine". */
+const char *crossing_phase_name(enum crossing_phase phase);
+
+/* Every timed round at n in m[0..k-1], pooled: their median (ms), and
+ * their number in *rounds. */
+double crossing_pooled_ms(const struct crossing_measure *m, size_t k,
+                          int64_t n, size_t *rounds);
+
+/* crossing_estimate over m[0..k-1] and the bracket b, its ends' medians
+ * pooled. 0, or -ENOMEM (out->found false). */
+int crossing_estimate_of(const struct crossing_measure *m, size_t k,
+                         double max_ms, const struct bracket *b,
+                         struct crossing_estimate *out);
+
+/* How wide the crossing's interval may be, as crossing_half_width, before
+ * the search measures more: 2 × resolution. */
+double crossing_target_half_width(double resolution);
 
 #endif

@@ -43,13 +43,13 @@ enum eta_stage {
 struct eta_plan {
     double max_ms;
     int64_t max_n;
-    /* The sweep's next N after n (sweep_next_n); the estimate clamps it
+    /* The sweep's next N after n (sweeper_next_n); the estimate clamps it
      * to max_n. */
     int64_t (*next_n)(const void *ctx, int64_t n);
     const void *next_ctx;
     double step_rounds;  /* rounds of a step: warm-up and timed */
     double probe_rounds; /* rounds of a search's measurement */
-    double resolution;   /* sweep.resolution; 0: no search */
+    double resolution;   /* GROUP.resolution; 0: no search */
     int max_probes;
     double elapsed_s;   /* since the sweep started */
     double max_seconds; /* the sweep's time limit (<= 0: none) */

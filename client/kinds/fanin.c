@@ -22,20 +22,20 @@
 #include "host/probe.h"
 #include "kinds/kind.h"
 #include "kinds/servers.h"
-#include "kinds/sweep.h"
 #include "kinds/sweeper.h"
 
 /* The keys of kind fanin. */
 struct fanin_opts {
-    struct sweep_opts sweep; /* first: sweep_opts(sc) reads it (fanin.*) */
-    int64_t servers;         /* k */
-    int64_t client_nofile;   /* the client's soft RLIMIT_NOFILE; 0: as
-                              * raised for max_n */
-    int64_t server_nofile;   /* each server's RLIMIT_NOFILE; 0: inherited */
+    struct sweeper_opts sweeper; /* first: sweeper_opts(sc) reads it */
+    int64_t servers;             /* k */
+    int64_t client_nofile;       /* the client's soft RLIMIT_NOFILE; 0: as
+                                  * raised for max_n */
+    int64_t server_nofile;       /* each server's RLIMIT_NOFILE; 0:
+                                  * inherited */
 };
 
-_Static_assert(offsetof(struct fanin_opts, sweep) == 0,
-               "sweep_opts(sc) reads struct sweep_opts at the start");
+_Static_assert(offsetof(struct fanin_opts, sweeper) == 0,
+               "sweeper_opts(sc) reads struct sweeper_opts at the start");
 
 static const struct fanin_opts *fanin_opts(const struct scenario *sc)
 {
@@ -44,7 +44,7 @@ static const struct fanin_opts *fanin_opts(const struct scenario *sc)
 
 #define OPT(f) SCENARIO_KIND_OFF(struct fanin_opts, f)
 static const struct scenario_key fanin_keys[] = {
-    SWEEP_KEY_ROWS("fanin", "connections"),
+    SWEEPER_KEY_ROWS("fanin", "connections"),
     {"fanin.servers", SCENARIO_INT, OPT(servers), 0, 1, 1000, NULL, NULL, 1,
      "servers started once; connection i goes to server i mod servers"},
     {"fanin.client_nofile", SCENARIO_INT, OPT(client_nofile), 0, 0, 10000000,
@@ -67,13 +67,13 @@ static int fanin_check(const struct scenario_ctx *c,
     if (!sc->client.connect)
         return scenario_fail(c, "client.connect", "kind fanin measures "
                              "connections: it must be true");
-    return sweep_check_start(c, sc, "fanin");
+    return sweeper_check_start(c, sc);
 }
 
 /* Every connection is the client's. */
 static int64_t fanin_max_connections(const struct scenario *sc)
 {
-    return sweep_opts(sc)->max_n;
+    return sweeper_opts(sc)->max_n;
 }
 
 /* The axis's state: the k servers, known by pid and address, never

@@ -3,40 +3,21 @@
  * max_ms. This file is the axis of servers: starting them (and
  * connecting) as N grows, stopping the newest as the crossing search
  * drops N; the driver in kinds/sweeper.c does the rest. */
-#include "kinds/sweep.h"
-
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codec/payload.h"
 #include "core/util.h"
+#include "kinds/kind.h"
 #include "kinds/servers.h"
 #include "kinds/sweeper.h"
-
-const char *const sweep_pairings[] = {"blocks", "rounds", NULL};
-
-const struct sweep_opts *sweep_opts(const struct scenario *sc)
-{
-    return SCENARIO_KIND_OPTS(struct sweep_opts, sc);
-}
-
-int64_t sweep_next_n(const struct scenario *sc, int64_t n)
-{
-    const struct sweep_opts *so = sweep_opts(sc);
-    if (so->growth > 1) {
-        int64_t next = (int64_t)ceil((double)n * so->growth);
-        return next > n ? next : n + 1;
-    }
-    return n + so->step;
-}
 
 /* Every server of the last step has its connection (or none: idle). */
 static int64_t sweep_max_connections(const struct scenario *sc)
 {
-    return sweep_opts(sc)->max_n;
+    return sweeper_opts(sc)->max_n;
 }
 
 /* N grows over an IOR list in order: it ends at the list's end. */
@@ -44,7 +25,7 @@ static int sweep_fit_servers(struct scenario *sc, size_t available,
                              const char *list, char *note, size_t note_len,
                              char *why, size_t why_len)
 {
-    struct sweep_opts *so = (struct sweep_opts *)(void *)sc->kind_opts;
+    struct sweeper_opts *so = (struct sweeper_opts *)(void *)sc->kind_opts;
     note[0] = 0;
     if ((size_t)so->start > available) {
         snprintf(why, why_len, "key \"sweep.start\": %lld is above the %zu "
@@ -64,28 +45,16 @@ static int sweep_fit_servers(struct scenario *sc, size_t available,
 /* The common keys the sweep takes beside its own. */
 static const char *const sweep_uses[] = {"mode", "client", "probe", NULL};
 
-/* The keys of kind sweep: fields of struct sweep_opts. */
+/* The keys of kind sweep: the driver's settings, as sweep.*. */
 static const struct scenario_key sweep_keys[] = {
-    SWEEP_KEY_ROWS("sweep", "servers"),
+    SWEEPER_KEY_ROWS("sweep", "servers"),
 };
-
-int sweep_check_start(const struct scenario_ctx *c, const struct scenario *sc,
-                      const char *prefix)
-{
-    char key[48];
-    snprintf(key, sizeof key, "%s.start", prefix);
-    if (sweep_opts(sc)->start > sweep_opts(sc)->max_n)
-        return scenario_fail(c, key, "%lld is above %s.max_n (%lld)",
-                             (long long)sweep_opts(sc)->start, prefix,
-                             (long long)sweep_opts(sc)->max_n);
-    return 0;
-}
 
 /* The sweep's own rules: it starts no higher than it may go. */
 static int sweep_check(const struct scenario_ctx *c,
                        const struct scenario *sc)
 {
-    return sweep_check_start(c, sc, "sweep");
+    return sweeper_check_start(c, sc);
 }
 
 static struct conn *grow_slot(void *arg, size_t k)
@@ -236,7 +205,7 @@ static json_t *servers_costs(const struct scenario *sc, json_t *doc)
                       json_object_get(json_object_get(fp, "fds"), "mean")));
         break;
     }
-    int64_t want = sweep_opts(sc)->cost_n ? sweep_opts(sc)->cost_n : INT64_MAX;
+    int64_t want = sweeper_opts(sc)->cost_n ? sweeper_opts(sc)->cost_n : INT64_MAX;
     json_t *m = nearest_cpu(doc, want);
     if (m)
         json_object_set_new(
@@ -245,7 +214,7 @@ static json_t *servers_costs(const struct scenario *sc, json_t *doc)
                       "us_per_call",
                       json_object_get(json_object_get(m, "cpu_per_call_us"),
                                       "server"),
-                      "cost_n", (json_int_t)sweep_opts(sc)->cost_n));
+                      "cost_n", (json_int_t)sweeper_opts(sc)->cost_n));
     json_t *first = json_array_get(steps, 0);
     json_t *call = json_object_get(json_object_get(first, "call_us"), "median");
     if (json_is_number(call))

@@ -1,10 +1,11 @@
 /* The sweep's driver: see sweeper.h.
  *
- * Each side is a small state machine (sweeping, confirming,
- * checking the bracket's low end, bisecting, done); at every tick each
- * side still running sets its N (through its axis), then all of them are
- * measured together, round by round in turn, and each decides its next
- * N from what it measured. */
+ * Each side has its search (struct crossing_search, core/crossing.h: a
+ * pure function of what the side measured); at every tick each side
+ * still running sets its N (through its axis) to the search's next
+ * target, then all of them are measured together, in turn, and each
+ * side hands what it measured to its search, which names the next N or
+ * the end. This file only measures and records. */
 #include "kinds/sweeper.h"
 
 #include <errno.h>
@@ -27,7 +28,35 @@
 #include "core/stats.h"
 #include "core/util.h"
 #include "kinds/servers.h"
-#include "kinds/sweep.h"
+
+const char *const sweeper_pairings[] = {"blocks", "rounds", NULL};
+
+const struct sweeper_opts *sweeper_opts(const struct scenario *sc)
+{
+    return SCENARIO_KIND_OPTS(struct sweeper_opts, sc);
+}
+
+int64_t sweeper_next_n(const struct scenario *sc, int64_t n)
+{
+    const struct sweeper_opts *so = sweeper_opts(sc);
+    if (so->growth > 1) {
+        int64_t next = (int64_t)ceil((double)n * so->growth);
+        return next > n ? next : n + 1;
+    }
+    return n + so->step;
+}
+
+int sweeper_check_start(const struct scenario_ctx *c,
+                        const struct scenario *sc)
+{
+    char key[48];
+    snprintf(key, sizeof key, "%s.start", sc->kind);
+    if (sweeper_opts(sc)->start > sweeper_opts(sc)->max_n)
+        return scenario_fail(c, key, "%lld is above %s.max_n (%lld)",
+                             (long long)sweeper_opts(sc)->start, sc->kind,
+                             (long long)sweeper_opts(sc)->max_n);
+    return 0;
+}
 
 /* The client's own costs over one step's timed rounds. */
 struct client_costs {
@@ -40,19 +69,6 @@ struct client_costs {
     double cpu_sys_s;
     uint64_t reconnects0; /* the conns' reconnects before the measurement */
 };
-
-/* One measurement (a step or a probe), kept for pooling rounds taken at
- * the same N and for the crossing's fit. */
-struct point {
-    int64_t n;
-    int64_t *rounds_ns; /* the timed rounds, in order */
-    size_t len;
-    double median_ms;
-    bool search; /* taken by the crossing search, not the sweep */
-    int64_t end_ns; /* when it was recorded (now_ns): the estimate's */
-};
-
-enum phase { SWEEPING, CONFIRMING, CHECKING_LO, BISECTING, REFINING, DONE };
 
 struct driver;
 
@@ -73,19 +89,20 @@ struct sweep_side {
     int64_t neighbour_ns;
     bool neighbour_cpu;
     unsigned place; /* pairing blocks: 1 = its tick's first block, 2 … */
-    size_t held;    /* sweep.hold_others: the others' servers stopped */
-    struct point *points;  /* every measurement so far */
+    size_t held;    /* GROUP.hold_others: the others' servers stopped */
+    /* Every measurement so far (steps and probes), kept for the search,
+     * pooling rounds taken at the same N and the crossing's fit, and when
+     * each was recorded (now_ns: the estimate of what is left). */
+    struct crossing_measure *points;
+    int64_t *points_end_ns;
     size_t npoints;
     size_t points_cap;
-    int64_t *step_ns;      /* N of every sweep step, in order */
     size_t nsteps;
-    int probes;            /* measurements of the crossing search */
-    int refines;           /* of which after the bisection, to narrow */
     json_t *crossing;      /* result fields of the crossing, or NULL */
-    enum phase phase;
-    size_t target;   /* N of its next measurement */
+    /* Where its search stands (core/crossing.h): what it measures next,
+     * at which N; CROSSING_DONE once the side has finished. */
+    struct crossing_search search;
     int64_t timed;   /* timed rounds of the measurement under way */
-    struct bracket b; /* the crossing search's */
     bool lib_recorded;
     bool companion; /* done, but calls along while another side measures */
     /* The last measurement, for the progress line: what it was ("sweep",
@@ -258,7 +275,7 @@ static bool refresh(struct sweep_side *r)
 }
 
 /* Pairing "rounds" (and every solo run): the sides in `who` take one
- * round each in turn, sweep.warmup_rounds untimed, then each side's
+ * round each in turn, GROUP.warmup_rounds untimed, then each side's
  * r->timed, so that what the host does to one round it does to the
  * others' neighbouring rounds; finished sides in `pals` call along,
  * unrecorded. Each round of a side then follows the other side's round,
@@ -268,7 +285,7 @@ static void measure_rounds(struct sweep_side **who, size_t k,
                            struct sweep_side **pals, size_t npals,
                            int64_t most)
 {
-    int64_t warmup = sweep_opts(who[0]->h.s->sc)->warmup_rounds;
+    int64_t warmup = sweeper_opts(who[0]->h.s->sc)->warmup_rounds;
     for (int64_t j = 0; j < warmup + most; j++) {
         for (size_t i = 0; i < k; i++) {
             struct sweep_side *r = who[i];
@@ -288,7 +305,7 @@ static void measure_rounds(struct sweep_side **who, size_t k,
     }
 }
 
-/* sweep.hold_others: send sig (SIGSTOP, SIGCONT) to every server of the
+/* GROUP.hold_others: send sig (SIGSTOP, SIGCONT) to every server of the
  * sides other than r that this run started (servers it did not start,
  * a server list's, run on: stopping another's processes is not a
  * benchmark's to do). The number of servers signalled. */
@@ -315,7 +332,7 @@ static size_t signal_others(struct sweep_side *r, int sig)
 /* Pairing "blocks" (a paired run's default): each side in `who` takes its
  * whole measurement in turn, in an order that flips at every tick (A B,
  * B A, A B: a drift across two blocks falls on both sides alike). Every
- * block opens with sweep.warmup_rounds + sweep.switch_rounds untimed
+ * block opens with GROUP.warmup_rounds + GROUP.switch_rounds untimed
  * rounds, whichever ran before it: the first block of a tick follows both
  * sides' new servers' start, the second the other side's rounds, and
  * either disturbs the next 5-8 rounds (docs/measured/2026-12-01-one-
@@ -325,7 +342,7 @@ static size_t signal_others(struct sweep_side *r, int sig)
  * not call along: nothing follows it. */
 static void measure_blocks(struct sweep_side **who, size_t k)
 {
-    const struct sweep_opts *so = sweep_opts(who[0]->h.s->sc);
+    const struct sweeper_opts *so = sweeper_opts(who[0]->h.s->sc);
     bool reverse = who[0]->d->ticks % 2 == 1;
     for (size_t x = 0; x < k; x++) {
         struct sweep_side *r = who[reverse ? k - 1 - x : x];
@@ -350,7 +367,7 @@ static void measure_blocks(struct sweep_side **who, size_t k)
 }
 
 /* Measure the sides in `who`, each r->timed rounds, as the scenario's
- * sweep.pairing says (a solo run: one side, either way the same). A side
+ * GROUP.pairing says (a solo run: one side, either way the same). A side
  * that fails stops alone here; the caller stops the others. */
 static void measure(struct sweep_side **who, size_t k, struct sweep_side **pals,
                     size_t npals)
@@ -364,7 +381,7 @@ static void measure(struct sweep_side **who, size_t k, struct sweep_side **pals,
             most = who[i]->timed;
     }
     bool rounds = who[0]->d->nsides == 1 ||
-                  strcmp(sweep_opts(who[0]->h.s->sc)->pairing, "rounds") == 0;
+                  strcmp(sweeper_opts(who[0]->h.s->sc)->pairing, "rounds") == 0;
     if (rounds) {
         for (size_t i = 0; i < npals; i++)
             if (pals[i]->companion && !refresh(pals[i]))
@@ -387,7 +404,7 @@ static size_t on_machine(const struct sweep_side *r)
 
 static int64_t next_n_of(const void *ctx, int64_t n)
 {
-    return sweep_next_n(ctx, n);
+    return sweeper_next_n(ctx, n);
 }
 
 /* Side r's estimate of what is left (core/eta.h), from its measurements
@@ -396,7 +413,7 @@ static int64_t next_n_of(const void *ctx, int64_t n)
 static bool side_eta(const struct sweep_side *r, struct eta *e)
 {
     const struct scenario *sc = r->h.s->sc;
-    const struct sweep_opts *so = sweep_opts(sc);
+    const struct sweeper_opts *so = sweeper_opts(sc);
     struct eta_point *steps = calloc(r->npoints + 1, sizeof *steps);
     struct eta_point *probes = calloc(r->npoints + 1, sizeof *probes);
     size_t ns = 0, np = 0;
@@ -404,19 +421,25 @@ static bool side_eta(const struct sweep_side *r, struct eta *e)
     bool ok = false;
     if (steps && probes) {
         for (size_t i = 0; i < r->npoints; i++) {
-            const struct point *pt = &r->points[i];
+            const struct crossing_measure *pt = &r->points[i];
+            int64_t end_ns = r->points_end_ns[i];
             struct eta_point q = {(double)pt->n, pt->median_ms,
-                                  (double)(pt->end_ns - before) / 1e9};
-            before = pt->end_ns;
-            if (pt->search)
+                                  (double)(end_ns - before) / 1e9};
+            before = end_ns;
+            if (pt->probe)
                 probes[np++] = q;
             else
                 steps[ns++] = q;
         }
         static const enum eta_stage stage[] = {
-            [SWEEPING] = ETA_SWEEP,     [CONFIRMING] = ETA_CONFIRM,
-            [CHECKING_LO] = ETA_CHECK_LO, [BISECTING] = ETA_BISECT,
-            [REFINING] = ETA_REFINE,    [DONE] = ETA_REFINE};
+            [CROSSING_SWEEPING] = ETA_SWEEP,
+            [CROSSING_CONFIRMING] = ETA_CONFIRM,
+            [CROSSING_CHECKING_LO] = ETA_CHECK_LO,
+            [CROSSING_BISECTING] = ETA_BISECT,
+            [CROSSING_REFINING] = ETA_REFINE,
+            [CROSSING_DONE] = ETA_REFINE};
+        const struct crossing_search *cs = &r->search;
+        bool confirming = cs->phase == CROSSING_CONFIRMING;
         int64_t warmup = so->warmup_rounds +
                          (r->d->nsides > 1 ? so->switch_rounds : 0);
         struct eta_plan p = {
@@ -426,10 +449,10 @@ static bool side_eta(const struct sweep_side *r, struct eta *e)
             .resolution = sc->client.connect ? so->resolution : 0,
             .max_probes = (int)so->max_probes,
             .elapsed_s = (double)(now_ns() - r->t0_ns) / 1e9,
-            .max_seconds = so->max_seconds, .stage = stage[r->phase],
-            .lo = r->phase == CONFIRMING ? r->h.o->max_servers : r->b.lo,
-            .hi = r->phase == CONFIRMING ? (int64_t)r->h.n : r->b.hi,
-            .probes = r->probes};
+            .max_seconds = so->max_seconds, .stage = stage[cs->phase],
+            .lo = confirming ? r->h.o->max_servers : cs->b.lo,
+            .hi = confirming ? (int64_t)r->h.n : cs->b.hi,
+            .probes = cs->probes};
         ok = eta_sweep(steps, ns, probes, np, &p, e) && isfinite(e->left_s);
     }
     free(steps);
@@ -442,8 +465,8 @@ static bool side_eta(const struct sweep_side *r, struct eta *e)
  * estimate: every side's longest. */
 static void report(struct sweep_side *r, double left_s)
 {
-    const struct sweep_opts *so = sweep_opts(r->h.s->sc);
-    if (r->phase == DONE || !r->last_what ||
+    const struct sweeper_opts *so = sweeper_opts(r->h.s->sc);
+    if (r->search.phase == CROSSING_DONE || !r->last_what ||
         (!r->h.s->progress && r->h.s->progress_fd <= 0))
         return;
     char extra[64] = "";
@@ -457,7 +480,7 @@ static void report(struct sweep_side *r, double left_s)
                                                        : "search",
         .what = r->last_what, .n = (int64_t)r->h.n, .round_ms = r->last_ms,
         .max_ms = so->max_ms, .steps = (int64_t)r->nsteps,
-        .probes = r->probes, .max_probes = so->max_probes,
+        .probes = r->search.probes, .max_probes = so->max_probes,
         .elapsed_s = (double)(now_ns() - r->t0_ns) / 1e9, .left_s = left_s,
         .extra = extra[0] ? extra : NULL};
     run_progress(r->h.s, &p);
@@ -469,7 +492,8 @@ static void report_all(struct driver *d)
     double left = -1;
     for (size_t i = 0; i < d->nsides; i++) {
         struct eta e;
-        if (d->sides[i].phase != DONE && side_eta(&d->sides[i], &e) &&
+        if (d->sides[i].search.phase != CROSSING_DONE &&
+            side_eta(&d->sides[i], &e) &&
             e.left_s > left)
             left = e.left_s;
     }
@@ -534,18 +558,22 @@ static void server_cpu_json(json_t *step, const struct client_costs *cc,
                   cc->cpu_sys_s * 1e6 / calls));
 }
 
-/* Keep this measurement's rounds for pooling and the fit. */
-static int keep_point(struct sweep_side *r, double median_ms, bool search)
+/* Keep this measurement's rounds for the search, pooling and the fit. */
+static int keep_point(struct sweep_side *r, double median_ms, bool probe)
 {
     if (r->npoints == r->points_cap) {
         size_t cap = r->points_cap ? r->points_cap * 2 : 64;
-        struct point *p = realloc(r->points, cap * sizeof *p);
+        struct crossing_measure *p = realloc(r->points, cap * sizeof *p);
         if (!p)
             return -ENOMEM;
         r->points = p;
+        int64_t *end = realloc(r->points_end_ns, cap * sizeof *end);
+        if (!end)
+            return -ENOMEM;
+        r->points_end_ns = end;
         r->points_cap = cap;
     }
-    struct point *pt = &r->points[r->npoints];
+    struct crossing_measure *pt = &r->points[r->npoints];
     pt->rounds_ns = malloc((r->rounds.len ? r->rounds.len : 1) *
                            sizeof *pt->rounds_ns);
     if (!pt->rounds_ns)
@@ -554,25 +582,17 @@ static int keep_point(struct sweep_side *r, double median_ms, bool search)
     pt->len = r->rounds.len;
     pt->n = (int64_t)r->h.n;
     pt->median_ms = median_ms;
-    pt->search = search;
-    pt->end_ns = now_ns();
+    pt->probe = probe;
+    r->points_end_ns[r->npoints] = now_ns();
     r->npoints++;
     return 0;
 }
 
 /* Every timed round at n so far, pooled: its median (ms) and count. */
-static double pooled_median(struct sweep_side *r, int64_t n, size_t *count)
+static double pooled_median(const struct sweep_side *r, int64_t n,
+                            size_t *count)
 {
-    struct samples all = {0};
-    for (size_t i = 0; i < r->npoints; i++)
-        if (r->points[i].n == n)
-            for (size_t j = 0; j < r->points[i].len; j++)
-                samples_add(&all, r->points[i].rounds_ns[j]);
-    struct summary sum;
-    stats_summarize(&all, 1e6, &sum);
-    samples_free(&all);
-    *count = sum.count;
-    return sum.median;
+    return crossing_pooled_ms(r->points, r->npoints, n, count);
 }
 
 /* What every measurement records, steps and probes alike (no footprint):
@@ -618,7 +638,7 @@ static json_t *measurement_json(struct sweep_side *r, const char *phase,
                             json_real((double)r->neighbour_ns / 1e6));
     if (r->place)
         json_object_set_new(m, "place", json_integer(r->place));
-    if (sweep_opts(r->h.s->sc)->hold_others && r->place)
+    if (sweeper_opts(r->h.s->sc)->hold_others && r->place)
         json_object_set_new(m, "held_servers",
                             json_integer((json_int_t)r->held));
     json_object_set_new(
@@ -656,11 +676,7 @@ static double record_step(struct sweep_side *r)
                             result_summary(&start_ms));
     r->d->axis->footprint(&r->h, step, on_machine(r));
     json_array_append_new(json_object_get(r->h.s->doc, "steps"), step);
-    int64_t *ns = realloc(r->step_ns, (r->nsteps + 1) * sizeof *ns);
-    if (ns) {
-        ns[r->nsteps++] = (int64_t)r->h.n;
-        r->step_ns = ns;
-    }
+    r->nsteps++;
     r->last_what = "sweep";
     r->last_ms = median;
     r->last_mem_kb = mi.mem_available_kb;
@@ -695,17 +711,16 @@ static void checkpoint(struct sweep_side *r)
 }
 
 /* Record the measurement just taken as a probe of the crossing search,
- * with the decision taken on every round measured at this N so far.
- * True when that says over. */
-static bool record_probe(struct sweep_side *r, const char *phase)
+ * with the decision the search takes on it: on every round measured at
+ * this N so far. */
+static void record_probe(struct sweep_side *r, const char *phase)
 {
     const struct scenario *sc = r->h.s->sc;
-    r->probes++;
     double median;
     json_t *m = measurement_json(r, phase, &median);
     size_t count;
     double pooled = pooled_median(r, (int64_t)r->h.n, &count);
-    bool over = pooled > sweep_opts(sc)->max_ms;
+    bool over = pooled > sweeper_opts(sc)->max_ms;
     json_object_set_new(m, "pooled",
                         json_pack("{s:I, s:f, s:s}", "rounds",
                                   (json_int_t)count, "median_ms", pooled,
@@ -715,61 +730,27 @@ static bool record_probe(struct sweep_side *r, const char *phase)
     r->last_ms = pooled;
     r->last_mem_kb = -1;
     checkpoint(r);
-    return over;
 }
 
-/* The sweep step before `n`, or 0 when n was the first. */
-static int64_t step_before(const struct sweep_side *r, int64_t n)
-{
-    int64_t prev = 0;
-    for (size_t i = 0; i < r->nsteps && r->step_ns[i] < n; i++)
-        prev = r->step_ns[i];
-    return prev;
-}
-
-/* Rounds measured at n so far. */
-static size_t rounds_at(const struct sweep_side *r, int64_t n)
-{
-    size_t count = 0;
-    for (size_t i = 0; i < r->npoints; i++)
-        if (r->points[i].n == n)
-            count += r->points[i].len;
-    return count;
-}
-
-/* How wide the crossing's interval may be before the search measures
- * more: ±2 × sweep.resolution. */
-static double target_half_width(const struct scenario *sc)
-{
-    return 2 * sweep_opts(sc)->resolution;
-}
-
-/* The crossing from what was measured: result.crossing_n, its interval
- * and how they were found (r->crossing); the estimate in *out when
- * given. */
-static void estimate(struct sweep_side *r, const struct bracket *b,
-                     bool complete, struct crossing_estimate *out)
+/* The crossing from what was measured within the search's bracket:
+ * result.crossing_n, its interval and how they were found (r->crossing).
+ * `refines`: the refining measurements taken so far. */
+static void estimate(struct sweep_side *r, bool complete, int refines)
 {
     const struct scenario *sc = r->h.s->sc;
-    struct crossing_point *pts = calloc(r->npoints ? r->npoints : 1,
-                                        sizeof *pts);
+    const struct bracket *b = &r->search.b;
+    const char *group = sc->kind;
     struct crossing_estimate e;
-    size_t count, k = 0;
-    if (!pts)
+    size_t count;
+    if (crossing_estimate_of(r->points, r->npoints, sweeper_opts(sc)->max_ms,
+                             b, &e) != 0)
         return;
-    for (size_t i = 0; i < r->npoints; i++)
-        pts[k++] = (struct crossing_point){
-            (double)r->points[i].n, r->points[i].median_ms,
-            (double)r->points[i].len, r->points[i].search};
     double lo_ms = b->lo > 0 ? pooled_median(r, b->lo, &count) : 0;
     double hi_ms = pooled_median(r, b->hi, &count);
-    crossing_estimate(pts, k, sweep_opts(sc)->max_ms, b->lo, lo_ms, b->hi,
-                      hi_ms, &e);
-    free(pts);
     json_t *how = json_pack(
         "{s:[I, I], s:f, s:f, s:I, s:b, s:f}", "bracket", (json_int_t)b->lo,
         (json_int_t)b->hi, "bracket_lo_ms", lo_ms, "bracket_hi_ms", hi_ms,
-        "probes", (json_int_t)r->probes, "complete", complete,
+        "probes", (json_int_t)r->search.probes, "complete", complete,
         "bracket_width_pct",
         b->lo > 0 ? 100.0 * (double)(b->hi - b->lo) / (double)b->lo : 100.0);
     if (e.found) {
@@ -790,27 +771,25 @@ static void estimate(struct sweep_side *r, const struct bracket *b,
         if (e.why[0])
             json_object_set_new(how, "note", json_string(e.why));
         json_object_set_new(how, "outside_bracket", json_boolean(e.outside));
-        double hw = crossing_half_width(&e), want = target_half_width(sc);
+        double hw = crossing_half_width(&e),
+               want = crossing_target_half_width(sweeper_opts(sc)->resolution);
         bool narrow = hw <= want;
-        char why[200] = "";
+        char why[200] = "", cut[64] = "the search was cut short";
+        if (r->search.probes >= sweeper_opts(sc)->max_probes)
+            snprintf(cut, sizeof cut, "%s.max_probes reached", group);
         if (!narrow)
             snprintf(why, sizeof why,
                      "interval ±%.1f%%, wider than the target ±%.1f%% "
-                     "(2 × sweep.resolution) after %d more measurement%s: %s",
-                     100 * hw, 100 * want, r->refines,
-                     r->refines == 1 ? "" : "s",
-                     r->probes >= sweep_opts(sc)->max_probes
-                         ? "sweep.max_probes reached"
-                         : "the search was cut short");
+                     "(2 × %s.resolution) after %d more measurement%s: %s",
+                     100 * hw, 100 * want, group, refines,
+                     refines == 1 ? "" : "s", cut);
         json_object_set_new(
             how, "width",
             json_pack("{s:f, s:f, s:I, s:b, s:s*}", "half_width_pct",
                       100 * hw, "target_pct", 100 * want, "refines",
-                      (json_int_t)r->refines, "narrow_enough", narrow,
+                      (json_int_t)refines, "narrow_enough", narrow,
                       "why", narrow ? NULL : why));
     }
-    if (out)
-        *out = e;
     json_decref(r->crossing);
     r->crossing = json_pack("{s:o, s:o, s:o}", "crossing_n",
                             e.found ? json_real(e.n) : json_null(),
@@ -824,7 +803,7 @@ static void estimate(struct sweep_side *r, const struct bracket *b,
  * still measures, it calls along. */
 static void done(struct sweep_side *r)
 {
-    r->phase = DONE;
+    r->search.phase = CROSSING_DONE;
     r->companion = r->h.s->sc->client.connect && r->h.n > 0;
 }
 
@@ -833,15 +812,15 @@ static void done(struct sweep_side *r)
 static void finish_search(struct sweep_side *r)
 {
     const struct scenario *sc = r->h.s->sc;
-    const struct bracket *b = &r->b;
-    r->h.o->max_servers = b->lo;
-    estimate(r, b, true, NULL);
+    const struct bracket *b = &r->search.b;
+    int probes = r->search.probes;
+    estimate(r, true, r->search.refines);
     done(r);
     if (b->lo == 0) {
         run_stop(r->h.o, STOP_LATENCY, 0,
              "the median round time exceeded max_ms %g even at N=%lld "
              "(%d measurements of the crossing search); no N was within it",
-             sweep_opts(sc)->max_ms, (long long)b->hi, r->probes);
+             sweeper_opts(sc)->max_ms, (long long)b->hi, probes);
         return;
     }
     json_t *cx = json_object_get(r->crossing, "crossing_interval");
@@ -856,156 +835,83 @@ static void finish_search(struct sweep_side *r)
                  json_real_value(json_array_get(cx, 0)),
                  json_real_value(json_array_get(cx, 1)), wide ? ": " : "",
                  wide ? json_string_value(wide) : "");
+    /* The budget cut the bisection short: it still had an N to measure. */
+    char cut[64] = "";
+    if (crossing_next_n(b, sweeper_opts(sc)->resolution))
+        snprintf(cut, sizeof cut, " (%s.max_probes reached)", sc->kind);
     run_stop(r->h.o, STOP_LATENCY, 0,
          "the median round time crossed max_ms %g between N=%lld (under) and "
          "N=%lld (over), %.1f%% apart, after %d measurements of the crossing "
          "search%s%s; the largest N within it was %lld",
-         sweep_opts(sc)->max_ms, (long long)b->lo, (long long)b->hi,
+         sweeper_opts(sc)->max_ms, (long long)b->lo, (long long)b->hi,
          b->lo > 0 ? 100.0 * (double)(b->hi - b->lo) / (double)b->lo : 100.0,
-         r->probes,
-         crossing_next_n(b, sweep_opts(sc)->resolution) ? " (sweep.max_probes "
-                                                    "reached)"
-                                                  : "",
-         est, (long long)b->lo);
+         probes, cut, est, (long long)b->lo);
 }
 
-/* The next measurement of a search whose bracket is r->b: the low end
- * again while it was measured with fewer rounds than the rest (it may have
- * been a lucky under), else the bracket's midpoint; or the end. */
-static void search_next(struct sweep_side *r)
+/* The search's view of the scenario's settings. */
+static struct crossing_rules rules_of(const struct scenario *sc)
+{
+    const struct sweeper_opts *so = sweeper_opts(sc);
+    return (struct crossing_rules){.max_ms = so->max_ms,
+                                   .max_n = so->max_n,
+                                   .resolution = so->resolution,
+                                   .near_rounds = so->near_rounds,
+                                   .max_probes = so->max_probes,
+                                   .timed = sc->client.connect,
+                                   .next_n = next_n_of,
+                                   .next_ctx = sc};
+}
+
+/* Record what side r just measured, hand it to the search (core/
+ * crossing.h) and act on what that decides: its next N, or its stop. */
+static void decide(struct sweep_side *r)
 {
     const struct scenario *sc = r->h.s->sc;
-    bool budget = r->probes < sweep_opts(sc)->max_probes;
-    if (budget && r->b.lo > 0 &&
-        rounds_at(r, r->b.lo) < (size_t)sweep_opts(sc)->near_rounds) {
-        r->phase = CHECKING_LO;
-        r->target = (size_t)r->b.lo;
+    struct crossing_search *cs = &r->search;
+    if (cs->phase == CROSSING_DONE)
         return;
-    }
-    int64_t mid = crossing_next_n(&r->b, sweep_opts(sc)->resolution);
-    if (budget && mid) {
-        r->phase = BISECTING;
-        r->target = (size_t)mid;
-        return;
-    }
-    struct crossing_estimate e;
-    if (budget && r->b.lo > 0 && sweep_opts(sc)->resolution > 0) {
-        /* Narrow enough a bracket, but is the crossing known as well?
-         * Its interval wider than the target: measure the bracket's ends
-         * again, in turn from the one nearer the estimate (each pools its
-         * rounds and adds a probe near the crossing). */
-        estimate(r, &r->b, false, &e);
-        if (e.found && crossing_half_width(&e) > target_half_width(sc)) {
-            bool lo_first = e.n - (double)r->b.lo <= (double)r->b.hi - e.n;
-            bool lo = (r->refines % 2 == 0) == lo_first;
-            r->refines++;
-            r->phase = REFINING;
-            r->target = (size_t)(lo ? r->b.lo : r->b.hi);
+    if (cs->phase == CROSSING_SWEEPING) {
+        record_step(r);
+        if (r->h.o->stop_reason) {
+            cs->phase = CROSSING_DONE;
             return;
         }
+    } else {
+        record_probe(r, crossing_phase_name(cs->phase));
     }
-    finish_search(r);
-}
-
-/* The smallest N above n measured so far whose pooled rounds are over
- * max_ms, or 0. */
-static int64_t over_above(struct sweep_side *r, int64_t n)
-{
-    int64_t best = 0;
-    size_t count;
-    for (size_t i = 0; i < r->npoints; i++) {
-        int64_t m = r->points[i].n;
-        if (m > n && (!best || m < best) &&
-            pooled_median(r, m, &count) > sweep_opts(r->h.s->sc)->max_ms)
-            best = m;
-    }
-    return best;
-}
-
-/* A step or a confirmation came out under: the sweep goes on. */
-static void sweep_on(struct sweep_side *r, double median)
-{
-    const struct scenario *sc = r->h.s->sc;
-    r->h.o->max_servers = (int64_t)r->h.n;
-    r->phase = SWEEPING;
-    if ((int64_t)r->h.n >= sweep_opts(sc)->max_n) {
+    struct crossing_rules rules = rules_of(sc);
+    enum crossing_end end =
+        crossing_search_next(cs, &rules, r->points, r->npoints);
+    r->h.o->max_servers = cs->held;
+    switch (end) {
+    case CROSSING_GOING:
+        if (cs->phase == CROSSING_SWEEPING) {
+            checkpoint(r); /* a step or a confirmation came out under */
+        } else if (cs->phase == CROSSING_REFINING) {
+            /* The estimate that sent it back to the bracket's ends, for
+             * the result written meanwhile (before this refine). */
+            estimate(r, false, cs->refines - 1);
+        }
+        return;
+    case CROSSING_MAX_N:
         run_stop(r->h.o, STOP_MAX_N, 0,
              "reached max_n=%zu%s%s%s with a median round time of %.3f ms "
              "(max_ms %g)",
              r->h.n, r->h.s->max_n_why ? " (" : "",
              r->h.s->max_n_why ? r->h.s->max_n_why : "",
-             r->h.s->max_n_why ? ")" : "", median, sweep_opts(sc)->max_ms);
+             r->h.s->max_n_why ? ")" : "", cs->decided_ms, rules.max_ms);
         done(r);
         return;
-    }
-    checkpoint(r);
-    int64_t next = sweep_next_n(sc, (int64_t)r->h.n);
-    int64_t max_n = sweep_opts(sc)->max_n;
-    r->target = (size_t)(next > max_n ? max_n : next);
-}
-
-/* Record what side r just measured and decide its next N. */
-static void decide(struct sweep_side *r)
-{
-    const struct scenario *sc = r->h.s->sc;
-    double median;
-    switch (r->phase) {
-    case SWEEPING:
-        median = record_step(r);
-        if (r->h.o->stop_reason) {
-            r->phase = DONE;
-        } else if (!sc->client.connect || median <= sweep_opts(sc)->max_ms) {
-            sweep_on(r, median);
-        } else if (sweep_opts(sc)->resolution <= 0) {
-            run_stop(r->h.o, STOP_LATENCY, 0,
-                 "median round time %.3f ms at N=%zu exceeded max_ms %g; "
-                 "the largest N within it was %lld",
-                 median, r->h.n, sweep_opts(sc)->max_ms,
-                 (long long)r->h.o->max_servers);
-            done(r);
-        } else {
-            /* One set of rounds does not decide the stop: measure again
-             * and decide on every round taken at this N. */
-            r->phase = CONFIRMING;
-            r->target = r->h.n;
-        }
+    case CROSSING_OVER:
+        run_stop(r->h.o, STOP_LATENCY, 0,
+             "median round time %.3f ms at N=%zu exceeded max_ms %g; "
+             "the largest N within it was %lld",
+             cs->decided_ms, r->h.n, rules.max_ms,
+             (long long)r->h.o->max_servers);
+        done(r);
         return;
-    case CONFIRMING:
-        if (!record_probe(r, "confirm")) {
-            size_t count;
-            return sweep_on(r, pooled_median(r, (int64_t)r->h.n, &count));
-        }
-        r->b = (struct bracket){r->h.o->max_servers, (int64_t)r->h.n};
-        return search_next(r);
-    case CHECKING_LO:
-        if (record_probe(r, "bracket")) {
-            /* It was over after all: step back to the step before it. */
-            r->b.hi = r->b.lo;
-            r->b.lo = step_before(r, r->b.lo);
-        }
-        /* Under: now measured with near_rounds, so bisection follows. */
-        return search_next(r);
-    case BISECTING:
-        crossing_decide(&r->b, (int64_t)r->h.n, record_probe(r, "bisect"));
-        return search_next(r);
-    case REFINING: {
-        /* The end measured again decides on all its rounds now: an end
-         * that changed sides moves the bracket (and bisection follows). */
-        int64_t n = (int64_t)r->h.n, above;
-        bool over = record_probe(r, "refine");
-        if (n == r->b.lo && over) {
-            r->b.hi = r->b.lo;
-            r->b.lo = step_before(r, r->b.lo);
-        } else if (n == r->b.hi && !over) {
-            if (!(above = over_above(r, n))) {
-                size_t count;
-                return sweep_on(r, pooled_median(r, n, &count));
-            }
-            r->b = (struct bracket){n, above};
-        }
-        return search_next(r);
-    }
-    case DONE:
+    case CROSSING_NARROWED:
+        finish_search(r);
         return;
     }
 }
@@ -1014,12 +920,10 @@ static void decide(struct sweep_side *r)
 static void stopped(struct sweep_side *r)
 {
     r->companion = false;
-    if (r->phase == CHECKING_LO || r->phase == BISECTING ||
-        r->phase == REFINING) {
-        r->h.o->max_servers = r->b.lo;
-        estimate(r, &r->b, false, NULL);
+    if (crossing_search_stop(&r->search)) {
+        r->h.o->max_servers = r->search.held;
+        estimate(r, false, r->search.refines);
     }
-    r->phase = DONE;
 }
 
 /* What the server of side r really loaded, not what we meant to run. */
@@ -1051,9 +955,9 @@ static void init_side(struct driver *d, struct sweep_side *r, struct run *s,
     memset(o, 0, sizeof *o);
     *r = (struct sweep_side){.h = {.s = s, .o = o,
                                    .next_index = &d->next_index},
-                             .d = d, .t0_ns = d->t0_ns, .phase = SWEEPING,
-                             .target = (size_t)sweep_opts(sc)->start};
-    r->h.conns = calloc((size_t)sweep_opts(sc)->max_n, sizeof *r->h.conns);
+                             .d = d, .t0_ns = d->t0_ns};
+    crossing_search_start(&r->search, sweeper_opts(sc)->start);
+    r->h.conns = calloc((size_t)sweeper_opts(sc)->max_n, sizeof *r->h.conns);
     if (base)
         r->h.fp = *base;
     else
@@ -1073,9 +977,9 @@ static void init_side(struct driver *d, struct sweep_side *r, struct run *s,
     if (mrc) {
         run_stop(r->h.o, STOP_RESOURCE, 0, "cannot start call mode %s: %s",
              s->mode->name, strerror(-mrc));
-        r->phase = DONE;
+        r->search.phase = CROSSING_DONE;
     } else if (d->axis->begin && !d->axis->begin(&r->h)) {
-        r->phase = DONE;
+        r->search.phase = CROSSING_DONE;
     }
 }
 
@@ -1098,7 +1002,7 @@ static void free_side(struct sweep_side *r)
     for (size_t i = 0; i < r->npoints; i++)
         free(r->points[i].rounds_ns);
     free(r->points);
-    free(r->step_ns);
+    free(r->points_end_ns);
     json_decref(r->crossing);
 }
 
@@ -1114,7 +1018,7 @@ static void stop_partners(struct driver *d)
         return;
     for (size_t i = 0; i < d->nsides; i++) {
         struct sweep_side *r = &d->sides[i];
-        if (r->phase == DONE || r == bad)
+        if (r->search.phase == CROSSING_DONE || r == bad)
             continue;
         if (bad->h.o->exit_code == 130)
             run_stop(r->h.o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", r->h.n);
@@ -1144,13 +1048,13 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
         init_side(&d, &d.sides[i], &sides[i], &o[i],
                   i ? &d.sides[0].h.fp : NULL);
     for (size_t i = 0; axis->baseline && i < nsides; i++)
-        if (d.sides[i].phase != DONE)
+        if (d.sides[i].search.phase != CROSSING_DONE)
             axis->baseline(&d.sides[i].h);
     for (;;) {
         struct sweep_side *who[RUN_MAX_SIDES];
         size_t k = 0;
         for (size_t i = 0; i < nsides; i++)
-            if (d.sides[i].phase != DONE)
+            if (d.sides[i].search.phase != CROSSING_DONE)
                 who[k++] = &d.sides[i];
         if (k == 0)
             break;
@@ -1160,22 +1064,22 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
             struct sweep_side *r = who[i];
             const struct scenario *sc = r->h.s->sc;
             double elapsed = (double)(now_ns() - d.t0_ns) / 1e9;
+            bool stepping = r->search.phase == CROSSING_SWEEPING;
             if (r->h.o->stop_reason) {
                 /* stopped by its checkpoint: write_failed */
             } else if (*r->h.s->interrupted) {
                 run_stop(r->h.o, STOP_INTERRUPTED, 130, "interrupted at N=%zu",
                          r->h.n);
-            } else if (elapsed > sweep_opts(sc)->max_seconds) {
+            } else if (elapsed > sweeper_opts(sc)->max_seconds) {
                 run_stop(r->h.o, STOP_TIME, 0,
-                         "%s.max_seconds (%g s) ran out at "
-                     "N=%zu%s", sc->kind, sweep_opts(sc)->max_seconds, r->h.n,
-                     r->phase == SWEEPING ? "" : " during the crossing "
-                                                 "search");
-            } else if (d.axis->set_n(&r->h, r->target)) {
+                         "%s.max_seconds (%g s) ran out at N=%zu%s", sc->kind,
+                         sweeper_opts(sc)->max_seconds, r->h.n,
+                         stepping ? "" : " during the crossing search");
+            } else if (d.axis->set_n(&r->h, (size_t)r->search.target)) {
                 record_library(r);
-                r->timed = r->phase == SWEEPING ? sweep_opts(sc)->rounds
-                                                : sweep_opts(sc)->near_rounds;
-                if (sc->client.connect || r->phase != SWEEPING) {
+                r->timed = stepping ? sweeper_opts(sc)->rounds
+                                    : sweeper_opts(sc)->near_rounds;
+                if (sc->client.connect || !stepping) {
                     who[ready++] = r;
                     continue;
                 }
@@ -1197,7 +1101,8 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
         struct sweep_side *pals[RUN_MAX_SIDES];
         size_t npals = 0;
         for (size_t i = 0; i < nsides; i++)
-            if (d.sides[i].phase == DONE && d.sides[i].companion)
+            if (d.sides[i].search.phase == CROSSING_DONE &&
+                d.sides[i].companion)
                 pals[npals++] = &d.sides[i];
         measure(who, ready, pals, npals);
         for (size_t i = 0; i < ready; i++) {
@@ -1221,13 +1126,13 @@ void sweep_summary_head(const struct scenario *sc, json_t *doc,
     printf("%s: %s %s over %s, %s calls, max_ms %g\n  %s", sc->name,
            json_string_value(json_object_get(orb, "name")),
            version ? version : "(version unknown)", sc->transport, sc->mode,
-           sweep_opts(sc)->max_ms, held);
+           sweeper_opts(sc)->max_ms, held);
     json_t *res = json_object_get(doc, "result");
     json_t *cx = json_object_get(res, "crossing_interval");
     if (json_is_array(cx))
         printf("; round time crosses %g ms at N=%.0f (95%% interval "
                "%.0f-%.0f)",
-               sweep_opts(sc)->max_ms,
+               sweeper_opts(sc)->max_ms,
                json_number_value(json_object_get(res, "crossing_n")),
                json_number_value(json_array_get(cx, 0)),
                json_number_value(json_array_get(cx, 1)));

@@ -1,18 +1,20 @@
 /* The sweep's driver, over any axis: N grows step by step, rounds of
  * calls over conns[0..N-1] are timed at each step; when a step's median
  * round time exceeds max_ms it is confirmed and the crossing narrowed down
- * by bisection (core/crossing.h); it stops at max_n, max_seconds, a
- * resource limit, a failure or an interrupt. Paired runs (kinds/run.h)
- * have one state machine per side, measured in turns (sweep.pairing:
- * blocks, or rounds).
+ * (the search in core/crossing.h, a function of what was measured); it
+ * stops at max_n, max_seconds, a resource limit, a failure or an
+ * interrupt. Paired runs (kinds/run.h) have one search per side, measured
+ * in turns (GROUP.pairing: blocks, or rounds).
  *
  * What N counts is the axis's: servers, each with its connection (kind
  * sweep, kinds/sweep.c), or connections spread over k servers started
  * once (kind fanin, kinds/fanin.c). The axis opens and closes the conns,
  * and probes the servers' footprint; the driver does everything else and
  * writes the same result shape for both (steps, probes, result). The
- * options are struct sweep_opts (kinds/sweep.h), which the kind's own
- * options struct holds first. */
+ * driver's settings are its own, struct sweeper_opts and its key rows
+ * below, which a kind's options struct holds first and whose keys it
+ * names by its own group (GROUP, the kind's name: sweep.max_ms,
+ * fanin.max_ms); every message of the driver names them so. */
 #ifndef ORBBENCH_SWEEPER_H
 #define ORBBENCH_SWEEPER_H
 
@@ -28,11 +30,106 @@
 #include "modes/callmode.h"
 #include "net/conn.h"
 
+/* The driver's settings (GROUP.*, GROUP the kind's name). */
+struct sweeper_opts {
+    int64_t start;
+    int64_t step;
+    double growth; /* 1 = linear (add step), > 1 = geometric */
+    int64_t max_n;
+    double max_ms;
+    int64_t rounds;
+    int64_t warmup_rounds;
+    double max_seconds;
+    /* The crossing search: bisect until the bracket is within
+     * resolution × N (0: stop at the first step over, unconfirmed). */
+    double resolution;
+    int64_t near_rounds; /* timed rounds of each confirmation/probe */
+    int64_t max_probes;  /* bound on the search's measurements */
+    /* A paired run: how the sides take turns ("blocks": each side's whole
+     * measurement, then the other's; "rounds": A, B, A, B), and how many
+     * untimed rounds, beside warmup_rounds, open every block. */
+    char pairing[16];
+    int64_t switch_rounds;
+    /* Pairing blocks: the other sides' servers stopped (SIGSTOP) during
+     * a side's block, continued after it. */
+    bool hold_others;
+    /* The N at which compare and the closing table read each cost (round
+     * time, CPU per call, memory): one N for every run and method. */
+    int64_t cost_n;
+};
+
+/* The choices of GROUP.pairing. */
+extern const char *const sweeper_pairings[];
+
+/* The driver's settings of a scenario whose kind's options struct holds
+ * struct sweeper_opts first (kind sweep, kind fanin). */
+const struct sweeper_opts *sweeper_opts(const struct scenario *sc);
+
+/* The key rows of struct sweeper_opts, named PREFIX.start,
+ * PREFIX.step..., for a kind whose options struct holds it first. PREFIX
+ * is the kind's name (the driver names the keys by sc->kind in its
+ * messages); NOUN is what N counts, in the help ("servers"). */
+#define SWEEPER_OFF(f) SCENARIO_KIND_OFF(struct sweeper_opts, f)
+#define SWEEPER_KEY_ROWS(PREFIX, NOUN)                                        \
+    {PREFIX ".start", SCENARIO_INT, SWEEPER_OFF(start), 0, 1, 1000000, NULL,  \
+     NULL, 1, NOUN " in the first step"},                                    \
+    {PREFIX ".step", SCENARIO_INT, SWEEPER_OFF(step), 0, 1, 1000000, NULL,    \
+     NULL, 10, NOUN " added per step (linear sweep; unused when growth > 1)"}, \
+    {PREFIX ".growth", SCENARIO_NUM, SWEEPER_OFF(growth), 0, 1, 100, NULL,    \
+     NULL, 1, "factor per step; > 1 makes the sweep geometric"},             \
+    {PREFIX ".max_n", SCENARIO_INT, SWEEPER_OFF(max_n), 0, 1, 1000000, NULL,  \
+     NULL, 1000, "never run more " NOUN " than this"},                       \
+    {PREFIX ".max_ms", SCENARIO_NUM, SWEEPER_OFF(max_ms), 0, 1e-6, 1e7, NULL, \
+     NULL, 100, "stop when a step's median round time exceeds this (ms)"},   \
+    {PREFIX ".rounds", SCENARIO_INT, SWEEPER_OFF(rounds), 0, 1, 100000, NULL, \
+     NULL, 10, "timed rounds per step"},                                     \
+    {PREFIX ".warmup_rounds", SCENARIO_INT, SWEEPER_OFF(warmup_rounds), 0, 0, \
+     1000, NULL, NULL, 5, "untimed rounds before the timed ones (a step's " \
+     "first rounds after new servers start run slow for about 5)"},           \
+    {PREFIX ".max_seconds", SCENARIO_NUM, SWEEPER_OFF(max_seconds), 0, 1,    \
+     86400, NULL, NULL, 3600, "stop the sweep after this long (s)"},         \
+    {PREFIX ".resolution", SCENARIO_NUM, SWEEPER_OFF(resolution), 0, 0, 0.5, \
+     NULL, NULL, 0.02, "after a step over max_ms is confirmed, bisect until " \
+     "the bracket is within this fraction of N (0: stop at the first step "  \
+     "over)"},                                                               \
+    {PREFIX ".near_rounds", SCENARIO_INT, SWEEPER_OFF(near_rounds), 0, 1,    \
+     100000, NULL, NULL, 20, "timed rounds of each measurement of the "      \
+     "crossing search (confirmation, bracket check, bisection)"},            \
+    {PREFIX ".max_probes", SCENARIO_INT, SWEEPER_OFF(max_probes), 0, 1, 100, \
+     NULL, NULL, 12, "at most this many measurements in the crossing search"}, \
+    {PREFIX ".pairing", SCENARIO_ENUM, SWEEPER_OFF(pairing),                 \
+     SCENARIO_KIND_SZ(struct sweeper_opts, pairing), 0, 0, sweeper_pairings, \
+     "blocks", 0, "a paired run's turns: blocks (each side measures a whole " \
+     "step or probe, then the other) or rounds (A, B, A, B; kept for "       \
+     "reference: it measures each side after the other's round)"},           \
+    {PREFIX ".switch_rounds", SCENARIO_INT, SWEEPER_OFF(switch_rounds), 0, 0, \
+     1000, NULL, NULL, 3, "a paired run with pairing blocks: untimed rounds " \
+     "that open every block, beside warmup_rounds (after the other side's "  \
+     "rounds or both sides' new servers)"},                                  \
+    {PREFIX ".hold_others", SCENARIO_BOOL, SWEEPER_OFF(hold_others), 0, 0, 0, \
+     NULL, NULL, 1, "a paired run with pairing blocks: stop the other "      \
+     "side's servers (SIGSTOP) during a side's block and continue them "    \
+     "after it, so that nothing of theirs runs while it is measured"},     \
+    {PREFIX ".cost_n", SCENARIO_INT, SWEEPER_OFF(cost_n), 0, 0, 1000000,     \
+     NULL, NULL, 500, "compare reads each cost (round time, CPU per call, " \
+     "memory per server) at this N, the same for every run and method, "    \
+     "from the measurements within x1.5 of it (0: at the largest N every "  \
+     "run measured, which moves with the runs' reach)"}
+
+/* The rule every such kind has: GROUP.start is no higher than
+ * GROUP.max_n. 0, or scenario_fail's -EINVAL naming the kind's key. */
+int sweeper_check_start(const struct scenario_ctx *c,
+                        const struct scenario *sc);
+
+/* The stepping rule: the next N of the sweep after `n` (n + step, or
+ * ceil(n × growth) and at least n + 1); the caller clamps it to max_n. */
+int64_t sweeper_next_n(const struct scenario *sc, int64_t n);
+
 /* What an axis sees of one side. */
 struct sweep_hand {
     struct run *s;
     struct run_outcome *o;
-    struct conn *conns;    /* sweep_opts(sc)->max_n of them; conns[0..n-1]
+    struct conn *conns;    /* sweeper_opts(sc)->max_n of them; conns[0..n-1]
                             * are called once each round */
     size_t n;              /* N */
     struct callmode *mode; /* the side's call mode (its forget, when

@@ -177,6 +177,23 @@ def test_compare_reads_connections_held(orbbench, tmp_path):
                                       "report.md").read_text()
 
 
+def test_crossing_search_names_the_fanin_keys(orbbench):
+    """The sweep's driver names its settings by the kind's own group: a
+    fanin whose crossing search runs out of probes says fanin.max_probes
+    (it said sweep.max_probes). Every call burns 1 ms of server CPU, so a
+    round of 36 calls takes at least 18 ms on 2 CPUs: over max_ms 10."""
+    r = orbbench(FANIN / "03-omniorb-pool-unix.json", "fanin.start=4",
+                 "fanin.growth=1", "fanin.step=16", "fanin.max_n=60",
+                 "fanin.rounds=3", "fanin.near_rounds=4", "fanin.max_ms=10",
+                 "fanin.max_probes=1", "server.work_us=1000", timeout=300)
+    assert r.rc == 0, r.stderr
+    res = r.doc["result"]
+    assert res["stop_reason"] == "latency", res
+    assert {p["phase"] for p in r.doc["probes"]} == {"confirm"}
+    assert "fanin.max_probes reached" in res["detail"], res["detail"]
+    assert "sweep." not in res["detail"]
+
+
 def test_bad_fanin_scenarios_exit_2(orbbench):
     for sets, needle in [
             (("transport=pipe",), "transport: \"pipe\" is one connection"),

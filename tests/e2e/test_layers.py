@@ -1,5 +1,7 @@
-"""make check-layers: no include in client/ points up a layer, and the check
-itself fails on one that does (a copy of client/ with an upward include)."""
+"""make check-layers: no include in client/ points up a layer or into
+another kind, and the check itself fails on one that does (a copy of
+client/ with an upward include, or a kind including another kind's
+header)."""
 import shutil
 import subprocess
 from pathlib import Path
@@ -40,3 +42,31 @@ def test_an_include_without_its_layer_fails(tmp_path):
     r = run(client)
     assert r.returncode == 1
     assert '"transport.h": no such header' in r.stdout
+
+
+def test_a_kind_including_another_kinds_header_fails(tmp_path):
+    """kinds/rate.c defines kind_rate: a header of its own is rate.c's, and
+    fanin.c may not reach into it (as fanin.c and sweeper.c did into
+    kinds/sweep.h before the driver's settings moved to sweeper.h)."""
+    client, fanin = planted(tmp_path, "kinds/fanin.c", "kinds/rate.h")
+    (client / "kinds" / "rate.h").write_text("/* rate's own */\n")
+    r = run(client)
+    assert r.returncode == 1
+    assert (f'{fanin}:1: "kinds/rate.h" is kind rate\'s own header: only '
+            f'kinds/rate.c may include it') in r.stdout
+    assert r.stdout.count("check-layers:") == 1, r.stdout
+
+
+def test_a_kind_may_include_its_own_header(tmp_path):
+    client, _ = planted(tmp_path, "kinds/rate.c", "kinds/rate.h")
+    (client / "kinds" / "rate.h").write_text("/* rate's own */\n")
+    r = run(client)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_shared_headers_of_kinds_are_no_kinds(tmp_path):
+    """The driver, the row, the run context and servers are shared: no
+    kind's own header, so any kind includes them."""
+    client, _ = planted(tmp_path, "kinds/rate.c", "kinds/sweeper.h")
+    r = run(client)
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -14,7 +14,7 @@
 
 #include "core/scenario.h"
 #include "kinds/kind.h"
-#include "kinds/sweep.h"
+#include "kinds/sweeper.h"
 
 /* An integer of the resolved scenario's group `group`. */
 static long long resolved_int(const struct scenario *sc, const char *group,
@@ -39,8 +39,8 @@ static void test_text_values_and_defaults(void **state)
     assert_string_equal(sc.source, "dir/mine.json");
     assert_string_equal(sc.name, "mine"); /* the source's base name */
     assert_string_equal(sc.transport, "unix");
-    assert_int_equal(sweep_opts(&sc)->max_n, 50);
-    assert_int_equal(sweep_opts(&sc)->step, 5);
+    assert_int_equal(sweeper_opts(&sc)->max_n, 50);
+    assert_int_equal(sweeper_opts(&sc)->step, 5);
     assert_string_equal(sc.mode, "sync");
     assert_int_equal(sc.call.timeout_ms, 5000);
     assert_non_null(sc.resolved);
@@ -81,7 +81,7 @@ static void test_text_and_file_agree(void **state)
                                         &b, err, sizeof err),
                      0);
     unlink(path);
-    assert_int_equal(sweep_opts(&b)->max_n, 2000);
+    assert_int_equal(sweeper_opts(&b)->max_n, 2000);
     assert_string_equal(b.mode, "event");
     assert_true(json_equal(a.resolved, b.resolved));
     scenario_free(&a);
@@ -213,6 +213,58 @@ static void test_kind_scaling(void **state)
     assert_non_null(strstr(err, "--set scaling.k: 1024 pairs, above the"));
 }
 
+/* The sweep's driver's settings (kinds/sweeper.h) under each kind's
+ * group: the same defaults, the start check naming the kind's own keys,
+ * the stepping rule. */
+static void test_driver_settings_by_group(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    char err[512] = "";
+    static const char fanin[] =
+        "{\"kind\": \"fanin\", \"transport\": \"unix\", "
+        "\"fanin\": {\"start\": 50, \"growth\": 1.15}}";
+    assert_int_equal(scenario_load_text(kind_schema(), "f.json", fanin,
+                                        strlen(fanin), NULL, 0, &sc, err,
+                                        sizeof err),
+                     0);
+    const struct sweeper_opts *so = sweeper_opts(&sc);
+    assert_int_equal(so->start, 50);
+    assert_int_equal(so->max_n, 1000);
+    assert_int_equal(so->max_probes, 12);
+    assert_string_equal(so->pairing, "blocks");
+    /* ceil(50 × 1.15) = 58; ceil(58 × 1.15 = 66.7) = 67 */
+    assert_int_equal(sweeper_next_n(&sc, 50), 58);
+    assert_int_equal(sweeper_next_n(&sc, 58), 67);
+    scenario_free(&sc);
+
+    /* Linear: start, start + step. */
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", text,
+                                        strlen(text), NULL, 0, &sc, err,
+                                        sizeof err),
+                     0);
+    assert_int_equal(sweeper_next_n(&sc, 1), 6);
+    scenario_free(&sc);
+
+    static const char high[] =
+        "{\"kind\": \"fanin\", \"transport\": \"unix\", "
+        "\"fanin\": {\"start\": 50, \"max_n\": 10}}";
+    assert_int_equal(scenario_load_text(kind_schema(), "f.json", high,
+                                        strlen(high), NULL, 0, &sc, err,
+                                        sizeof err),
+                     -EINVAL);
+    assert_string_equal(err, "f.json: key \"fanin.start\": 50 is above "
+                             "fanin.max_n (10)");
+    static const char sweep_high[] =
+        "{\"sweep\": {\"start\": 50, \"max_n\": 10}}";
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", sweep_high,
+                                        strlen(sweep_high), NULL, 0, &sc,
+                                        err, sizeof err),
+                     -EINVAL);
+    assert_string_equal(err, "s.json: key \"sweep.start\": 50 is above "
+                             "sweep.max_n (10)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_text_errors),
         cmocka_unit_test(test_kind_rate),
         cmocka_unit_test(test_kind_scaling),
+        cmocka_unit_test(test_driver_settings_by_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

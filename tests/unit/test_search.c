@@ -1,0 +1,462 @@
+/* Unit tests for the crossing search (crossing_search_next, core/
+ * crossing.c): what a sweep measures next, from what it measured, over
+ * synthetic round-time curves. A curve gives every round of a measurement
+ * the same time, by N and by how often that N was measured before (its
+ * visit), so nothing depends on this host's speed. Each test asserts the
+ * exact sequence of measurements ("phase N", the phase as the result
+ * names it) and where the search ended.
+ *
+ * The plain curves' sequences are worked out by hand in the comments. The
+ * noisy ones (a refine) were worked out with a hand port of the original
+ * driver's rules (kinds/sweeper.c at 59d85d6, before the search moved
+ * here) and crossing_estimate; their decisions' margins are given. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/crossing.h"
+
+#define MAX_MEASURES 64
+#define MAX_ROUNDS 32
+
+/* A synthetic host: the curve, a step's timed rounds, and what was
+ * measured on it. */
+struct host {
+    double (*round_ms)(int64_t n, int visit);
+    size_t step_rounds;
+    struct crossing_measure m[MAX_MEASURES];
+    int64_t ns[MAX_MEASURES][MAX_ROUNDS];
+    size_t k;
+    char trace[2048];
+};
+
+/* The stepping rules: linear by *ctx, or doubling. */
+static int64_t add_step(const void *ctx, int64_t n)
+{
+    return n + *(const int64_t *)ctx;
+}
+
+static int64_t doubling(const void *ctx, int64_t n)
+{
+    (void)ctx;
+    return 2 * n;
+}
+
+static const int64_t step10 = 10;
+
+/* The sweep scenario's defaults (kinds/sweeper.h): max_ms 100,
+ * resolution 0.02, near_rounds 20, max_probes 12; max_n 1000, steps of
+ * 10. */
+static struct crossing_rules defaults(void)
+{
+    return (struct crossing_rules){.max_ms = 100,
+                                   .max_n = 1000,
+                                   .resolution = 0.02,
+                                   .near_rounds = 20,
+                                   .max_probes = 12,
+                                   .timed = true,
+                                   .next_n = add_step,
+                                   .next_ctx = &step10};
+}
+
+static struct host *host_new(double (*round_ms)(int64_t, int))
+{
+    struct host *h = calloc(1, sizeof *h);
+    assert_non_null(h);
+    h->round_ms = round_ms;
+    h->step_rounds = 10;
+    return h;
+}
+
+/* Run the search from `start` to its end on host h, as the driver does:
+ * measure s->target as s->phase asks, append it, hand it back. */
+static enum crossing_end search(struct host *h,
+                                const struct crossing_rules *rules,
+                                int64_t start, struct crossing_search *s)
+{
+    crossing_search_start(s, start);
+    for (;;) {
+        assert_true(h->k < MAX_MEASURES);
+        int64_t n = s->target;
+        int visit = 0;
+        for (size_t i = 0; i < h->k; i++)
+            visit += h->m[i].n == n;
+        bool probe = s->phase != CROSSING_SWEEPING;
+        size_t len = probe ? (size_t)rules->near_rounds : h->step_rounds;
+        assert_true(len <= MAX_ROUNDS);
+        int64_t ns = llround(h->round_ms(n, visit) * 1e6);
+        for (size_t j = 0; j < len; j++)
+            h->ns[h->k][j] = ns;
+        h->m[h->k] = (struct crossing_measure){.n = n,
+                                               .rounds_ns = h->ns[h->k],
+                                               .len = len,
+                                               .median_ms = (double)ns / 1e6,
+                                               .probe = probe};
+        h->k++;
+        size_t used = strlen(h->trace);
+        snprintf(h->trace + used, sizeof h->trace - used, "%s%s %lld",
+                 used ? ", " : "", crossing_phase_name(s->phase),
+                 (long long)n);
+        enum crossing_end end = crossing_search_next(s, rules, h->m, h->k);
+        if (end != CROSSING_GOING) {
+            assert_int_equal(s->phase, CROSSING_DONE);
+            return end;
+        }
+    }
+}
+
+#define SWEEP_TO_80                                                          \
+    "sweep 10, sweep 20, sweep 30, sweep 40, sweep 50, sweep 60, sweep 70, " \
+    "sweep 80"
+
+/* ---- the curves ---------------------------------------------------------- */
+
+/* 1 ms per server: crosses 100 ms at N=100. */
+static double linear_ms(int64_t n, int visit)
+{
+    (void)visit;
+    return (double)n;
+}
+
+/* ∝ N²: crosses at N=73 exactly (100 ms). */
+static double steep_ms(int64_t n, int visit)
+{
+    (void)visit;
+    double x = (double)n / 73.0;
+    return 100.0 * x * x;
+}
+
+/* ∝ N^1.5: crosses at N=100. */
+static double power15_ms(int64_t n, int visit)
+{
+    (void)visit;
+    return 100.0 * pow((double)n / 100.0, 1.5);
+}
+
+/* ∝ N², crossing at 93, but the first measurement at 30 reads 150 ms (a
+ * hiccup of the host). */
+static double hiccup_ms(int64_t n, int visit)
+{
+    double x = (double)n / 93.0;
+    return n == 30 && visit == 0 ? 150.0 : 100.0 * x * x;
+}
+
+/* ∝ N², crossing at 65, but the step at 70 reads 95 ms (a lucky under):
+ * it is 116 ms. */
+static double lucky_ms(int64_t n, int visit)
+{
+    double x = (double)n / 65.0;
+    return n == 70 && visit == 0 ? 95.0 : 100.0 * x * x;
+}
+
+/* ∝ N², crossing at 73, each measurement 10% low on even visits (the
+ * first), 10% high on odd ones. */
+static double alternating_ms(int64_t n, int visit)
+{
+    double x = (double)n / 73.0;
+    return 100.0 * x * x * (visit % 2 ? 1.1 : 0.9);
+}
+
+/* ∝ N², crossing at 73, every N's first visit 10% (20%) low, later
+ * ones as far high. */
+static double first_low(int64_t n, int visit, double by)
+{
+    double x = (double)n / 73.0;
+    return 100.0 * x * x * (visit == 0 ? 1 - by : 1 + by);
+}
+
+static double first_low10_ms(int64_t n, int visit)
+{
+    return first_low(n, visit, 0.1);
+}
+
+static double first_low20_ms(int64_t n, int visit)
+{
+    return first_low(n, visit, 0.2);
+}
+
+static double flat_ms(int64_t n, int visit)
+{
+    (void)n;
+    (void)visit;
+    return 1.0;
+}
+
+static double slow_ms(int64_t n, int visit)
+{
+    (void)n;
+    (void)visit;
+    return 1000.0;
+}
+
+/* ---- the cases ----------------------------------------------------------- */
+
+/* One search on one curve: the settings that differ from defaults(), and
+ * what it must do. */
+struct search_case {
+    double (*round_ms)(int64_t n, int visit);
+    int64_t start;
+    bool doubling;       /* steps ×2, not +10 */
+    int64_t max_n;       /* 0: the default */
+    double resolution;   /* < 0: the default; 0: no search */
+    int64_t max_probes;  /* 0: the default */
+    bool idle;           /* no rounds timed */
+    enum crossing_end end;
+    const char *trace;
+    int64_t lo, hi, held;
+    int probes, refines;
+    int cut;             /* 1: the budget cut the bisection short (an N
+                          * still to bisect), 0: it did not, -1: no
+                          * bracket */
+    double decided_ms;   /* > 0: the round time the last decision read */
+};
+
+/* Steps 10..100 are within 100 ms (100 is not over), 110 is over and
+ * confirmed: bracket 100-110. The low end has a step's 10 rounds, fewer
+ * than near_rounds: measured again (under). Then bisection: 105 over,
+ * 102 over; 100-102 is 2 wide, within 2% of 100: done. Every point lies
+ * on the curve, so the probes' implied crossings are all 100 and the
+ * interval is the bracket's, ±2%, within the target ±4%: no refine. */
+static const struct search_case linear = {
+    .round_ms = linear_ms, .start = 10, .resolution = -1,
+    .end = CROSSING_NARROWED,
+    .trace = SWEEP_TO_80 ", sweep 90, sweep 100, sweep 110, confirm 110, "
+                         "bracket 100, bisect 105, bisect 102",
+    .lo = 100, .hi = 102, .held = 100, .probes = 4, .cut = 0};
+
+/* 70 is under (91.9 ms), 80 over (120.1) and confirmed; the low end 70
+ * again (under); bisect 75 over, 72 under, 73 (exactly 100: not over)
+ * under, 74 over: 73-74 is 1 wide. The interval (slope 2 fitted exactly)
+ * is the bracket's, ±1.4%. */
+static const struct search_case steep = {
+    .round_ms = steep_ms, .start = 10, .resolution = -1,
+    .end = CROSSING_NARROWED,
+    .trace = SWEEP_TO_80 ", confirm 80, bracket 70, bisect 75, bisect 72, "
+                         "bisect 73, bisect 74",
+    .lo = 73, .hi = 74, .held = 73, .probes = 6, .cut = 0};
+
+/* A geometric sweep (×2 from 1): 64 under, 128 over and confirmed;
+ * bracket 64-128, the low end again, then bisect 96 under, 112 over,
+ * 104 over, 100 (exactly 100 ms) under, 102 over: 100-102, within 2%. */
+static const struct search_case geometric = {
+    .round_ms = power15_ms, .start = 1, .doubling = true, .resolution = -1,
+    .end = CROSSING_NARROWED,
+    .trace = "sweep 1, sweep 2, sweep 4, sweep 8, sweep 16, sweep 32, "
+             "sweep 64, sweep 128, confirm 128, bracket 64, bisect 96, "
+             "bisect 112, bisect 104, bisect 100, bisect 102",
+    .lo = 100, .hi = 102, .held = 100, .probes = 7, .cut = 0};
+
+/* The step at 30 is over; its confirmation reads 10.4 ms, and the 30
+ * rounds pooled (10 of 150, 20 of 10.4) have the median 10.4: under, the
+ * sweep goes on from 30 (held 30). 90 is under (93.6), 100 over
+ * (115.6) and confirmed: bracket 90-100, then as on a plain curve: the
+ * low end, bisect 95 over, 92 under, 93 under (100), 94 over. */
+static const struct search_case failed_confirmation = {
+    .round_ms = hiccup_ms, .start = 10, .resolution = -1,
+    .end = CROSSING_NARROWED,
+    .trace = "sweep 10, sweep 20, sweep 30, confirm 30, sweep 40, "
+             "sweep 50, sweep 60, sweep 70, sweep 80, sweep 90, sweep 100, "
+             "confirm 100, bracket 90, bisect 95, bisect 92, bisect 93, "
+             "bisect 94",
+    .lo = 93, .hi = 94, .held = 93, .probes = 7, .cut = 0};
+
+/* 70 passes as a step (95), 80 is over and confirmed: bracket 70-80. The
+ * low end measured again reads 116 ms; its 30 rounds pooled (10 of 95,
+ * 20 of 116) are over: the bracket moves down to the step before, 60-70.
+ * 60 has a step's rounds only: measured again (85.2, under); then bisect
+ * 65 (exactly 100) under, 67 over, 66 over. */
+static const struct search_case lucky_low_end = {
+    .round_ms = lucky_ms, .start = 10, .resolution = -1,
+    .end = CROSSING_NARROWED,
+    .trace = SWEEP_TO_80 ", confirm 80, bracket 70, bracket 60, bisect 65, "
+                         "bisect 67, bisect 66",
+    .lo = 65, .hi = 66, .held = 65, .probes = 6, .cut = 0};
+
+/* The step at 80 reads low but over; the confirmation at 80 and the low
+ * end 70 read high: the bracket moves down to 60-70 and bisects to
+ * 69-70. Narrow, but the probes scatter: the interval is ±5.9%, wider
+ * than the target ±4% (2 × resolution), so the end nearer the estimate,
+ * 70, is measured again: its third visit reads low and its 50 rounds
+ * pooled (30 low) come out under. The one N measured above 70, 80, is
+ * over: the bracket moves up to 70-80 and bisection follows, to 76-77,
+ * where the interval is ±3.1%. */
+static const struct search_case refine_moves_up = {
+    .round_ms = alternating_ms, .start = 10, .resolution = -1,
+    .end = CROSSING_NARROWED,
+    .trace = SWEEP_TO_80 ", confirm 80, bracket 70, bracket 60, bisect 65, "
+                         "bisect 67, bisect 68, bisect 69, refine 70, "
+                         "bisect 75, bisect 77, bisect 76",
+    .lo = 76, .hi = 77, .held = 76, .probes = 11, .refines = 1, .cut = 0};
+
+/* 10% low first visits: as above to 69-70, then the ends in turn from
+ * the one nearer the estimate (70, 69, 70, 69), each pooling more
+ * rounds, until the interval is ±3.9% (after ±5.9, 5.2, 4.7, 4.3%):
+ * within the target, 11 probes of 12. */
+static const struct search_case refines_in_turn = {
+    .round_ms = first_low10_ms, .start = 10, .resolution = -1,
+    .end = CROSSING_NARROWED,
+    .trace = SWEEP_TO_80 ", confirm 80, bracket 70, bracket 60, bisect 65, "
+                         "bisect 67, bisect 68, bisect 69, refine 70, "
+                         "refine 69, refine 70, refine 69",
+    .lo = 69, .hi = 70, .held = 69, .probes = 11, .refines = 4, .cut = 0};
+
+/* The steep curve with max_probes 3: confirm 80, the low end 70, bisect
+ * 75 (over); the budget is spent with 70-75 still 5 wide. */
+static const struct search_case budget_in_bisection = {
+    .round_ms = steep_ms, .start = 10, .resolution = -1, .max_probes = 3,
+    .end = CROSSING_NARROWED,
+    .trace = SWEEP_TO_80 ", confirm 80, bracket 70, bisect 75",
+    .lo = 70, .hi = 75, .held = 70, .probes = 3, .cut = 1};
+
+/* 20% low first visits: 80 passes as a step (96.1 ms read, 120.1 true),
+ * 90 is over and confirmed; the low ends read high when measured again:
+ * the bracket moves down from 80-90 to 70-80 and 60-70, and bisects to
+ * 69-70. The interval is wide (±9.5, 8.2, 7.2, 6.3% before each refine):
+ * the ends in turn, 70, 69, 70, 69; the second refine of 69 (its third
+ * visit, 40 of its 60 rounds high) finds it over after all: the bracket
+ * moves down to 60-69, and that 12th probe has spent the budget with it
+ * 9 wide. */
+static const struct search_case budget_in_refining = {
+    .round_ms = first_low20_ms, .start = 10, .resolution = -1,
+    .end = CROSSING_NARROWED,
+    .trace = SWEEP_TO_80 ", sweep 90, confirm 90, bracket 80, bracket 70, "
+                         "bracket 60, bisect 65, bisect 67, bisect 68, "
+                         "bisect 69, refine 70, refine 69, refine 70, "
+                         "refine 69",
+    .lo = 60, .hi = 69, .held = 60, .probes = 12, .refines = 4, .cut = 1};
+
+/* resolution 0: the first step over (80: 100 × (80/73)² = 120.0976 ms,
+ * in whole ns) ends it, unconfirmed; held stays at the last step under. */
+static const struct search_case no_search = {
+    .round_ms = steep_ms, .start = 10, .resolution = 0,
+    .end = CROSSING_OVER, .trace = SWEEP_TO_80, .held = 70, .cut = -1,
+    .decided_ms = 120.097579};
+
+/* Never over: steps of 10 to 30, then 40 clamped to max_n 35, where it
+ * ends within max_ms. */
+static const struct search_case max_n = {
+    .round_ms = flat_ms, .start = 10, .max_n = 35, .resolution = -1,
+    .end = CROSSING_MAX_N, .trace = "sweep 10, sweep 20, sweep 30, sweep 35",
+    .held = 35, .cut = -1, .decided_ms = 1.0};
+
+/* Idle servers (no rounds timed): a step is never over, whatever it
+ * reads; the sweep goes to max_n. */
+static const struct search_case idle = {
+    .round_ms = slow_ms, .start = 10, .max_n = 35, .resolution = -1,
+    .idle = true, .end = CROSSING_MAX_N,
+    .trace = "sweep 10, sweep 20, sweep 30, sweep 35", .held = 35,
+    .cut = -1};
+
+static void test_search_case(void **state)
+{
+    const struct search_case *c = *state;
+    struct host *h = host_new(c->round_ms);
+    struct crossing_rules rules = defaults();
+    if (c->doubling) {
+        rules.next_n = doubling;
+        rules.next_ctx = NULL;
+    }
+    if (c->max_n)
+        rules.max_n = c->max_n;
+    if (c->resolution >= 0)
+        rules.resolution = c->resolution;
+    if (c->max_probes)
+        rules.max_probes = c->max_probes;
+    rules.timed = !c->idle;
+    struct crossing_search s;
+    assert_int_equal(search(h, &rules, c->start, &s), c->end);
+    assert_string_equal(h->trace, c->trace);
+    assert_int_equal(s.held, c->held);
+    assert_int_equal(s.probes, c->probes);
+    assert_int_equal(s.refines, c->refines);
+    if (c->cut >= 0) {
+        assert_int_equal(s.b.lo, c->lo);
+        assert_int_equal(s.b.hi, c->hi);
+        /* Narrow enough (0), or cut short by the budget with an N still
+         * to bisect. */
+        assert_int_equal(crossing_next_n(&s.b, rules.resolution) != 0,
+                         c->cut);
+    }
+    if (c->decided_ms > 0)
+        assert_true(fabs(s.decided_ms - c->decided_ms) < 1e-9);
+    free(h);
+}
+
+/* A run stopped during the bisection keeps the bracket's low end; one
+ * stopped while sweeping keeps the last step under. */
+static void test_a_stopped_search_keeps_what_it_had(void **state)
+{
+    (void)state;
+    struct crossing_search s;
+    crossing_search_start(&s, 10);
+    s.phase = CROSSING_BISECTING;
+    s.b = (struct bracket){70, 80};
+    s.held = 70;
+    s.target = 75;
+    assert_true(crossing_search_stop(&s));
+    assert_int_equal(s.phase, CROSSING_DONE);
+    assert_int_equal(s.held, 70);
+
+    crossing_search_start(&s, 10);
+    s.held = 40;
+    s.target = 50;
+    assert_false(crossing_search_stop(&s));
+    assert_int_equal(s.phase, CROSSING_DONE);
+    assert_int_equal(s.held, 40);
+}
+
+/* Rounds taken at the same N in different measurements pool: 10 of
+ * 150 ms and 20 of 74 ms have the median 74 ms; other N do not count. */
+static void test_pooled_median(void **state)
+{
+    (void)state;
+    int64_t a[10], b[20], c[5];
+    for (size_t i = 0; i < 10; i++)
+        a[i] = 150000000;
+    for (size_t i = 0; i < 20; i++)
+        b[i] = 74000000;
+    for (size_t i = 0; i < 5; i++)
+        c[i] = 1;
+    const struct crossing_measure m[] = {
+        {.n = 30, .rounds_ns = a, .len = 10, .median_ms = 150},
+        {.n = 40, .rounds_ns = c, .len = 5, .median_ms = 1e-6},
+        {.n = 30, .rounds_ns = b, .len = 20, .median_ms = 74, .probe = true},
+    };
+    size_t rounds;
+    assert_true(crossing_pooled_ms(m, 3, 30, &rounds) == 74.0);
+    assert_int_equal(rounds, 30);
+    assert_true(crossing_pooled_ms(m, 3, 50, &rounds) == 0);
+    assert_int_equal(rounds, 0);
+}
+
+/* A case as a test of its own name. */
+#define SEARCH_CASE(c)                                                       \
+    {.name = #c, .test_func = test_search_case, .initial_state = (void *)&(c)}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        SEARCH_CASE(linear),
+        SEARCH_CASE(steep),
+        SEARCH_CASE(geometric),
+        SEARCH_CASE(failed_confirmation),
+        SEARCH_CASE(lucky_low_end),
+        SEARCH_CASE(refine_moves_up),
+        SEARCH_CASE(refines_in_turn),
+        SEARCH_CASE(budget_in_bisection),
+        SEARCH_CASE(budget_in_refining),
+        SEARCH_CASE(no_search),
+        SEARCH_CASE(max_n),
+        SEARCH_CASE(idle),
+        cmocka_unit_test(test_a_stopped_search_keeps_what_it_had),
+        cmocka_unit_test(test_pooled_median),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
