@@ -393,10 +393,10 @@ pid_t machine_leftover_pid(const char *name)
     return (pid_t)v;
 }
 
-/* rmdir every cgroup orbbench-PID* below parent whose PID is gone; the
- * paths removed are appended to list (";"-separated). */
-static int remove_leftovers_below(const char *parent, char *list,
-                                  size_t len)
+int machine_each_leftover(const char *parent,
+                          bool (*remove)(int dfd, const char *name,
+                                         const char *path),
+                          char *list, size_t len)
 {
     DIR *d = opendir(parent);
     if (!d)
@@ -404,18 +404,26 @@ static int remove_leftovers_below(const char *parent, char *list,
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_type != DT_DIR || !machine_leftover_pid(e->d_name))
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", parent, e->d_name);
+        if (!machine_leftover_pid(e->d_name) ||
+            !remove(dirfd(d), e->d_name, path))
             continue;
-        char dir[600];
-        snprintf(dir, sizeof dir, "%s/%s", parent, e->d_name);
-        if (rmdir(dir) != 0)
-            continue; /* it still holds a process: not a leftover */
         n++;
         size_t used = strlen(list);
-        snprintf(list + used, len - used, "%s%s", used ? ";" : "", dir);
+        snprintf(list + used, len - used, "%s%s", used ? ";" : "", path);
     }
     closedir(d);
     return n;
+}
+
+/* A leftover cgroup goes when it holds no process (else rmdir fails:
+ * not a leftover). */
+static bool remove_cgroup_dir(int dfd, const char *name, const char *path)
+{
+    (void)dfd;
+    (void)name;
+    return rmdir(path) == 0;
 }
 
 int machine_remove_leftovers(char *list, size_t len)
@@ -430,9 +438,10 @@ int machine_remove_leftovers(char *list, size_t len)
         own_cgroup(places[i].controller, own, sizeof own);
         if (own[0]) {
             snprintf(parent, sizeof parent, "%s%s", places[i].root, own);
-            n += remove_leftovers_below(parent, list, len);
+            n += machine_each_leftover(parent, remove_cgroup_dir, list, len);
         }
-        n += remove_leftovers_below(places[i].root, list, len);
+        n += machine_each_leftover(places[i].root, remove_cgroup_dir, list,
+                                   len);
     }
     return n;
 }

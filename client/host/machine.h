@@ -71,6 +71,13 @@ void machine_remove_cgroup(const char *dir);
  * "orbbench-PID" or "orbbench-PID-..." when that process no longer
  * exists (0 otherwise: not such a name, this process, or alive). */
 pid_t machine_leftover_pid(const char *name);
+/* For each entry of parent whose name has such a PID, remove(dirfd,
+ * name, path); the paths it removed (it returned true) are appended to
+ * list, ";"-separated. Returns how many. */
+int machine_each_leftover(const char *parent,
+                          bool (*remove)(int dfd, const char *name,
+                                         const char *path),
+                          char *list, size_t len);
 /* Remove the cgroups orbbench-PID* of such PIDs below the places this
  * run would make its own (the memory, cpuacct and v2 hierarchies, at
  * this process's cgroup and at the root). An rmdir fails on a cgroup

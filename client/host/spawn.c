@@ -162,33 +162,22 @@ static void remove_dir(const char *dir, int depth)
     rmdir(dir);
 }
 
+/* A run folder this client made (orbbench-PID-XXXXXX, see runcmd), of
+ * this user: removed with its files. */
+static bool remove_run_dir(int dfd, const char *name, const char *path)
+{
+    struct stat st;
+    if (!strchr(name + sizeof "orbbench-", '-') ||
+        fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+        return false;
+    remove_dir(path, 1);
+    return access(path, F_OK) != 0;
+}
+
 int spawn_remove_leftover_dirs(const char *parent, char *list, size_t len)
 {
-    DIR *d = opendir(parent);
-    if (!d)
-        return 0;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        struct stat st;
-        /* Only names this client gives (orbbench-PID-XXXXXX, see runcmd)
-         * with a PID that is gone, and only folders of this user. */
-        if (!machine_leftover_pid(e->d_name) ||
-            !strchr(e->d_name + sizeof "orbbench-", '-') ||
-            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-            !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-            continue;
-        char dir[600];
-        snprintf(dir, sizeof dir, "%s/%s", parent, e->d_name);
-        remove_dir(dir, 1);
-        if (access(dir, F_OK) == 0)
-            continue;
-        n++;
-        size_t used = strlen(list);
-        snprintf(list + used, len - used, "%s%s", used ? ";" : "", dir);
-    }
-    closedir(d);
-    return n;
+    return machine_each_leftover(parent, remove_run_dir, list, len);
 }
 
 /* Reap pid, waiting at most wait_ms. 1 when reaped (*wstatus set). */

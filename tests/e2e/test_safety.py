@@ -258,18 +258,24 @@ def run_folder_of(pid):
     return None
 
 
-def test_a_killed_spawner_leaves_nothing_behind(tmp_path):
-    """A SIGKILLed spawner once left its run folder under /tmp and its
-    cpuacct and memory cgroups: the client, outliving it, removes them,
-    and says the spawner died."""
-    out = tmp_path / "r.json"
-    proc = subprocess.Popen(
+def long_limited_run(out):
+    """A sweep towards 2000 giop-min servers under a memory limit (so with
+    both its cgroups), in the background, writing out."""
+    return subprocess.Popen(
         [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"),
          "--out", str(out), "--set", "server.kind=giop-min",
          "--set", "sweep.start=5", "--set", "sweep.step=5",
          "--set", "sweep.max_n=2000", "--set", "sweep.rounds=20",
          "--set", "machine.mem_limit_mb=512"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_killed_spawner_leaves_nothing_behind(tmp_path):
+    """A SIGKILLed spawner once left its run folder under /tmp and its
+    cpuacct and memory cgroups: the client, outliving it, removes them,
+    and says the spawner died."""
+    out = tmp_path / "r.json"
+    proc = long_limited_run(out)
     try:
         doc = wait_for(lambda: out.exists() and json.loads(out.read_text()))
         assert doc, "no checkpoint written"
@@ -305,13 +311,7 @@ def test_a_run_killed_with_its_spawner_is_cleaned_up_by_the_next(tmp_path):
     them, says so on stderr and in its result, and leaves alone a folder
     of the same shape whose PID is alive."""
     out = tmp_path / "r.json"
-    proc = subprocess.Popen(
-        [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"),
-         "--out", str(out), "--set", "server.kind=giop-min",
-         "--set", "sweep.start=5", "--set", "sweep.step=5",
-         "--set", "sweep.max_n=2000", "--set", "sweep.rounds=20",
-         "--set", "machine.mem_limit_mb=512"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = long_limited_run(out)
     decoy = Path(f"/tmp/orbbench-{os.getpid()}-decoy")
     folder, cgroups = None, []
     try:
