@@ -1,6 +1,7 @@
 /* Emulated machines: see machine.h. */
 #include "host/machine.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -382,11 +383,12 @@ pid_t machine_leftover_pid(const char *name)
     if (strncmp(name, prefix, sizeof prefix - 1) != 0)
         return 0;
     const char *digits = name + sizeof prefix - 1;
+    if (!isdigit((unsigned char)*digits))
+        return 0; /* strtol would take a sign or blanks too */
     char *end;
     errno = 0;
     long v = strtol(digits, &end, 10);
-    if (end == digits || errno || v <= 0 || v > INT_MAX ||
-        (*end && *end != '-') || *digits == '-' || *digits == '+')
+    if (errno || v <= 0 || v > INT_MAX || (*end && *end != '-'))
         return 0;
     if (v == (long)getpid() || kill((pid_t)v, 0) == 0 || errno != ESRCH)
         return 0; /* alive (or not ours to ask about) */
@@ -404,10 +406,11 @@ int machine_each_leftover(const char *parent,
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
+        if (!machine_leftover_pid(e->d_name))
+            continue;
         char path[600];
         snprintf(path, sizeof path, "%s/%s", parent, e->d_name);
-        if (!machine_leftover_pid(e->d_name) ||
-            !remove(dirfd(d), e->d_name, path))
+        if (!remove(dirfd(d), e->d_name, path))
             continue;
         n++;
         size_t used = strlen(list);
