@@ -405,7 +405,9 @@ enum crossing_end crossing_search_next(struct crossing_search *s,
     }
     switch (s->phase) {
     case CROSSING_SWEEPING: {
-        double median = k ? m[k - 1].median_ms : 0;
+        /* Every round of the step (a step of several blocks: all of
+         * them), pooled. */
+        double median = k ? crossing_pooled_ms(m, k, n, &count) : 0;
         if (!rules->timed || median <= rules->max_ms)
             return sweep_on(s, rules, n, median);
         s->decided_ms = median;

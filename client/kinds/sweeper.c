@@ -98,6 +98,7 @@ struct sweep_side {
     size_t npoints;
     size_t points_cap;
     size_t nsteps;
+    int64_t block; /* GROUP.step_blocks: the step's blocks taken so far */
     json_t *crossing;      /* result fields of the crossing, or NULL */
     /* Where its search stands (core/crossing.h): what it measures next,
      * at which N; CROSSING_DONE once the side has finished. */
@@ -444,7 +445,8 @@ static bool side_eta(const struct sweep_side *r, struct eta *e)
                          (r->d->nsides > 1 ? so->switch_rounds : 0);
         struct eta_plan p = {
             .max_ms = so->max_ms, .max_n = so->max_n, .next_n = next_n_of,
-            .next_ctx = sc, .step_rounds = (double)(warmup + so->rounds),
+            .next_ctx = sc, .step_rounds =
+                (double)(so->step_blocks * (warmup + so->rounds)),
             .probe_rounds = (double)(warmup + so->near_rounds),
             .resolution = sc->client.connect ? so->resolution : 0,
             .max_probes = (int)so->max_probes,
@@ -454,6 +456,10 @@ static bool side_eta(const struct sweep_side *r, struct eta *e)
             .hi = confirming ? (int64_t)r->h.n : cs->b.hi,
             .probes = cs->probes};
         ok = eta_sweep(steps, ns, probes, np, &p, e) && isfinite(e->left_s);
+        /* The step's blocks still to come, each as long as its last. */
+        if (ok && cs->phase == CROSSING_SWEEPING && r->block > 0 && ns)
+            e->left_s += (double)(so->step_blocks - r->block) *
+                         steps[ns - 1].seconds;
     }
     free(steps);
     free(probes);
@@ -674,7 +680,12 @@ static double record_step(struct sweep_side *r)
     if (start_ms.count)
         json_object_set_new(step, "server_start_ms",
                             result_summary(&start_ms));
-    r->d->axis->footprint(&r->h, step, on_machine(r));
+    if (sweeper_opts(r->h.s->sc)->step_blocks > 1)
+        json_object_set_new(step, "block", json_integer(r->block + 1));
+    /* The servers' footprint once a step: the same processes at every
+     * block, and probing them costs seconds at large N. */
+    if (r->block == 0)
+        r->d->axis->footprint(&r->h, step, on_machine(r));
     json_array_append_new(json_object_get(r->h.s->doc, "steps"), step);
     r->nsteps++;
     r->last_what = "sweep";
@@ -876,6 +887,11 @@ static void decide(struct sweep_side *r)
             cs->phase = CROSSING_DONE;
             return;
         }
+        if (++r->block < sweeper_opts(sc)->step_blocks) {
+            checkpoint(r); /* the step's next block, at the same N */
+            return;
+        }
+        r->block = 0;
     } else {
         record_probe(r, crossing_phase_name(cs->phase));
     }

@@ -45,6 +45,11 @@ struct sweeper_opts {
     double resolution;
     int64_t near_rounds; /* timed rounds of each confirmation/probe */
     int64_t max_probes;  /* bound on the search's measurements */
+    /* Each step measured this many times at its N (a paired run: in as
+     * many ticks, each side a block of `rounds` in turn, the order
+     * flipping) before the sweep decides on every round pooled: many
+     * paired blocks at one N, the fast gate's reading (docs/ci.md). */
+    int64_t step_blocks;
     /* A paired run: how the sides take turns ("blocks": each side's whole
      * measurement, then the other's; "rounds": A, B, A, B), and how many
      * untimed rounds, beside warmup_rounds, open every block. */
@@ -97,6 +102,12 @@ const struct sweeper_opts *sweeper_opts(const struct scenario *sc);
      "crossing search (confirmation, bracket check, bisection)"},            \
     {PREFIX ".max_probes", SCENARIO_INT, SWEEPER_OFF(max_probes), 0, 1, 100, \
      NULL, NULL, 12, "at most this many measurements in the crossing search"}, \
+    {PREFIX ".step_blocks", SCENARIO_INT, SWEEPER_OFF(step_blocks), 0, 1,    \
+     1000, NULL,                                                             \
+     NULL, 1, "measure each step this many times at its N, each a block of " \
+     "rounds (a paired run: the sides in turn, the order flipping), and "   \
+     "decide on them pooled; compare pairs a paired run's blocks one by "   \
+     "one (the fast gate: " PREFIX ".start = " PREFIX ".max_n)"},           \
     {PREFIX ".pairing", SCENARIO_ENUM, SWEEPER_OFF(pairing),                 \
      SCENARIO_KIND_SZ(struct sweeper_opts, pairing), 0, 0, sweeper_pairings, \
      "blocks", 0, "a paired run's turns: blocks (each side measures a whole " \

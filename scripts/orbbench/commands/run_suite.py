@@ -5,6 +5,7 @@ write it as summary.md beside the results.
 usage: orbbench suite DIR [--set KEY=VALUE]... [--repeat R] [--out DIR]
                       [--variant NAME[:KEY=VALUE[,KEY=VALUE...]]]...
                       [--orb ID]... [--only GLOB]... [--paired]
+                      [--at-n N]
                       [--until-verdict [--max-repeat K] [--budget MINUTES]
                        [--equivalence PCT] [--scope SCOPE]]
 
@@ -52,6 +53,16 @@ error rate: each tests at 0.05 / (K - R + 1), and so does the final
 comparison, so stopping early cannot inflate false alarms (orbbench.
 sequential; sequential.json in the result folder records the plan, each
 look and why it stopped).
+
+--at-n N is the fast gate (docs/ci.md): every scenario measured at one
+N, no sweep and no crossing search: KIND.start = KIND.max_n = N (its
+cost_n too, and resolution 0), each paired run in KIND.step_blocks
+blocks (default here 12; --set KIND.step_blocks=B changes it), the
+sides taking turns block by block with the other's servers stopped, as
+in the sweep; compare then tests round time and server CPU per call at
+N on the blocks' ratios B/A, and memory per server. It answers "did
+B's servers get slower or larger at N", not how many B holds: for that,
+the sweep. Only for kinds with N (sweep, fanin).
 
 --out names a new or empty folder: files already there would be read as
 repeats of this run (by compare, report and the summary), so a folder
@@ -149,6 +160,9 @@ def parse_args(argv):
     p.add_argument("--budget", type=float, metavar="MINUTES",
                    help="--until-verdict: start no repeat that would end "
                    "past this")
+    p.add_argument("--at-n", type=int, metavar="N",
+                   help="the fast gate: measure every scenario at N in "
+                   "blocks, no sweep (see above)")
     p.add_argument("--out", metavar="DIR",
                    help="result folder (default results/DATE-HOST-SUITE)")
     p.add_argument("--format", choices=("text", "md", "csv", "json"),
@@ -160,6 +174,8 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.repeat < 1 or a.repeat > 100:
         die("--repeat must be 1..100")
+    if a.at_n is not None and not 1 <= a.at_n <= 1000000:
+        die(f"--at-n {a.at_n}: give an N from 1 to 1000000")
     a.variants = parse_variants(a.variants)
     if a.paired and a.solo:
         die("--paired and --solo: give one")
@@ -211,12 +227,7 @@ def pairs(scenario):
     """True when the scenario file's kind pairs (orbbench.results.Kind);
     a file that does not parse is run alone, and its run says what is
     wrong with it."""
-    try:
-        kind = json.loads(scenario.read_text()).get(
-            "kind", orbresults.DEFAULT_KIND)
-    except (OSError, ValueError, AttributeError):
-        return False
-    k = orbresults.KINDS.get(kind)
+    k = orbresults.KINDS.get(scenario_kind(scenario))
     return bool(k and k.pairs)
 
 
@@ -270,11 +281,38 @@ def run_watched(args, progress):
         child.close()
 
 
+# --at-n's blocks per paired run unless --set gives KIND.step_blocks: 12
+# pairs of blocks, about 12 × 2 × 18 rounds.
+AT_N_BLOCKS = 12
+
+
+def scenario_kind(scenario):
+    """The kind a scenario file names (the default when it names none), or
+    None when it does not parse (its run then says what is wrong)."""
+    try:
+        return json.loads(scenario.read_text()).get(
+            "kind", orbresults.DEFAULT_KIND)
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def at_n_sets(a, scenario):
+    """--at-n N's settings of one scenario, named by its kind (before the
+    user's --set, which may change them): one N, in blocks, no search."""
+    if a.at_n is None:
+        return []
+    k = scenario_kind(scenario) or orbresults.DEFAULT_KIND
+    return [f"{k}.start={a.at_n}", f"{k}.max_n={a.at_n}",
+            f"{k}.cost_n={a.at_n}", f"{k}.resolution=0",
+            f"{k}.step_blocks={AT_N_BLOCKS}"]
+
+
 def run_one(a, scenario, out, progress, variant=None):
     """Run one scenario (of one variant, or None), the next step of
     progress (orbbench.progress); return a row for the summary."""
     args = [a.orbbench, "run", str(scenario), "--out", str(out)]
-    for s in a.set + (variant["set"] if variant else []):
+    for s in at_n_sets(a, scenario) + a.set + (variant["set"] if variant
+                                               else []):
         args += ["--set", s]
     # stderr is captured for the summary's failure reason: orbbench's live
     # line would not be seen, and would leave its escapes in the reason;
@@ -297,7 +335,7 @@ def run_pair(a, scenario, outs, progress, variants):
     va, vb = variants
     args = [a.orbbench, "run", str(scenario), "--out", str(outs[0]),
             "--out-versus", str(outs[1]), "--paired"]
-    for s in a.set + va["set"]:
+    for s in at_n_sets(a, scenario) + a.set + va["set"]:
         args += ["--set", s]
     for s in vb["set"]:
         args += ["--versus", s]
@@ -653,6 +691,13 @@ def main(argv):
         if not scenarios:
             die(f"{src}: no scenario matches --only "
                 f"{' --only '.join(a.only)}")
+    if a.at_n is not None:
+        # Only a kind with N has one to hold (the driver's: sweep, fanin).
+        for sc in scenarios:
+            k = orbresults.KINDS.get(scenario_kind(sc))
+            if k and not k.pairs:
+                die(f"--at-n: {sc}: kind {k.name} has no N to measure at "
+                    "(sweep and fanin have); leave it out with --only")
     if not os.access(a.orbbench, os.X_OK):
         die(f"{a.orbbench}: not built (run make)")
     host = socket.gethostname()

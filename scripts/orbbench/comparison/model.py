@@ -183,6 +183,32 @@ def metric(va, vb, higher_is_better, memory=False, at_n=None,
             if k in m}
 
 
+def blocks_of(doc):
+    """{block: step} of a run that measured its one N in several blocks
+    (KIND.step_blocks > 1: each step has "block"), else None."""
+    steps = [s for s in doc["steps"] if orbresults.timed(s)]
+    if not steps or not all(isinstance(s.get("block"), int) for s in steps):
+        return None
+    return {s["block"]: s for s in steps}
+
+
+def block_pairs(docs_a, docs_b, read):
+    """(A values, B values), one pair per block that both sides of a
+    paired fixed-N run measured (docs_b[i] paired with docs_a[i]), over
+    every run: the sides took turns block by block, the order flipping,
+    so that the host's drift, which moves over seconds, falls on both
+    blocks of a pair alike. None when some run has no blocks."""
+    va, vb = [], []
+    for da, db in zip(docs_a, docs_b):
+        ba, bb = blocks_of(da), blocks_of(db)
+        if ba is None or bb is None:
+            return None
+        for k in sorted(set(ba) & set(bb)):
+            va.append(read(ba[k]))
+            vb.append(read(bb[k]))
+    return va, vb
+
+
 def pair_up(docs_a, docs_b):
     """(docs_b in the order of the docs_a they were paired with, True) when
     every run on both sides comes from a paired run (orbbench --paired or
@@ -218,7 +244,17 @@ def scenario_metrics(docs_a, docs_b, at, mem):
     fits = (("round_ms", round_ms, lambda s: s["round_ms"].get("count")),
             ("server_cpu_us", orbresults.server_cpu_per_call_us,
              lambda s: s.get("calls")))
+    fixed = fixed_n_blocks(docs_a, docs_b, paired)
     for key, read, weight in fits:
+        blocks = block_pairs(docs_a, docs_b, read) if fixed else None
+        if blocks:
+            # The fast gate: a pair per block, not per run.
+            out[key] = metric(*blocks, False, at_n=fixed, paired=True,
+                              pairs="blocks")
+            out[key]["notes"].append(
+                f"paired by block: {len(blocks[0])} blocks of "
+                f"{len(docs_a)} run(s) at N={fixed}")
+            continue
         out[key] = metric([fit_at(d, n, read, weight, window)
                            for d in docs_a],
                           [fit_at(d, n, read, weight, window)
@@ -232,6 +268,17 @@ def scenario_metrics(docs_a, docs_b, at, mem):
                               [mem_at(d, nm, mem) for d in docs_b],
                               False, memory=True, at_n=nm, paired=paired)
     return out
+
+
+def fixed_n_blocks(docs_a, docs_b, paired):
+    """The one N of paired fixed-N runs measured in blocks (the fast
+    gate: KIND.step_blocks > 1, KIND.start = KIND.max_n), or None."""
+    docs = docs_a + docs_b
+    if not (paired and docs and all(d["steps"] and orbresults.is_fixed_n(d)
+                                    and blocks_of(d) for d in docs)):
+        return None
+    ns = {s["n"] for d in docs for s in d["steps"]}
+    return ns.pop() if len(ns) == 1 else None
 
 
 def compare_scenario(name, res_a, res_b, at, mem):

@@ -162,8 +162,12 @@ def suite_lines(cmps):
     m = cmps[0]["method"]
     verdicts = per_set(cmps, [c["suite_verdict"] + flagged_text(c)
                               for c in cmps])
+    rows = list(dict.fromkeys(
+        metric_label(k, c["mem_kind"]) for c in cmps
+        for k, sm in c["suite"].items() if not sm["memory"])) or \
+        ["crossing N", "server CPU"]
     return [f"Suite verdict: {verdicts}. It is read from the suite's "
-            "crossing N and server CPU rows; memory has its own.",
+            f"{' and '.join(rows)} rows; memory has its own.",
             "Suite rows: geometric mean over scenarios of each scenario's "
             "B/A, one-sample t over the scenarios' mean log ratios "
             f"(df = scenarios - 1); BH over the {m['suite_tests']} suite "
@@ -198,8 +202,14 @@ def steps_table(cmp, x="B"):
     return head, rows
 
 
+def by_block(c):
+    """True when a scenario's runs were paired block by block (the fast
+    gate: fixed-N runs in KIND.step_blocks blocks)."""
+    return any(m.get("pairs") == "blocks" for m in c["metrics"].values())
+
+
 def single_run(c):
-    return c["runs_a"] < 2 or c["runs_b"] < 2
+    return (c["runs_a"] < 2 or c["runs_b"] < 2) and not by_block(c)
 
 
 def per_set(cmps, parts):
@@ -238,7 +248,11 @@ def method_lines(cmps):
            "excludes 1 exactly when a difference is found; round ms at a "
            "common N is descriptive (95%, not tested, no verdict). Round ms "
            "and server CPU per call at N: each run's local fit over its "
-           f"steps and probes {fit_windows(cmps)}."]
+           f"steps and probes {fit_windows(cmps)}" + (
+               "; in runs of one N in blocks (KIND.step_blocks), each "
+               "block's own value, B's paired with A's block by block"
+               if any(by_block(c) for cmp in cmps for c in cmp["scenarios"])
+               else "") + "."]
     if not tests:
         out.append("No verdicts: one run on a side; repeats are needed "
                    "(run-suite --repeat 3).")
@@ -246,7 +260,10 @@ def method_lines(cmps):
     scenarios = [c for cmp in cmps for c in cmp["scenarios"]]
     paired = [c for c in scenarios if c.get("paired")]
     pair_ratio = ratios if len(cmps) == 1 else "X/A"
-    how = (f"one-sample t on each paired run's log ratio {pair_ratio}" if
+    unit = ("block" if all(by_block(c) for c in scenarios) else
+            "run (or block)" if any(by_block(c) for c in scenarios) else
+            "run")
+    how = (f"one-sample t on each paired {unit}'s log ratio {pair_ratio}" if
            len(paired) == len(scenarios) else
            "Student t on log values per run" + (
                " (paired runs: one-sample t on each run's log ratio "
