@@ -367,6 +367,12 @@ def headline(kind_name, column=True):
 
 def status_text(row):
     what = headline(row.get("kind", "sweep"), column=False)
+    if "failed" not in row and row.get("blocks"):
+        # --at-n: no N held to speak of, what was measured at the one N
+        cpu = (row.get("costs") or {}).get("server_cpu") or {}
+        return (f"{row['blocks']} blocks at N={row.get('max_servers')}, "
+                f"server CPU {num(cpu.get('us_per_call'), '{:.1f}')} "
+                "us/call")
     return (f"failed: {row['failed']}" if "failed" in row else
             f"{what} {row.get('max_servers')} "
             f"({row.get('stop_reason')})")
@@ -405,6 +411,9 @@ def make_row(scenario, out, proc, dt, variant):
                    crossing_interval=res.get("crossing_interval"),
                    costs=res.get("costs"),
                    orb=orb_text(doc.get("orb")))
+        blocks = [s for s in doc.get("steps") or [] if "block" in s]
+        if blocks:
+            row["blocks"] = len(blocks)
     if proc.returncode not in (0, 130):
         lines = [l for l in proc.stderr.splitlines() if l.strip()]
         row["failed"] = lines[-1] if lines else f"exit {proc.returncode}"
@@ -505,7 +514,24 @@ def closing_table(fmt, head, body, rows, meta):
                                    "crossing_interval", "costs",
                                    "stop_reason", "failed", "file")
              if k in r} for r in rows]}, indent=1)
-    return text_table(head, body) + "\n" + textwrap.fill(COST_NOTE, 78)
+    return text_table(head, body) + "\n" + textwrap.fill(
+        legend(rows) + " " + COST_NOTE, 78)
+
+
+def legend(rows):
+    """What max servers and crossing N are, and why they differ; and a
+    fast gate's rows."""
+    text = ("Max servers: the largest N measured within the scenario's "
+            "max_ms (the crossing search's bracket low end). Crossing N: "
+            "where the median round time crosses max_ms, estimated from "
+            "the measurements near it, with its 95% interval; it lies "
+            "between the last N under and the first over, so it is "
+            "usually a little above max servers; — when the run found "
+            "none.")
+    if any(r.get("blocks") for r in rows):
+        text += (" Rows measured at one N in blocks (--at-n): max servers "
+                 "is that N, and there is no crossing.")
+    return text
 
 
 def csv_table(head, body):
@@ -526,12 +552,7 @@ def markdown(rows, head, body, meta):
             "|"]
     for b in body:
         out.append("| " + " | ".join(x.replace("|", "\\|") for x in b) + " |")
-    out += ["", "Max servers: the largest N whose median round time stayed "
-            "within the scenario's max_ms (the crossing search's bracket "
-            "low end). Crossing N: where the median round time crosses "
-            "max_ms, estimated from the search's probes, with its 95% "
-            "interval (result.crossing_n, crossing_interval); — when the "
-            "run found none. " + COST_NOTE, ""]
+    out += ["", legend(rows) + " " + COST_NOTE, ""]
     for r in rows:
         out.append(f"- `{r['file']}`: {r.get('detail') or r.get('failed', '')}")
     return "\n".join(out) + "\n"
