@@ -111,7 +111,9 @@ EXAMPLES = [
     "orbbench suite scenarios/grisby --orb omniorb-system --orb "
     "omniorb-4.3.3",
     "orbbench suite scenarios/grisby --paired --until-verdict --variant a "
-    "--variant b"]
+    "--variant b",
+    "orbbench suite scenarios/grisby --paired --at-n 500 --variant base "
+    "--variant work:server.work_us=1"]
 
 
 def die(msg, code=2):
