@@ -409,6 +409,54 @@ def moderate(metrics):
     return {"d0": d0, "s0": math.sqrt(s0sq)}
 
 
+def between_runs(metrics):
+    """Widen block-paired metrics of one run each by the run-to-run spread
+    that their blocks cannot see. The blocks of one paired run share its
+    servers: a side's whole set of N processes may sit a little better or
+    worse than the other's for the whole run (where its pages and threads
+    landed), and every block pair carries that one offset u. With one run
+    a scenario, u and a real difference look alike; across the suite's
+    scenarios, each one run, the u's are independent, and their variance
+    tau² is the scatter of the scenarios' log ratios beyond what their
+    blocks' own errors explain (DerSimonian and Laird's moment estimate:
+    Q = sum w_i (y_i - y_w)², w_i = 1 / se_i², tau² = max(0, (Q - (k - 1))
+    / (sum w - sum w² / sum w))). Each metric's variance becomes se² +
+    tau², on Welch-Satterthwaite's df, and its test, interval and verdict
+    are redrawn. A difference that every scenario shows alike leaves
+    tau² near 0; one that some show and others do not widens every
+    interval, which errs on the side of "inconclusive". Needs 3 or more
+    such metrics; returns {"tau", "k", "q"} or None (nothing changed)."""
+    ms = [m for m in metrics if m.get("pairs") == "blocks" and
+          m.get("runs") == 1 and m.get("se_log") and m.get("df") and
+          m.get("log_ratio") is not None]
+    if len(ms) < 3:
+        return None
+    w = [1 / m["se_log"] ** 2 for m in ms]
+    sw = math.fsum(w)
+    yw = math.fsum(wi * m["log_ratio"] for wi, m in zip(w, ms)) / sw
+    q = math.fsum(wi * (m["log_ratio"] - yw) ** 2 for wi, m in zip(w, ms))
+    k = len(ms)
+    tau2 = max(0.0, (q - (k - 1)) / (sw - math.fsum(x * x for x in w) / sw))
+    for m in ms:
+        se2 = m["se_log"] ** 2
+        var = se2 + tau2
+        df = var ** 2 / (se2 ** 2 / m["df"] + tau2 ** 2 / (k - 1)) \
+            if tau2 > 0 else m["df"]
+        se = math.sqrt(var)
+        lr = m["log_ratio"]
+        p = min(1.0, 2 * stats.t.sf(abs(lr / se), df))
+        tq = stats.t.ppf(1 - ALPHA / 2, df)
+        m["between_runs"] = {"tau": math.sqrt(tau2), "k": k,
+                             "own_se": m["se_log"], "own_df": m["df"]}
+        m.update(se_log=se, df=df, p_value=p, q_value=p,
+                 ci_low=math.exp(lr - tq * se), ci_high=math.exp(lr + tq * se),
+                 mde_pct=100 * math.expm1((tq + stats.t.ppf(POWER, df)) * se))
+        m["verdict"] = metric_verdict(m["ratio"], p, m["higher_is_better"],
+                                      m["memory"],
+                                      ci=(m["ci_low"], m["ci_high"]))
+    return {"tau": math.sqrt(tau2), "k": k, "q": q}
+
+
 def adjust_metrics(metrics):
     """adjust_family() over metrics; the number of tests."""
     return adjust_family(metrics)[0]

@@ -72,7 +72,7 @@ def test_at_n_measures_one_n_in_alternating_blocks_and_finds_b_slower(
     assert g.returncode == 1, g.stderr
     # The closing table and the comparison say how it was measured.
     md = (out / "compare-a-vs-b.md").read_text()
-    assert "paired by block: 6 blocks of 1 run(s) at N=4" in md
+    assert "paired by block: 6 blocks of 1 run at N=4" in md
 
 
 def test_at_n_refuses_a_kind_without_n(tmp_path):

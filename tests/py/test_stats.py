@@ -455,3 +455,54 @@ def test_the_default_margin_is_the_sequential_rules():
     "decided as equivalent" are the same claim."""
     import orbbench.sequential as orbseq
     assert 100 * orbstats.EQUIVALENCE == orbseq.Plan(2, 3).delta_pct
+
+
+def _one_run_blocks(shift, spread=0.01, blocks=12, seed=0):
+    """A block-paired metric of one run: blocks log ratios shift + noise."""
+    rnd = random.Random(seed)
+    b = [100 * math.exp(shift + rnd.gauss(0, spread)) for _ in range(blocks)]
+    m = orbstats.compare_paired([100.0] * blocks, b, False)
+    m.update(pairs="blocks", runs=1)
+    return m
+
+
+def test_between_runs_widens_scenarios_whose_runs_scatter_beyond_their_blocks():
+    # Eight scenarios, one run each: each run's blocks agree closely
+    # (sd 1%), but the runs' offsets scatter by ±5%, a spread the blocks
+    # cannot see. Alone each block test calls its offset slower or
+    # faster; with the run-to-run spread none of them can tell.
+    shifts = [0.05, -0.05, 0.04, -0.04, 0.06, -0.06, 0.03, -0.03]
+    ms = [_one_run_blocks(s, seed=i) for i, s in enumerate(shifts)]
+    assert {m["verdict"] for m in ms} == {"slower", "faster"}
+    out = orbstats.between_runs(ms)
+    assert out["k"] == 8 and 0.03 < out["tau"] < 0.07
+    for m in ms:
+        assert m["verdict"] == "inconclusive", m
+        assert m["between_runs"]["tau"] == out["tau"]
+        assert m["se_log"] > m["between_runs"]["own_se"]
+        assert m["ci_low"] < 1 < m["ci_high"]
+
+
+def test_between_runs_leaves_a_shift_every_scenario_shows_alike():
+    # Every run 6% slower, with no more scatter between the runs than
+    # their blocks' noise: tau is (about) 0 and the verdicts stand.
+    ms = [_one_run_blocks(0.06, seed=i) for i in range(8)]
+    before = [(m["ci_low"], m["ci_high"]) for m in ms]
+    out = orbstats.between_runs(ms)
+    assert out["tau"] < 0.005
+    for m, (lo, hi) in zip(ms, before):
+        assert m["verdict"] == "slower"
+        assert m["ci_low"] <= lo * 1.01 and m["ci_high"] >= hi / 1.01
+
+
+def test_between_runs_needs_three_one_run_block_metrics():
+    two = [_one_run_blocks(0.05, seed=1), _one_run_blocks(-0.05, seed=2)]
+    assert orbstats.between_runs(two) is None
+    assert "between_runs" not in two[0]
+    # runs paired run by run, or block metrics of several runs: untouched
+    runs = [orbstats.compare_paired([1, 2, 3], [1.1, 2.3, 3.2], True)
+            for _ in range(4)]
+    several = [dict(_one_run_blocks(0.05 * (-1) ** i, seed=i), runs=2)
+               for i in range(4)]
+    assert orbstats.between_runs(runs) is None
+    assert orbstats.between_runs(several) is None

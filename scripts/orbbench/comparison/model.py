@@ -2,6 +2,7 @@
 a cost is read at, its crossing), then the tests, the verdicts and the
 suite rows of two or more result sets (docs/compare.md)."""
 import json
+import math
 
 import orbbench.interference as orbinterference
 import orbbench.results as orbresults
@@ -193,20 +194,25 @@ def blocks_of(doc):
 
 
 def block_pairs(docs_a, docs_b, read):
-    """(A values, B values), one pair per block that both sides of a
-    paired fixed-N run measured (docs_b[i] paired with docs_a[i]), over
-    every run: the sides took turns block by block, the order flipping,
-    so that the host's drift, which moves over seconds, falls on both
-    blocks of a pair alike. None when some run has no blocks."""
-    va, vb = [], []
+    """[(A values, B values)] per run, one pair per block that both sides
+    of a paired fixed-N run measured (docs_b[i] paired with docs_a[i]):
+    the sides took turns block by block, the order flipping, so that the
+    host's drift, which moves over seconds, falls on both blocks of a
+    pair alike. None when some run has no blocks."""
+    out = []
     for da, db in zip(docs_a, docs_b):
         ba, bb = blocks_of(da), blocks_of(db)
         if ba is None or bb is None:
             return None
-        for k in sorted(set(ba) & set(bb)):
-            va.append(read(ba[k]))
-            vb.append(read(bb[k]))
-    return va, vb
+        both = sorted(set(ba) & set(bb))
+        out.append(([read(ba[k]) for k in both], [read(bb[k]) for k in both]))
+    return out
+
+
+def geomean(values):
+    """The geometric mean of the positive values, or None."""
+    xs = [math.log(v) for v in values if isinstance(v, (int, float)) and v > 0]
+    return math.exp(sum(xs) / len(xs)) if xs else None
 
 
 def pair_up(docs_a, docs_b):
@@ -246,14 +252,27 @@ def scenario_metrics(docs_a, docs_b, at, mem):
              lambda s: s.get("calls")))
     fixed = fixed_n_blocks(docs_a, docs_b, paired)
     for key, read, weight in fits:
-        blocks = block_pairs(docs_a, docs_b, read) if fixed else None
-        if blocks:
-            # The fast gate: a pair per block, not per run.
-            out[key] = metric(*blocks, False, at_n=fixed, paired=True,
-                              pairs="blocks")
+        runs = block_pairs(docs_a, docs_b, read) if fixed else None
+        if runs and len(runs) == 1:
+            # The fast gate's one run: a pair per block (the run-to-run
+            # spread its blocks cannot see is added across the suite:
+            # orbbench.stats.between_runs).
+            (va, vb), = runs
+            out[key] = metric(va, vb, False, at_n=fixed, paired=True,
+                              pairs="blocks", runs=1)
             out[key]["notes"].append(
-                f"paired by block: {len(blocks[0])} blocks of "
-                f"{len(docs_a)} run(s) at N={fixed}")
+                f"paired by block: {len(va)} blocks of 1 run at N={fixed}")
+            continue
+        if runs:
+            # Repeats: a pair per run, each side's blocks' geometric mean
+            # (precise within its run; the runs give the spread between).
+            out[key] = metric([geomean(a) for a, _ in runs],
+                              [geomean(b) for _, b in runs], False,
+                              at_n=fixed, paired=True, pairs="runs",
+                              runs=len(runs))
+            out[key]["notes"].append(
+                f"paired by run: each of {len(runs)} runs' blocks at "
+                f"N={fixed}, their geometric mean")
             continue
         out[key] = metric([fit_at(d, n, read, weight, window)
                            for d in docs_a],
@@ -463,12 +482,20 @@ def judge(cmps, mem, alpha=orbstats.ALPHA, delta=orbstats.EQUIVALENCE):
     for c in cmps:
         for r in c["scenarios"]:
             mark_primary(r, mem)
+        keys = list(dict.fromkeys(k for r in c["scenarios"]
+                                  for k, m in r["metrics"].items()
+                                  if m["primary"]))
         c["method"]["moderated"] = {
             key: orbstats.moderate([r["metrics"][key] for r in c["scenarios"]
                                     if r["metrics"][key]["primary"]])
-            for key in dict.fromkeys(k for r in c["scenarios"]
-                                     for k, m in r["metrics"].items()
-                                     if m["primary"])}
+            for key in keys}
+        # Then, for a run's blocks, the run-to-run spread they cannot see
+        # (on their moderated errors).
+        c["method"]["between_runs"] = {
+            key: orbstats.between_runs([r["metrics"][key]
+                                        for r in c["scenarios"]
+                                        if r["metrics"][key]["primary"]])
+            for key in keys}
     tests, rejected, level = orbstats.adjust_family(
         [m for c in cmps for r in c["scenarios"]
          for m in r["metrics"].values() if m["primary"]], alpha, delta)

@@ -205,7 +205,8 @@ def steps_table(cmp, x="B"):
 def by_block(c):
     """True when a scenario's runs were paired block by block (the fast
     gate: fixed-N runs in KIND.step_blocks blocks)."""
-    return any(m.get("pairs") == "blocks" for m in c["metrics"].values())
+    return any(m.get("pairs") in ("blocks", "runs")
+               for m in c["metrics"].values() if "runs" in m)
 
 
 def single_run(c):
@@ -250,7 +251,10 @@ def method_lines(cmps):
            "and server CPU per call at N: each run's local fit over its "
            f"steps and probes {fit_windows(cmps)}" + (
                "; in runs of one N in blocks (KIND.step_blocks), each "
-               "block's own value, B's paired with A's block by block"
+               "block's own value, B's paired with A's block by block "
+               "(one run a scenario: widened by the run-to-run spread "
+               "across the scenarios, DerSimonian-Laird), or with repeats "
+               "each run's blocks' geometric mean, paired by run"
                if any(by_block(c) for cmp in cmps for c in cmp["scenarios"])
                else "") + "."]
     if not tests:
@@ -260,7 +264,8 @@ def method_lines(cmps):
     scenarios = [c for cmp in cmps for c in cmp["scenarios"]]
     paired = [c for c in scenarios if c.get("paired")]
     pair_ratio = ratios if len(cmps) == 1 else "X/A"
-    unit = ("block" if all(by_block(c) for c in scenarios) else
+    unit = ("block" if all(by_block(c) and c["runs_a"] == 1
+                           for c in scenarios) else
             "run (or block)" if any(by_block(c) for c in scenarios) else
             "run")
     how = (f"one-sample t on each paired {unit}'s log ratio {pair_ratio}" if
