@@ -57,8 +57,8 @@ def spend(alpha, marks):
 
 def repeat_estimate(times_s):
     """The time the next repeat is taken to need, in s: the slowest repeat
-    so far (repeats vary by ±20% here; the mean would let about half of
-    the next repeats end past the budget), None before any."""
+    so far (repeats vary by ±20% here; about half of the next repeats
+    would be slower than the mean), None before any."""
     return max(times_s) if times_s else None
 
 
