@@ -44,20 +44,23 @@ def simulated_comparison(logs):
     return {"scenarios": rows, "method": {}}
 
 
-def run_sequential(plan, rnd, effect=None):
+def run_sequential(plan, rnd, effect=None, alpha_of=None):
     """One simulated sequential suite: repeats until decided or the
-    maximum. effect: {metric: log ratio} added to every run. Returns the
-    comparison judged at the stopping look and the repeats it took."""
+    plan's last. effect: {metric: log ratio} added to every run; alpha_of:
+    the alpha of the look after a repeat (the plan's spending if None).
+    Returns the comparison judged at the stopping look and the repeats it
+    took."""
     effect = effect or {}
     logs = [{k: [] for k in NOISE} for _ in NOISE["crossing_n"]]
-    for rep in range(1, plan.max_repeats + 1):
+    for rep in range(1, plan.planned_repeats + 1):
         for s, per in enumerate(logs):
             for k in NOISE:
                 per[k].append(effect.get(k, 0) + rnd.gauss(0, NOISE[k][s]))
-        if rep < plan.min_repeats:
+        if not plan.look_due(rep):
             continue
+        alpha = plan.take_look(rep) if alpha_of is None else alpha_of(rep)
         cmp = orbcompare.judge([simulated_comparison(logs)], "pss",
-                               plan.alpha_per_look)[0]
+                               alpha)[0]
         if orbseq.decided([cmp], plan):
             break
     return cmp, rep
@@ -79,20 +82,18 @@ def test_false_alarm_rate_is_held_despite_stopping_early():
     metrics) the chance of any false verdict at the stopping look is at
     most alpha = 0.05 (plus 2 standard errors of a 300-trial estimate);
     looking at 0.05 every time, without the spending, is worse."""
-    plan = orbseq.Plan(3, 8)
     rnd = random.Random(20261201)
-    spent = [alarms(run_sequential(plan, rnd)[0]) for _ in range(TRIALS)]
+    spent = [alarms(run_sequential(orbseq.Plan(3, 8), rnd)[0])
+             for _ in range(TRIALS)]
     margin = 2 * math.sqrt(0.05 * 0.95 / TRIALS)
     suite_rate = sum(s for s, _ in spent) / TRIALS
     scen_rate = sum(c for _, c in spent) / TRIALS
     assert suite_rate <= 0.05 + margin, suite_rate
     assert scen_rate <= 0.05 + margin, scen_rate
 
-    class Naive(orbseq.Plan):
-        alpha_per_look = 0.05
-    naive = Naive(3, 8)
     rnd = random.Random(20261201)
-    unspent = [alarms(run_sequential(naive, rnd)[0])
+    unspent = [alarms(run_sequential(orbseq.Plan(3, 8), rnd,
+                                     alpha_of=lambda rep: 0.05)[0])
                for _ in range(TRIALS)]
     assert sum(s or c for s, c in unspent) > sum(s or c for s, c in spent)
 
@@ -101,10 +102,11 @@ def test_five_percent_more_cpu_is_found_by_the_suite():
     """B's servers 5% dearer per call, so crossing N about 5% lower: with
     the measured noise the suite rows say slower in nearly every
     simulated suite, and it stops before the maximum most of the time."""
-    plan = orbseq.Plan(3, 8)
     rnd = random.Random(5)
     effect = {"crossing_n": math.log(0.95), "server_cpu_us": math.log(1.05)}
-    runs = [run_sequential(plan, rnd, effect) for _ in range(60)]
+    runs = [run_sequential(orbseq.Plan(3, 8), rnd, effect)
+            for _ in range(60)]
+    plan = orbseq.Plan(3, 8)
     found = sum(c["suite"]["crossing_n"]["verdict"] == "slower" and
                 c["suite"]["server_cpu_us"]["verdict"] == "slower"
                 for c, _ in runs)
@@ -112,17 +114,6 @@ def test_five_percent_more_cpu_is_found_by_the_suite():
     assert sum(rep < plan.max_repeats for _, rep in runs) >= len(runs) / 2
     # and never the wrong way
     assert not any(c["suite_verdict"] == "faster" for c, _ in runs)
-
-
-def test_plan_spends_alpha_over_its_looks():
-    p = orbseq.Plan(3, 8)
-    assert p.looks == 6 and p.alpha_per_look == pytest.approx(0.05 / 6)
-    assert orbseq.Plan(2, 2).looks == 1
-    for bad in ((1, 4), (5, 4)):
-        with pytest.raises(ValueError):
-            orbseq.Plan(*bad)
-    with pytest.raises(ValueError):
-        orbseq.Plan(3, 8, delta_pct=0)
 
 
 def test_state_of_an_interval():
@@ -133,16 +124,10 @@ def test_state_of_an_interval():
     assert orbseq.state(m(0.9, 1.02), 3) == "open"
     assert orbseq.state({"ci_low": None, "ci_high": None,
                          "q_value": None}, 3) is None
-    assert orbseq.budget_left(100, 50, 160) is True
-    assert orbseq.budget_left(100, 70, 160) is False
-    assert orbseq.budget_left(1e9, 1, None) is True
 
 
-def test_until_verdict_runs_paired_repeats_and_records_its_looks(tmp_path):
-    """A real sequential suite: two tiny scenarios, A/B with far dearer
-    servers, at most 3 repeats. Every look is recorded, the suite stops
-    when decided or at the maximum, and the final comparison uses the
-    alpha per look (from sequential.json)."""
+def small_suite(tmp_path):
+    """Two tiny scenarios (sync and event loop) in tmp_path/sc."""
     sc = tmp_path / "sc"
     sc.mkdir()
     base = json.loads((SCENARIOS / "sync-unix.json").read_text())
@@ -151,6 +136,15 @@ def test_until_verdict_runs_paired_repeats_and_records_its_looks(tmp_path):
         d["sweep"] = dict(base["sweep"], start=4, step=4, max_ms=2,
                           rounds=3, max_n=200)
         (sc / f"{mode}.json").write_text(json.dumps(d))
+    return sc
+
+
+def test_until_verdict_runs_paired_repeats_and_records_its_looks(tmp_path):
+    """A real sequential suite: two tiny scenarios, A/B with far dearer
+    servers, at most 3 repeats. Every look is recorded, the suite stops
+    when decided or at the maximum, and the final comparison uses the
+    stopping look's alpha (from sequential.json)."""
+    sc = small_suite(tmp_path)
     out = tmp_path / "out"
     r = subprocess.run(
         [str(REPO / "scripts" / "run-suite"), str(sc), "--paired",
@@ -159,21 +153,69 @@ def test_until_verdict_runs_paired_repeats_and_records_its_looks(tmp_path):
          "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     seq = json.loads((out / "sequential.json").read_text())
-    assert seq["plan"]["looks"] == 2
-    assert seq["plan"]["alpha_per_look"] == pytest.approx(0.025)
+    assert seq["plan"]["looks"] == 2 and seq["plan"]["budget_s"] is None
+    # no budget: the looks after 2 and 3 of 3 repeats spend 2/3 and 1/3
+    assert [x["alpha"] for x in seq["looks"]] == \
+        pytest.approx([0.05 * 2 / 3, 0.05 / 3][:len(seq["looks"])])
     assert seq["stopped"] in ("decided", "max repeats")
     assert [x["repeats"] for x in seq["looks"]] == \
         list(range(2, 2 + len(seq["looks"])))
     assert (seq["stopped"] == "decided") == (seq["looks"][-1]["open"] == [])
     runs = sorted(p.name for p in (out / "a").glob("*.json"))
     assert len(runs) == 2 * seq["looks"][-1]["repeats"]
-    assert "look 1 of 2 after repeat 2 (alpha 0.025 each)" in r.stdout
-    # The final comparison: at the spent alpha, said in its method line.
+    assert len(seq["plan"]["repeat_times_s"]) == seq["looks"][-1]["repeats"]
+    assert "look 1 of 2 after repeat 2 (alpha 0.03333, 0.03333 of 0.05 " \
+        "spent; 3 repeats planned (looks after 2-3)): " in r.stdout
+    # The final comparison: at the stopping look's alpha, said in its
+    # method line.
+    final = seq["looks"][-1]["alpha"]
+    assert seq["plan"]["final_alpha"] == final
     md = (out / "compare-a-vs-b.md").read_text()
-    assert "alpha 0.025 from" in md and "sequential.json" in md
+    assert f"alpha {final:.4g} from" in md and "sequential.json" in md
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["sequential"]["plan"] == seq["plan"]
     # 200 µs of server work per call: the event-loop scenario's crossing
     # is far lower, never higher
     assert seq["looks"][-1]["suite_verdict"] != "faster"
+
+
+def test_budget_stops_before_a_repeat_that_cannot_end_in_time(tmp_path):
+    """A client that takes at least 4 s a run (it sleeps, then runs the
+    real one): the first repeat of the two paired scenarios takes 8 s or
+    more, so in a budget of 0.2 min (12 s) a second one cannot end in
+    time at the slowest repeat's pace. The run stops after repeat 1,
+    before the look --repeat 2 would have made after 2, and says so in
+    one line. Only lower bounds on time decide it: a slower machine
+    stops there too."""
+    from conftest import ORBBENCH
+    client = tmp_path / "orbbench"
+    client.write_text(f'#!/bin/sh\nsleep 4\nexec "{ORBBENCH}" "$@"\n')
+    client.chmod(0o755)
+    out = tmp_path / "out"
+    r = subprocess.run(
+        [str(REPO / "scripts" / "run-suite"), str(small_suite(tmp_path)),
+         "--paired", "--until-verdict", "--repeat", "2", "--max-repeat", "4",
+         "--budget", "0.2", "--variant", "a", "--variant",
+         "b:server.work_us=200", "--orbbench", str(client), "--out",
+         str(out)], capture_output=True, text=True, timeout=600)
+    seq = json.loads((out / "sequential.json").read_text())
+    assert seq["stopped"] == "budget" and seq["looks"] == [], r.stderr
+    plan = seq["plan"]
+    [t] = plan["repeat_times_s"]
+    assert t >= 8 and plan["repeat_s"] == pytest.approx(t, abs=0.1)
+    assert plan["planned_repeats"] == 1 and plan["budget_s"] == 12
+    # the decision, from the time recorded
+    assert orbseq.plan_repeats(1, t, t, 12, 4) == 1
+    assert sorted(p.name for p in (out / "a").glob("*.json")) == \
+        ["event.r1.json", "sync.r1.json"]
+    line = [x for x in r.stdout.splitlines() if "stopped: budget" in x]
+    assert len(line) == 1 and line[0].startswith(
+        "run-suite: stopped: budget: repeat 2 would end at "), r.stdout
+    assert line[0].endswith("past the 0.2 min budget")
+    assert "run-suite: plan: 1 repeat planned (no look: a look needs 2)" \
+        in r.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["sequential"]["stopped"] == "budget"
 
 
 @pytest.mark.parametrize("args", [

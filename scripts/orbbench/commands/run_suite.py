@@ -44,15 +44,22 @@ an error where the variants cannot pair. A/A: --variant a --variant b.
 
 With --paired --until-verdict the suite repeats until the comparison is
 decided, and no longer: after repeat R (--repeat, at least 2; 3 if not
-given) and after each repeat up to --max-repeat K (default 8) it compares
-the two variants, and stops once every primary metric of the suite rows
-(--scope scenarios: of every scenario too) has an interval that excludes
-1 or lies within ±--equivalence PCT (default 3) of it; or at K repeats;
-or when another repeat would pass --budget MINUTES. The looks spend the
-error rate: each tests at 0.05 / (K - R + 1), and so does the final
-comparison, so stopping early cannot inflate false alarms (orbbench.
-sequential; sequential.json in the result folder records the plan, each
-look and why it stopped).
+given) and after each repeat up to the plan's P it compares the two
+variants, and stops once every primary metric of the suite rows (--scope
+scenarios: of every scenario too) has an interval that excludes 1 or
+lies within ±--equivalence PCT (default 3) of it; or at P repeats. P is
+--max-repeat K (default 8), or with --budget MINUTES what fits: after
+each repeat, the repeats done plus as many more as would end within the
+budget at the slowest repeat's time so far; P only shrinks, and the
+first look comes after P when P < R (none when P is 1). So no repeat is
+started that would, at that pace, end past the budget; a repeat once
+started runs to its end (a repeat slower than any before may overrun).
+The looks spend the error rate: the look after r of P repeats brings it
+to 0.05 × r / P (all of it at the last), testing at the increase, and
+the final comparison at the stopping look's alpha, so stopping early
+cannot inflate false alarms (orbbench.sequential; sequential.json in
+the result folder records the plan, each look and why it stopped; the
+progress lines show the plan).
 
 --at-n N is the fast gate (docs/ci.md): every scenario measured at one
 N, no sweep and no crossing search: KIND.start = KIND.max_n = N (its
@@ -546,7 +553,8 @@ def csv_table(head, body):
 
 def markdown(rows, head, body, meta):
     out = [f"# {meta['suite']}: summary", ""]
-    for k in ("host", "orb", "variants", "paired", "started", "command"):
+    for k in ("host", "orb", "variants", "paired", "sequential", "started",
+              "command"):
         if meta.get(k):
             out.append(f"- {k}: {meta[k]}")
     out += ["", "| " + " | ".join(head) + " |",
@@ -578,33 +586,38 @@ def variants_text(variants):
 
 
 class Sequential:
-    """--until-verdict: the looks after each repeat (orbbench.sequential)
-    and their record, sequential.json."""
+    """--until-verdict: the plan, the looks after the repeats
+    (orbbench.sequential) and their record, sequential.json."""
 
     def __init__(self, a, out_dir):
         self.plan, self.out_dir, self.a = a.plan, out_dir, a
         self.budget_s = a.budget * 60 if a.budget is not None else None
-        self.t0 = time.monotonic()
+        self.t0 = self.repeat_t0 = time.monotonic()
         self.looks, self.stopped = [], None
+        self.look_s = 0.0       # the slowest look so far
 
-    def look(self, rep):
-        """The comparison of the two variants after repeat rep, at the
-        alpha per look: its open metrics."""
+    def start_repeat(self):
+        self.repeat_t0 = time.monotonic()
+
+    def look(self, rep, alpha):
+        """The comparison of the two variants after repeat rep, at alpha:
+        its open metrics."""
         import orbbench.comparison.model as orbcompare
         names = [v["name"] for v in self.a.variants]
         sets = [orbresults.load_repeats(
                     [self.out_dir / n],
                     lambda m: print(f"run-suite: {m}", file=sys.stderr))
                 for n in names]
-        cmps = orbcompare.compare_many(sets, None, "pss",
-                                       self.plan.alpha_per_look,
+        cmps = orbcompare.compare_many(sets, None, "pss", alpha,
                                        self.plan.delta_pct / 100)
         opens = orbseq.open_metrics(cmps[0], self.plan)
         suite = {k: {"ratio": m["ratio"], "ci": [m["ci_low"], m["ci_high"]],
                      "verdict": m["verdict"]}
                  for k, m in cmps[0]["suite"].items()}
-        self.looks.append({"repeats": rep, "open": [[w, k] for w, k, _ in
-                                                    opens],
+        self.looks.append({"repeats": rep,
+                           "planned_repeats": self.plan.planned_repeats,
+                           "alpha": alpha, "spent": self.plan.spent,
+                           "open": [[w, k] for w, k, _ in opens],
                            "suite": suite,
                            "suite_verdict": cmps[0]["suite_verdict"],
                            "elapsed_s": round(time.monotonic() - self.t0,
@@ -613,37 +626,69 @@ class Sequential:
 
     def stop_after(self, rep):
         """True when the suite stops after repeat rep: decided, at the
-        maximum, or out of budget (said in one line)."""
-        if rep < self.plan.min_repeats:
+        plan's last repeat (its maximum, or the budget's), or out of
+        budget before a look could be made (each said in one line). The
+        plan is first shrunk to what the budget allows at the slowest
+        repeat so far, counting the coming look as the slowest look."""
+        now = time.monotonic()
+        used = now - self.t0 + self.look_s
+        before = self.plan.planned_repeats
+        then = self.plan.after_repeat(rep, used, now - self.repeat_t0,
+                                      self.budget_s)
+        if self.plan.planned_repeats < before:
+            print(f"run-suite: plan: {self.plan.text()}", flush=True)
+        if then == "next":
             return False
+        if then == "budget":
+            self.stopped = "budget"
+            self.say_budget(rep, used)
+            return True
+        alpha = self.plan.take_look(rep)
         try:
-            opens = self.look(rep)
+            opens = self.look(rep, alpha)
         except (ValueError, OSError) as e:
             self.stopped = f"the look after repeat {rep} failed: {e}"
             print(f"run-suite: {self.stopped}", file=sys.stderr)
             return True
+        finally:
+            self.look_s = max(self.look_s, time.monotonic() - now)
         n = len(self.looks)
-        elapsed = time.monotonic() - self.t0
-        if not opens:
-            self.stopped = "decided"
-        elif rep >= self.plan.max_repeats:
-            self.stopped = "max repeats"
-        elif not orbseq.budget_left(elapsed, elapsed / rep, self.budget_s):
-            self.stopped = "budget"
+        self.stopped = self.plan.stop(rep, not opens)
         print(f"run-suite: look {n} of {self.plan.looks} after repeat "
-              f"{rep} (alpha {self.plan.alpha_per_look:.4g} each): " +
+              f"{rep} (alpha {alpha:.4g}, {self.plan.spent:.4g} of "
+              f"{self.plan.alpha:g} spent; {self.plan.text()}): " +
               ("every primary metric decided" if not opens else
                f"open: {orbseq.fmt_state(opens)}") +
               (f"; stopping ({self.stopped})" if self.stopped else ""),
               flush=True)
+        if self.stopped == "budget":
+            self.say_budget(rep, used)
         return self.stopped is not None
 
+    def say_budget(self, rep, used):
+        """The one line of a stop for the budget after repeat rep, used s
+        into the run (with the coming look), with its numbers."""
+        est = self.plan.repeat_s
+        fits = orbseq.plan_repeats(rep, used, est, self.budget_s,
+                                   self.plan.max_repeats) > rep
+        why = (f"repeat {rep + 1} would end at {orbseq.span(used + est)} "
+               f"({orbseq.span(used)} used, the slowest repeat "
+               f"{orbseq.span(est)}), past the {self.a.budget:g} min budget"
+               if not fits else
+               f"its plan, {self.plan.planned_repeats} repeats (all the "
+               f"budget allowed at the slowest repeat when it shrank), is "
+               f"done")
+        print(f"run-suite: stopped: budget: {why}", flush=True)
+
+    def as_json(self, interrupted):
+        return {"plan": self.plan.as_json(),
+                "variants": [v["name"] for v in self.a.variants],
+                "looks": self.looks,
+                "stopped": "interrupted" if interrupted else self.stopped,
+                "budget_min": self.a.budget}
+
     def write(self, interrupted):
-        doc = {"plan": self.plan.as_json(),
-               "variants": [v["name"] for v in self.a.variants],
-               "looks": self.looks,
-               "stopped": "interrupted" if interrupted else self.stopped,
-               "budget_min": self.a.budget}
+        doc = self.as_json(interrupted)
         try:
             doc["bound"] = orbseq.bind(
                 self.out_dir, [v["name"] for v in self.a.variants])
@@ -748,8 +793,8 @@ def main(argv):
     many = repeats > 1
     # --until-verdict: the most it may run; it may stop earlier
     paired = {sc: a.paired and pairs(sc) for sc in scenarios}
-    progress = orbprogress.Progress(repeats * sum(
-        1 if paired[sc] else len(variants) for sc in scenarios))
+    steps = sum(1 if paired[sc] else len(variants) for sc in scenarios)
+    progress = orbprogress.Progress(repeats * steps)
     seq = Sequential(a, out_dir) if a.plan else None
     # Interleaved: every variant runs a scenario before the next scenario,
     # so that a burst of machine noise falls on all of them alike.
@@ -757,11 +802,13 @@ def main(argv):
     for rep in range(1, repeats + 1):
         if a.plan:
             # The suite may stop at its next look: the estimate to there,
-            # and to the most it may run.
-            at = max(rep, a.plan.min_repeats)
+            # and to the most the plan (shrunk to the budget) runs.
+            at = max(rep, a.plan.first_look)
+            progress.total = a.plan.planned_repeats * steps
             progress.horizon = (at * per_repeat,
-                                f"look {at - a.plan.min_repeats + 1} of "
+                                f"look {at - a.plan.first_look + 1} of "
                                 f"{a.plan.looks} (after repeat {at})")
+            seq.start_repeat()
         for sc in scenarios:
             if paired[sc]:
                 name = sc.stem if not many else f"{sc.stem}.r{rep}"
@@ -793,14 +840,18 @@ def main(argv):
         if interrupted or INTERRUPTED or stop:
             interrupted = interrupted or INTERRUPTED
             break
+    meta_seq = ""
     if seq:
         seq.write(interrupted)
+        meta_seq = f"{a.plan.text()}; stopped: " + (
+            "interrupted" if interrupted else seq.stopped or "?")
     head, body = table(rows)
     orbs = sorted({r["orb"] for r in rows if "orb" in r})
     meta = {"suite": src.resolve().name, "host": host,
             "paired": paired_text(paired),
             "orb": ", ".join(orbs), "started": stamp,
             "variants": variants_text(a.variants),
+            "sequential": meta_seq,
             "command": " ".join(["scripts/run-suite"] + argv)}
     # Whole files, whatever signal comes: a temporary file, then a rename.
     write_whole(out_dir / "summary.md", markdown(rows, head, body, meta))
@@ -810,6 +861,7 @@ def main(argv):
          "paired": bool(paired) and all(paired.values()),
          "paired_scenarios": [sc.stem for sc, p in paired.items() if p],
          "rows": rows,
+         "sequential": seq.as_json(interrupted) if seq else None,
          "interrupted": interrupted},
         indent=1))
     print(closing_table(a.format, head, body, rows, meta))
