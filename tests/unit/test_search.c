@@ -208,6 +208,9 @@ struct search_case {
     double resolution;   /* < 0: the default; 0: no search */
     int64_t max_probes;  /* 0: the default */
     bool idle;           /* no rounds timed */
+    bool fit;            /* the local fit places the probes (the
+                          * driver's rule); false: rules.bisect, the
+                          * rule before it */
     enum crossing_end end;
     const char *trace;
     int64_t lo, hi, held;
@@ -370,6 +373,7 @@ static void test_search_case(void **state)
     if (c->max_probes)
         rules.max_probes = c->max_probes;
     rules.timed = !c->idle;
+    rules.bisect = !c->fit;
     struct crossing_search s;
     assert_int_equal(search(h, &rules, c->start, &s), c->end);
     assert_string_equal(h->trace, c->trace);

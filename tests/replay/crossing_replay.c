@@ -1,0 +1,143 @@
+/* crossing-replay: recompute a sweep result's crossing offline, from its
+ * steps[] and probes[], with the local fit (crossing_estimate_fit,
+ * core/crossing.h), beside what the run recorded. Built by
+ * `make crossing-replay`, never installed: it shows on recorded results
+ * what the fit changes (docs/kinds/sweep.md).
+ *
+ * usage: crossing-replay FILE...
+ * One line per result with a finished crossing search (others are
+ * counted as skipped), then a summary. Exit 0, or 2 on a usage error. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/crossing.h"
+
+struct tally {
+    size_t results, skipped, fitted, within, reproduced;
+    double *old_hw, *new_hw;
+};
+
+/* The points of one array of measurements: n, round_ms.median, rounds
+ * (rounds_ms's length, or round_ms.count in results older than it). */
+static size_t add_points(json_t *arr, bool probe, struct crossing_point *p,
+                         size_t k)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(arr, i, m) {
+        json_t *rm = json_object_get(m, "round_ms");
+        json_t *each = json_object_get(m, "rounds_ms");
+        double rounds = json_is_array(each)
+                            ? (double)json_array_size(each)
+                            : json_number_value(json_object_get(rm, "count"));
+        p[k++] = (struct crossing_point){
+            json_number_value(json_object_get(m, "n")),
+            json_number_value(json_object_get(rm, "median")), rounds, probe};
+    }
+    return k;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One result file: its line, and its figures into t. */
+static void replay(const char *path, struct tally *t)
+{
+    json_error_t err;
+    json_t *doc = json_load_file(path, 0, &err);
+    json_t *steps = json_object_get(doc, "steps");
+    json_t *probes = json_object_get(doc, "probes");
+    json_t *res = json_object_get(doc, "result");
+    json_t *cx = json_object_get(res, "crossing");
+    json_t *iv = json_object_get(res, "crossing_interval");
+    json_t *br = json_object_get(cx, "bracket");
+    json_t *sc = json_object_get(doc, "scenario");
+    const char *kind = json_string_value(json_object_get(sc, "kind"));
+    double max_ms = json_number_value(
+        json_object_get(json_object_get(sc, kind ? kind : "sweep"), "max_ms"));
+    if (!json_is_array(steps) || !json_array_size(probes) ||
+        !json_is_array(iv) || !json_is_array(br) || !(max_ms > 0) ||
+        json_integer_value(json_array_get(br, 0)) <= 0) {
+        t->skipped++;
+        json_decref(doc);
+        return;
+    }
+    size_t cap = json_array_size(steps) + json_array_size(probes);
+    struct crossing_point *p = calloc(cap ? cap : 1, sizeof *p);
+    size_t k = add_points(steps, false, p, 0);
+    k = add_points(probes, true, p, k);
+    int64_t lo = json_integer_value(json_array_get(br, 0)),
+            hi = json_integer_value(json_array_get(br, 1));
+    struct crossing_estimate e;
+    crossing_estimate_fit(
+        p, k, max_ms, lo,
+        json_number_value(json_object_get(cx, "bracket_lo_ms")), hi,
+        json_number_value(json_object_get(cx, "bracket_hi_ms")), &e);
+    double old_n = json_number_value(json_object_get(res, "crossing_n")),
+           old_low = json_number_value(json_array_get(iv, 0)),
+           old_high = json_number_value(json_array_get(iv, 1));
+    struct crossing_estimate old = {.found = true, .n = old_n,
+                                    .low = old_low, .high = old_high};
+    bool within = old_low <= e.n && e.n <= old_high;
+    /* The reference is crossing_estimate's: the run's own when the rules
+     * were the same then. */
+    bool same = fabs(e.reference.n / old_n - 1) < 1e-3;
+    t->old_hw[t->results] = crossing_half_width(&old);
+    t->new_hw[t->results] = crossing_half_width(&e);
+    t->results++;
+    t->fitted += strcmp(e.method, CROSSING_FIT) == 0;
+    t->within += within;
+    t->reproduced += same;
+    printf("%s\t%s\told %.0f [%.0f, %.0f] ±%.1f%%\tnew %.0f [%.0f, %.0f] "
+           "±%.1f%%\t%s\tfit %zu points, slope %.2f, sd %.3f\t%s\n",
+           path, e.method, old_n, old_low, old_high,
+           100 * crossing_half_width(&old), e.n, e.low, e.high,
+           100 * crossing_half_width(&e), within ? "within" : "OUTSIDE",
+           e.fit.points, e.fit.slope, e.fit.sd_ln,
+           same ? "" : "(recorded estimate not reproduced)");
+    free(p);
+    json_decref(doc);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: crossing-replay FILE...\n");
+        return 2;
+    }
+    struct tally t = {.old_hw = calloc((size_t)argc, sizeof(double)),
+                      .new_hw = calloc((size_t)argc, sizeof(double))};
+    for (int i = 1; i < argc; i++)
+        replay(argv[i], &t);
+    printf("%zu results with a crossing search (%zu files skipped); the "
+           "local fit used in %zu; new estimate within the old interval in "
+           "%zu; the recorded estimate reproduced in %zu\n",
+           t.results, t.skipped, t.fitted, t.within, t.reproduced);
+    if (t.results) {
+        size_t n = t.results;
+        double r = 0;
+        for (size_t i = 0; i < n; i++)
+            r += t.new_hw[i] < t.old_hw[i];
+        printf("half-width old: median ±%.1f%%, ", 100 * median_of(t.old_hw, n));
+        printf("range ±%.1f-%.1f%%; ", 100 * t.old_hw[0],
+               100 * t.old_hw[n - 1]);
+        printf("new: median ±%.1f%%, ", 100 * median_of(t.new_hw, n));
+        printf("range ±%.1f-%.1f%%; new narrower in %.0f\n",
+               100 * t.new_hw[0], 100 * t.new_hw[n - 1], r);
+    }
+    free(t.old_hw);
+    free(t.new_hw);
+    return 0;
+}
