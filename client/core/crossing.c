@@ -215,6 +215,8 @@ struct line {
     size_t used, distinct;
     double sw, xbar, ybar, sxx, slope, ss; /* ss: Σ w r², weights
                                             * rescaled to average 1 */
+    double lag1; /* the residuals' lag-1 autocorrelation, in the order
+                  * measured */
 };
 
 static void fit_line(const struct crossing_point *p, size_t k, double from,
@@ -249,13 +251,21 @@ static void fit_line(const struct crossing_point *p, size_t k, double from,
         sxy += w * dx * (log(p[i].median_ms) - l->ybar);
     }
     l->slope = sxy / l->sxx;
+    double prev = 0, lag = 0, sq = 0;
+    bool first = true;
     for (size_t i = 0; i < k; i++) {
         if (!usable(&p[i], from, to))
             continue;
         double r = log(p[i].median_ms) - l->ybar -
                    l->slope * (log(p[i].n) - l->xbar);
         l->ss += p[i].rounds * scale * r * r;
+        sq += r * r;
+        if (!first)
+            lag += prev * r;
+        prev = r;
+        first = false;
     }
+    l->lag1 = sq > 0 ? lag / sq : 0;
 }
 
 void crossing_local_fit(const struct crossing_point *p, size_t k,
@@ -290,10 +300,21 @@ void crossing_local_fit(const struct crossing_point *p, size_t k,
         c = next;
     }
     out->df = (int)l.used - 2;
-    double s2 = l.ss / out->df, t = stats_t975(out->df);
+    /* The host drifts: measurements taken one after the other share part
+     * of their error, which the residuals' scatter alone would count as
+     * independent. Their lag-1 autocorrelation inflates the variance as
+     * for the mean of an AR(1) series, (1 + r) / (1 - r), r within [0,
+     * 0.8]; a line's residuals read about 2/m low (m measurements: -0.21
+     * for independent ones at m = 10, tests/unit/test_search.c), hence
+     * r = lag1 + 2/m. */
+    double r1 = l.lag1 + 2.0 / (double)l.used;
+    r1 = r1 < 0 ? 0 : r1 > 0.8 ? 0.8 : r1;
+    out->lag1 = l.lag1;
+    out->inflation = (1 + r1) / (1 - r1);
+    double s2 = l.ss / out->df * out->inflation, t = stats_t975(out->df);
     out->slope = l.slope;
     out->slope_se = sqrt(s2 / l.sxx);
-    out->sd_ln = sqrt(s2);
+    out->sd_ln = sqrt(l.ss / out->df);
     /* Fieller: the d = ln N - xbar where the line's 95% band holds
      * ln max_ms, (g - b d)² <= t² s² (1/m + d²/Sxx), g = y - ybar. A
      * bounded interval needs b² > t² s²/Sxx: a slope clearly above 0. */

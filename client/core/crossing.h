@@ -50,6 +50,10 @@ struct crossing_fit {
     double sd_ln;       /* the residual scatter of ln median (ms) of a
                          * measurement of average weight */
     int df;             /* points - 2 */
+    double lag1;        /* the residuals' lag-1 autocorrelation, in the
+                         * order measured */
+    double inflation;   /* of the variance for it: (1 + r) / (1 - r),
+                         * r = lag1 + 2 / points within [0, 0.8] */
     size_t points, distinct;
     double from_n, to_n; /* the window: [n / CROSSING_FIT_SPAN,
                           * n * CROSSING_FIT_SPAN] of the fit's own n */
@@ -148,7 +152,9 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
  * it holds the same measurements (at most 8 times). The crossing is where
  * the line meets ln max_ms; its 95% interval the Fieller interval of that
  * ratio with the residual scatter (t with points - 2 df), so the drift of
- * this host between measurements widens it. Unusable (out->usable false,
+ * this host between measurements widens it, and the scatter's variance
+ * inflated for the residuals' serial correlation (out->inflation): p must
+ * be in the order measured. Unusable (out->usable false,
  * why says why) with fewer than 4 measurements or 3 distinct N in the
  * window, or a slope not clearly above 0 (the interval would be
  * unbounded). */
@@ -156,7 +162,8 @@ void crossing_local_fit(const struct crossing_point *p, size_t k,
                         double max_ms, double guess,
                         struct crossing_fit *out);
 
-/* crossing_estimate, then the local fit from its answer: when the fit is
+/* crossing_estimate, then the local fit from its answer (p in the order
+ * measured, as crossing_local_fit reads it): when the fit is
  * usable and its crossing lies within CROSSING_OUTSIDE of the bracket
  * [lo, hi], it is the answer (method CROSSING_FIT, its interval as it
  * is: not widened to hold the bracket, whose two ends are single

@@ -20,10 +20,25 @@ struct tally {
     double *old_hw, *new_hw;
 };
 
+/* In the order measured: by elapsed_s (steps and probes interleave when
+ * a confirmation failed), the array's order among equals. */
+struct timed {
+    double elapsed_s;
+    size_t index;
+    struct crossing_point p;
+};
+
+static int cmp_timed(const void *a, const void *b)
+{
+    const struct timed *x = a, *y = b;
+    if (x->elapsed_s != y->elapsed_s)
+        return (x->elapsed_s > y->elapsed_s) - (x->elapsed_s < y->elapsed_s);
+    return (x->index > y->index) - (x->index < y->index);
+}
+
 /* The points of one array of measurements: n, round_ms.median, rounds
  * (rounds_ms's length, or round_ms.count in results older than it). */
-static size_t add_points(json_t *arr, bool probe, struct crossing_point *p,
-                         size_t k)
+static size_t add_points(json_t *arr, bool probe, struct timed *p, size_t k)
 {
     size_t i;
     json_t *m;
@@ -33,9 +48,12 @@ static size_t add_points(json_t *arr, bool probe, struct crossing_point *p,
         double rounds = json_is_array(each)
                             ? (double)json_array_size(each)
                             : json_number_value(json_object_get(rm, "count"));
-        p[k++] = (struct crossing_point){
-            json_number_value(json_object_get(m, "n")),
-            json_number_value(json_object_get(rm, "median")), rounds, probe};
+        p[k] = (struct timed){
+            json_number_value(json_object_get(m, "elapsed_s")), k,
+            {json_number_value(json_object_get(m, "n")),
+             json_number_value(json_object_get(rm, "median")), rounds,
+             probe}};
+        k++;
     }
     return k;
 }
@@ -75,9 +93,14 @@ static void replay(const char *path, struct tally *t)
         return;
     }
     size_t cap = json_array_size(steps) + json_array_size(probes);
+    struct timed *in = calloc(cap ? cap : 1, sizeof *in);
     struct crossing_point *p = calloc(cap ? cap : 1, sizeof *p);
-    size_t k = add_points(steps, false, p, 0);
-    k = add_points(probes, true, p, k);
+    size_t k = add_points(steps, false, in, 0);
+    k = add_points(probes, true, in, k);
+    qsort(in, k, sizeof *in, cmp_timed);
+    for (size_t i = 0; i < k; i++)
+        p[i] = in[i].p;
+    free(in);
     int64_t lo = json_integer_value(json_array_get(br, 0)),
             hi = json_integer_value(json_array_get(br, 1));
     struct crossing_estimate e;
@@ -101,11 +124,11 @@ static void replay(const char *path, struct tally *t)
     t->within += within;
     t->reproduced += same;
     printf("%s\t%s\told %.0f [%.0f, %.0f] ±%.1f%%\tnew %.0f [%.0f, %.0f] "
-           "±%.1f%%\t%s\tfit %zu points, slope %.2f, sd %.3f\t%s\n",
+           "±%.1f%%\t%s\tfit %zu points, slope %.2f, sd %.3f, lag1 %.2f\t%s\n",
            path, e.method, old_n, old_low, old_high,
            100 * crossing_half_width(&old), e.n, e.low, e.high,
            100 * crossing_half_width(&e), within ? "within" : "OUTSIDE",
-           e.fit.points, e.fit.slope, e.fit.sd_ln,
+           e.fit.points, e.fit.slope, e.fit.sd_ln, e.fit.lag1,
            same ? "" : "(recorded estimate not reproduced)");
     free(p);
     json_decref(doc);
