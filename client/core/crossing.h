@@ -52,8 +52,9 @@ struct crossing_fit {
     int df;             /* points - 2 */
     double lag1;        /* the residuals' lag-1 autocorrelation, in the
                          * order measured */
-    double inflation;   /* of the variance for it: (1 + r) / (1 - r),
-                         * r = lag1 + 2 / points within [0, 0.8] */
+    double inflation;   /* of the level's variance for it: (1 + r) /
+                         * (1 - r), r = lag1 + 2 / points within
+                         * [0, 0.8] */
     size_t points, distinct;
     double from_n, to_n; /* the window: [n / CROSSING_FIT_SPAN,
                           * n * CROSSING_FIT_SPAN] of the fit's own n */
@@ -135,16 +136,16 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
 
 /* The local fit's window: the measurements with N within a factor
  * CROSSING_FIT_SPAN of the fit's own crossing. Local, because the curve
- * is no power law over wide ranges (its slope of ln ms on ln N grows
- * from about 1 to 2 and more towards a knee); wide enough that a ×1.1
+ * is no power law over wide ranges (the replayed fits' local slopes run
+ * from 0.8 to 2.4, scenario to scenario); wide enough that a ×1.1
  * sweep puts 4 steps below the crossing in it, which fix the slope that
  * the closely spaced probes cannot. Replayed on the 128 searches of the
  * 2026-11-30 examples (crossing-replay, docs/kinds/sweep.md): at ×1.25
- * (2 steps) the slope was so loose that 13 intervals passed ±15% (one
- * unbounded in practice); at ×1.5 5 did, the median half-width fell
- * from ±4.0% to ±3.1%, and the median shift from the probes' estimate
- * stayed +0.2% as at ×1.2 (no sign of the curve's bend); ×2 was no
- * narrower. */
+ * (2 steps) the slope was so loose that 17 intervals passed ±15% (one
+ * unbounded in practice), median ±5.2%; at ×1.5 7 did, median ±3.9%;
+ * ×2 was no narrower (±4.0%). The median shift from the probes'
+ * estimate stayed +0.2% from ×1.2 to ×1.5 (+0.3% at ×2): no sign of the
+ * curve's bend within ×1.5. */
 #define CROSSING_FIT_SPAN 1.5
 
 /* The local fit of ln(median ms) on ln N over p[0..k-1] (weights:
@@ -152,7 +153,7 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
  * it holds the same measurements (at most 8 times). The crossing is where
  * the line meets ln max_ms; its 95% interval the Fieller interval of that
  * ratio with the residual scatter (t with points - 2 df), so the drift of
- * this host between measurements widens it, and the scatter's variance
+ * this host between measurements widens it, and the level's variance is
  * inflated for the residuals' serial correlation (out->inflation): p must
  * be in the order measured. Unusable (out->usable false,
  * why says why) with fewer than 4 measurements or 3 distinct N in the
