@@ -16,8 +16,14 @@
 #include "core/crossing.h"
 
 struct tally {
-    size_t results, skipped, fitted, within, reproduced;
-    double *old_hw, *new_hw;
+    size_t results, skipped, fitted, within, narrower, reproduced;
+    size_t reached;            /* results whose fit reached the target */
+    size_t old_reached, new_reached; /* final intervals within it */
+    double probes_used;        /* by the recorded search, there */
+    double probes_needed;      /* by the fit, there (see needed()) */
+    double target;             /* the half-width the fit must reach */
+    double *old_hw, *new_hw;         /* every result's half-width */
+    double *fit_old_hw, *fit_new_hw; /* where the local fit was used */
 };
 
 /* In the order measured: by elapsed_s (steps and probes interleave when
@@ -70,6 +76,30 @@ static double median_of(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* How many of the recorded probes (in the order taken) the local fit
+ * needed before its interval was within `target`, centred on `guess`; 0
+ * when it never was. The probes the new rule would have placed differ
+ * from the recorded ones (it places them by the fit), so this is what
+ * the fit knew after each, not a rerun of the search. */
+static size_t needed(const struct crossing_point *p, size_t k, double max_ms,
+                     double guess, double target)
+{
+    size_t probes = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!p[i].probe)
+            continue;
+        probes++;
+        struct crossing_fit f;
+        crossing_local_fit(p, i + 1, max_ms, guess, &f);
+        struct crossing_estimate e = {.found = f.usable, .n = f.n,
+                                      .low = f.low, .high = f.high};
+        /* The bracket needs a confirmation and its low end measured. */
+        if (probes >= 2 && f.usable && crossing_half_width(&e) <= target)
+            return probes;
+    }
+    return 0;
+}
+
 /* One result file: its line, and its figures into t. */
 static void replay(const char *path, struct tally *t)
 {
@@ -117,10 +147,27 @@ static void replay(const char *path, struct tally *t)
     /* The reference is crossing_estimate's: the run's own when the rules
      * were the same then. */
     bool same = fabs(e.reference.n / old_n - 1) < 1e-3;
-    t->old_hw[t->results] = crossing_half_width(&old);
-    t->new_hw[t->results] = crossing_half_width(&e);
+    double old_hw = crossing_half_width(&old), new_hw = crossing_half_width(&e);
+    t->old_hw[t->results] = old_hw;
+    t->new_hw[t->results] = new_hw;
     t->results++;
-    t->fitted += strcmp(e.method, CROSSING_FIT) == 0;
+    t->narrower += new_hw < old_hw;
+    double resolution = json_number_value(json_object_get(
+        json_object_get(sc, kind ? kind : "sweep"), "resolution"));
+    t->target = crossing_target_half_width(resolution > 0 ? resolution : 0.02);
+    t->old_reached += old_hw <= t->target;
+    t->new_reached += new_hw <= t->target;
+    size_t need = needed(p, k, max_ms, e.n, t->target);
+    if (need) {
+        t->reached++;
+        t->probes_used += (double)json_array_size(probes);
+        t->probes_needed += (double)need;
+    }
+    if (strcmp(e.method, CROSSING_FIT) == 0) {
+        t->fit_old_hw[t->fitted] = old_hw;
+        t->fit_new_hw[t->fitted] = new_hw;
+        t->fitted++;
+    }
     t->within += within;
     t->reproduced += same;
     printf("%s\t%s\told %.0f [%.0f, %.0f] ±%.1f%%\tnew %.0f [%.0f, %.0f] "
@@ -134,6 +181,14 @@ static void replay(const char *path, struct tally *t)
     json_decref(doc);
 }
 
+/* The median and range of v[0..n-1] (sorted in place), as "±m% (a-b%)". */
+static void print_spread(const char *what, double *v, size_t n)
+{
+    double m = median_of(v, n);
+    printf("%s median ±%.1f%% (range ±%.1f-%.1f%%)", what, 100 * m,
+           100 * v[0], 100 * v[n - 1]);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -141,26 +196,39 @@ int main(int argc, char **argv)
         return 2;
     }
     struct tally t = {.old_hw = calloc((size_t)argc, sizeof(double)),
-                      .new_hw = calloc((size_t)argc, sizeof(double))};
+                      .new_hw = calloc((size_t)argc, sizeof(double)),
+                      .fit_old_hw = calloc((size_t)argc, sizeof(double)),
+                      .fit_new_hw = calloc((size_t)argc, sizeof(double))};
     for (int i = 1; i < argc; i++)
         replay(argv[i], &t);
-    printf("%zu results with a crossing search (%zu files skipped); the "
-           "local fit used in %zu; new estimate within the old interval in "
-           "%zu; the recorded estimate reproduced in %zu\n",
-           t.results, t.skipped, t.fitted, t.within, t.reproduced);
+    printf("%zu results with a crossing search (%zu files skipped): the "
+           "local fit used in %zu, the new estimate within the old "
+           "interval in %zu, its interval narrower in %zu; the recorded "
+           "estimate reproduced in %zu\n",
+           t.results, t.skipped, t.fitted, t.within, t.narrower,
+           t.reproduced);
     if (t.results) {
-        size_t n = t.results;
-        double r = 0;
-        for (size_t i = 0; i < n; i++)
-            r += t.new_hw[i] < t.old_hw[i];
-        printf("half-width old: median ±%.1f%%, ", 100 * median_of(t.old_hw, n));
-        printf("range ±%.1f-%.1f%%; ", 100 * t.old_hw[0],
-               100 * t.old_hw[n - 1]);
-        printf("new: median ±%.1f%%, ", 100 * median_of(t.new_hw, n));
-        printf("range ±%.1f-%.1f%%; new narrower in %.0f\n",
-               100 * t.new_hw[0], 100 * t.new_hw[n - 1], r);
+        print_spread("half-width: old", t.old_hw, t.results);
+        print_spread(", new", t.new_hw, t.results);
+        printf("\n");
+    }
+    printf("within the target ±%.0f%%: old %zu, new %zu\n",
+           100 * t.target, t.old_reached, t.new_reached);
+    if (t.reached)
+        printf("the local fit within ±%.0f%% in %zu: after %.1f of their "
+               "probes on average, where the recorded search took %.1f\n",
+               100 * t.target, t.reached,
+               t.probes_needed / (double)t.reached,
+               t.probes_used / (double)t.reached);
+    if (t.fitted) {
+        print_spread("where the local fit was used: old", t.fit_old_hw,
+                     t.fitted);
+        print_spread(", new", t.fit_new_hw, t.fitted);
+        printf("\n");
     }
     free(t.old_hw);
     free(t.new_hw);
+    free(t.fit_old_hw);
+    free(t.fit_new_hw);
     return 0;
 }
