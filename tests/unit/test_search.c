@@ -691,7 +691,7 @@ static const struct drift steady = {.sigma = 0.06, .jitter = 0.05};
 /* This host as the replay of 2026-11-30 saw it (docs/kinds/sweep.md):
  * residuals about the local fit of median sd 0.061 in ln ms, their lag-1
  * autocorrelation -0.46, 0.01, 0.39 at the 10th, 50th, 90th percentile;
- * sd 0.08 and rho 0.5 give 0.064 and -0.54, -0.04, 0.43. Drift shared by
+ * sd 0.08 and rho 0.5 give 0.066 and -0.43, 0.06, 0.48. Drift shared by
  * neighbouring measurements is in no one run's scatter: coverage falls,
  * to 81% (the old rule's: 75%; without the inflation for the residuals'
  * serial correlation, core/crossing.c, 68%, and these tests fail); the
