@@ -57,7 +57,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
-.PHONY: FORCE all deps build test test-unit test-py test-e2e check-layers check-sanitizers run report bench \
+.PHONY: FORCE all deps build test test-unit test-py test-e2e check-layers crossing-replay check-sanitizers run report bench \
 	compare-orbs resolution clean help fuzz fuzz-smoke fuzz-build fuzz-deps fuzz-gate \
 	man completion install deb deb-deps
 .DEFAULT_GOAL := all
@@ -286,6 +286,16 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclient.a | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CLIENT_INC) -MMD -MP $< $(BUILD)/libclient.a -o $@ \
 		$(LDFLAGS) -lcmocka -ljansson -lm
+
+# The crossing's offline replay (tests/replay/crossing_replay.c): recorded
+# results' crossings recomputed from their steps and probes. Not installed.
+CROSSING_REPLAY := $(BUILD)/tests/crossing-replay
+$(CROSSING_REPLAY): tests/replay/crossing_replay.c $(BUILD)/libclient.a | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CLIENT_INC) -MMD -MP $< $(BUILD)/libclient.a -o $@ \
+		$(LDFLAGS) -ljansson -lm
+
+crossing-replay: $(CROSSING_REPLAY)
 
 # The fault-injection shim of the end-to-end tests (LD_PRELOAD: the Nth
 # socket/accept/pipe/fork fails with a chosen errno). Without sanitizers:

@@ -38,10 +38,41 @@ struct crossing_point {
 
 #define CROSSING_PROBES "probe-mean"
 #define CROSSING_BRACKET "bracket"
+#define CROSSING_FIT "local-fit"
+
+/* The local fit: a weighted least-squares line through (ln N, ln median)
+ * of every measurement near the crossing, steps and probes alike. */
+struct crossing_fit {
+    bool usable;        /* false: why says why; the rest may be partial */
+    double n;           /* where the line meets ln max_ms */
+    double low, high;   /* its 95% Fieller interval */
+    double slope, slope_se;
+    double sd_ln;       /* the residual scatter of ln median (ms) of a
+                         * measurement of average weight */
+    int df;             /* points - 2 */
+    double lag1;        /* the residuals' lag-1 autocorrelation, in the
+                         * order measured */
+    double inflation;   /* of the level's variance for it: (1 + r) /
+                         * (1 - r), r = lag1 + 2 / points within
+                         * [0, 0.8] */
+    size_t points, distinct;
+    double from_n, to_n; /* the window: [n / CROSSING_FIT_SPAN,
+                          * n * CROSSING_FIT_SPAN] of the fit's own n */
+    int iterations;     /* window re-centred this many times */
+    char why[160];
+};
+
+/* The probes' estimate (crossing_estimate's own answer) when the local
+ * fit replaced it, for reference. */
+struct crossing_reference {
+    const char *method; /* CROSSING_PROBES or CROSSING_BRACKET */
+    double n, low, high;
+};
 
 struct crossing_estimate {
     bool found;         /* false: no N was under max_ms */
-    const char *method; /* CROSSING_PROBES or CROSSING_BRACKET */
+    const char *method; /* CROSSING_FIT (crossing_estimate_fit only),
+                         * CROSSING_PROBES or CROSSING_BRACKET */
     double n;           /* the crossing */
     double low, high;   /* its 95% interval */
     /* the local slope d ln(round ms) / d ln(N) */
@@ -57,6 +88,10 @@ struct crossing_estimate {
     bool outside;       /* the estimate (the probes' mean) lies outside
                          * [lo, hi] */
     char why[320];      /* why the slope was assumed or the bracket used */
+    /* crossing_estimate_fit only: the local fit, and the probes' estimate
+     * (what crossing_estimate gives) as reference */
+    struct crossing_fit fit;
+    struct crossing_reference reference;
 };
 
 /* Where the slope is fitted: [hi / CROSSING_SLOPE_SPAN, hi * CROSSING_SPAN];
@@ -99,6 +134,48 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
                        double max_ms, int64_t lo, double lo_ms, int64_t hi,
                        double hi_ms, struct crossing_estimate *out);
 
+/* The local fit's window: the measurements with N within a factor
+ * CROSSING_FIT_SPAN of the fit's own crossing. Local, because the curve
+ * is no power law over wide ranges (the replayed fits' local slopes run
+ * from 0.8 to 2.4, scenario to scenario); wide enough that a ×1.1
+ * sweep puts 4 steps below the crossing in it, which fix the slope that
+ * the closely spaced probes cannot. Replayed on the 128 searches of the
+ * 2026-11-30 examples (crossing-replay, docs/kinds/sweep.md): at ×1.25
+ * (2 steps) the slope was so loose that 17 intervals passed ±15% (one
+ * unbounded in practice), median ±5.2%; at ×1.5 7 did, median ±3.9%;
+ * ×2 was no narrower (±4.0%). The median shift from the probes'
+ * estimate stayed +0.2% from ×1.2 to ×1.5 (+0.3% at ×2): no sign of the
+ * curve's bend within ×1.5. */
+#define CROSSING_FIT_SPAN 1.5
+
+/* The local fit of ln(median ms) on ln N over p[0..k-1] (weights:
+ * rounds), in a window re-centred on its own crossing from `guess` until
+ * it holds the same measurements (at most 8 times). The crossing is where
+ * the line meets ln max_ms; its 95% interval the Fieller interval of that
+ * ratio with the residual scatter (t with points - 2 df), so the drift of
+ * this host between measurements widens it, and the level's variance is
+ * inflated for the residuals' serial correlation (out->inflation): p must
+ * be in the order measured. Unusable (out->usable false,
+ * why says why) with fewer than 4 measurements or 3 distinct N in the
+ * window, or a slope not clearly above 0 (the interval would be
+ * unbounded). */
+void crossing_local_fit(const struct crossing_point *p, size_t k,
+                        double max_ms, double guess,
+                        struct crossing_fit *out);
+
+/* crossing_estimate, then the local fit from its answer (p in the order
+ * measured, as crossing_local_fit reads it): when the fit is
+ * usable and its crossing lies within CROSSING_OUTSIDE of the bracket
+ * [lo, hi], it is the answer (method CROSSING_FIT, its interval as it
+ * is: not widened to hold the bracket, whose two ends are single
+ * decisions, noisier than the fit of every measurement near them);
+ * else crossing_estimate's, and why says why. out->reference is
+ * crossing_estimate's answer either way. */
+void crossing_estimate_fit(const struct crossing_point *p, size_t k,
+                           double max_ms, int64_t lo, double lo_ms,
+                           int64_t hi, double hi_ms,
+                           struct crossing_estimate *out);
+
 /* The interval's larger half-width as a fraction of the estimate (0.04:
  * ±4%); 0 when not found. */
 double crossing_half_width(const struct crossing_estimate *e);
@@ -127,8 +204,10 @@ enum crossing_phase {
     CROSSING_CHECKING_LO, /* the bracket's low end again, with near_rounds
                            * (a step's rounds may have been a lucky under) */
     CROSSING_BISECTING,   /* the bracket's midpoint */
-    CROSSING_REFINING,    /* a narrow bracket's end again: the interval is
-                           * still wider than the target */
+    CROSSING_REFINING,    /* to narrow the crossing's interval: where the
+                           * local fit places it (its crossing, its
+                           * interval's ends, within the bracket), or
+                           * without a fit a narrow bracket's end again */
     CROSSING_DONE,
 };
 
@@ -150,6 +229,11 @@ struct crossing_rules {
     int64_t max_probes;  /* its measurements at most */
     bool timed;          /* false: idle servers, steps without rounds,
                           * never over */
+    /* true: the rule before the local fit, kept to compare against
+     * (tests/unit/test_search.c): bisect the bracket until it is narrow,
+     * then measure its ends again while the probes' estimate
+     * (crossing_estimate) is wider than the target. */
+    bool bisect;
     /* The stepping rule: the next N after n (unclamped). */
     int64_t (*next_n)(const void *ctx, int64_t n);
     const void *next_ctx;
@@ -163,7 +247,7 @@ struct crossing_search {
     struct bracket b;          /* after the confirmation */
     int64_t held;       /* the largest N decided within max_ms (0: none) */
     int probes;         /* measurements of the search so far */
-    int refines;        /* of which after the bisection, to narrow */
+    int refines;        /* of which placed to narrow the interval */
     double decided_ms;  /* the round time the last decision read: the
                          * step's median, or the pooled one at its N */
 };
@@ -195,8 +279,8 @@ const char *crossing_phase_name(enum crossing_phase phase);
 double crossing_pooled_ms(const struct crossing_measure *m, size_t k,
                           int64_t n, size_t *rounds);
 
-/* crossing_estimate over m[0..k-1] and the bracket b, its ends' medians
- * pooled. 0, or -ENOMEM (out->found false). */
+/* crossing_estimate_fit over m[0..k-1] and the bracket b, its ends'
+ * medians pooled. 0, or -ENOMEM (out->found false). */
 int crossing_estimate_of(const struct crossing_measure *m, size_t k,
                          double max_ms, const struct bracket *b,
                          struct crossing_estimate *out);

@@ -779,6 +779,27 @@ static void estimate(struct sweep_side *r, bool complete, int refines)
             json_object_set_new(how, "sd_ln", json_real(e.sd_ln));
             json_object_set_new(how, "df", json_integer(e.df));
         }
+        const struct crossing_fit *f = &e.fit;
+        if (strcmp(e.method, CROSSING_FIT) == 0) {
+            /* The local fit's own figures; the probes' estimate it
+             * replaced, for reference (core/crossing.h). */
+            json_object_set_new(
+                how, "fit",
+                json_pack("{s:[f, f], s:I, s:I, s:f, s:f, s:f, s:I, s:f, "
+                          "s:f, s:I}",
+                          "n_range", f->from_n, f->to_n, "points",
+                          (json_int_t)f->points, "distinct",
+                          (json_int_t)f->distinct, "slope", f->slope,
+                          "slope_se", f->slope_se, "sd_ln", f->sd_ln, "df",
+                          (json_int_t)f->df, "lag1", f->lag1, "inflation",
+                          f->inflation, "recentred",
+                          (json_int_t)f->iterations));
+            json_object_set_new(
+                how, "reference",
+                json_pack("{s:s, s:f, s:[f, f]}", "method",
+                          e.reference.method, "crossing_n", e.reference.n,
+                          "interval", e.reference.low, e.reference.high));
+        }
         if (e.why[0])
             json_object_set_new(how, "note", json_string(e.why));
         json_object_set_new(how, "outside_bracket", json_boolean(e.outside));
@@ -846,9 +867,14 @@ static void finish_search(struct sweep_side *r)
                  json_real_value(json_array_get(cx, 0)),
                  json_real_value(json_array_get(cx, 1)), wide ? ": " : "",
                  wide ? json_string_value(wide) : "");
-    /* The budget cut the bisection short: it still had an N to measure. */
+    /* The budget cut the search short: the interval was still wider than
+     * the target, or (no local fit) the bracket had an N to bisect. */
     char cut[64] = "";
-    if (crossing_next_n(b, sweeper_opts(sc)->resolution))
+    const char *method = json_string_value(json_object_get(
+        json_object_get(r->crossing, "crossing"), "method"));
+    bool fitted = method && strcmp(method, CROSSING_FIT) == 0;
+    if (probes >= sweeper_opts(sc)->max_probes &&
+        (wide || (!fitted && crossing_next_n(b, sweeper_opts(sc)->resolution))))
         snprintf(cut, sizeof cut, " (%s.max_probes reached)", sc->kind);
     run_stop(r->h.o, STOP_LATENCY, 0,
          "the median round time crossed max_ms %g between N=%lld (under) and "

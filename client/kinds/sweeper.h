@@ -40,8 +40,10 @@ struct sweeper_opts {
     int64_t rounds;
     int64_t warmup_rounds;
     double max_seconds;
-    /* The crossing search: bisect until the bracket is within
-     * resolution × N (0: stop at the first step over, unconfirmed). */
+    /* The crossing search: measure until the crossing's interval is
+     * within ±2 × resolution (the local fit's; without one, bisect until
+     * the bracket is within resolution × N first). 0: stop at the first
+     * step over, unconfirmed. */
     double resolution;
     int64_t near_rounds; /* timed rounds of each confirmation/probe */
     int64_t max_probes;  /* bound on the search's measurements */
@@ -94,9 +96,9 @@ const struct sweeper_opts *sweeper_opts(const struct scenario *sc);
     {PREFIX ".max_seconds", SCENARIO_NUM, SWEEPER_OFF(max_seconds), 0, 1,    \
      86400, NULL, NULL, 3600, "stop the sweep after this long (s)"},         \
     {PREFIX ".resolution", SCENARIO_NUM, SWEEPER_OFF(resolution), 0, 0, 0.5, \
-     NULL, NULL, 0.02, "after a step over max_ms is confirmed, bisect until " \
-     "the bracket is within this fraction of N (0: stop at the first step "  \
-     "over)"},                                                               \
+     NULL, NULL, 0.02, "after a step over max_ms is confirmed, measure "    \
+     "near the crossing until its interval is within twice this fraction "   \
+     "of N (0: stop at the first step over)"},                               \
     {PREFIX ".near_rounds", SCENARIO_INT, SWEEPER_OFF(near_rounds), 0, 1,    \
      100000, NULL, NULL, 20, "timed rounds of each measurement of the "      \
      "crossing search (confirmation, bracket check, bisection)"},            \

@@ -61,14 +61,26 @@ def check_search(doc, max_probes=12, resolution=0.02):
     if lo > 0:
         assert decided.get(lo, "under") == "under"
     narrow = hi - lo <= max(1, resolution * lo)
-    assert narrow or len(probes) == max_probes
+    fitted = cx.get("method") == "local-fit"
     if lo > 0:
         low, high = res["crossing_interval"]
-        # One number with one interval: the estimate inside it, the
-        # interval holding both measured ends of the bracket.
+        # One number with one interval: the estimate inside it. The
+        # probes' estimate's interval holds both measured ends of the
+        # bracket; the local fit's is its own (the bracket's ends are two
+        # single decisions, noisier than the fit of every measurement).
         assert low <= res["crossing_n"] <= high
-        assert low <= lo and hi <= high
-        assert cx["method"] in ("probe-mean", "bracket")
+        assert cx["method"] in ("local-fit", "probe-mean", "bracket")
+        if not fitted:
+            assert low <= lo and hi <= high
+        else:
+            f, ref = cx["fit"], cx["reference"]
+            assert f["points"] >= 4 and f["distinct"] >= 3
+            assert f["df"] == f["points"] - 2
+            lo_n, hi_n = f["n_range"]
+            assert lo_n < res["crossing_n"] < hi_n
+            assert ref["method"] in ("probe-mean", "bracket")
+            assert ref["interval"][0] <= ref["crossing_n"] <= \
+                ref["interval"][1]
         assert cx["outside_bracket"] == (not lo <= res["crossing_n"] <= hi)
         # The width against its target, and why when it is wider: the
         # search measured again until the budget ran out.
@@ -83,6 +95,13 @@ def check_search(doc, max_probes=12, resolution=0.02):
             assert len(probes) == max_probes
             assert "sweep.max_probes reached" in w["why"]
             assert "wider than the target" in res["detail"]
+        # The search ends when the local fit's interval is within the
+        # target, or when bisection has narrowed the bracket, or when the
+        # budget is spent.
+        assert (fitted and w["narrow_enough"]) or narrow or \
+            len(probes) == max_probes
+    else:
+        assert narrow or len(probes) == max_probes
     return lo, hi
 
 
@@ -137,9 +156,11 @@ def test_search_probe_budget(orbbench):
         (lo, hi, ns)
     assert "sweep.max_probes reached" in r.doc["result"]["detail"]
     cx = r.doc["result"]["crossing"]
-    # One probe near the bracket cannot imply an interval: interpolated.
-    assert cx["method"] == "bracket"
-    assert r.doc["result"]["crossing_interval"] == [lo, hi]
+    # One probe near the bracket cannot imply an interval: interpolated;
+    # unless the steps near it are enough for the local fit.
+    if cx["method"] != "local-fit":
+        assert cx["method"] == "bracket"
+        assert r.doc["result"]["crossing_interval"] == [lo, hi]
 
 
 def test_unconfirmed_step_lets_the_sweep_go_on(orbbench):
