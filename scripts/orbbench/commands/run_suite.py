@@ -524,12 +524,16 @@ def closing_table(fmt, head, body, rows, meta):
                                    "stop_reason", "failed", "file")
              if k in r} for r in rows]}, indent=1)
     return text_table(head, body) + "\n" + textwrap.fill(
-        legend(rows) + " " + COST_NOTE, 78)
+        " ".join(x for x in (legend(rows), COST_NOTE) if x), 78)
 
 
 def legend(rows):
     """What max servers and crossing N are, and why they differ; and a
     fast gate's rows."""
+    held = [r for r in rows if "failed" not in r and
+            headline(r.get("kind", "sweep")) == "max servers"]
+    if not held:
+        return ""
     text = ("Max servers: the largest N measured within the scenario's "
             "max_ms (the crossing search's bracket low end). Crossing N: "
             "where the median round time crosses max_ms, estimated from "
@@ -562,7 +566,7 @@ def markdown(rows, head, body, meta):
             "|"]
     for b in body:
         out.append("| " + " | ".join(x.replace("|", "\\|") for x in b) + " |")
-    out += ["", legend(rows) + " " + COST_NOTE, ""]
+    out += ["", " ".join(x for x in (legend(rows), COST_NOTE) if x), ""]
     for r in rows:
         out.append(f"- `{r['file']}`: {r.get('detail') or r.get('failed', '')}")
     return "\n".join(out) + "\n"
