@@ -57,56 +57,91 @@ static bool usable(const struct crossing_point *p, double from, double to)
     return p->n >= from && p->n <= to && p->median_ms > 0 && p->rounds > 0;
 }
 
-/* The slope of ln(median) on ln(n), weighted by rounds, over the points
- * in [from, to]. Sets e->slope* (slope_se by the residual scatter); 0
- * when it is usable, else -1 with e->why set. */
-static int fit_slope(const struct crossing_point *p, size_t k, double from,
-                     double to, struct crossing_estimate *e)
+/* One weighted least-squares line through (ln N, ln median) of the
+ * points with N in [from, to]. */
+struct line {
+    size_t used, distinct;
+    double sw, xbar, ybar, sxx, slope, ss; /* ss: Σ w r², weights
+                                            * rescaled to average 1 */
+    double lag1; /* the residuals' lag-1 autocorrelation, in the order
+                  * measured */
+};
+
+static void fit_line(const struct crossing_point *p, size_t k, double from,
+                     double to, struct line *l)
 {
-    double sw = 0, sx = 0, sy = 0, nmin = INFINITY, nmax = 0;
-    size_t used = 0, distinct = 0;
+    double sw = 0, sx = 0, sy = 0;
+    *l = (struct line){0};
     for (size_t i = 0; i < k; i++) {
         if (!usable(&p[i], from, to))
             continue;
         bool seen = false;
         for (size_t j = 0; j < i && !seen; j++)
             seen = usable(&p[j], from, to) && p[j].n == p[i].n;
-        distinct += !seen;
-        used++;
+        l->distinct += !seen;
+        l->used++;
         sw += p[i].rounds;
         sx += p[i].rounds * log(p[i].n);
         sy += p[i].rounds * log(p[i].median_ms);
+    }
+    if (l->distinct < 2)
+        return;
+    double scale = (double)l->used / sw;
+    l->sw = (double)l->used;
+    l->xbar = sx / sw;
+    l->ybar = sy / sw;
+    double sxy = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!usable(&p[i], from, to))
+            continue;
+        double w = p[i].rounds * scale, dx = log(p[i].n) - l->xbar;
+        l->sxx += w * dx * dx;
+        sxy += w * dx * (log(p[i].median_ms) - l->ybar);
+    }
+    l->slope = sxy / l->sxx;
+    double prev = 0, lag = 0, sq = 0;
+    bool first = true;
+    for (size_t i = 0; i < k; i++) {
+        if (!usable(&p[i], from, to))
+            continue;
+        double r = log(p[i].median_ms) - l->ybar -
+                   l->slope * (log(p[i].n) - l->xbar);
+        l->ss += p[i].rounds * scale * r * r;
+        sq += r * r;
+        if (!first)
+            lag += prev * r;
+        prev = r;
+        first = false;
+    }
+    l->lag1 = sq > 0 ? lag / sq : 0;
+}
+
+/* The slope of ln(median) on ln(n), weighted by rounds, over the points
+ * in [from, to] (fit_line's). Sets e->slope* (slope_se by the residual
+ * scatter); 0 when it is usable, else -1 with e->why set. */
+static int fit_slope(const struct crossing_point *p, size_t k, double from,
+                     double to, struct crossing_estimate *e)
+{
+    double nmin = INFINITY, nmax = 0;
+    struct line l;
+    fit_line(p, k, from, to, &l);
+    for (size_t i = 0; i < k; i++) {
+        if (!usable(&p[i], from, to))
+            continue;
         nmin = p[i].n < nmin ? p[i].n : nmin;
         nmax = p[i].n > nmax ? p[i].n : nmax;
     }
-    e->slope_points = used;
-    e->slope_min_n = used ? nmin : 0;
+    e->slope_points = l.used;
+    e->slope_min_n = l.used ? nmin : 0;
     e->slope_max_n = nmax;
-    if (distinct < 3) {
+    if (l.distinct < 3) {
         snprintf(e->why, sizeof e->why,
                  "%zu distinct N from %.0f to %.0f: the slope needs 3",
-                 distinct, from, to);
+                 l.distinct, from, to);
         return -1;
     }
-    /* Weights rescaled to average 1, so that s² is per measurement. */
-    double scale = (double)used / sw, xbar = sx / sw, ybar = sy / sw;
-    double sxx = 0, sxy = 0, ss = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (!usable(&p[i], from, to))
-            continue;
-        double w = p[i].rounds * scale, dx = log(p[i].n) - xbar;
-        sxx += w * dx * dx;
-        sxy += w * dx * (log(p[i].median_ms) - ybar);
-    }
-    double b = sxy / sxx;
-    for (size_t i = 0; i < k; i++) {
-        if (!usable(&p[i], from, to))
-            continue;
-        double r = log(p[i].median_ms) - ybar - b * (log(p[i].n) - xbar);
-        ss += p[i].rounds * scale * r * r;
-    }
-    int df = (int)used - 2;
-    double se = sqrt(ss / df / sxx);
+    int df = (int)l.used - 2;
+    double b = l.slope, se = sqrt(l.ss / df / l.sxx);
     e->slope = b;
     e->slope_se = se;
     if (!(b > stats_t975(df) * se)) {
@@ -207,65 +242,6 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
     from_bracket(out, max_ms, lo, lo_ms, hi, hi_ms);
     out->outside = false;
     hold_bracket(out, low, high, lo, hi);
-}
-
-/* One weighted least-squares line through (ln N, ln median) of the
- * points with N in [from, to]. */
-struct line {
-    size_t used, distinct;
-    double sw, xbar, ybar, sxx, slope, ss; /* ss: Σ w r², weights
-                                            * rescaled to average 1 */
-    double lag1; /* the residuals' lag-1 autocorrelation, in the order
-                  * measured */
-};
-
-static void fit_line(const struct crossing_point *p, size_t k, double from,
-                     double to, struct line *l)
-{
-    double sw = 0, sx = 0, sy = 0;
-    *l = (struct line){0};
-    for (size_t i = 0; i < k; i++) {
-        if (!usable(&p[i], from, to))
-            continue;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = usable(&p[j], from, to) && p[j].n == p[i].n;
-        l->distinct += !seen;
-        l->used++;
-        sw += p[i].rounds;
-        sx += p[i].rounds * log(p[i].n);
-        sy += p[i].rounds * log(p[i].median_ms);
-    }
-    if (l->distinct < 2)
-        return;
-    double scale = (double)l->used / sw;
-    l->sw = (double)l->used;
-    l->xbar = sx / sw;
-    l->ybar = sy / sw;
-    double sxy = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (!usable(&p[i], from, to))
-            continue;
-        double w = p[i].rounds * scale, dx = log(p[i].n) - l->xbar;
-        l->sxx += w * dx * dx;
-        sxy += w * dx * (log(p[i].median_ms) - l->ybar);
-    }
-    l->slope = sxy / l->sxx;
-    double prev = 0, lag = 0, sq = 0;
-    bool first = true;
-    for (size_t i = 0; i < k; i++) {
-        if (!usable(&p[i], from, to))
-            continue;
-        double r = log(p[i].median_ms) - l->ybar -
-                   l->slope * (log(p[i].n) - l->xbar);
-        l->ss += p[i].rounds * scale * r * r;
-        sq += r * r;
-        if (!first)
-            lag += prev * r;
-        prev = r;
-        first = false;
-    }
-    l->lag1 = sq > 0 ? lag / sq : 0;
 }
 
 void crossing_local_fit(const struct crossing_point *p, size_t k,
