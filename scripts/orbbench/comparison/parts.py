@@ -206,7 +206,7 @@ def by_block(c):
     """True when a scenario's runs were paired block by block (the fast
     gate: fixed-N runs in KIND.step_blocks blocks)."""
     return any(m.get("pairs") in ("blocks", "runs")
-               for m in c["metrics"].values() if "runs" in m)
+               for m in c["metrics"].values())
 
 
 def single_run(c):
