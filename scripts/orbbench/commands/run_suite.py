@@ -537,9 +537,9 @@ def legend(rows):
     text = ("Max servers: the largest N measured within the scenario's "
             "max_ms (the crossing search's bracket low end). Crossing N: "
             "where the median round time crosses max_ms, estimated from "
-            "the measurements near it, with its 95% interval; it lies "
-            "between the last N under and the first over, so it is "
-            "usually a little above max servers; — when the run found "
+            "the measurements near it, with its 95% interval; it is read "
+            "from those around the last N under and the first over, so it "
+            "usually lies a little above max servers; — when the run found "
             "none.")
     if any(r.get("blocks") for r in rows):
         text += (" Rows measured at one N in blocks (--at-n): max servers "
