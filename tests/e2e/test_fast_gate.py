@@ -27,8 +27,7 @@ def compare_json(a, b, *extra):
 
 def test_at_n_measures_one_n_in_alternating_blocks_and_finds_b_slower(
         tmp_path):
-    # B's servers burn 400 us more a call (a few us without): its server
-    # CPU per call is larger in every block, a difference no noise hides.
+    # B's servers burn 400 us more a call (a few us without).
     out = tmp_path / "s"
     r = gate_suite(out, "a", "b:server.work_us=400")
     assert r.returncode == 0, r.stderr
@@ -52,9 +51,15 @@ def test_at_n_measures_one_n_in_alternating_blocks_and_finds_b_slower(
         # The order flips at every tick: A first, then B first, ...
         assert [s["place"] for s in a["steps"]] == [1, 2] * (BLOCKS // 2)
         assert [s["place"] for s in b["steps"]] == [2, 1] * (BLOCKS // 2)
-        for sa, sb in zip(a["steps"], b["steps"]):
-            assert sb["cpu_per_call_us"]["server"] > \
-                sa["cpu_per_call_us"]["server"] + 300
+        # Each B call spins 400 us of its thread's CPU clock, so every B
+        # block holds at least that; an A block's few us can be raised by a
+        # busy host (157 us once in CI), so the blocks' difference is read
+        # at their median, which one stray block cannot move.
+        cpu_a = [s["cpu_per_call_us"]["server"] for s in a["steps"]]
+        cpu_b = [s["cpu_per_call_us"]["server"] for s in b["steps"]]
+        assert min(cpu_b) > 360, cpu_b
+        diff = sorted(y - x for x, y in zip(cpu_a, cpu_b))
+        assert diff[len(diff) // 2] > 300, (cpu_a, cpu_b)
     c = compare_json(out / "a", out / "b")
     assert c.returncode == 0, c.stderr
     cmp = json.loads(c.stdout)
