@@ -447,6 +447,13 @@ def num(x, fmt="{:.0f}"):
     return fmt.format(x) if orbresults.is_num(x) else "—"
 
 
+def kb(x):
+    """kB with three figures below 100 (a connection's 2.12), whole above
+    (a server's 466)."""
+    return num(x, "{:.3g}" if orbresults.is_num(x) and abs(x) < 100
+               else "{:.0f}")
+
+
 def at(value, n):
     """'58.1 @508': a cost and the N it was measured at."""
     return f"{value} @{n}" if value != "—" and n is not None else value
@@ -459,7 +466,7 @@ def cost_cells(r):
     c = r.get("costs") or {}
     mem, cpu, call = c.get("memory") or {}, c.get("server_cpu") or {}, \
         c.get("call") or {}
-    return (num(mem.get("pss_kb")), num(mem.get("uss_kb")),
+    return (kb(mem.get("pss_kb")), kb(mem.get("uss_kb")),
             num(mem.get("threads"), "{:.4g}"), num(mem.get("fds"), "{:.4g}"),
             num(mem.get("n")),
             at(num(cpu.get("us_per_call"), "{:.1f}"), cpu.get("n")),
@@ -472,6 +479,7 @@ COST_NOTE = ("PSS, USS, threads, descriptors: per server at the largest "
              "step measured (at N). CPU us/call: the servers' CPU per call "
              "at the measurement nearest sweep.cost_n (@N, where compare "
              "reads it). call us: the first step's median call (@N).")
+
 
 
 def table(rows):
@@ -524,7 +532,18 @@ def closing_table(fmt, head, body, rows, meta):
                                    "stop_reason", "failed", "file")
              if k in r} for r in rows]}, indent=1)
     return text_table(head, body) + "\n" + textwrap.fill(
-        " ".join(x for x in (legend(rows), COST_NOTE) if x), 78)
+        " ".join(x for x in (legend(rows), COST_NOTE, unit_note(rows))
+                 if x), 78)
+
+
+def unit_note(rows):
+    """The memory columns' unit in rows whose N counts something else
+    than servers (result.costs.memory.per, e.g. a fanin's connection)."""
+    units = sorted({((r.get("costs") or {}).get("memory") or {}).get("per")
+                    for r in rows} - {None, "server"})
+    return " ".join(f"Where N counts each {u}: PSS, USS, threads and "
+                    f"descriptors are what one {u} added to the servers at "
+                    "N." for u in units)
 
 
 def legend(rows):
@@ -566,7 +585,8 @@ def markdown(rows, head, body, meta):
             "|"]
     for b in body:
         out.append("| " + " | ".join(x.replace("|", "\\|") for x in b) + " |")
-    out += ["", " ".join(x for x in (legend(rows), COST_NOTE) if x), ""]
+    out += ["", " ".join(x for x in (legend(rows), COST_NOTE, unit_note(rows))
+                         if x), ""]
     for r in rows:
         out.append(f"- `{r['file']}`: {r.get('detail') or r.get('failed', '')}")
     return "\n".join(out) + "\n"
