@@ -111,6 +111,8 @@ import orbbench.progress as orbprogress
 import orbbench.results as orbresults
 import orbbench.sequential as orbseq
 
+PROG = orbcli.prog("run-suite")
+
 
 EXAMPLES = [
     "orbbench suite scenarios/grisby",
@@ -124,7 +126,7 @@ EXAMPLES = [
 
 
 def die(msg, code=2):
-    print(f"run-suite: {msg}", file=sys.stderr)
+    print(f"{PROG}: {msg}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -630,7 +632,7 @@ class Sequential:
         names = [v["name"] for v in self.a.variants]
         sets = [orbresults.load_repeats(
                     [self.out_dir / n],
-                    lambda m: print(f"run-suite: {m}", file=sys.stderr))
+                    lambda m: print(f"{PROG}: {m}", file=sys.stderr))
                 for n in names]
         cmps = orbcompare.compare_many(sets, None, "pss", alpha,
                                        self.plan.delta_pct / 100)
@@ -660,7 +662,7 @@ class Sequential:
         then = self.plan.after_repeat(rep, used, now - self.repeat_t0,
                                       self.budget_s)
         if self.plan.planned_repeats < before:
-            print(f"run-suite: plan: {self.plan.text()}", flush=True)
+            print(f"{PROG}: plan: {self.plan.text()}", flush=True)
         if then == "next":
             return False
         if then == "budget":
@@ -672,13 +674,13 @@ class Sequential:
             opens = self.look(rep, alpha)
         except (ValueError, OSError) as e:
             self.stopped = f"the look after repeat {rep} failed: {e}"
-            print(f"run-suite: {self.stopped}", file=sys.stderr)
+            print(f"{PROG}: {self.stopped}", file=sys.stderr)
             return True
         finally:
             self.look_s = max(self.look_s, time.monotonic() - now)
         n = len(self.looks)
         self.stopped = self.plan.stop(rep, not opens)
-        print(f"run-suite: look {n} of {self.plan.looks} after repeat "
+        print(f"{PROG}: look {n} of {self.plan.looks} after repeat "
               f"{rep} (alpha {alpha:.4g}, {self.plan.spent:.4g} of "
               f"{self.plan.alpha:g} spent; {self.plan.text()}): " +
               ("every primary metric decided" if not opens else
@@ -702,7 +704,7 @@ class Sequential:
                f"its plan, {self.plan.planned_repeats} repeats (all the "
                f"budget allowed at the slowest repeat when it shrank), is "
                f"done")
-        print(f"run-suite: stopped: budget: {why}", flush=True)
+        print(f"{PROG}: stopped: budget: {why}", flush=True)
 
     def as_json(self, interrupted):
         return {"plan": self.plan.as_json(),
@@ -717,7 +719,7 @@ class Sequential:
             doc["bound"] = orbseq.bind(
                 self.out_dir, [v["name"] for v in self.a.variants])
         except ValueError as e:     # no result to bind to: compare ignores
-            print(f"run-suite: {orbseq.RECORD}: not bound ({e})",
+            print(f"{PROG}: {orbseq.RECORD}: not bound ({e})",
                   file=sys.stderr)
         orbseq.write_record(self.out_dir / "sequential.json", doc)
 
@@ -736,7 +738,7 @@ def compare_variants(names, out_dir):
     if text.returncode or md.returncode:
         bad = text if text.returncode else md
         lines = [l for l in bad.stderr.splitlines() if l.strip()]
-        print(f"run-suite: compare {' '.join(names)} failed (exit "
+        print(f"{PROG}: compare {' '.join(names)} failed (exit "
               f"{bad.returncode}): {lines[-1] if lines else ''}",
               file=sys.stderr)
         return 1
@@ -896,7 +898,7 @@ def main(argv):
     if len(a.variants) > 1 and not interrupted and kinds and not compared:
         # compare weighs sweeps (and fan-ins); the other kinds have their
         # own tables
-        print(f"run-suite: nothing compare weighs among the results (kind "
+        print(f"{PROG}: nothing compare weighs among the results (kind "
               f"{', '.join(sorted(kinds))}): compare skipped")
     elif len(a.variants) > 1 and not interrupted:
         compare_failed = compare_variants([v["name"] for v in a.variants],
