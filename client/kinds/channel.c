@@ -619,7 +619,8 @@ static int run_phase(struct chan *c, int64_t n, bool measured)
     const struct scenario *sc = c->s->sc;
     const char *phase = measured ? "" : "warm-up";
     uint64_t base = event_log_records(&c->log);
-    int64_t deadline = now_ns() + channel_opts(sc)->deadline_ms * 1000000;
+    int64_t start_ns = now_ns();
+    int64_t deadline = start_ns + channel_opts(sc)->deadline_ms * 1000000;
     if (measured)
         c->base = base;
     for (int64_t i = 0; i < n; i++) {
@@ -656,10 +657,12 @@ static int run_phase(struct chan *c, int64_t n, bool measured)
             phase_failed(c, rc, true, i, n, base, phase, deadline);
             return -1;
         }
-        if (c->s->progress && (i & 255) == 0) {
-            fprintf(stderr, "\r\033[K%s: %s%sevent %lld/%lld", sc->name,
-                    phase, *phase ? " " : "", (long long)i + 1, (long long)n);
-            fflush(stderr);
+        if ((i & 255) == 0 || i + 1 == n) {
+            int64_t now = now_ns();
+            run_progress_count(c->s, measured ? "measure" : "warm-up",
+                               "event", i + 1, n,
+                               (double)(now - start_ns) / 1e9,
+                               (double)(now - c->t0_ns) / 1e9, NULL);
         }
     }
     return 0;
@@ -755,8 +758,7 @@ static void channel_run(struct run *sides, struct run_outcome *o, size_t nsides)
                            setup.via_channel ? "through the channel"
                                              : "pushed directly",
                            (long long)channel_opts(sc)->warmup_events);
-    if (c.s->progress)
-        fprintf(stderr, "\r\033[K");
+    run_progress_end(c.s);
     if (c.log.map)
         read_back(&c);
     result_set_outcome(c.s->doc, o->stop_reason, o->detail,

@@ -507,6 +507,13 @@ static void measure(struct clock_bench *b, json_t *list)
     const struct scenario *sc = b->s->sc;
     json_t *src;
     size_t i, j;
+    /* The measurements to take (repeats x every source's k), for the
+     * progress line. */
+    int64_t total = 0, done = 0;
+    json_array_foreach(list, i, src)
+        total += (int64_t)json_array_size(json_object_get(src, "ks"));
+    total *= clock_opts(sc)->repeats;
+    int64_t start_ns = now_ns();
     for (int r = 0; r < clock_opts(sc)->repeats; r++) {
         json_array_foreach(list, i, src) {
             const struct source *s = source_named(
@@ -514,15 +521,17 @@ static void measure(struct clock_bench *b, json_t *list)
             json_t *kj;
             json_array_foreach(json_object_get(src, "ks"), j, kj) {
                 int k = (int)json_integer_value(json_object_get(kj, "k"));
-                if (b->s->progress) {
-                    fprintf(stderr, "\r\033[K%s: repeat %d/%lld  %s  k=%d",
-                            sc->name, r + 1, (long long)clock_opts(sc)->repeats,
-                            s->name, k);
-                    fflush(stderr);
-                }
                 json_t *rep = one_repeat(b, s, k, r);
                 if (!rep)
                     return;
+                char text[96];
+                int64_t now = now_ns();
+                snprintf(text, sizeof text, "repeat %d/%lld  %s  k=%d",
+                         r + 1, (long long)clock_opts(sc)->repeats, s->name,
+                         k);
+                run_progress_count(b->s, "measure", "measurement", ++done,
+                                   total, (double)(now - start_ns) / 1e9,
+                                   (double)(now - b->t0_ns) / 1e9, text);
                 json_array_append_new(json_object_get(kj, "repeats"), rep);
                 summarize_k(kj);
             }
@@ -555,8 +564,7 @@ static void clock_run(struct run *sides, struct run_outcome *o, size_t nsides)
         json_object_set_new(doc, "sources", list);
         measure(&b, list);
     }
-    if (b.s->progress)
-        fprintf(stderr, "\r\033[K");
+    run_progress_end(b.s);
     outcome(&b, o->stop_reason, o->detail);
 }
 

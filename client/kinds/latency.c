@@ -114,6 +114,7 @@ static bool start(struct latency *l, size_t k)
 static int calls(struct latency *l, int64_t count, bool keep,
                  int64_t deadline_ns, const char *when)
 {
+    int64_t start_ns = now_ns();
     for (int64_t k = 0; k < count; k++) {
         size_t i = (size_t)k % l->n;
         int64_t lat;
@@ -128,7 +129,13 @@ static int calls(struct latency *l, int64_t count, bool keep,
             return -1;
         }
         /* Bounded in time as in count: now_ns is cheap beside a call. */
-        if (now_ns() > deadline_ns && k + 1 < count) {
+        int64_t now = now_ns();
+        /* Progress every 1024 calls, outside any call's timing. */
+        if ((k & 1023) == 1023 || k + 1 == count)
+            run_progress_count(l->s, keep ? "measure" : "warm-up", "call",
+                               k + 1, count, (double)(now - start_ns) / 1e9,
+                               (double)(now - l->t0_ns) / 1e9, NULL);
+        if (now > deadline_ns && k + 1 < count) {
             run_stop(l->o, STOP_TIME, 0, "latency.max_seconds "
                                "(%g s) reached %s after %lld of %lld calls",
                                latency_opts(l->s->sc)->max_seconds, when,
@@ -215,6 +222,7 @@ static void latency_run(struct run *sides, struct run_outcome *o, size_t nsides)
         run_stop(l.o, STOP_DONE, 0, "%lld calls after %lld "
                            "warm-up calls", (long long)latency_opts(sc)->calls,
                            (long long)latency_opts(sc)->warmup_calls);
+    run_progress_end(l.s);
     record(&l);
     result_set_outcome(l.s->doc, l.o->stop_reason, l.o->detail,
                        (double)(now_ns() - l.t0_ns) / 1e9);

@@ -417,14 +417,14 @@ static void marshal_run(struct run *sides, struct run_outcome *o, size_t nsides)
                                 time_c(&m, m.types[i]));
         cdr_out_free(&v);
         json_array_append_new(m.rows, row);
-        if (m.s->progress)
-            fprintf(stderr, "\r\033[K%s: %s in C", sc->name,
-                    payload_name(m.types[i]));
+        double spent = (double)(now_ns() - m.t0_ns) / 1e9;
+        run_progress_count(m.s, "encode in C", "payload", (int64_t)i + 1,
+                           (int64_t)m.n, spent, spent,
+                           payload_name(m.types[i]));
     }
     if (!m.o->stop_reason && marshal_opts(sc)->omniorb)
         time_omniorb(&m);
-    if (m.s->progress)
-        fprintf(stderr, "\r\033[K");
+    run_progress_end(m.s);
     if (!m.o->stop_reason)
         run_stop(m.o, STOP_DONE, 0, "%zu payloads, %lld repeats "
                            "of %lld encodes", m.n,

@@ -715,14 +715,16 @@ static bool start(struct rate *r)
     return true;
 }
 
-static void progress(struct rate *r, int k, double rate)
+/* After repeat k (from 0), begun with the first at first_ns. */
+static void progress(struct rate *r, int k, double rate, int64_t first_ns)
 {
-    if (!r->s->progress)
-        return;
-    fprintf(stderr, "\r\033[K%s: repeat %d/%lld  %.1f kHz  %.0f s",
-            r->s->sc->name, k + 1, (long long)rate_opts(r->s->sc)->repeats,
-            rate / 1e3, (double)(now_ns() - r->t0_ns) / 1e9);
-    fflush(stderr);
+    char khz[32];
+    int64_t now = now_ns();
+    snprintf(khz, sizeof khz, "%.1f kHz", rate / 1e3);
+    run_progress_count(r->s, "measure", "repeat", k + 1,
+                       rate_opts(r->s->sc)->repeats,
+                       (double)(now - first_ns) / 1e9,
+                       (double)(now - r->t0_ns) / 1e9, khz);
 }
 
 /* Warm-up, the repeats, the drain. */
@@ -740,6 +742,7 @@ static void measure(struct rate *r)
         return pump_failed(r, e, "during the warm-up");
     struct snap a, b;
     take_snap(r, &a);
+    int64_t first_ns = a.t_ns;
     for (int k = 0; k < rate_opts(sc)->repeats; k++) {
         e = pump(r, UNTIL_TIME, a.t_ns + dur);
         /* oneway: the window ends when every server has counted every
@@ -756,7 +759,7 @@ static void measure(struct rate *r)
         double rate;
         json_array_append_new(json_object_get(r->s->doc, "repeats"),
                               repeat_json(r, k, &a, &b, &rate));
-        progress(r, k, rate);
+        progress(r, k, rate, first_ns);
         if (checkpoint(r))
             return;
         a = b;
@@ -783,8 +786,7 @@ static void rate_run(struct run *sides, struct run_outcome *o, size_t nsides)
         run_stop(r.o, STOP_RESOURCE, 0, "out of memory in the client");
     else if (start(&r))
         measure(&r);
-    if (r.s->progress)
-        fprintf(stderr, "\r\033[K");
+    run_progress_end(r.s);
     outcome(&r, o->stop_reason, o->detail);
     for (size_t i = 0; i < r.n; i++) {
         conn_close(&r.rc[i].c);

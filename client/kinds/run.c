@@ -60,12 +60,17 @@ static void live_line(const struct run *s, const struct run_progress *p)
     if (p->what && p->max_probes > 0 && strcmp(p->phase, "sweep") != 0)
         fprintf(stderr, " (%s %lld/%lld)", p->what, (long long)p->probes,
                 (long long)p->max_probes);
-    if (p->max_ms > 0)
-        fprintf(stderr, "  round %.2f of %g ms", p->round_ms, p->max_ms);
-    else
-        fprintf(stderr, "  round %.2f ms", p->round_ms);
-    fprintf(stderr, "  %lld step%s", (long long)p->steps,
-            p->steps == 1 ? "" : "s");
+    if (p->unit)
+        fprintf(stderr, "  %lld/%lld %ss", (long long)p->done,
+                (long long)p->total, p->unit);
+    else {
+        if (p->max_ms > 0)
+            fprintf(stderr, "  round %.2f of %g ms", p->round_ms, p->max_ms);
+        else
+            fprintf(stderr, "  round %.2f ms", p->round_ms);
+        fprintf(stderr, "  %lld step%s", (long long)p->steps,
+                p->steps == 1 ? "" : "s");
+    }
     if (p->left_s >= 0) {
         duration(left, sizeof left, p->left_s);
         fprintf(stderr, "  about %s left", left);
@@ -92,6 +97,15 @@ static void fd_line(const struct run *s, const struct run_progress *p)
         (json_int_t)p->probes, "max_probes", (json_int_t)p->max_probes,
         "elapsed_s", p->elapsed_s, "left_s",
         p->left_s >= 0 ? json_real(p->left_s) : json_null());
+    if (o && p->unit)
+        json_object_update_new(
+            o, json_pack("{s:s, s:I, s:I, s:n}", "unit", p->unit, "done",
+                         (json_int_t)p->done, "total", (json_int_t)p->total,
+                         "round_ms"));
+    /* A counting kind's own figure ("63.4 kHz"); a sweep's extra
+     * (MemAvailable) is for the live line only. */
+    if (o && p->unit && p->extra)
+        json_object_set_new(o, "extra", json_string(p->extra));
     char *text = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6))
                    : NULL;
     json_decref(o);
@@ -116,6 +130,22 @@ void run_progress(const struct run *s, const struct run_progress *p)
         live_line(s, p);
     if (s->progress_fd > 0)
         fd_line(s, p);
+}
+
+void run_progress_count(const struct run *s, const char *phase,
+                        const char *unit, int64_t done, int64_t total,
+                        double counted_s, double elapsed_s,
+                        const char *extra)
+{
+    if (!s->progress && s->progress_fd <= 0)
+        return;
+    struct run_progress p = {
+        .phase = phase, .n = -1, .round_ms = -1, .elapsed_s = elapsed_s,
+        .left_s = done > 0 && total >= done
+                      ? counted_s / (double)done * (double)(total - done)
+                      : -1,
+        .extra = extra, .unit = unit, .done = done, .total = total};
+    run_progress(s, &p);
 }
 
 void run_progress_end(const struct run *s)

@@ -105,8 +105,13 @@ struct run_progress {
     int64_t max_probes;
     double elapsed_s;   /* since the run started */
     double left_s;      /* the estimate of what is left; < 0: none yet */
-    const char *extra;  /* more for the live line ("MemAvailable ..."), or
-                         * NULL */
+    const char *extra;  /* more for the live line ("MemAvailable ...", a
+                         * kind's own figure "63.4 kHz"), or NULL */
+    /* A kind that counts something else than sweep steps (repeats,
+     * events, payloads): its noun, and done of total; NULL: steps. Its
+     * round_ms is then < 0 (none). */
+    const char *unit;
+    int64_t done, total;
 };
 
 /* Show p: with s->progress, one line on stderr rewritten in place
@@ -115,6 +120,15 @@ struct run_progress {
  * measurement never waits for a reader). The line's fields and their
  * stability: docs/usage.md#progress. */
 void run_progress(const struct run *s, const struct run_progress *p);
+
+/* run_progress for a kind that counts `unit`s (repeat, event, payload):
+ * done of total so far, the counted ones having taken counted_s of the
+ * run's elapsed_s; the estimate left is the rest at their pace. extra:
+ * the kind's own figure ("63.4 kHz"), or NULL. */
+void run_progress_count(const struct run *s, const char *phase,
+                        const char *unit, int64_t done, int64_t total,
+                        double counted_s, double elapsed_s,
+                        const char *extra);
 
 /* The run is over: erase the live line (with s->progress). */
 void run_progress_end(const struct run *s);

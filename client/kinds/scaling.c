@@ -532,15 +532,16 @@ static int checkpoint(struct scaling *g)
     return run_checkpoint(g->s, g->o);
 }
 
-static void progress(struct scaling *g, size_t k, int r, double sum)
+/* After repeat r (from 0) at the s-th k (from 0). */
+static void progress(struct scaling *g, size_t s, size_t k, int r,
+                     double sum)
 {
-    if (!g->s->progress)
-        return;
-    fprintf(stderr, "\r\033[K%s: k=%zu repeat %d/%lld  %.1f kHz summed  "
-            "%.0f s", g->s->sc->name, k, r + 1,
-            (long long)scaling_opts(g->s->sc)->repeats, sum / 1e3,
-            (double)(now_ns() - g->t0_ns) / 1e9);
-    fflush(stderr);
+    char text[64];
+    int64_t reps = scaling_opts(g->s->sc)->repeats;
+    double spent = (double)(now_ns() - g->t0_ns) / 1e9;
+    snprintf(text, sizeof text, "k=%zu  %.1f kHz summed", k, sum / 1e3);
+    run_progress_count(g->s, "measure", "repeat", (int64_t)s * reps + r + 1,
+                       (int64_t)g->nks * reps, spent, spent, text);
 }
 
 /* Every k: a warm-up, then the repeats. */
@@ -567,7 +568,7 @@ static void measure(struct scaling *g)
                 return run_failed(g, k, e, when);
             }
             json_t *j = repeat_json(g, k, r, &a, &b);
-            progress(g, k, r,
+            progress(g, s, k, r,
                      json_number_value(json_object_get(j,
                                                        "sum_calls_per_s")));
             json_array_append_new(reps, j);
@@ -626,8 +627,7 @@ static void scaling_run(struct run *sides, struct run_outcome *o,
     }
     if (up)
         measure(&g);
-    if (g.s->progress)
-        fprintf(stderr, "\r\033[K");
+    run_progress_end(g.s);
     outcome(&g, o->stop_reason, o->detail);
     for (size_t i = 0; i < g.npairs; i++)
         if (g.p[i].open)

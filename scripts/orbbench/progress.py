@@ -78,12 +78,20 @@ def sub_text(info, left):
     if info.get("side"):
         head = f"[{orbescape.terminal(str(info['side']), 4)}] " + head
     parts = [head]
-    if num("max_ms") > 0:
+    unit = info.get("unit")
+    if isinstance(unit, str):
+        # A kind that counts repeats, events, calls: "3/5 repeats".
+        parts.append(f"{num('done'):.0f}/{num('total'):.0f} "
+                     f"{orbescape.terminal(unit, 20)}s")
+    elif num("max_ms") > 0:
         parts.append(f"round {num('round_ms'):.2f} of {num('max_ms'):g} ms")
     else:
         parts.append(f"round {num('round_ms'):.2f} ms")
-    steps = num("steps")
-    parts.append(f"{steps:.0f} step{'' if steps == 1 else 's'}")
+    if not isinstance(unit, str):
+        steps = num("steps")
+        parts.append(f"{steps:.0f} step{'' if steps == 1 else 's'}")
+    if isinstance(info.get("extra"), str):
+        parts.append(orbescape.terminal(info["extra"], 60))
     if left is not None:
         parts.append(f"about {duration(left)} left")
     return ", ".join(parts)

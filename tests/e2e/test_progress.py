@@ -19,12 +19,12 @@ FIXTURES = ROOT / "tests" / "fixtures"
 SYNC = FIXTURES / "repeat-scenarios" / "sync-unix.json"
 
 
-def run_with_fd(tmp_path, *sets, extra=()):
-    """orbbench run SYNC with --progress-fd on a pipe: (process, result,
-    the JSON lines it wrote there)."""
+def run_with_fd(tmp_path, *sets, extra=(), scenario=SYNC):
+    """orbbench run SCENARIO with --progress-fd on a pipe: (process,
+    result, the JSON lines it wrote there)."""
     out = tmp_path / "r.json"
     r, w = os.pipe()
-    args = [str(ORBBENCH), "run", str(SYNC), "--out", str(out),
+    args = [str(ORBBENCH), "run", str(scenario), "--out", str(out),
             "--no-progress", "--progress-fd", str(w), *extra]
     for s in sets:
         args += ["--set", s]
@@ -95,6 +95,35 @@ def test_progress_fd_through_the_search(tmp_path):
     assert [(l["phase"], l["what"], l["n"], l["probes"]) for l in lines] == \
         [("sweep", "sweep", 2, 0), ("search", "confirm", 2, 1)]
     assert all(l["left_s"] > 0 and l["max_probes"] == 12 for l in lines)
+
+
+@pytest.mark.parametrize("scenario,sets,unit,total", [
+    ("fifo/01-tpc-unix-sync.json",
+     ("rate.repeats=4", "rate.duration_s=0.05", "rate.warmup_s=0"),
+     "repeat", 4),
+    ("miro/01-None-unix.json",
+     ("latency.calls=3000", "latency.warmup_calls=0"), "call", 3000)])
+def test_progress_fd_of_a_kind_that_counts_repeats_or_calls(
+        tmp_path, scenario, sets, unit, total):
+    """Kinds without steps (rate, latency; scaling, clock, channel and
+    marshal alike) count what they measure: done of total, the estimate
+    the rest at their pace, down to 0 at the last."""
+    p, doc, lines = run_with_fd(tmp_path, *sets,
+                                scenario=ROOT / "scenarios" / scenario)
+    assert p.returncode == 0, p.stderr
+    assert doc["result"]["stop_reason"] == "done"
+    assert lines and all(l["v"] == 1 and l["unit"] == unit and
+                         l["total"] == total and l["n"] == -1 and
+                         l["round_ms"] is None for l in lines), lines
+    done = [l["done"] for l in lines]
+    assert done == sorted(done) and done[-1] == total
+    if unit == "repeat":
+        assert done == [1, 2, 3, 4]
+        assert all(l["extra"].endswith(" kHz") for l in lines)
+    assert lines[-1]["left_s"] == 0
+    assert all(l["left_s"] >= 0 for l in lines)
+    text = orbprogress.sub_text(lines[0], 1.0)
+    assert f"{done[0]}/{total} {unit}s" in text and "step" not in text
 
 
 def test_progress_fd_must_be_open(tmp_path):
