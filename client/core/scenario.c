@@ -26,78 +26,103 @@ static const char *const kinds[] = {"omniorb", "tao", "orbit2", "raw",
 #define SZ(f) SCENARIO_SZ(f)
 
 static const struct scenario_key keys[] = {
-    {"name", SCENARIO_STRING, OFF(name), SZ(name), 1, 0, NULL, "", 0,
-     "short name, used in file names (default: the file's base name)"},
-    {"description", SCENARIO_STRING, OFF(description), SZ(description), 0, 0,
-     NULL, "", 0, "one sentence on what the scenario measures"},
-    {"kind", SCENARIO_ENUM, OFF(kind), SZ(kind), 0, 0, NULL, "sweep", 0,
-     "what is measured (docs/kinds/KIND.md); each kind's own keys are "
-     "listed after the common ones"},
-    {"transport", SCENARIO_ENUM, OFF(transport), SZ(transport), 0, 0,
-     transports, "tcp", 0, "how the client reaches the servers (loopback "
-     "only; pipe: a pipe pair per server, raw servers only)"},
-    {"server.kind", SCENARIO_ENUM, OFF(server.kind), SZ(server.kind), 0, 0,
-     kinds, "omniorb", 0, "which echo server to fork: omniorb, tao and orbit2 "
-     "(builds of scripts/build-orb, named by server.orb), combat (the "
-     "Tcl ORB; tcp only), or the ORB-less raw (length-prefixed echo) and "
-     "giop-min (GIOP 1.2, no ORB); external: start none, call those listed "
-     "in server.iors"},
-    {"server.iors", SCENARIO_STRING, OFF(server.iors), SZ(server.iors), 0, 0,
-     NULL, "", 0, "server.kind external: a file of stringified IORs, one a "
-     "line (optionally followed by the server's PID), \"-\" for standard "
-     "input"},
-    {"server.orb", SCENARIO_STRING, OFF(server.orb), SZ(server.orb), 1, 0, NULL,
-     "omniorb-system", 0, "ORB installation: omniorb-system (Debian's), or "
-     "an id built by scripts/build-orb (bin/orbs/ID/echo-server: "
-     "omniorb-4.3.3, tao-2.2.1); not used by ORB-less kinds"},
-    {"server.path", SCENARIO_STRING, OFF(server.path), SZ(server.path), 0, 0,
-     NULL, "", 0,
-     "server executable (default: the kind's binary beside orbbench)"},
-    {"server.args", SCENARIO_STRLIST, OFF(server.args), OFF(server.nargs), 0,
-     SCENARIO_MAX_ARGS, NULL, NULL, 0,
-     "extra arguments for every server (e.g. -ORB options)"},
-    {"server.start_timeout_ms", SCENARIO_INT, OFF(server.start_timeout_ms), 0,
-     100, 600000, NULL, NULL, 10000, "a server must print its IOR within this"},
-    {"server.start_parallel", SCENARIO_INT, OFF(server.start_parallel), 0, 1,
-     64, NULL, NULL, 4, "servers started at once within a step"},
-    {"server.work_us", SCENARIO_INT, OFF(server.work_us), 0, 0, 1000000, NULL,
-     NULL, 0, "CPU time each call burns in the server before replying (µs, "
+    {.key = "name", .type = SCENARIO_STRING, .off = OFF(name),
+     .size = SZ(name), .min = 1, .def_str = "",
+     .help = "short name, used in file names (default: the file's base name)"},
+    {.key = "description", .type = SCENARIO_STRING, .off = OFF(description),
+     .size = SZ(description), .def_str = "",
+     .help = "one sentence on what the scenario measures"},
+    {.key = "kind", .type = SCENARIO_ENUM, .off = OFF(kind), .size = SZ(kind),
+     .def_str = "sweep",
+     .help = "what is measured (docs/kinds/KIND.md); each kind's own keys "
+     "are listed after the common ones"},
+    {.key = "transport", .type = SCENARIO_ENUM, .off = OFF(transport),
+     .size = SZ(transport), .choices = transports, .def_str = "tcp",
+     .help = "how the client reaches the servers (loopback only; pipe: a "
+     "pipe pair per server, raw servers only)"},
+    {.key = "server.kind", .type = SCENARIO_ENUM, .off = OFF(server.kind),
+     .size = SZ(server.kind), .choices = kinds, .def_str = "omniorb",
+     .help = "which echo server to fork: omniorb, tao and orbit2 (builds of "
+     "scripts/build-orb, named by server.orb), combat (the Tcl ORB; tcp "
+     "only), or the ORB-less raw (length-prefixed echo) and giop-min (GIOP "
+     "1.2, no ORB); external: start none, call those listed in server.iors"},
+    {.key = "server.iors", .type = SCENARIO_STRING, .off = OFF(server.iors),
+     .size = SZ(server.iors), .def_str = "",
+     .help = "server.kind external: a file of stringified IORs, one a line "
+     "(optionally followed by the server's PID), \"-\" for standard input"},
+    {.key = "server.orb", .type = SCENARIO_STRING, .off = OFF(server.orb),
+     .size = SZ(server.orb), .min = 1, .def_str = "omniorb-system",
+     .help = "ORB installation: omniorb-system (Debian's), or an id built by "
+     "scripts/build-orb (bin/orbs/ID/echo-server: omniorb-4.3.3, tao-2.2.1); "
+     "not used by ORB-less kinds"},
+    {.key = "server.path", .type = SCENARIO_STRING, .off = OFF(server.path),
+     .size = SZ(server.path), .def_str = "",
+     .help = "server executable (default: the kind's binary beside orbbench)"},
+    {.key = "server.args", .type = SCENARIO_STRLIST, .off = OFF(server.args),
+     .size = OFF(server.nargs), .max = SCENARIO_MAX_ARGS,
+     .help = "extra arguments for every server (e.g. -ORB options)"},
+    {.key = "server.start_timeout_ms", .type = SCENARIO_INT,
+     .off = OFF(server.start_timeout_ms), .min = 100, .max = 600000,
+     .def_num = 10000,
+     .help = "a server must print its IOR within this"},
+    {.key = "server.start_parallel", .type = SCENARIO_INT,
+     .off = OFF(server.start_parallel), .min = 1, .max = 64, .def_num = 4,
+     .help = "servers started at once within a step"},
+    {.key = "server.work_us", .type = SCENARIO_INT, .off = OFF(server.work_us),
+     .max = 1000000,
+     .help = "CPU time each call burns in the server before replying (µs, "
      "the thread's CPU clock; 0 = none)"},
-    {"call.timeout_ms", SCENARIO_INT, OFF(call.timeout_ms), 0, 1, 600000, NULL,
-     NULL, 5000, "a call without a reply by then fails the run"},
-    {"call.payload_bytes", SCENARIO_INT, OFF(call.payload_bytes), 0, 0, 1048576,
-     NULL, NULL, 16, "length of the echoed string"},
-    {"call.payload", SCENARIO_STRING, OFF(call.payload), SZ(call.payload), 1, 0,
-     NULL, "string", 0, "what each call echoes: string (call.payload_bytes "
-     "long), or a typed payload of idl/payloads.idl: None, Octet1K, "
-     "Octet100K, Odometry, RangeSensor, SharedBelief"},
-    {"mode", SCENARIO_ENUM, OFF(mode), SZ(mode), 0, 0, modes, "sync", 0,
-     "how a round issues its calls"},
-    {"client.pool_size", SCENARIO_INT, OFF(client.pool_size), 0, 1, 10000, NULL,
-     NULL, 100, "mode pool: worker threads, the most calls in flight"},
-    {"client.thread_stack_kb", SCENARIO_INT, OFF(client.thread_stack_kb), 0, 32,
-     65536, NULL, NULL, 64, "stack size of every thread the client starts"},
-    {"client.connect", SCENARIO_BOOL, OFF(client.connect), 0, 0, 0, NULL, NULL,
-     1, "false: start servers but never connect or call (idle footprint)"},
-    {"client.allow_hosts", SCENARIO_STRLIST, OFF(client.allow_hosts),
-     OFF(client.nallow_hosts), 0, SCENARIO_MAX_HOSTS, NULL, NULL, 0,
-     "server.kind external: hosts or CIDR networks (10.0.0.0/8) outside "
-     "loopback the client may call (also --allow-host)"},
-    {"probe.budget_ms", SCENARIO_INT, OFF(probe.budget_ms), 0, 1, 600000, NULL,
-     NULL, 2000, "probing every server's footprint may take this long per "
-     "step; past it a stride sample is probed"},
-    {"probe.per_server_max", SCENARIO_INT, OFF(probe.per_server_max), 0, 0,
-     100000, NULL, NULL, 32, "list every server's footprint when N <= this"},
-    {"machine.mem_limit_mb", SCENARIO_INT, OFF(machine.mem_limit_mb), 0, 1,
-     1048576, NULL, NULL, 0,
-     "run the servers in a memory cgroup of this size (absent: no limit)"},
-    {"machine.limit_client", SCENARIO_BOOL, OFF(machine.limit_client), 0, 0, 0,
-     NULL, NULL, 0, "put the client in the memory cgroup too"},
-    {"machine.cpus", SCENARIO_STRING, OFF(machine.cpus), SZ(machine.cpus), 0, 0,
-     NULL, "", 0, "CPU list for the servers, e.g. \"0\" or \"0-1\""},
-    {"machine.client_cpus", SCENARIO_STRING, OFF(machine.client_cpus),
-     SZ(machine.client_cpus), 0, 0, NULL, "", 0,
-     "CPU list for every client thread"},
+    {.key = "call.timeout_ms", .type = SCENARIO_INT,
+     .off = OFF(call.timeout_ms), .min = 1, .max = 600000, .def_num = 5000,
+     .help = "a call without a reply by then fails the run"},
+    {.key = "call.payload_bytes", .type = SCENARIO_INT,
+     .off = OFF(call.payload_bytes), .max = 1048576, .def_num = 16,
+     .help = "length of the echoed string"},
+    {.key = "call.payload", .type = SCENARIO_STRING, .off = OFF(call.payload),
+     .size = SZ(call.payload), .min = 1, .def_str = "string",
+     .help = "what each call echoes: string (call.payload_bytes long), or a "
+     "typed payload of idl/payloads.idl: None, Octet1K, Octet100K, Odometry, "
+     "RangeSensor, SharedBelief"},
+    {.key = "mode", .type = SCENARIO_ENUM, .off = OFF(mode), .size = SZ(mode),
+     .choices = modes, .def_str = "sync",
+     .help = "how a round issues its calls"},
+    {.key = "client.pool_size", .type = SCENARIO_INT,
+     .off = OFF(client.pool_size), .min = 1, .max = 10000, .def_num = 100,
+     .help = "mode pool: worker threads, the most calls in flight"},
+    {.key = "client.thread_stack_kb", .type = SCENARIO_INT,
+     .off = OFF(client.thread_stack_kb), .min = 32, .max = 65536,
+     .def_num = 64,
+     .help = "stack size of every thread the client starts"},
+    {.key = "client.connect", .type = SCENARIO_BOOL,
+     .off = OFF(client.connect), .def_num = 1,
+     .help = "false: start servers but never connect or call (idle "
+     "footprint)"},
+    {.key = "client.allow_hosts", .type = SCENARIO_STRLIST,
+     .off = OFF(client.allow_hosts), .size = OFF(client.nallow_hosts),
+     .max = SCENARIO_MAX_HOSTS,
+     .help = "server.kind external: hosts or CIDR networks (10.0.0.0/8) "
+     "outside loopback the client may call (also --allow-host)"},
+    {.key = "probe.budget_ms", .type = SCENARIO_INT,
+     .off = OFF(probe.budget_ms), .min = 1, .max = 600000, .def_num = 2000,
+     .help = "probing every server's footprint may take this long per step; "
+     "past it a stride sample is probed"},
+    {.key = "probe.per_server_max", .type = SCENARIO_INT,
+     .off = OFF(probe.per_server_max), .max = 100000, .def_num = 32,
+     .help = "list every server's footprint when N <= this"},
+    {.key = "machine.mem_limit_mb", .type = SCENARIO_INT,
+     .off = OFF(machine.mem_limit_mb), .min = 1, .max = 1048576,
+     .help = "run the servers in a memory cgroup of this size (absent: no "
+     "limit)"},
+    {.key = "machine.limit_client", .type = SCENARIO_BOOL,
+     .off = OFF(machine.limit_client),
+     .help = "put the client in the memory cgroup too"},
+    {.key = "machine.cpus", .type = SCENARIO_STRING, .off = OFF(machine.cpus),
+     .size = SZ(machine.cpus), .def_str = "",
+     .help = "CPU list for the servers, e.g. \"0\" or \"0-1\""},
+    {.key = "machine.client_cpus", .type = SCENARIO_STRING,
+     .off = OFF(machine.client_cpus), .size = SZ(machine.client_cpus),
+     .def_str = "",
+     .help = "CPU list for every client thread"},
 };
 
 /* A key table row and the kind it belongs to (NULL: every kind's). */

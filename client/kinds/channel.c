@@ -69,28 +69,36 @@ static const struct channel_opts *channel_opts(const struct scenario *sc)
 #define OPT(f) SCENARIO_KIND_OFF(struct channel_opts, f)
 #define OPT_SZ(f) SCENARIO_KIND_SZ(struct channel_opts, f)
 static const struct scenario_key channel_keys[] = {
-    {"channel.via", SCENARIO_ENUM, OPT(via), OPT_SZ(via), 0, 0, channel_vias,
-     "channel", 0, "kind channel: push each event through an omniEvents "
-     "event channel to the consumer, or straight to it (direct)"},
-    {"channel.events", SCENARIO_INT, OPT(events), 0, 1, 10000000, NULL, NULL,
-     10000, "kind channel: events measured, one in flight at a time (each "
+    {.key = "channel.via", .type = SCENARIO_ENUM, .off = OPT(via),
+     .size = OPT_SZ(via), .choices = channel_vias, .def_str = "channel",
+     .help = "kind channel: push each event through an omniEvents event "
+     "channel to the consumer, or straight to it (direct)"},
+    {.key = "channel.events", .type = SCENARIO_INT, .off = OPT(events),
+     .min = 1, .max = 10000000, .def_num = 10000,
+     .help = "kind channel: events measured, one in flight at a time (each "
      "logged before the next is pushed)"},
-    {"channel.warmup_events", SCENARIO_INT, OPT(warmup_events), 0, 0, 10000000,
-     NULL, NULL, 1000, "kind channel: events pushed and logged before the "
-     "measured ones, not measured"},
-    {"channel.deadline_ms", SCENARIO_INT, OPT(deadline_ms), 0, 1, 86400000,
-     NULL, NULL, 60000, "kind channel: the warm-up's events, then the "
-     "measured ones, must all be logged within this (ms) or the run fails"},
-    {"channel.cycle_period_ns", SCENARIO_INT, OPT(cycle_period_ns), 0, 1,
-     4294967295.0, NULL, NULL, 100000, "kind channel: omniEvents's "
-     "CyclePeriod_ns, how long its channel sleeps between moving events "
-     "from suppliers to consumers (its own default: 100000000)"},
-    {"channel.log_mb", SCENARIO_INT, OPT(log_mb), 0, 1, 65536, NULL, NULL, 0,
-     "kind channel: the consumer's log file (MiB; default: sized for the "
-     "run's events)"},
-    {"channel.omnievents", SCENARIO_STRING, OPT(omnievents), OPT_SZ(omnievents),
-     1, 0, NULL, "/usr/sbin/omniEvents", 0,
-     "kind channel: the omniEvents executable (Debian's omnievents)"},
+    {.key = "channel.warmup_events", .type = SCENARIO_INT,
+     .off = OPT(warmup_events), .max = 10000000, .def_num = 1000,
+     .help = "kind channel: events pushed and logged before the measured "
+     "ones, not measured"},
+    {.key = "channel.deadline_ms", .type = SCENARIO_INT,
+     .off = OPT(deadline_ms), .min = 1, .max = 86400000, .def_num = 60000,
+     .help = "kind channel: the warm-up's events, then the measured ones, "
+     "must all be logged within this (ms) or the run fails"},
+    {.key = "channel.cycle_period_ns", .type = SCENARIO_INT,
+     .off = OPT(cycle_period_ns), .min = 1, .max = 4294967295.0,
+     .def_num = 100000,
+     .help = "kind channel: omniEvents's CyclePeriod_ns, how long its "
+     "channel sleeps between moving events from suppliers to consumers (its "
+     "own default: 100000000)"},
+    {.key = "channel.log_mb", .type = SCENARIO_INT, .off = OPT(log_mb),
+     .min = 1, .max = 65536,
+     .help = "kind channel: the consumer's log file (MiB; default: sized for "
+     "the run's events)"},
+    {.key = "channel.omnievents", .type = SCENARIO_STRING,
+     .off = OPT(omnievents), .size = OPT_SZ(omnievents), .min = 1,
+     .def_str = "/usr/sbin/omniEvents",
+     .help = "kind channel: the omniEvents executable (Debian's omnievents)"},
 };
 #undef OPT
 #undef OPT_SZ

@@ -65,16 +65,20 @@ static const struct clock_opts *clock_opts(const struct scenario *sc)
 #define OPT(f) SCENARIO_KIND_OFF(struct clock_opts, f)
 #define OPT_SZ(f) SCENARIO_KIND_SZ(struct clock_opts, f)
 static const struct scenario_key clock_keys[] = {
-    {"clock.sources", SCENARIO_STRLIST, OPT(sources), OPT(nsources), 0,
-     CLOCK_MAX_SOURCES, clock_sources, NULL, 0,
-     "kind clock: time sources to call (default: every one available here)"},
-    {"clock.duration_s", SCENARIO_NUM, OPT(duration_s), 0, 0.01, 3600, NULL,
-     NULL, 1, "kind clock: how long the threads call, each repeat (s)"},
-    {"clock.repeats", SCENARIO_INT, OPT(repeats), 0, 1, 1000, NULL, NULL, 5,
-     "kind clock: repeats of every source at every k"},
-    {"clock.k", SCENARIO_STRING, OPT(k), OPT_SZ(k), 0, 0, NULL, "", 0,
-     "kind clock: thread counts, e.g. \"1-4\" or \"1,2,4\" (default: 1 to "
-     "the CPUs usable, machine.cpus if given)"},
+    {.key = "clock.sources", .type = SCENARIO_STRLIST, .off = OPT(sources),
+     .size = OPT(nsources), .max = CLOCK_MAX_SOURCES, .choices = clock_sources,
+     .help = "kind clock: time sources to call (default: every one available "
+     "here)"},
+    {.key = "clock.duration_s", .type = SCENARIO_NUM, .off = OPT(duration_s),
+     .min = 0.01, .max = 3600, .def_num = 1,
+     .help = "kind clock: how long the threads call, each repeat (s)"},
+    {.key = "clock.repeats", .type = SCENARIO_INT, .off = OPT(repeats),
+     .min = 1, .max = 1000, .def_num = 5,
+     .help = "kind clock: repeats of every source at every k"},
+    {.key = "clock.k", .type = SCENARIO_STRING, .off = OPT(k),
+     .size = OPT_SZ(k), .def_str = "",
+     .help = "kind clock: thread counts, e.g. \"1-4\" or \"1,2,4\" (default: "
+     "1 to the CPUs usable, machine.cpus if given)"},
 };
 #undef OPT
 #undef OPT_SZ

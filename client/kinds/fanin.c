@@ -45,14 +45,18 @@ static const struct fanin_opts *fanin_opts(const struct scenario *sc)
 #define OPT(f) SCENARIO_KIND_OFF(struct fanin_opts, f)
 static const struct scenario_key fanin_keys[] = {
     SWEEPER_KEY_ROWS("fanin", "connections"),
-    {"fanin.servers", SCENARIO_INT, OPT(servers), 0, 1, 1000, NULL, NULL, 1,
-     "servers started once; connection i goes to server i mod servers"},
-    {"fanin.client_nofile", SCENARIO_INT, OPT(client_nofile), 0, 0, 10000000,
-     NULL, NULL, 0, "the client's RLIMIT_NOFILE (soft) for the run; 0: "
-     "raised as far as allowed for max_n connections"},
-    {"fanin.server_nofile", SCENARIO_INT, OPT(server_nofile), 0, 0, 10000000,
-     NULL, NULL, 0, "each server's RLIMIT_NOFILE, set once it is up "
-     "(prlimit); 0: what it inherited"},
+    {.key = "fanin.servers", .type = SCENARIO_INT, .off = OPT(servers),
+     .min = 1, .max = 1000, .def_num = 1,
+     .help = "servers started once; connection i goes to server i mod "
+     "servers"},
+    {.key = "fanin.client_nofile", .type = SCENARIO_INT,
+     .off = OPT(client_nofile), .max = 10000000,
+     .help = "the client's RLIMIT_NOFILE (soft) for the run; 0: raised as "
+     "far as allowed for max_n connections"},
+    {.key = "fanin.server_nofile", .type = SCENARIO_INT,
+     .off = OPT(server_nofile), .max = 10000000,
+     .help = "each server's RLIMIT_NOFILE, set once it is up (prlimit); 0: "
+     "what it inherited"},
 };
 #undef OPT
 

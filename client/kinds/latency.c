@@ -46,14 +46,18 @@ static const struct latency_opts *latency_opts(const struct scenario *sc)
 #define OPT(f) SCENARIO_KIND_OFF(struct latency_opts, f)
 #define OPT_SZ(f) SCENARIO_KIND_SZ(struct latency_opts, f)
 static const struct scenario_key latency_keys[] = {
-    {"latency.servers", SCENARIO_INT, OPT(servers), 0, 1, 256, NULL, NULL, 1,
-     "kind latency: servers, called in turn"},
-    {"latency.warmup_calls", SCENARIO_INT, OPT(warmup_calls), 0, 0, 1000000,
-     NULL, NULL, 100, "kind latency: untimed calls first"},
-    {"latency.calls", SCENARIO_INT, OPT(calls), 0, 1, 1000000, NULL, NULL,
-     10000, "kind latency: measured calls, each one's time kept"},
-    {"latency.max_seconds", SCENARIO_NUM, OPT(max_seconds), 0, 1, 86400, NULL,
-     NULL, 600, "kind latency: stop the run after this long (s)"},
+    {.key = "latency.servers", .type = SCENARIO_INT, .off = OPT(servers),
+     .min = 1, .max = 256, .def_num = 1,
+     .help = "kind latency: servers, called in turn"},
+    {.key = "latency.warmup_calls", .type = SCENARIO_INT,
+     .off = OPT(warmup_calls), .max = 1000000, .def_num = 100,
+     .help = "kind latency: untimed calls first"},
+    {.key = "latency.calls", .type = SCENARIO_INT, .off = OPT(calls), .min = 1,
+     .max = 1000000, .def_num = 10000,
+     .help = "kind latency: measured calls, each one's time kept"},
+    {.key = "latency.max_seconds", .type = SCENARIO_NUM,
+     .off = OPT(max_seconds), .min = 1, .max = 86400, .def_num = 600,
+     .help = "kind latency: stop the run after this long (s)"},
 };
 #undef OPT
 #undef OPT_SZ

@@ -53,18 +53,23 @@ static const struct marshal_opts *marshal_opts(const struct scenario *sc)
 #define OPT(f) SCENARIO_KIND_OFF(struct marshal_opts, f)
 #define OPT_SZ(f) SCENARIO_KIND_SZ(struct marshal_opts, f)
 static const struct scenario_key marshal_keys[] = {
-    {"marshal.payloads", SCENARIO_STRLIST, OPT(payloads), OPT(npayloads), 0,
-     MARSHAL_MAX_PAYLOADS, NULL, NULL, 0,
-     "kind marshal: payloads to encode (default: the six of idl/payloads.idl)"},
-    {"marshal.encodes", SCENARIO_INT, OPT(encodes), 0, 1, 100000000, NULL, NULL,
-     10000, "kind marshal: encodes of a payload per repeat"},
-    {"marshal.repeats", SCENARIO_INT, OPT(repeats), 0, 1, 1000, NULL, NULL, 11,
-     "kind marshal: repeats; each gives ns per encode"},
-    {"marshal.omniorb", SCENARIO_BOOL, OPT(omniorb), 0, 0, 0, NULL, NULL, 1,
-     "kind marshal: also time omniORB's C++ marshaling of the same bytes "
-     "(bin/omniorb-marshal-bench)"},
-    {"marshal.max_seconds", SCENARIO_NUM, OPT(max_seconds), 0, 1, 86400, NULL,
-     NULL, 600, "kind marshal: stop the run after this long (s)"},
+    {.key = "marshal.payloads", .type = SCENARIO_STRLIST, .off = OPT(payloads),
+     .size = OPT(npayloads), .max = MARSHAL_MAX_PAYLOADS,
+     .help = "kind marshal: payloads to encode (default: the six of "
+     "idl/payloads.idl)"},
+    {.key = "marshal.encodes", .type = SCENARIO_INT, .off = OPT(encodes),
+     .min = 1, .max = 100000000, .def_num = 10000,
+     .help = "kind marshal: encodes of a payload per repeat"},
+    {.key = "marshal.repeats", .type = SCENARIO_INT, .off = OPT(repeats),
+     .min = 1, .max = 1000, .def_num = 11,
+     .help = "kind marshal: repeats; each gives ns per encode"},
+    {.key = "marshal.omniorb", .type = SCENARIO_BOOL, .off = OPT(omniorb),
+     .def_num = 1,
+     .help = "kind marshal: also time omniORB's C++ marshaling of the same "
+     "bytes (bin/omniorb-marshal-bench)"},
+    {.key = "marshal.max_seconds", .type = SCENARIO_NUM,
+     .off = OPT(max_seconds), .min = 1, .max = 86400, .def_num = 600,
+     .help = "kind marshal: stop the run after this long (s)"},
 };
 #undef OPT
 #undef OPT_SZ

@@ -51,20 +51,25 @@ static const struct rate_opts *rate_opts(const struct scenario *sc)
 #define OPT(f) SCENARIO_KIND_OFF(struct rate_opts, f)
 #define OPT_SZ(f) SCENARIO_KIND_SZ(struct rate_opts, f)
 static const struct scenario_key rate_keys[] = {
-    {"rate.window", SCENARIO_INT, OPT(window), 0, 1, 1024, NULL, NULL, 1,
-     "kind rate: requests in flight per connection (1 = ping-pong); oneway: "
-     "requests per write"},
-    {"rate.duration_s", SCENARIO_NUM, OPT(duration_s), 0, 0.01, 3600, NULL,
-     NULL, 1, "kind rate: length of one repeat's measuring window (s)"},
-    {"rate.warmup_s", SCENARIO_NUM, OPT(warmup_s), 0, 0, 3600, NULL, NULL, 0.5,
-     "kind rate: untimed calls before the first repeat (s)"},
-    {"rate.repeats", SCENARIO_INT, OPT(repeats), 0, 1, 1000, NULL, NULL, 5,
-     "kind rate: measuring windows, back to back"},
-    {"rate.servers", SCENARIO_INT, OPT(servers), 0, 1, 256, NULL, NULL, 1,
-     "kind rate: servers, each called on its own connection"},
-    {"rate.oneway", SCENARIO_BOOL, OPT(oneway), 0, 0, 0, NULL, NULL, 0,
-     "kind rate: GIOP oneway requests, counted by the server and read back "
-     "after each window"},
+    {.key = "rate.window", .type = SCENARIO_INT, .off = OPT(window), .min = 1,
+     .max = 1024, .def_num = 1,
+     .help = "kind rate: requests in flight per connection (1 = ping-pong); "
+     "oneway: requests per write"},
+    {.key = "rate.duration_s", .type = SCENARIO_NUM, .off = OPT(duration_s),
+     .min = 0.01, .max = 3600, .def_num = 1,
+     .help = "kind rate: length of one repeat's measuring window (s)"},
+    {.key = "rate.warmup_s", .type = SCENARIO_NUM, .off = OPT(warmup_s),
+     .max = 3600, .def_num = 0.5,
+     .help = "kind rate: untimed calls before the first repeat (s)"},
+    {.key = "rate.repeats", .type = SCENARIO_INT, .off = OPT(repeats),
+     .min = 1, .max = 1000, .def_num = 5,
+     .help = "kind rate: measuring windows, back to back"},
+    {.key = "rate.servers", .type = SCENARIO_INT, .off = OPT(servers),
+     .min = 1, .max = 256, .def_num = 1,
+     .help = "kind rate: servers, each called on its own connection"},
+    {.key = "rate.oneway", .type = SCENARIO_BOOL, .off = OPT(oneway),
+     .help = "kind rate: GIOP oneway requests, counted by the server and "
+     "read back after each window"},
 };
 #undef OPT
 #undef OPT_SZ

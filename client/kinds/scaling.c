@@ -54,19 +54,24 @@ static const struct scaling_opts *scaling_opts(const struct scenario *sc)
 #define OPT(f) SCENARIO_KIND_OFF(struct scaling_opts, f)
 #define OPT_SZ(f) SCENARIO_KIND_SZ(struct scaling_opts, f)
 static const struct scenario_key scaling_keys[] = {
-    {"scaling.duration_s", SCENARIO_NUM, OPT(duration_s), 0, 0.01, 3600, NULL,
-     NULL, 1, "kind scaling: each pair ping-pongs this long per repeat (s)"},
-    {"scaling.warmup_s", SCENARIO_NUM, OPT(warmup_s), 0, 0, 3600, NULL, NULL,
-     0.2,
-     "kind scaling: untimed calls by every pair before each k's repeats (s)"},
-    {"scaling.repeats", SCENARIO_INT, OPT(repeats), 0, 1, 1000, NULL, NULL, 5,
-     "kind scaling: measured repeats for each k"},
-    {"scaling.k", SCENARIO_KLIST, OPT(k), 0, 1, SCENARIO_MAX_K, NULL, NULL, 0,
-     "kind scaling: pairs, K (1..K) or a list [1, 2, 4] (default: 1..the "
-     "CPUs machine.cpus allows)"},
-    {"scaling.placement", SCENARIO_ENUM, OPT(placement), OPT_SZ(placement), 0,
-     0, placements, "same", 0, "kind scaling: same (a pair's client thread "
-     "and server on one CPU) or spread (on two CPUs)"},
+    {.key = "scaling.duration_s", .type = SCENARIO_NUM, .off = OPT(duration_s),
+     .min = 0.01, .max = 3600, .def_num = 1,
+     .help = "kind scaling: each pair ping-pongs this long per repeat (s)"},
+    {.key = "scaling.warmup_s", .type = SCENARIO_NUM, .off = OPT(warmup_s),
+     .max = 3600, .def_num = 0.2,
+     .help = "kind scaling: untimed calls by every pair before each k's "
+     "repeats (s)"},
+    {.key = "scaling.repeats", .type = SCENARIO_INT, .off = OPT(repeats),
+     .min = 1, .max = 1000, .def_num = 5,
+     .help = "kind scaling: measured repeats for each k"},
+    {.key = "scaling.k", .type = SCENARIO_KLIST, .off = OPT(k), .min = 1,
+     .max = SCENARIO_MAX_K,
+     .help = "kind scaling: pairs, K (1..K) or a list [1, 2, 4] (default: "
+     "1..the CPUs machine.cpus allows)"},
+    {.key = "scaling.placement", .type = SCENARIO_ENUM, .off = OPT(placement),
+     .size = OPT_SZ(placement), .choices = placements, .def_str = "same",
+     .help = "kind scaling: same (a pair's client thread and server on one "
+     "CPU) or spread (on two CPUs)"},
 };
 #undef OPT
 #undef OPT_SZ
