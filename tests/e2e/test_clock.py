@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from conftest import ORBBENCH, ROOT, SCENARIOS
-from test_report import script
+from reportkit import script
 
 
 CLOCK = SCENARIOS / "clock" / "clock.json"

@@ -9,8 +9,8 @@ import re
 import pytest
 
 from conftest import run_suite
-from test_report import (FIX, ORB_425, ORB_433, check_links, crossing_only,
-                         load, md_rows, script, write_side)
+from reportkit import (FIX, ORB_425, ORB_433, check_links, crossing_only,
+                       load, md_rows, script, write_side)
 
 # Logs of crossing N / 100, three runs a side, each side spread ±0.1:
 # the numbers of test_report's test_compare_verdicts_worked_by_hand, here

@@ -10,7 +10,7 @@ import signal
 
 from conftest import (ORBBENCH, SCENARIOS, assert_nothing_left, finish,
                       run_suite)
-from test_report import script
+from reportkit import script
 
 FANIN = SCENARIOS / "fanin"
 # Small and quick: 4, 20, 36 connections, two timed rounds each.

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT
-from test_report import ORB_425, ORB_433, measurement, result_doc
+from reportkit import ORB_425, ORB_433, measurement, result_doc
 
 import orbbench.figures.ab as figs_ab
 import orbbench.figures.capacity as figs_capacity

@@ -9,7 +9,7 @@ import pytest
 from conftest import (ORBBENCH, SCENARIOS, interrupt_mid_run,
                       kill_a_server_mid_run, start_repeating_run,
                       write_scenario)
-from test_report import script
+from reportkit import script
 
 
 FIFO = SCENARIOS / "fifo"
