@@ -267,6 +267,9 @@ def test_run_suite_summary_names_the_rate(tmp_path):
                   "--set", "rate.warmup_s=0.1", "--set", "rate.repeats=2")
     assert r.returncode == 0, r.stderr
     md = (out / "summary.md").read_text()
-    assert "| scenario | upcalls/s |" in md and "max servers" not in md
+    assert "| scenario | upcalls/s | stop |" in md and "max servers" not in md
     assert "kHz" in md
+    # No crossing or sweep cost columns, which a rate never fills.
+    assert "crossing N" not in md and "PSS kB" not in md
+    assert "crossing N" not in r.stdout and "PSS" not in r.stdout
     assert ": rate " in r.stderr and "max servers" not in r.stderr

@@ -488,10 +488,14 @@ def table(rows):
     """The seed's layout: scenario, max servers; plus the crossing, and
     what each server cost (result.costs)."""
     kinds = {r.get("kind", "sweep") for r in rows if "failed" not in r}
+    # The crossing and cost columns only where some row has them (a
+    # suite of rate or connect rows has neither: a row of dashes).
+    swept = any(r.get("costs") or r.get("crossing_n") is not None
+                for r in rows)
     head = ("scenario", " / ".join(
         headline(k) for k in orbresults.KINDS
-        if k in kinds and orbresults.KINDS[k].headline) or "max servers",
-            "crossing N (95%)") + COST_HEAD + ("stop",)
+        if k in kinds and orbresults.KINDS[k].headline) or "max servers") + \
+        (("crossing N (95%)",) + COST_HEAD if swept else ()) + ("stop",)
     body = []
     for r in rows:
         name = r["scenario"]
@@ -503,9 +507,9 @@ def table(rows):
             body.append((name, "failed") + ("",) * (len(head) - 3) +
                         (r["failed"],))
         else:
-            body.append((name, str(r.get("max_servers", "?")),
-                         crossing_text(r)) + cost_cells(r) +
-                        (r.get("stop_reason", "?"),))
+            body.append((name, str(r.get("max_servers", "?"))) +
+                        ((crossing_text(r),) + cost_cells(r) if swept
+                         else ()) + (r.get("stop_reason", "?"),))
     return head, body
 
 
@@ -533,9 +537,15 @@ def closing_table(fmt, head, body, rows, meta):
                                    "crossing_interval", "costs",
                                    "stop_reason", "failed", "file")
              if k in r} for r in rows]}, indent=1)
-    return text_table(head, body) + "\n" + textwrap.fill(
-        " ".join(x for x in (legend(rows), COST_NOTE, unit_note(rows))
-                 if x), 78)
+    notes = " ".join(x for x in (legend(rows), cost_note(head),
+                                 unit_note(rows)) if x)
+    return text_table(head, body) + ("\n" + textwrap.fill(notes, 78)
+                                      if notes else "")
+
+
+def cost_note(head):
+    """COST_NOTE when the table has the cost columns."""
+    return COST_NOTE if COST_HEAD[0] in head else ""
 
 
 def unit_note(rows):
@@ -587,8 +597,8 @@ def markdown(rows, head, body, meta):
             "|"]
     for b in body:
         out.append("| " + " | ".join(x.replace("|", "\\|") for x in b) + " |")
-    out += ["", " ".join(x for x in (legend(rows), COST_NOTE, unit_note(rows))
-                         if x), ""]
+    out += ["", " ".join(x for x in (legend(rows), cost_note(head),
+                                     unit_note(rows)) if x), ""]
     for r in rows:
         out.append(f"- `{r['file']}`: {r.get('detail') or r.get('failed', '')}")
     return "\n".join(out) + "\n"
