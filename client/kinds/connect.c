@@ -100,6 +100,7 @@ struct connect {
     struct conn server; /* idle: known by pid and address */
     const struct payload_type *payload;
     int64_t t0_ns, deadline_ns;
+    int64_t checkpoint_ns; /* the last run_checkpoint */
     /* every timed connection's times, ns */
     struct samples open_ns, call_ns, total_ns;
     json_t *blocks;         /* [{connections, seconds, per_s}] */
@@ -233,6 +234,8 @@ static void keep_footprint(struct connect *x, const char *name, json_t *fp)
     json_object_set_new(x->footprint, name, fp ? fp : json_null());
 }
 
+static void record(struct connect *x);
+
 /* The timed blocks: connect.count connections in connect.blocks blocks,
  * each block's rate kept. 0, or -1 once the run has stopped. */
 static int timed_blocks(struct connect *x)
@@ -269,6 +272,14 @@ static int timed_blocks(struct connect *x)
                                .left_s = -1});
         if (x->o->stop_reason)
             return -1;
+        /* The result so far, at most once a second (record sorts every
+         * sample so far). */
+        if (now_ns() - x->checkpoint_ns > 1000000000) {
+            x->checkpoint_ns = now_ns();
+            record(x);
+            if (run_checkpoint(x->s, x->o))
+                return -1;
+        }
         if (b + 1 < co->blocks && out_of_time(x, when))
             return -1;
     }
