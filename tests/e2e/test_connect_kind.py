@@ -4,7 +4,8 @@ at once. Real servers (omniORB, giop-min), real sockets: the rate and
 its interval, every connection counted, the footprint's points, what a
 held connection costs (a descriptor each; a thread each for omniORB's
 thread per connection, none for giop-min's one epoll thread); the
-bounds in time; its errors; a server killed mid-run and an interrupt;
+bounds in time; its errors; a server killed mid-run, an OOM kill and an
+interrupt;
 and its report, plot, suite and compare with no edit to shared code.
 
 (tests/e2e/test_connect.py is about something else: a connect(2) that
@@ -120,6 +121,23 @@ def test_a_server_that_hangs_up_is_a_failed_call(orbbench, tmp_path):
         r.stderr
     assert "during the warm-up" in r.doc["result"]["detail"]
     assert r.doc["connect"]["connections"] == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0,
+                    reason="needs root: makes a memory cgroup")
+def test_an_oom_kill_is_a_memory_stop_as_in_every_kind(tmp_path):
+    """A server that takes memory on its first call, until the run's 64 MB
+    memory cgroup's OOM killer ends it: `memory`, exit 0, as
+    test_oom_stops.py has it for the other kinds."""
+    from test_misbehave import run_fake
+    r = run_fake(tmp_path, "unix", "machine.mem_limit_mb=64", *SMALL,
+                 args=["--behave", "balloon,after=0"],
+                 scenario=CONNECT / "01-omniorb-unix.json")
+    assert r.doc is not None, r.stderr
+    assert (r.doc["result"]["stop_reason"], r.rc) == ("memory", 0), \
+        (r.doc["result"], r.stderr)
+    assert "was killed by the OOM killer in the 64 MB memory cgroup" in \
+        r.doc["result"]["detail"]
 
 
 def start_long_run(tmp_path):
