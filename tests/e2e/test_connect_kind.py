@@ -5,8 +5,8 @@ its interval, every connection counted, the footprint's points, what a
 held connection costs (a descriptor each; a thread each for omniORB's
 thread per connection, none for giop-min's one epoll thread); the
 bounds in time; its errors; a server killed mid-run, an OOM kill and an
-interrupt;
-and its report, plot, suite and compare with no edit to shared code.
+interrupt; and its report, plot, suite and compare with no edit to
+shared code.
 
 (tests/e2e/test_connect.py is about something else: a connect(2) that
 never completes.)"""
