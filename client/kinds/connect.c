@@ -241,6 +241,7 @@ static void record(struct connect *x);
 static int timed_blocks(struct connect *x)
 {
     const struct connect_opts *co = connect_opts(x->s->sc);
+    int64_t blocks_ns = now_ns();
     for (int64_t b = 0; b < co->blocks; b++) {
         /* Block b's share of the count, the remainder spread over the
          * first blocks. */
@@ -259,17 +260,14 @@ static int timed_blocks(struct connect *x)
                                      (double)made / s, "whole",
                                      made == want));
         }
-        /* The live line's "round" is one connection (opened, called,
-         * closed) in this block, its "steps" the blocks so far. */
-        run_progress(x->s, &(struct run_progress){
-                               .phase = "connect",
-                               .n = (int64_t)x->total_ns.len,
-                               .round_ms = made > 0 ? s * 1e3 / (double)made
-                                                    : 0,
-                               .steps = (int64_t)x->nrates,
-                               .elapsed_s = (double)(now_ns() - x->t0_ns) /
-                                            1e9,
-                               .left_s = -1});
+        /* The live line: blocks done of connect.blocks, this block's
+         * rate. */
+        char rate[48];
+        snprintf(rate, sizeof rate, "%.0f connections/s",
+                 made > 0 && s > 0 ? (double)made / s : 0.0);
+        run_progress_count(x->s, "connect", "block", b + 1, co->blocks,
+                           (double)(now_ns() - blocks_ns) / 1e9,
+                           (double)(now_ns() - x->t0_ns) / 1e9, rate);
         if (x->o->stop_reason)
             return -1;
         /* The result so far, at most once a second (record sorts every
