@@ -13,7 +13,7 @@ import os
 # The front door's subcommand that started this process (client/subcmd.c
 # sets ORBBENCH_FRONT before it runs the command's script), taken out of
 # the environment so that no child inherits it. A command's messages are
-# then headed "orbbench SUB:", what the user typed, rather than its
+# then headed "orbbench: SUB:", what the user typed, rather than its
 # checkout script's name (orbbench.cli.prog).
 FRONT = os.environ.pop("ORBBENCH_FRONT", None)
 

@@ -137,10 +137,10 @@ def parser(sub, doc, examples, raw=False):
 
 
 def prog(script):
-    """The head of a command's messages: "orbbench SUB" when the front
+    """The head of a command's messages: "orbbench: SUB" when the front
     door ran it (`orbbench suite`), else its script's name (`run-suite`
     in a checkout)."""
-    return f"orbbench {orbbench.FRONT}" if orbbench.FRONT else script
+    return f"orbbench: {orbbench.FRONT}" if orbbench.FRONT else script
 
 
 def fail(prog, msg, code=2):

@@ -213,12 +213,13 @@ def test_bash_completion_from_the_table_and_the_keys(tmp_path):
 
 
 @pytest.mark.parametrize("argv,head", [
-    (["compare", "/nonexistent-a", "/nonexistent-b"], "orbbench compare: "),
-    (["suite", "/nonexistent"], "orbbench suite: "),
-    (["build-orb", "nosuch"], "orbbench build-orb: ")])
+    (["compare", "/nonexistent-a", "/nonexistent-b"], "orbbench: compare: "),
+    (["suite", "/nonexistent"], "orbbench: suite: "),
+    (["build-orb", "nosuch"], "orbbench: build-orb: ")])
 def test_the_front_door_heads_its_commands_errors_with_its_own_name(
         argv, head):
-    """What the user typed heads the message, not the checkout script
+    """What the user typed heads the message, as the front door's own
+    and argparse's do ("orbbench: suite: ..."), not the checkout script
     behind it (run-suite, build-orb); the script run alone keeps its own
     name."""
     r = subprocess.run([str(ORBBENCH), *argv], capture_output=True,
@@ -240,4 +241,4 @@ def test_the_front_doors_name_is_not_inherited_by_a_commands_children():
          "c.prog('run-suite'))"],
         capture_output=True, text=True, timeout=60, env=env,
         cwd=ROOT / "scripts")
-    assert r.stdout.split() == ["suite", "None", "orbbench", "suite"], r
+    assert r.stdout.split() == ["suite", "None", "orbbench:", "suite"], r
