@@ -727,6 +727,93 @@ static void test_fit_is_narrower_on_a_budget_drifting(void **state)
 #define SEARCH_CASE(c)                                                       \
     {.name = #c, .test_func = test_search_case, .initial_state = (void *)&(c)}
 
+/* ---- warm starts: a prior crossing ------------------------------------- */
+
+/* The search from N=10 on linear_ms (crossing 100) with a prior crossing
+ * (0: cold) of spread 5%: its end, the search, the estimate. */
+static struct host *warm(double prior_n, struct crossing_search *s,
+                         struct crossing_estimate *e)
+{
+    struct host *h = host_new(linear_ms);
+    struct crossing_rules rules = defaults();
+    rules.prior_n = prior_n;
+    rules.prior_spread = crossing_prior_spread(prior_n, 0.05, &rules);
+    assert_int_equal(search(h, &rules, 10, s), CROSSING_NARROWED);
+    assert_int_equal(crossing_estimate_of(h->m, h->k, rules.max_ms, &s->b, e),
+                     0);
+    assert_true(e->found);
+    /* A wrong prior still ends at the crossing, with an N under and one
+     * over it. */
+    assert_true(fabs(e->n - 100) < 2);
+    assert_true(s->b.lo <= 100 && 100 < s->b.hi);
+    return h;
+}
+
+/* The spread: the prior's half-width within [2 × resolution, a step]. */
+static void test_prior_spread(void **state)
+{
+    (void)state;
+    struct crossing_rules rules = defaults(); /* steps of 10 */
+    assert_true(fabs(crossing_prior_spread(100, 0.05, &rules) - 0.05) < 1e-12);
+    assert_true(fabs(crossing_prior_spread(100, 0, &rules) - 0.04) < 1e-12);
+    assert_true(fabs(crossing_prior_spread(100, 0.01, &rules) - 0.04) < 1e-12);
+    assert_true(fabs(crossing_prior_spread(100, 0.3, &rules) - 0.10) < 1e-12);
+}
+
+/* A right prior: the sweep goes to it and its interval's end instead of
+ * its next step, and they are the bracket; fewer measurements than cold. */
+static void test_warm_start_right_prior(void **state)
+{
+    (void)state;
+    struct crossing_search cold, s;
+    struct crossing_estimate e;
+    struct host *h = warm(0, &cold, &e);
+    size_t cold_k = h->k;
+    free(h);
+    h = warm(100, &s, &e);
+    assert_non_null(strstr(h->trace, "sweep 90, seed 100, seed 105"));
+    assert_null(strstr(h->trace, "confirm"));
+    assert_int_equal(s.seeds, 2);
+    assert_true(s.seed_bracketed);
+    /* Cold: the steps at 100 and 110, then 110 confirmed (and the fit
+     * exact); warm: the two seeds alone. */
+    assert_true(s.probes <= cold.probes);
+    assert_true(h->k < cold_k);
+    free(h);
+    /* Just below: under at 97, over at 102. */
+    h = warm(97, &s, &e);
+    assert_non_null(strstr(h->trace, "sweep 90, seed 97, seed 102"));
+    assert_true(s.seed_bracketed);
+    free(h);
+    /* Just above, past a step (100): over at 103, whose low end (98) is
+     * below the step under: the step and the seed are the bracket. */
+    h = warm(103, &s, &e);
+    assert_non_null(strstr(h->trace, "sweep 100, seed 103"));
+    assert_int_equal(s.seeds, 1);
+    assert_true(s.seed_bracketed);
+    free(h);
+}
+
+/* A wrong prior: too high, the sweep goes over first and searches as a
+ * cold run; too low, both seeds come out under and the sweep goes on
+ * from the second. */
+static void test_warm_start_wrong_prior(void **state)
+{
+    (void)state;
+    struct crossing_search s;
+    struct crossing_estimate e;
+    struct host *h = warm(300, &s, &e);
+    assert_null(strstr(h->trace, "seed"));
+    assert_non_null(strstr(h->trace, "sweep 110, confirm 110"));
+    assert_int_equal(s.seeds, 0);
+    free(h);
+    h = warm(40, &s, &e);
+    assert_non_null(strstr(h->trace, "sweep 30, seed 40, seed 42, sweep 52"));
+    assert_int_equal(s.seeds, 2);
+    assert_false(s.seed_bracketed);
+    free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -756,6 +843,9 @@ int main(void)
         cmocka_unit_test(test_fit_is_narrower_on_a_budget_drifting),
         cmocka_unit_test(test_a_stopped_search_keeps_what_it_had),
         cmocka_unit_test(test_pooled_median),
+        cmocka_unit_test(test_prior_spread),
+        cmocka_unit_test(test_warm_start_right_prior),
+        cmocka_unit_test(test_warm_start_wrong_prior),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
