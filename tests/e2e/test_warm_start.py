@@ -179,3 +179,31 @@ def test_a_bad_prior_folder_is_one_line_exit_2(tmp_path):
         str(broken / "sync-unix.json") in line, line
     # Nothing was run, no folder made.
     assert not (tmp_path / "out").exists()
+
+
+def test_a_paired_repeat_starts_both_sides_from_the_lower(tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [str(RUN_SUITE), str(FIXTURE), "--only", "sync-unix", "--repeat",
+         "2", "--paired", "--variant", "a", "--variant", "b", "--out",
+         str(out), *sets(*KEYS)],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    first = {v: json.loads((out / v / "sync-unix.r1.json").read_text())
+             for v in "ab"}
+    lower = min(first, key=lambda v: first[v]["result"]["crossing_n"])
+    for v in "ab":
+        doc = json.loads((out / v / "sync-unix.r2.json").read_text())
+        ws = doc["result"]["warm_start"]
+        assert ws["prior_n"] == pytest.approx(
+            first[lower]["result"]["crossing_n"], rel=1e-5)
+        assert ws["from"] == str(out / lower / "sync-unix.r1.json")
+        agree(doc, first[v])
+        check_rounds(doc)
+    # Both sides' steps measured alike: the same N, the same rounds.
+    a, b = (json.loads((out / v / "sync-unix.r2.json").read_text())
+            for v in "ab")
+    far = {(s["n"], s["round_ms"]["count"]) for s in a["steps"]
+           if s["round_ms"]["count"] == FAR_ROUNDS}
+    assert far and far <= {(s["n"], s["round_ms"]["count"])
+                           for s in b["steps"]}

@@ -104,3 +104,21 @@ def test_a_bad_folder_is_one_line_naming_it(tmp_path, doc):
         orbwarm.load_dir(tmp_path, ["s"], [None])
     assert str(tmp_path / "s.json") in str(e.value)
     assert "\n" not in str(e.value)
+
+
+def test_runs_that_differ_in_their_prior_are_repeats(doc):
+    # Where a run started is not a setting: the figures' series and
+    # compare's repeats take them together.
+    a, b = copy.deepcopy(doc), copy.deepcopy(doc)
+    group = orbresults.kind(doc).settings
+    a["scenario"][group].update(prior_n=0, prior_from="")
+    b["scenario"][group].update(prior_n=227.9, prior_from="x.r1.json",
+                                prior_half_width=0.04)
+    assert orbresults.scenario_settings(a) == \
+        orbresults.scenario_settings(b)
+    assert orbresults.run_keys(a) == {f"{group}.prior_n",
+                                      f"{group}.prior_half_width",
+                                      f"{group}.prior_from"}
+    b["scenario"][group]["max_ms"] = 50
+    assert orbresults.scenario_settings(a) != \
+        orbresults.scenario_settings(b)
