@@ -112,6 +112,9 @@ int subcmd_exec(const struct subcmd *c, char **argv)
     snprintf(path, sizeof path, "%s/%s", dir, c->exe);
     exe_dir(bin, sizeof bin);
     setenv("ORBBENCH_BIN", bin, 0);
+    /* The script heads its messages "orbbench NAME:" (orbbench.FRONT),
+     * the command the user typed, not its own file's name. */
+    setenv("ORBBENCH_FRONT", c->name, 1);
     argv[0] = path;
     execv(path, argv);
     int e = errno;

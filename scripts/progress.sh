@@ -37,8 +37,10 @@ progress_timing() {
         left=$(printf '%s\n' "${PROGRESS_WEIGHTS[@]}" | awk -v i="$PROGRESS_I" \
             -v s="$((spent - in_step))" -v t="$in_step" \
             '{ if (NR < i) d += $1; else r += $1 }
-            END { if (d > 0) { l = s / d * r - t; if (l < 0) l = 0; printf "%d", l } }')
-        [ -z "$left" ] || text="$text, about $(progress_duration "$left") left"
+            END { if (d > 0) { l = s / d * r - t; if (l < 1) l = -1; printf "%d", l } }')
+        # A step past its estimate says so rather than "about 0s left".
+        if [ "$left" = -1 ]; then text="$text, longer than estimated"
+        elif [ -n "$left" ]; then text="$text, about $(progress_duration "$left") left"; fi
     fi
     echo "$text"
 }

@@ -386,6 +386,27 @@ static void fanin_end(struct sweep_hand *h)
     h->axis = NULL;
 }
 
+/* result.costs.memory: what one connection added to the servers, at the
+ * largest step with a footprint (steps[].per_connection). */
+static json_t *connections_costs(const struct scenario *sc, json_t *doc)
+{
+    (void)sc;
+    json_t *steps = json_object_get(doc, "steps");
+    for (size_t i = json_array_size(steps); i-- > 0;) {
+        json_t *st = json_array_get(steps, i);
+        json_t *per = json_object_get(st, "per_connection");
+        if (!per)
+            continue;
+        return json_pack("{s:s, s:O, s:O?, s:O?, s:O?, s:O?}", "per",
+                         "connection", "n", json_object_get(st, "n"),
+                         "pss_kb", json_object_get(per, "pss_kb"), "uss_kb",
+                         json_object_get(per, "uss_kb"), "threads",
+                         json_object_get(per, "threads"), "fds",
+                         json_object_get(per, "fds"));
+    }
+    return NULL;
+}
+
 static const struct sweep_axis connections_axis = {
     .noun = "connections",
     .held_key = "max_connections",
@@ -394,6 +415,7 @@ static const struct sweep_axis connections_axis = {
     .set_n = fanin_set_n,
     .footprint = fanin_footprint,
     .end = fanin_end,
+    .costs = connections_costs,
 };
 
 static void fanin_run(struct run *sides, struct run_outcome *o,

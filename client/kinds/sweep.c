@@ -152,40 +152,12 @@ static void servers_footprint(struct sweep_hand *h, json_t *step,
     sweep_probe_servers(h, h->conns, h->n, on_machine, step);
 }
 
-/* The measurement (step or probe) with a server CPU figure whose N is
- * nearest `want` (the larger of two as near), or NULL. */
-static json_t *nearest_cpu(json_t *doc, int64_t want)
-{
-    static const char *const lists[] = {"steps", "probes"};
-    json_t *best = NULL;
-    int64_t best_n = 0;
-    for (size_t l = 0; l < ARRAY_LEN(lists); l++) {
-        size_t i;
-        json_t *m;
-        json_array_foreach(json_object_get(doc, lists[l]), i, m) {
-            json_t *cpu = json_object_get(json_object_get(m, "cpu_per_call_us"),
-                                          "server");
-            int64_t n = json_integer_value(json_object_get(m, "n"));
-            if (!json_is_number(cpu))
-                continue;
-            int64_t d = llabs(n - want), bd = llabs(best_n - want);
-            if (!best || d < bd || (d == bd && n > best_n)) {
-                best = m;
-                best_n = n;
-            }
-        }
-    }
-    return best;
-}
-
-/* result.costs: what one server cost. Memory, threads and descriptors at
- * the largest step with a footprint (they barely move with N); server CPU
- * per call at the measurement nearest sweep.cost_n (it moves with N, and
- * compare reads it there: docs/compare.md), or the largest N measured
- * with cost_n 0; each with the N it is at. */
+/* result.costs.memory: what one server cost: memory, threads and
+ * descriptors at the largest step with a footprint (they barely move
+ * with N), with the N they are at. */
 static json_t *servers_costs(const struct scenario *sc, json_t *doc)
 {
-    json_t *costs = json_object();
+    (void)sc;
     json_t *steps = json_object_get(doc, "steps");
     for (size_t i = json_array_size(steps); i-- > 0;) {
         json_t *st = json_array_get(steps, i);
@@ -193,40 +165,16 @@ static json_t *servers_costs(const struct scenario *sc, json_t *doc)
         json_t *fp = json_object_get(st, "footprint");
         if (!per || !fp)
             continue;
-        json_object_set_new(
-            costs, "memory",
-            json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?}", "n",
-                      json_object_get(st, "n"), "pss_kb",
+        return json_pack("{s:s, s:O, s:O?, s:O?, s:O?, s:O?, s:O?}", "per",
+                      "server", "n", json_object_get(st, "n"), "pss_kb",
                       json_object_get(per, "pss"), "uss_kb",
                       json_object_get(per, "uss"), "mem_available_kb",
                       json_object_get(per, "mem_available"), "threads",
                       json_object_get(json_object_get(fp, "threads"), "mean"),
                       "fds",
-                      json_object_get(json_object_get(fp, "fds"), "mean")));
-        break;
+                      json_object_get(json_object_get(fp, "fds"), "mean"));
     }
-    int64_t want = sweeper_opts(sc)->cost_n ? sweeper_opts(sc)->cost_n : INT64_MAX;
-    json_t *m = nearest_cpu(doc, want);
-    if (m)
-        json_object_set_new(
-            costs, "server_cpu",
-            json_pack("{s:O, s:O, s:I}", "n", json_object_get(m, "n"),
-                      "us_per_call",
-                      json_object_get(json_object_get(m, "cpu_per_call_us"),
-                                      "server"),
-                      "cost_n", (json_int_t)sweeper_opts(sc)->cost_n));
-    json_t *first = json_array_get(steps, 0);
-    json_t *call = json_object_get(json_object_get(first, "call_us"), "median");
-    if (json_is_number(call))
-        json_object_set_new(costs, "call",
-                            json_pack("{s:O, s:O}", "n",
-                                      json_object_get(first, "n"),
-                                      "median_us", call));
-    if (json_object_size(costs) == 0) {
-        json_decref(costs);
-        return NULL;
-    }
-    return costs;
+    return NULL;
 }
 
 static const struct sweep_axis servers_axis = {

@@ -729,6 +729,68 @@ static json_t *warm_start_json(const struct sweep_side *r)
         "bracketed", cs->seed_bracketed, "outcome", what);
 }
 
+/* The measurement (step or probe) with a server CPU figure whose N is
+ * nearest `want` (the larger of two as near), or NULL. */
+static json_t *nearest_cpu(json_t *doc, int64_t want)
+{
+    static const char *const lists[] = {"steps", "probes"};
+    json_t *best = NULL;
+    int64_t best_n = 0;
+    for (size_t l = 0; l < ARRAY_LEN(lists); l++) {
+        size_t i;
+        json_t *m;
+        json_array_foreach(json_object_get(doc, lists[l]), i, m) {
+            json_t *cpu = json_object_get(json_object_get(m, "cpu_per_call_us"),
+                                          "server");
+            int64_t n = json_integer_value(json_object_get(m, "n"));
+            if (!json_is_number(cpu))
+                continue;
+            int64_t d = llabs(n - want), bd = llabs(best_n - want);
+            if (!best || d < bd || (d == bd && n > best_n)) {
+                best = m;
+                best_n = n;
+            }
+        }
+    }
+    return best;
+}
+
+/* result.costs: the axis's memory per unit of N; the servers' CPU per
+ * call at the measurement nearest KIND.cost_n (it moves with N, and
+ * compare reads it there: docs/compare.md), or the largest N measured
+ * with cost_n 0; the first step's median call; each with the N it is
+ * at. A new object, or NULL when there is none of them. */
+static json_t *result_costs(const struct sweep_axis *axis,
+                            const struct scenario *sc, json_t *doc)
+{
+    json_t *costs = json_object();
+    json_t *mem = axis->costs ? axis->costs(sc, doc) : NULL;
+    if (mem)
+        json_object_set_new(costs, "memory", mem);
+    int64_t want = sweeper_opts(sc)->cost_n ? sweeper_opts(sc)->cost_n : INT64_MAX;
+    json_t *m = nearest_cpu(doc, want);
+    if (m)
+        json_object_set_new(
+            costs, "server_cpu",
+            json_pack("{s:O, s:O, s:I}", "n", json_object_get(m, "n"),
+                      "us_per_call",
+                      json_object_get(json_object_get(m, "cpu_per_call_us"),
+                                      "server"),
+                      "cost_n", (json_int_t)sweeper_opts(sc)->cost_n));
+    json_t *first = json_array_get(json_object_get(doc, "steps"), 0);
+    json_t *call = json_object_get(json_object_get(first, "call_us"), "median");
+    if (json_is_number(call))
+        json_object_set_new(costs, "call",
+                            json_pack("{s:O, s:O}", "n",
+                                      json_object_get(first, "n"),
+                                      "median_us", call));
+    if (json_object_size(costs) == 0) {
+        json_decref(costs);
+        return NULL;
+    }
+    return costs;
+}
+
 /* The result's outcome, with the crossing's fields when there are any. */
 static void outcome(struct sweep_side *r, const char *reason,
                     const char *detail)
@@ -743,9 +805,7 @@ static void outcome(struct sweep_side *r, const char *reason,
     json_t *warm = warm_start_json(r);
     if (warm)
         json_object_set_new(res, "warm_start", warm);
-    json_t *costs = r->d->axis->costs
-                        ? r->d->axis->costs(r->h.s->sc, r->h.s->doc)
-                        : NULL;
+    json_t *costs = result_costs(r->d->axis, r->h.s->sc, r->h.s->doc);
     if (costs)
         json_object_set_new(res, "costs", costs);
 }

@@ -210,8 +210,10 @@ struct sweep_axis {
     /* Free the axis's state, once the driver closed conns[0..n-1].
      * Optional. */
     void (*end)(struct sweep_hand *h);
-    /* What one unit of N costs, read from the result so far (its steps
-     * and probes), for result.costs: a new object, or NULL. Optional. */
+    /* What one unit of N costs in memory, read from the result so far
+     * (its steps), for result.costs.memory: a new object ("per" naming
+     * the unit, "n" the step it is read at), or NULL. Optional; the
+     * driver adds the servers' CPU per call and the first call. */
     json_t *(*costs)(const struct scenario *sc, json_t *doc);
 };
 

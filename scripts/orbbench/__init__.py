@@ -8,3 +8,12 @@ module per measurement kind in kinds/ registers what is its own; the
 command-line front ends are commands/, one module per executable in scripts/.
 Importing this package imports nothing else: fleet-host runs on hosts
 that may lack matplotlib or have an older Python."""
+import os
+
+# The front door's subcommand that started this process (client/subcmd.c
+# sets ORBBENCH_FRONT before it runs the command's script), taken out of
+# the environment so that no child inherits it. A command's messages are
+# then headed "orbbench SUB:", what the user typed, rather than its
+# checkout script's name (orbbench.cli.prog).
+FRONT = os.environ.pop("ORBBENCH_FRONT", None)
+

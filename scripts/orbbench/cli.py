@@ -7,6 +7,7 @@ import re
 import sys
 import textwrap
 
+import orbbench
 import orbbench.escape as orbesc
 
 # One message line at most this long: names in it are data.
@@ -133,6 +134,13 @@ def parser(sub, doc, examples, raw=False):
                      description=description, epilog=epilog,
                      formatter_class=argparse.RawTextHelpFormatter if raw
                      else argparse.RawDescriptionHelpFormatter)
+
+
+def prog(script):
+    """The head of a command's messages: "orbbench SUB" when the front
+    door ran it (`orbbench suite`), else its script's name (`run-suite`
+    in a checkout)."""
+    return f"orbbench {orbbench.FRONT}" if orbbench.FRONT else script
 
 
 def fail(prog, msg, code=2):

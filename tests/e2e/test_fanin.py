@@ -8,7 +8,8 @@ import json
 import os
 import signal
 
-from conftest import ORBBENCH, SCENARIOS, assert_nothing_left, finish
+from conftest import (ORBBENCH, SCENARIOS, assert_nothing_left, finish,
+                      run_suite)
 from test_report import script
 
 FANIN = SCENARIOS / "fanin"
@@ -51,6 +52,34 @@ def test_thread_per_connection_grows_the_pool_does_not(orbbench):
     assert threads(last) - threads(first) <= 3
     assert last["per_connection"]["threads"] < 0.3
     assert "connections" in tpc.stdout and "held 36" in tpc.stdout
+    # result.costs: what a connection cost, read at the last step.
+    for r in (tpc, pool):
+        mem = r.doc["result"]["costs"]["memory"]
+        per = r.doc["steps"][-1]["per_connection"]
+        assert mem["per"] == "connection" and mem["n"] == 36
+        assert (mem["threads"], mem["fds"], mem["pss_kb"]) == \
+            (per["threads"], per["fds"], per["pss_kb"])
+        assert r.doc["result"]["costs"]["server_cpu"]["n"] == 36
+
+
+def test_the_suite_table_gives_what_a_connection_costs(tmp_path):
+    """run-suite's closing table over fanin rows: the cost columns are a
+    connection's, and its note says so."""
+    src = tmp_path / "src"
+    src.mkdir()
+    doc = json.loads((FANIN / "01-omniorb-tpc-unix.json").read_text())
+    doc["fanin"].update(start=4, growth=1, step=16, max_n=36, rounds=2)
+    (src / "tpc.json").write_text(json.dumps(doc))
+    r = run_suite(src, "--out", tmp_path / "o")
+    assert r.returncode == 0, r.stderr
+    [line] = [x for x in r.stdout.splitlines()
+              if x.startswith("fanin-omniorb-tpc-unix")]
+    cells = line.split()
+    # max connections, crossing, PSS, USS, threads (about 1), fds (1), at N
+    assert cells[1] == "36" and cells[7] == "36", line
+    assert 0.9 <= float(cells[5]) <= 1.1 and cells[6] == "1", line
+    assert "what one connection added to the servers" in \
+        " ".join(r.stdout.split())
 
 
 def test_client_descriptor_limit_is_a_named_resource_stop(orbbench):

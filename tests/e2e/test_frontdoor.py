@@ -249,6 +249,22 @@ def test_build_orbs_progress_weighs_its_steps():
         "progress: [3/3] three ... (elapsed 1m30s, about 10s left)"]
 
 
+def test_build_orbs_progress_says_when_a_step_outruns_its_estimate():
+    # Step one took 10 s, so step two (the same share) should take 10 s;
+    # 30 s into it the line says so instead of "about 0s left".
+    script = (f". {ROOT}/scripts/progress.sh; progress_plan 1 1; "
+              "progress_step one; PROGRESS_T0=$((SECONDS - 10)); "
+              "progress_step two; PROGRESS_T0=$((SECONDS - 40)); "
+              "PROGRESS_STEP_T0=$((SECONDS - 30)); PROGRESS_SHOWN=0; "
+              "ORBBENCH_PROGRESS_EVERY=0 progress_tick")
+    r = subprocess.run(["bash", "-c", script], capture_output=True,
+                       text=True, timeout=30)
+    assert r.stderr.splitlines() == [
+        "progress: [1/2] one ... (elapsed 0s)",
+        "progress: [2/2] two ... (elapsed 10s, about 10s left)",
+        "progress: [2/2] two ... (elapsed 40s, longer than estimated)"]
+
+
 def test_the_ci_example_runs_end_to_end(tmp_path):
     """scripts/ci-example, the workflow of docs/ci.md without the ORB
     builds (--system: an A/A paired suite, small bounds): the gate passes

@@ -6,7 +6,9 @@ mistyped subcommand, scenario key or option is one line headed
 exit 2; the man pages of the installed subcommands have every section;
 the bash completion, made from the subcommand table and `orbbench keys`,
 completes. Real processes, a few seconds."""
+import os
 import subprocess
+import sys
 
 import pytest
 
@@ -208,3 +210,34 @@ def test_bash_completion_from_the_table_and_the_keys(tmp_path):
         "mode=thread-per-call"]
     text = zsh.read_text()
     assert text.startswith("#compdef orbbench\n") and "'run:run one" in text
+
+
+@pytest.mark.parametrize("argv,head", [
+    (["compare", "/nonexistent-a", "/nonexistent-b"], "orbbench compare: "),
+    (["suite", "/nonexistent"], "orbbench suite: "),
+    (["build-orb", "nosuch"], "orbbench build-orb: ")])
+def test_the_front_door_heads_its_commands_errors_with_its_own_name(
+        argv, head):
+    """What the user typed heads the message, not the checkout script
+    behind it (run-suite, build-orb); the script run alone keeps its own
+    name."""
+    r = subprocess.run([str(ORBBENCH), *argv], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.startswith(head) and r.stderr.count("\n") == 1, r.stderr
+    exe = {"suite": "run-suite"}.get(argv[0], argv[0])
+    r = subprocess.run([str(ROOT / "scripts" / exe), *argv[1:]],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"{exe}: "), r.stderr
+
+
+def test_the_front_doors_name_is_not_inherited_by_a_commands_children():
+    env = dict(os.environ, ORBBENCH_FRONT="suite")
+    r = subprocess.run(
+        [sys.executable, "-c", "import os, orbbench, orbbench.cli as c; "
+         "print(orbbench.FRONT, os.environ.get('ORBBENCH_FRONT'), "
+         "c.prog('run-suite'))"],
+        capture_output=True, text=True, timeout=60, env=env,
+        cwd=ROOT / "scripts")
+    assert r.stdout.split() == ["suite", "None", "orbbench", "suite"], r

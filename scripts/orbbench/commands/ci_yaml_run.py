@@ -47,7 +47,7 @@ import orbbench.cli as orbcli
 import orbbench.ciyaml as orbci
 import orbbench.escape as orbesc
 
-PROG = "ci-yaml-run"
+PROG = orbcli.prog("ci-yaml-run")
 TIMED_OUT = 124
 INTERRUPTED = 130
 KILL_AFTER_S = 5

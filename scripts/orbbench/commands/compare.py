@@ -84,7 +84,7 @@ from orbbench.comparison.render import render
 
 ROOT = Path(__file__).resolve().parents[3]
 
-PROG = "compare"
+PROG = orbcli.prog("compare")
 EXAMPLES = [
     "orbbench compare results/A results/B",
     "orbbench compare results/A results/B --fail-on slower --threshold 5",

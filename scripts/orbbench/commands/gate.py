@@ -21,7 +21,7 @@ import orbbench.cli as orbcli
 import orbbench.gate as orbgate
 import orbbench.safeload as orbsafe
 
-PROG = "gate"
+PROG = orbcli.prog("gate")
 EXAMPLES = [
     "orbbench compare results/A results/B --format json > compare.json",
     "orbbench gate compare.json --fail-on slower --threshold 5",

@@ -23,7 +23,7 @@ import orbbench.results as orbresults
 
 ROOT = Path(__file__).resolve().parents[3]
 
-PROG = "miro-channel-table"
+PROG = orbcli.prog("miro-channel-table")
 EXAMPLES = [
     "orbbench suite scenarios/miro-channel --out results/channel",
     "orbbench miro-channel-table results/channel --out /tmp/table"]

@@ -22,7 +22,7 @@ import orbbench.results as orbresults
 
 ROOT = Path(__file__).resolve().parents[3]
 
-PROG = "miro-table"
+PROG = orbcli.prog("miro-table")
 EXAMPLES = [
     "orbbench suite scenarios/miro --out results/miro",
     "orbbench miro-table results/miro",

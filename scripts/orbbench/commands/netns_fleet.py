@@ -49,7 +49,7 @@ import orbbench.netns as orbnetns
 
 ROOT = Path(__file__).resolve().parents[3]
 
-PROG = "netns-fleet"
+PROG = orbcli.prog("netns-fleet")
 EXAMPLES = [
     "orbbench netns-fleet --hosts 3 --broken revision --alone "
     "scenarios/grisby -- --only '*sync*'",

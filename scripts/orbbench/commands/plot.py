@@ -29,7 +29,7 @@ import orbbench.paths as orbpaths
 import orbbench.results as orbresults
 
 
-PROG = "plot"
+PROG = orbcli.prog("plot")
 EXAMPLES = [
     "orbbench plot results/2026-12-01-host-grisby",
     "orbbench plot results/x.json --out /tmp/figures",

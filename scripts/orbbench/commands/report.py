@@ -38,7 +38,7 @@ import orbbench.paths as orbpaths
 import orbbench.results as orbresults
 
 
-PROG = "report"
+PROG = orbcli.prog("report")
 EXAMPLES = [
     "orbbench report",
     "orbbench report --results results/2026-12-01-host-grisby",

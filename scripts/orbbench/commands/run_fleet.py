@@ -77,7 +77,7 @@ import orbbench.results as orbresults
 
 ROOT = Path(__file__).resolve().parents[3]
 
-PROG = "run-fleet"
+PROG = orbcli.prog("run-fleet")
 DEFAULT_TIMEOUT_S = 14400
 # Preflight, stop and collect are quick on a host that answers at all.
 QUICK_TIMEOUT_S = 60

@@ -21,6 +21,10 @@ import subprocess
 import sys
 import time
 
+import orbbench.cli as orbcli
+
+PROG = orbcli.prog("run-fuzz")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))))
 
@@ -104,7 +108,7 @@ def main(argv=None):
 
     results = []
     for t in a.targets:
-        print(f"run-fuzz: {os.path.basename(t)} for {a.seconds} s",
+        print(f"{PROG}: {os.path.basename(t)} for {a.seconds} s",
               file=sys.stderr, flush=True)
         results.append(run_target(t, a.seconds, a.corpus, a.work))
 
@@ -124,7 +128,7 @@ def main(argv=None):
     for r in crashed:
         what = r["kind"] or f"exit {r['rc']}"
         inputs = ", ".join(r["artifacts"]) or "no input written"
-        print(f"run-fuzz: {r['name']} crashed ({what}): {inputs} "
+        print(f"{PROG}: {r['name']} crashed ({what}): {inputs} "
               f"(log {r['log']})", file=sys.stderr)
     return 1 if crashed else 0
 

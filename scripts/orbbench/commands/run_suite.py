@@ -131,6 +131,8 @@ import orbbench.results as orbresults
 import orbbench.sequential as orbseq
 import orbbench.warm as orbwarm
 
+PROG = orbcli.prog("run-suite")
+
 
 EXAMPLES = [
     "orbbench suite scenarios/grisby",
@@ -146,7 +148,7 @@ EXAMPLES = [
 
 
 def die(msg, code=2):
-    print(f"run-suite: {msg}", file=sys.stderr)
+    print(f"{PROG}: {msg}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -497,6 +499,13 @@ def num(x, fmt="{:.0f}"):
     return fmt.format(x) if orbresults.is_num(x) else "—"
 
 
+def kb(x):
+    """kB with three figures below 100 (a connection's 2.12), whole above
+    (a server's 466)."""
+    return num(x, "{:.3g}" if orbresults.is_num(x) and abs(x) < 100
+               else "{:.0f}")
+
+
 def at(value, n):
     """'58.1 @508': a cost and the N it was measured at."""
     return f"{value} @{n}" if value != "—" and n is not None else value
@@ -509,7 +518,7 @@ def cost_cells(r):
     c = r.get("costs") or {}
     mem, cpu, call = c.get("memory") or {}, c.get("server_cpu") or {}, \
         c.get("call") or {}
-    return (num(mem.get("pss_kb")), num(mem.get("uss_kb")),
+    return (kb(mem.get("pss_kb")), kb(mem.get("uss_kb")),
             num(mem.get("threads"), "{:.4g}"), num(mem.get("fds"), "{:.4g}"),
             num(mem.get("n")),
             at(num(cpu.get("us_per_call"), "{:.1f}"), cpu.get("n")),
@@ -522,6 +531,7 @@ COST_NOTE = ("PSS, USS, threads, descriptors: per server at the largest "
              "step measured (at N). CPU us/call: the servers' CPU per call "
              "at the measurement nearest sweep.cost_n (@N, where compare "
              "reads it). call us: the first step's median call (@N).")
+
 
 
 def table(rows):
@@ -574,7 +584,18 @@ def closing_table(fmt, head, body, rows, meta):
                                    "stop_reason", "failed", "file")
              if k in r} for r in rows]}, indent=1)
     return text_table(head, body) + "\n" + textwrap.fill(
-        " ".join(x for x in (legend(rows), COST_NOTE) if x), 78)
+        " ".join(x for x in (legend(rows), COST_NOTE, unit_note(rows))
+                 if x), 78)
+
+
+def unit_note(rows):
+    """The memory columns' unit in rows whose N counts something else
+    than servers (result.costs.memory.per, e.g. a fanin's connection)."""
+    units = sorted({((r.get("costs") or {}).get("memory") or {}).get("per")
+                    for r in rows} - {None, "server"})
+    return " ".join(f"Where N counts each {u}: PSS, USS, threads and "
+                    f"descriptors are what one {u} added to the servers at "
+                    "N." for u in units)
 
 
 def legend(rows):
@@ -616,7 +637,8 @@ def markdown(rows, head, body, meta):
             "|"]
     for b in body:
         out.append("| " + " | ".join(x.replace("|", "\\|") for x in b) + " |")
-    out += ["", " ".join(x for x in (legend(rows), COST_NOTE) if x), ""]
+    out += ["", " ".join(x for x in (legend(rows), COST_NOTE, unit_note(rows))
+                         if x), ""]
     for r in rows:
         out.append(f"- `{r['file']}`: {r.get('detail') or r.get('failed', '')}")
     return "\n".join(out) + "\n"
@@ -660,7 +682,7 @@ class Sequential:
         names = [v["name"] for v in self.a.variants]
         sets = [orbresults.load_repeats(
                     [self.out_dir / n],
-                    lambda m: print(f"run-suite: {m}", file=sys.stderr))
+                    lambda m: print(f"{PROG}: {m}", file=sys.stderr))
                 for n in names]
         cmps = orbcompare.compare_many(sets, None, "pss", alpha,
                                        self.plan.delta_pct / 100)
@@ -690,7 +712,7 @@ class Sequential:
         then = self.plan.after_repeat(rep, used, now - self.repeat_t0,
                                       self.budget_s)
         if self.plan.planned_repeats < before:
-            print(f"run-suite: plan: {self.plan.text()}", flush=True)
+            print(f"{PROG}: plan: {self.plan.text()}", flush=True)
         if then == "next":
             return False
         if then == "budget":
@@ -702,13 +724,13 @@ class Sequential:
             opens = self.look(rep, alpha)
         except (ValueError, OSError) as e:
             self.stopped = f"the look after repeat {rep} failed: {e}"
-            print(f"run-suite: {self.stopped}", file=sys.stderr)
+            print(f"{PROG}: {self.stopped}", file=sys.stderr)
             return True
         finally:
             self.look_s = max(self.look_s, time.monotonic() - now)
         n = len(self.looks)
         self.stopped = self.plan.stop(rep, not opens)
-        print(f"run-suite: look {n} of {self.plan.looks} after repeat "
+        print(f"{PROG}: look {n} of {self.plan.looks} after repeat "
               f"{rep} (alpha {alpha:.4g}, {self.plan.spent:.4g} of "
               f"{self.plan.alpha:g} spent; {self.plan.text()}): " +
               ("every primary metric decided" if not opens else
@@ -732,7 +754,7 @@ class Sequential:
                f"its plan, {self.plan.planned_repeats} repeats (all the "
                f"budget allowed at the slowest repeat when it shrank), is "
                f"done")
-        print(f"run-suite: stopped: budget: {why}", flush=True)
+        print(f"{PROG}: stopped: budget: {why}", flush=True)
 
     def as_json(self, interrupted):
         return {"plan": self.plan.as_json(),
@@ -747,7 +769,7 @@ class Sequential:
             doc["bound"] = orbseq.bind(
                 self.out_dir, [v["name"] for v in self.a.variants])
         except ValueError as e:     # no result to bind to: compare ignores
-            print(f"run-suite: {orbseq.RECORD}: not bound ({e})",
+            print(f"{PROG}: {orbseq.RECORD}: not bound ({e})",
                   file=sys.stderr)
         orbseq.write_record(self.out_dir / "sequential.json", doc)
 
@@ -766,7 +788,7 @@ def compare_variants(names, out_dir):
     if text.returncode or md.returncode:
         bad = text if text.returncode else md
         lines = [l for l in bad.stderr.splitlines() if l.strip()]
-        print(f"run-suite: compare {' '.join(names)} failed (exit "
+        print(f"{PROG}: compare {' '.join(names)} failed (exit "
               f"{bad.returncode}): {lines[-1] if lines else ''}",
               file=sys.stderr)
         return 1
@@ -942,7 +964,7 @@ def main(argv):
     if len(a.variants) > 1 and not interrupted and kinds and not compared:
         # compare weighs sweeps (and fan-ins); the other kinds have their
         # own tables
-        print(f"run-suite: nothing compare weighs among the results (kind "
+        print(f"{PROG}: nothing compare weighs among the results (kind "
               f"{', '.join(sorted(kinds))}): compare skipped")
     elif len(a.variants) > 1 and not interrupted:
         compare_failed = compare_variants([v["name"] for v in a.variants],

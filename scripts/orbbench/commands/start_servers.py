@@ -41,6 +41,8 @@ import orbbench.paths as orbpaths
 import orbbench.procs as orbprocs
 import orbbench.safeload as orbsafe
 
+PROG = orbcli.prog("start-servers")
+
 
 SERVER_NAME = "omniorb-echo-server"
 EXAMPLES = [
@@ -240,7 +242,7 @@ def check_pids(path, pids, records, server=None, sock_dir=None):
         else:
             targets.append(pid)
             continue
-        print(f"start-servers: {path}: pid {pid} left alone: {why}",
+        print(f"{PROG}: {path}: pid {pid} left alone: {why}",
               file=sys.stderr)
     return targets
 
@@ -289,7 +291,7 @@ def stop(path, grace_s=5.0):
             shutil.rmtree(sock_dir, ignore_errors=True)
         elif why != "gone":
             left_alone = True
-            print(f"start-servers: {path}: socket folder {sock_dir} left "
+            print(f"{PROG}: {path}: socket folder {sock_dir} left "
                   f"in place: {why}", file=sys.stderr)
     return len(targets), left_alone
 
@@ -309,9 +311,9 @@ def main(argv=None):
         try:
             n, left_alone = stop(a.stop)
         except BadList as e:
-            print(f"start-servers: {a.stop}: {e}", file=sys.stderr)
+            print(f"{PROG}: {a.stop}: {e}", file=sys.stderr)
             return 2
-        print(f"start-servers: stopped {n} server(s)", file=sys.stderr)
+        print(f"{PROG}: stopped {n} server(s)", file=sys.stderr)
         return 1 if left_alone else 0
     if not a.n or a.n < 1 or a.n > 10000:
         ap.error("give N, 1..10000")
@@ -323,13 +325,13 @@ def main(argv=None):
     with os.fdopen(r) as f:
         head, _, rest = f.read().partition("\n")
     if not head.startswith("ok "):
-        print(f"start-servers: {head[6:] or 'the keeper failed'}",
+        print(f"{PROG}: {head[6:] or 'the keeper failed'}",
               file=sys.stderr)
         return 1
     pgid = int(head.split()[1])
     sys.stdout.write(rest)
     where = a.out if a.out != "-" else "FILE (the lines above, saved)"
-    print(f"start-servers: {a.n} server(s) in process group {pgid}; stop "
+    print(f"{PROG}: {a.n} server(s) in process group {pgid}; stop "
           f"them with: {sys.argv[0]} --stop {where}", file=sys.stderr)
     return 0
 

@@ -3,6 +3,7 @@ the lines of method, notes, interference and environment."""
 import math
 from pathlib import Path
 
+import orbbench.cli as orbcli
 import orbbench.gate as orbgate
 import orbbench.results as orbresults
 import orbbench.stats as orbstats
@@ -10,7 +11,7 @@ from orbbench.comparison.model import (
     LETTERS, metric_key, metric_label)
 
 
-PROG = "compare"
+PROG = orbcli.prog("compare")
 
 
 # Every renderer takes the list of comparisons (one per set after A): for
