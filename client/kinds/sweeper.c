@@ -1341,6 +1341,28 @@ void sweep_summary_end(const struct scenario *sc, json_t *doc,
                (long long)json_integer_value(json_object_get(first, "n")),
                json_number_value(json_object_get(
                    json_object_get(first, "call_us"), "median")));
+    json_t *warm = json_object_get(json_object_get(doc, "result"),
+                                   "warm_start");
+    if (warm) {
+        /* Where the prior came from is a path someone gave: printable. */
+        const char *from = json_string_value(json_object_get(warm, "from"));
+        char from_s[600] = "";
+        if (from) {
+            char esc[560];
+            str_escape(esc, sizeof esc, from);
+            snprintf(from_s, sizeof from_s, " (from %s)", esc);
+        }
+        printf("  warm start at N=%.0f%s: %s; %lld steps of %lld rounds "
+               "below N=%.0f\n",
+               json_number_value(json_object_get(warm, "prior_n")), from_s,
+               json_string_value(json_object_get(warm, "outcome")),
+               (long long)json_integer_value(
+                   json_object_get(warm, "far_steps")),
+               (long long)json_integer_value(
+                   json_object_get(warm, "far_rounds")),
+               json_number_value(
+                   json_object_get(warm, "full_rounds_from_n")));
+    }
     printf("  stop: %s: %s\n", o->stop_reason, o->detail);
     printf("  %zu steps; result: %s\n", json_array_size(steps), out);
 }

@@ -38,7 +38,15 @@ def run(tmp_path, name, *keys):
          str(out), "--no-progress", *sets(*KEYS, *keys)],
         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    return json.loads(out.read_text())
+    doc = json.loads(out.read_text())
+    # The closing block says so, in one line, on a warm start alone.
+    warm = [l for l in proc.stdout.splitlines()
+            if l.startswith("  warm start at N=")]
+    ws = doc["result"].get("warm_start")
+    assert len(warm) == (1 if ws else 0), proc.stdout
+    if ws:
+        assert ws["outcome"] in warm[0]
+    return doc
 
 
 def crossing(doc):
