@@ -384,6 +384,7 @@ const char *crossing_phase_name(enum crossing_phase phase)
 {
     static const char *const names[] = {
         [CROSSING_SWEEPING] = "sweep",    [CROSSING_CONFIRMING] = "confirm",
+        [CROSSING_SEEDING] = "seed",
         [CROSSING_CHECKING_LO] = "bracket", [CROSSING_BISECTING] = "bisect",
         [CROSSING_REFINING] = "refine",   [CROSSING_DONE] = "done"};
     return names[phase];
@@ -493,6 +494,66 @@ static enum crossing_end sweep_on(struct crossing_search *s,
         return end(s, CROSSING_MAX_N);
     int64_t next = rules->next_n(rules->next_ctx, n);
     s->target = next > rules->max_n ? rules->max_n : next;
+    int64_t p = llround(rules->prior_n);
+    if (rules->prior_n > 0 && rules->resolution > 0 && rules->timed &&
+        s->seeds == 0 && n < p && p <= rules->max_n && next >= p) {
+        /* A warm start: the next step would reach the prior; measure it
+         * first (a probe of near_rounds) instead. */
+        s->phase = CROSSING_SEEDING;
+        s->target = p;
+    }
+    return CROSSING_GOING;
+}
+
+double crossing_prior_spread(double p, double half_width,
+                             const struct crossing_rules *rules)
+{
+    double want = crossing_target_half_width(rules->resolution);
+    double step = p >= 1 ? (double)(rules->next_n(rules->next_ctx,
+                                                  llround(p)) -
+                                     llround(p)) / p
+                         : want;
+    double w = half_width > 0 ? half_width : want;
+    if (w > step)
+        w = step;
+    return w < want ? want : w;
+}
+
+/* A seed at n came out over or under (the search's seeding phase): the
+ * next seed, the bracket, or the sweep on. */
+static enum crossing_end seed(struct crossing_search *s,
+                              const struct crossing_rules *rules, int64_t n,
+                              bool over, double pooled)
+{
+    int64_t p = llround(rules->prior_n);
+    if (s->seeds++ == 0) {
+        if (over) {
+            int64_t lo = llround(rules->prior_n * (1 - rules->prior_spread));
+            if (lo > s->held && lo < n) {
+                s->target = lo;
+                return CROSSING_GOING;
+            }
+            s->b = (struct bracket){s->held, n};
+        } else {
+            int64_t hi = llround(rules->prior_n * (1 + rules->prior_spread));
+            if (hi > rules->max_n)
+                hi = rules->max_n;
+            if (hi <= n)
+                return sweep_on(s, rules, n, pooled);
+            s->held = n;
+            s->target = hi;
+            return CROSSING_GOING;
+        }
+    } else if (n < p) {
+        /* Below the prior, which came out over. */
+        s->b = over ? (struct bracket){s->held, n} : (struct bracket){n, p};
+    } else if (over) {
+        s->b = (struct bracket){p, n}; /* above the prior, under */
+    } else {
+        /* Both under: the prior was low. Sweep on from here. */
+        return sweep_on(s, rules, n, pooled);
+    }
+    s->seed_bracketed = true;
     return CROSSING_GOING;
 }
 
@@ -624,6 +685,11 @@ enum crossing_end crossing_search_next(struct crossing_search *s,
         if (!over)
             return sweep_on(s, rules, n, pooled);
         s->b = (struct bracket){s->held, n};
+        break;
+    case CROSSING_SEEDING:
+        if (seed(s, rules, n, over, pooled) != CROSSING_GOING ||
+            !s->seed_bracketed)
+            return s->phase == CROSSING_DONE ? s->end : CROSSING_GOING;
         break;
     case CROSSING_CHECKING_LO:
         if (over) {

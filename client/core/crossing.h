@@ -201,6 +201,8 @@ struct crossing_measure {
 enum crossing_phase {
     CROSSING_SWEEPING,    /* a step: N grows by the stepping rule */
     CROSSING_CONFIRMING,  /* the first step over max_ms, measured again */
+    CROSSING_SEEDING,     /* a warm start: at the prior crossing, then at
+                           * its interval's end on the side it came out */
     CROSSING_CHECKING_LO, /* the bracket's low end again, with near_rounds
                            * (a step's rounds may have been a lucky under) */
     CROSSING_BISECTING,   /* the bracket's midpoint */
@@ -237,7 +239,18 @@ struct crossing_rules {
     /* The stepping rule: the next N after n (unclamped). */
     int64_t (*next_n)(const void *ctx, int64_t n);
     const void *next_ctx;
+    /* A warm start: a crossing known before (0: none), and how far from
+     * it, as a fraction, the second seed goes (crossing_prior_spread). */
+    double prior_n;
+    double prior_spread;
 };
+
+/* How far from a prior crossing p the second seed goes: the prior's
+ * interval half-width `half_width` (a fraction; 0: the target), within
+ * [the target 2 × resolution, one step of the sweep at p] — wider than a
+ * step would put it no nearer than the sweep's own next step. */
+double crossing_prior_spread(double p, double half_width,
+                             const struct crossing_rules *rules);
 
 /* Where a search stands. */
 struct crossing_search {
@@ -250,9 +263,24 @@ struct crossing_search {
     int refines;        /* of which placed to narrow the interval */
     double decided_ms;  /* the round time the last decision read: the
                          * step's median, or the pooled one at its N */
+    /* A warm start: the seeds measured (0, 1 or 2: then it is over), and
+     * whether they made the bracket (both sides of the crossing within
+     * the prior's spread, or the step under and a seed over). */
+    int seeds;
+    bool seed_bracketed;
 };
 
-/* A search that starts with a step at `start`. */
+/* A search that starts with a step at `start`. With rules->prior_n (a
+ * warm start), when the next step would reach the prior p (and p is
+ * within max_n), the search measures p instead (a probe, "seed"): over,
+ * then p × (1 - spread) (if above the last step under); under, then
+ * p × (1 + spread). Two seeds either side of the crossing, or the last
+ * step under and a seed over, are the bracket, and the search goes on
+ * from there as after a confirmation; both seeds under (the prior was
+ * low) and the sweep goes on from the second, stepping as before. A
+ * prior above the crossing is never reached: the sweep goes over first
+ * and searches as without one. The estimate reads the measurements only,
+ * never the prior: a repeat stays independent of the one before. */
 void crossing_search_start(struct crossing_search *s, int64_t start);
 
 /* The measurement of s->target asked for by s->phase has been taken and

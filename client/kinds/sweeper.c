@@ -104,6 +104,7 @@ struct sweep_side {
      * at which N; CROSSING_DONE once the side has finished. */
     struct crossing_search search;
     int64_t timed;   /* timed rounds of the measurement under way */
+    size_t far_steps; /* a warm start's steps of GROUP.far_rounds */
     bool lib_recorded;
     bool companion; /* done, but calls along while another side measures */
     /* The last measurement, for the progress line: what it was ("sweep",
@@ -435,12 +436,14 @@ static bool side_eta(const struct sweep_side *r, struct eta *e)
         static const enum eta_stage stage[] = {
             [CROSSING_SWEEPING] = ETA_SWEEP,
             [CROSSING_CONFIRMING] = ETA_CONFIRM,
+            [CROSSING_SEEDING] = ETA_CONFIRM,
             [CROSSING_CHECKING_LO] = ETA_CHECK_LO,
             [CROSSING_BISECTING] = ETA_BISECT,
             [CROSSING_REFINING] = ETA_REFINE,
             [CROSSING_DONE] = ETA_REFINE};
         const struct crossing_search *cs = &r->search;
-        bool confirming = cs->phase == CROSSING_CONFIRMING;
+        bool confirming = cs->phase == CROSSING_CONFIRMING ||
+                          cs->phase == CROSSING_SEEDING;
         int64_t warmup = so->warmup_rounds +
                          (r->d->nsides > 1 ? so->switch_rounds : 0);
         struct eta_plan p = {
@@ -694,6 +697,38 @@ static double record_step(struct sweep_side *r)
     return median;
 }
 
+static struct crossing_rules rules_of(const struct scenario *sc);
+static double full_rounds_from(const struct driver *d);
+
+/* result.warm_start: the prior the run started from, where it came from,
+ * what it did (the seeds, the steps of fewer rounds); NULL on a cold
+ * run. */
+static json_t *warm_start_json(const struct sweep_side *r)
+{
+    const struct scenario *sc = r->h.s->sc;
+    const struct sweeper_opts *so = sweeper_opts(sc);
+    if (so->prior_n <= 0)
+        return NULL;
+    const struct crossing_search *cs = &r->search;
+    struct crossing_rules rules = rules_of(sc);
+    const char *what =
+        cs->seed_bracketed ? "bracketed: the seeds made the search's "
+                             "first bracket"
+        : cs->seeds > 0    ? "missed: the crossing lay above the seeds, "
+                             "and the sweep went on from them"
+                           : "not reached: the sweep went over (or "
+                             "stopped) below the prior, and searched as "
+                             "a cold run";
+    return json_pack(
+        "{s:f, s:f, s:s?, s:f, s:I, s:I, s:I, s:I, s:b, s:s}", "prior_n",
+        so->prior_n, "spread", rules.prior_spread, "from",
+        so->prior_from[0] ? so->prior_from : NULL, "full_rounds_from_n",
+        full_rounds_from(r->d), "far_rounds", (json_int_t)so->far_rounds,
+        "far_steps", (json_int_t)r->far_steps, "cost_n",
+        (json_int_t)so->cost_n, "seeds", (json_int_t)cs->seeds,
+        "bracketed", cs->seed_bracketed, "outcome", what);
+}
+
 /* The measurement (step or probe) with a server CPU figure whose N is
  * nearest `want` (the larger of two as near), or NULL. */
 static json_t *nearest_cpu(json_t *doc, int64_t want)
@@ -767,6 +802,9 @@ static void outcome(struct sweep_side *r, const char *reason,
                         json_integer(r->h.o->max_servers));
     if (r->crossing)
         json_object_update(res, r->crossing);
+    json_t *warm = warm_start_json(r);
+    if (warm)
+        json_object_set_new(res, "warm_start", warm);
     json_t *costs = result_costs(r->d->axis, r->h.s->sc, r->h.s->doc);
     if (costs)
         json_object_set_new(res, "costs", costs);
@@ -949,14 +987,62 @@ static void finish_search(struct sweep_side *r)
 static struct crossing_rules rules_of(const struct scenario *sc)
 {
     const struct sweeper_opts *so = sweeper_opts(sc);
-    return (struct crossing_rules){.max_ms = so->max_ms,
+    struct crossing_rules rules = {.max_ms = so->max_ms,
                                    .max_n = so->max_n,
                                    .resolution = so->resolution,
                                    .near_rounds = so->near_rounds,
                                    .max_probes = so->max_probes,
                                    .timed = sc->client.connect,
                                    .next_n = next_n_of,
-                                   .next_ctx = sc};
+                                   .next_ctx = sc,
+                                   .prior_n = so->prior_n};
+    if (so->prior_n > 0)
+        rules.prior_spread = crossing_prior_spread(
+            so->prior_n, so->prior_half_width, &rules);
+    return rules;
+}
+
+/* A warm start's N from which every step takes its full rounds: the
+ * local fit's window below the prior's low end (CROSSING_FIT_SPAN), so
+ * that a crossing anywhere within the prior's spread is fitted on steps
+ * of full rounds. In a paired run, the lowest of the sides' (they share
+ * every sweep key, so one prior: run-suite gives the pair's lower
+ * crossing): both sides' steps are measured alike. 0: no warm start on
+ * some side, every step full. */
+static double full_rounds_from(const struct driver *d)
+{
+    double from = 0;
+    for (size_t i = 0; i < d->nsides; i++) {
+        const struct scenario *sc = d->sides[i].h.s->sc;
+        const struct sweeper_opts *so = sweeper_opts(sc);
+        if (so->prior_n <= 0 || so->far_rounds <= 0 ||
+            so->far_rounds >= so->rounds || so->resolution <= 0 ||
+            !sc->client.connect)
+            return 0;
+        struct crossing_rules rules = rules_of(sc);
+        double at = so->prior_n * (1 - rules.prior_spread) /
+                    CROSSING_FIT_SPAN;
+        if (i == 0 || at < from)
+            from = at;
+    }
+    return from;
+}
+
+/* The timed rounds of side r's step at n: GROUP.rounds, or a warm
+ * start's GROUP.far_rounds below full_rounds_from, but at the first step
+ * (result.costs' call) and within SWEEPER_COST_SPAN of GROUP.cost_n
+ * (where compare reads round time and CPU per call): those costs are
+ * measured as in a cold run. */
+static int64_t step_rounds(const struct sweep_side *r, int64_t n)
+{
+    const struct sweeper_opts *so = sweeper_opts(r->h.s->sc);
+    double from = full_rounds_from(r->d);
+    double cost = (double)so->cost_n;
+    bool near_cost = so->cost_n > 0 && (double)n >= cost / SWEEPER_COST_SPAN &&
+                     (double)n <= cost * SWEEPER_COST_SPAN;
+    if (from <= 0 || (double)n >= from || n <= so->start || near_cost)
+        return so->rounds;
+    return so->far_rounds;
 }
 
 /* Record what side r just measured, hand it to the search (core/
@@ -1179,8 +1265,10 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
                          stepping ? "" : " during the crossing search");
             } else if (d.axis->set_n(&r->h, (size_t)r->search.target)) {
                 record_library(r);
-                r->timed = stepping ? sweeper_opts(sc)->rounds
+                r->timed = stepping ? step_rounds(r, r->search.target)
                                     : sweeper_opts(sc)->near_rounds;
+                if (stepping && r->timed < sweeper_opts(sc)->rounds)
+                    r->far_steps++;
                 if (sc->client.connect || !stepping) {
                     who[ready++] = r;
                     continue;
@@ -1253,6 +1341,28 @@ void sweep_summary_end(const struct scenario *sc, json_t *doc,
                (long long)json_integer_value(json_object_get(first, "n")),
                json_number_value(json_object_get(
                    json_object_get(first, "call_us"), "median")));
+    json_t *warm = json_object_get(json_object_get(doc, "result"),
+                                   "warm_start");
+    if (warm) {
+        /* Where the prior came from is a path someone gave: printable. */
+        const char *from = json_string_value(json_object_get(warm, "from"));
+        char from_s[600] = "";
+        if (from) {
+            char esc[560];
+            str_escape(esc, sizeof esc, from);
+            snprintf(from_s, sizeof from_s, " (from %s)", esc);
+        }
+        printf("  warm start at N=%.0f%s: %s; %lld steps of %lld rounds "
+               "below N=%.0f\n",
+               json_number_value(json_object_get(warm, "prior_n")), from_s,
+               json_string_value(json_object_get(warm, "outcome")),
+               (long long)json_integer_value(
+                   json_object_get(warm, "far_steps")),
+               (long long)json_integer_value(
+                   json_object_get(warm, "far_rounds")),
+               json_number_value(
+                   json_object_get(warm, "full_rounds_from_n")));
+    }
     printf("  stop: %s: %s\n", o->stop_reason, o->detail);
     printf("  %zu steps; result: %s\n", json_array_size(steps), out);
 }

@@ -63,7 +63,24 @@ struct sweeper_opts {
     /* The N at which compare and the closing table read each cost (round
      * time, CPU per call, memory): one N for every run and method. */
     int64_t cost_n;
+    /* A warm start: a crossing known before this run (another run's of
+     * the same scenario: run-suite's previous repeat, or --prior), 0:
+     * none. The search's first measurements go to it and to its
+     * interval's end (prior_half_width of it, within [2 × resolution,
+     * one step]); the steps below it by more than the fit's window take
+     * far_rounds timed rounds, but those compare reads a cost at (within
+     * SWEEPER_COST_SPAN of cost_n) and the first. prior_from says where
+     * it came from, for the result's warm_start. */
+    double prior_n;
+    double prior_half_width;
+    int64_t far_rounds;
+    char prior_from[512];
 };
+
+/* Where compare reads a cost: the measurements within this factor of
+ * cost_n (COST_WINDOW, scripts/orbbench/comparison/model.py); a warm
+ * start keeps their rounds whole. */
+#define SWEEPER_COST_SPAN 1.5
 
 /* The choices of GROUP.pairing. */
 extern const char *const sweeper_pairings[];
@@ -127,7 +144,25 @@ const struct sweeper_opts *sweeper_opts(const struct scenario *sc);
      NULL, NULL, 500, "compare reads each cost (round time, CPU per call, " \
      "memory per server) at this N, the same for every run and method, "    \
      "from the measurements within x1.5 of it (0: at the largest N every "  \
-     "run measured, which moves with the runs' reach)"}
+     "run measured, which moves with the runs' reach)"},                   \
+    {PREFIX ".prior_n", SCENARIO_NUM, SWEEPER_OFF(prior_n), 0, 0, 1e6, NULL, \
+     NULL, 0, "a warm start: the crossing N a run of this scenario found "  \
+     "before (0: none); the search measures at it and at its interval's "   \
+     "end first, and the steps well below it take " PREFIX ".far_rounds"}, \
+    {PREFIX ".prior_half_width", SCENARIO_NUM,                               \
+     SWEEPER_OFF(prior_half_width), 0, 0, 1, NULL, NULL, 0, "a warm "        \
+     "start: the prior's interval half-width, a fraction of " PREFIX        \
+     ".prior_n, where the second measurement goes (kept within 2 x "       \
+     PREFIX ".resolution and one step; 0: 2 x resolution)"},               \
+    {PREFIX ".far_rounds", SCENARIO_INT, SWEEPER_OFF(far_rounds), 0, 0,     \
+     100000, NULL, NULL, 3, "a warm start: timed rounds of the steps below " \
+     PREFIX ".prior_n by more than the local fit's window (x1.5), but the " \
+     "first step and those within x1.5 of " PREFIX ".cost_n (0: "         \
+     PREFIX ".rounds)"},                                                     \
+    {PREFIX ".prior_from", SCENARIO_STRING, SWEEPER_OFF(prior_from),         \
+     SCENARIO_KIND_SZ(struct sweeper_opts, prior_from), 0, 0, NULL, "", 0,   \
+     "a warm start: where " PREFIX ".prior_n came from (a result file), "   \
+     "for the result's warm_start"}
 
 /* The rule every such kind has: GROUP.start is no higher than
  * GROUP.max_n. 0, or scenario_fail's -EINVAL naming the kind's key. */

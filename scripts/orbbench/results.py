@@ -339,17 +339,33 @@ def orb_label(doc):
     return f"{get(doc, 'orb.name', '?')} {get(doc, 'orb.version') or '?'}"
 
 
+# The driver's keys a warm start sets per run (GROUP.KEY, orbbench.warm):
+# they say where a run started, not what it measures, so runs that differ
+# in them are still repeats of each other (compare, the figures' series).
+WARM_KEYS = ("prior_n", "prior_half_width", "prior_from")
+
+
+def run_keys(doc):
+    """The flattened scenario keys (GROUP.prior_n, ...) a warm start sets
+    in a result of doc's kind; empty for a kind without the driver."""
+    k = KINDS.get(kind_of(doc))
+    group = k.settings if k else None
+    return {f"{group}.{k}" for k in WARM_KEYS} if group else set()
+
+
 def scenario_settings(doc):
     """The run's resolved scenario as {dotted key: value as text}, without
-    name and description: what makes two runs repeats of each other."""
+    name, description and a warm start's prior (run_keys): what makes two
+    runs repeats of each other."""
     def flat(d, prefix=""):
         for k, v in d.items():
             if isinstance(v, dict):
                 yield from flat(v, f"{prefix}{k}.")
             else:
                 yield f"{prefix}{k}", json.dumps(v, sort_keys=True)
+    own = run_keys(doc)
     return {k: v for k, v in flat(doc.get("scenario") or {})
-            if k not in ("name", "description")}
+            if k not in ("name", "description") and k not in own}
 
 
 TAG_KEYS = 3  # a series label names at most this many differing keys

@@ -5,7 +5,7 @@ write it as summary.md beside the results.
 usage: orbbench suite DIR [--set KEY=VALUE]... [--repeat R] [--out DIR]
                       [--variant NAME[:KEY=VALUE[,KEY=VALUE...]]]...
                       [--orb ID]... [--only GLOB]... [--paired]
-                      [--at-n N]
+                      [--at-n N] [--prior DIR]
                       [--until-verdict [--max-repeat K] [--budget MINUTES]
                        [--equivalence PCT] [--scope SCOPE]]
 
@@ -71,6 +71,25 @@ N on the blocks' ratios B/A, and memory per server. It answers "did
 B's servers get slower or larger at N", not how many B holds: for that,
 the sweep. Only for kinds with N (sweep, fanin).
 
+Warm starts: a repeat of a scenario (the same variant's; in a paired
+run the pair's) starts where the one before ended: its run gets that
+run's crossing as KIND.prior_n (with prior_half_width, its interval, and
+prior_from, its result file), so the crossing search measures there
+first and the steps well below it take KIND.far_rounds timed rounds
+(but the first and those within x1.5 of KIND.cost_n, where compare reads
+the costs): docs/kinds/sweep.md#warm-starts. A paired run's prior is the
+lower of its two sides' crossings (the sides share every sweep key, and
+so are measured alike). --prior DIR gives the first repeat its priors
+from a previous suite's output folder (the base branch's last CI
+results, say): each scenario's NAME.json, or its last repeat's
+NAME.rR.json, in the variant's sub-folder of DIR when there is one, else
+in DIR itself. A scenario with no crossing there (it reached max_n, or
+has no result) runs cold, as does every run of --at-n; --set
+KIND.prior_n=0 makes every run cold. A --prior folder that is missing,
+holds none of the scenarios' results or has one that does not load is
+exit 2, one line naming it. Each result's result.warm_start records the
+prior, where it came from and what it did.
+
 --out names a new or empty folder: files already there would be read as
 repeats of this run (by compare, report and the summary), so a folder
 with anything in it is refused (exit 2).
@@ -110,6 +129,7 @@ import orbbench.procs as orbprocs
 import orbbench.progress as orbprogress
 import orbbench.results as orbresults
 import orbbench.sequential as orbseq
+import orbbench.warm as orbwarm
 
 PROG = orbcli.prog("run-suite")
 
@@ -122,7 +142,9 @@ EXAMPLES = [
     "orbbench suite scenarios/grisby --paired --until-verdict --variant a "
     "--variant b",
     "orbbench suite scenarios/grisby --paired --at-n 500 --variant base "
-    "--variant work:server.work_us=1"]
+    "--variant work:server.work_us=1",
+    "orbbench suite scenarios/grisby --orb omniorb-system --orb "
+    "omniorb-4.3.3 --prior results/BASE"]
 
 
 def die(msg, code=2):
@@ -174,6 +196,9 @@ def parse_args(argv):
     p.add_argument("--at-n", type=int, metavar="N",
                    help="the fast gate: measure every scenario at N in "
                    "blocks, no sweep (see above)")
+    p.add_argument("--prior", metavar="DIR",
+                   help="start each scenario's first repeat at the crossing "
+                   "a previous suite's results in DIR found (see above)")
     p.add_argument("--out", metavar="DIR",
                    help="result folder (default results/DATE-HOST-SUITE)")
     p.add_argument("--format", choices=("text", "md", "csv", "json"),
@@ -318,12 +343,24 @@ def at_n_sets(a, scenario):
             f"{k}.step_blocks={AT_N_BLOCKS}"]
 
 
-def run_one(a, scenario, out, progress, variant=None):
+def warm_sets(a, scenario, prior):
+    """The warm start's settings of one scenario's run (before the
+    user's --set, which may change them): the prior, named by the kind's
+    driver group; none with --at-n (no search) or a kind without the
+    driver."""
+    if a.at_n is not None:
+        return []
+    k = orbresults.KINDS.get(scenario_kind(scenario))
+    return orbwarm.prior_sets(k.settings if k else None, prior)
+
+
+def run_one(a, scenario, out, progress, variant=None, prior=None):
     """Run one scenario (of one variant, or None), the next step of
-    progress (orbbench.progress); return a row for the summary."""
+    progress (orbbench.progress), warm-started from `prior` (or cold);
+    return a row for the summary."""
     args = [a.orbbench, "run", str(scenario), "--out", str(out)]
-    for s in at_n_sets(a, scenario) + a.set + (variant["set"] if variant
-                                               else []):
+    for s in (at_n_sets(a, scenario) + warm_sets(a, scenario, prior) +
+              a.set + (variant["set"] if variant else [])):
         args += ["--set", s]
     # stderr is captured for the summary's failure reason: orbbench's live
     # line would not be seen, and would leave its escapes in the reason;
@@ -340,13 +377,15 @@ def run_one(a, scenario, out, progress, variant=None):
     return row
 
 
-def run_pair(a, scenario, outs, progress, variants):
+def run_pair(a, scenario, outs, progress, variants, prior=None):
     """One paired run of a scenario: variant A's settings, and B's server.*
-    keys as --versus; return a row per variant."""
+    keys as --versus, both sides warm-started from `prior` (or cold);
+    return a row per variant."""
     va, vb = variants
     args = [a.orbbench, "run", str(scenario), "--out", str(outs[0]),
             "--out-versus", str(outs[1]), "--paired"]
-    for s in at_n_sets(a, scenario) + a.set + va["set"]:
+    for s in (at_n_sets(a, scenario) + warm_sets(a, scenario, prior) +
+              a.set + va["set"]):
         args += ["--set", s]
     for s in vb["set"]:
         args += ["--versus", s]
@@ -395,6 +434,17 @@ def orb_text(orb):
     if not orb:
         return "—"
     return f'{orb["name"]} {orb.get("version") or "?"}'
+
+
+def row_prior(row, out):
+    """The prior a finished run leaves its scenario's next repeat: its
+    crossing (orbbench.warm), or None (it found none, or failed)."""
+    if "failed" in row or row.get("crossing_n") is None:
+        return None
+    try:
+        return orbwarm.prior_of(orbresults.load_result(out), out)
+    except ValueError:
+        return None
 
 
 def make_row(scenario, out, proc, dt, variant):
@@ -804,6 +854,16 @@ def main(argv):
                     "(sweep and fanin have); leave it out with --only")
     if not os.access(a.orbbench, os.X_OK):
         die(f"{a.orbbench}: not built (run make)")
+    # The crossing each scenario's next run starts from, by (variant
+    # name, scenario): --prior's, then each repeat's own.
+    priors = {}
+    if a.prior is not None:
+        try:
+            priors = orbwarm.load_dir(
+                a.prior, [sc.stem for sc in scenarios],
+                [v["name"] if v else None for v in a.variants or [None]])
+        except orbwarm.PriorError as e:
+            die(str(e))
     host = socket.gethostname()
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out_dir = Path(a.out) if a.out else (
@@ -848,11 +908,14 @@ def main(argv):
         for sc in scenarios:
             if paired[sc]:
                 name = sc.stem if not many else f"{sc.stem}.r{rep}"
-                pair = run_pair(a, sc, [out_dir / v["name"] / f"{name}.json"
-                                        for v in variants],
-                                progress, variants)
-                for row in pair:
+                outs = [out_dir / v["name"] / f"{name}.json"
+                        for v in variants]
+                prior = orbwarm.pair_prior(
+                    [priors.get((v["name"], sc.stem)) for v in variants])
+                pair = run_pair(a, sc, outs, progress, variants, prior)
+                for row, v, o in zip(pair, variants, outs):
                     row["repeat"] = rep
+                    priors[(v["name"], sc.stem)] = row_prior(row, o)
                 rows += pair
                 if was_interrupted(pair[0]):
                     interrupted = True
@@ -861,8 +924,11 @@ def main(argv):
             for v in variants:
                 name = sc.stem if not many else f"{sc.stem}.r{rep}"
                 where = out_dir / v["name"] if v else out_dir
-                row = run_one(a, sc, where / f"{name}.json", progress, v)
+                key = (v["name"] if v else None, sc.stem)
+                row = run_one(a, sc, where / f"{name}.json", progress, v,
+                              priors.get(key))
                 row["repeat"] = rep
+                priors[key] = row_prior(row, where / f"{name}.json")
                 rows.append(row)
                 if was_interrupted(row):
                     interrupted = True

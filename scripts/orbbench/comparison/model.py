@@ -332,9 +332,11 @@ def scenario_differences(ga, gb):
     for name in matched:
         fa = flatten(ga[name][0].doc["scenario"])
         fb = flatten(gb[name][0].doc["scenario"])
+        # Where a run started (a warm start's prior) is not a setting.
+        own = orbresults.run_keys(ga[name][0].doc)
         for k in sorted(fa.keys() | fb.keys()):
             if k in ("name", "description") or k.startswith("machine.") \
-                    or fa.get(k) == fb.get(k):
+                    or k in own or fa.get(k) == fb.get(k):
                 continue
             pair = (k, str(fa.get(k, "absent")), str(fb.get(k, "absent")))
             seen.setdefault(pair, []).append(name)
@@ -366,7 +368,8 @@ def check_side(results, side):
     """ValueError (one line) when one side mixes what must not be taken
     for repeats: results of two ORBs (by name and version, or by orb.id),
     or runs of one scenario whose resolved settings differ (any key but
-    name and description; the first such key is named)."""
+    name, description and a warm start's prior; the first such key is
+    named)."""
     def refuse(kinds):
         count = "two" if len(kinds) == 2 else str(len(kinds))
         raise ValueError(f"{side}: results of {count} ORBs "
@@ -381,7 +384,10 @@ def check_side(results, side):
         refuse(ids)
     for name, group in orbresults.group_by_scenario(results).items():
         flats = [flatten(r.doc["scenario"]) for r in group]
-        keys = sorted(set().union(*flats) - {"name", "description"})
+        # A warm start's prior says where a run started, not what it
+        # measured: repeats may differ in it (orbbench.results.WARM_KEYS).
+        keys = sorted(set().union(*flats) - {"name", "description"} -
+                      orbresults.run_keys(group[0].doc))
         for k in keys:
             vals = list(dict.fromkeys(setting_text(f.get(k))
                                       for f in flats))
