@@ -206,8 +206,8 @@ def test_a_paired_repeat_starts_both_sides_from_the_lower(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.run(
         [str(RUN_SUITE), str(FIXTURE), "--only", "sync-unix", "--repeat",
-         "2", "--paired", "--variant", "a", "--variant", "b", "--out",
-         str(out), *sets(*KEYS)],
+         "2", "--paired", "--warm", "--variant", "a", "--variant", "b",
+         "--out", str(out), *sets(*KEYS)],
         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     # A cold paired run after the suite (the sides of an A/A pair are
@@ -238,3 +238,22 @@ def test_a_paired_repeat_starts_both_sides_from_the_lower(tmp_path):
            if s["round_ms"]["count"] == FAR_ROUNDS}
     assert far and far <= {(s["n"], s["round_ms"]["count"])
                            for s in b["steps"]}
+
+
+def test_repeats_are_cold_without_warm(tmp_path):
+    """Warm starts are asked for (--warm, --prior): by default every
+    repeat starts at sweep.start, as independent of the others as the
+    repeats of benchstat."""
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [str(RUN_SUITE), str(FIXTURE), "--only", "sync-unix", "--repeat",
+         "2", "--out", str(out), *sets(*KEYS)],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    r1 = json.loads((out / "sync-unix.r1.json").read_text())
+    r2 = json.loads((out / "sync-unix.r2.json").read_text())
+    assert r1["result"]["crossing_n"] is not None
+    for doc in (r1, r2):
+        assert doc["scenario"]["sweep"]["prior_n"] == 0
+        assert "warm_start" not in doc["result"]
+        assert all(s["round_ms"]["count"] == ROUNDS for s in doc["steps"])
