@@ -95,74 +95,95 @@ const struct sweeper_opts *sweeper_opts(const struct scenario *sc);
  * messages); NOUN is what N counts, in the help ("servers"). */
 #define SWEEPER_OFF(f) SCENARIO_KIND_OFF(struct sweeper_opts, f)
 #define SWEEPER_KEY_ROWS(PREFIX, NOUN)                                        \
-    {PREFIX ".start", SCENARIO_INT, SWEEPER_OFF(start), 0, 1, 1000000, NULL,  \
-     NULL, 1, NOUN " in the first step"},                                    \
-    {PREFIX ".step", SCENARIO_INT, SWEEPER_OFF(step), 0, 1, 1000000, NULL,    \
-     NULL, 10, NOUN " added per step (linear sweep; unused when growth > 1)"}, \
-    {PREFIX ".growth", SCENARIO_NUM, SWEEPER_OFF(growth), 0, 1, 100, NULL,    \
-     NULL, 1, "factor per step; > 1 makes the sweep geometric"},             \
-    {PREFIX ".max_n", SCENARIO_INT, SWEEPER_OFF(max_n), 0, 1, 1000000, NULL,  \
-     NULL, 1000, "never run more " NOUN " than this"},                       \
-    {PREFIX ".max_ms", SCENARIO_NUM, SWEEPER_OFF(max_ms), 0, 1e-6, 1e7, NULL, \
-     NULL, 100, "stop when a step's median round time exceeds this (ms)"},   \
-    {PREFIX ".rounds", SCENARIO_INT, SWEEPER_OFF(rounds), 0, 1, 100000, NULL, \
-     NULL, 10, "timed rounds per step"},                                     \
-    {PREFIX ".warmup_rounds", SCENARIO_INT, SWEEPER_OFF(warmup_rounds), 0, 0, \
-     1000, NULL, NULL, 5, "untimed rounds before the timed ones (a step's " \
-     "first rounds after new servers start run slow for about 5)"},           \
-    {PREFIX ".max_seconds", SCENARIO_NUM, SWEEPER_OFF(max_seconds), 0, 1,    \
-     86400, NULL, NULL, 3600, "stop the sweep after this long (s)"},         \
-    {PREFIX ".resolution", SCENARIO_NUM, SWEEPER_OFF(resolution), 0, 0, 0.5, \
-     NULL, NULL, 0.02, "after a step over max_ms is confirmed, measure "    \
-     "near the crossing until its interval is within twice this fraction "   \
-     "of N (0: stop at the first step over)"},                               \
-    {PREFIX ".near_rounds", SCENARIO_INT, SWEEPER_OFF(near_rounds), 0, 1,    \
-     100000, NULL, NULL, 20, "timed rounds of each measurement of the "      \
-     "crossing search (confirmation, bracket check, bisection)"},            \
-    {PREFIX ".max_probes", SCENARIO_INT, SWEEPER_OFF(max_probes), 0, 1, 100, \
-     NULL, NULL, 12, "at most this many measurements in the crossing search"}, \
-    {PREFIX ".step_blocks", SCENARIO_INT, SWEEPER_OFF(step_blocks), 0, 1,    \
-     1000, NULL,                                                             \
-     NULL, 1, "measure each step this many times at its N, each a block of " \
-     "rounds (a paired run: the sides in turn, the order flipping), and "   \
-     "decide on them pooled; compare pairs a paired run's blocks one by "   \
-     "one (the fast gate: " PREFIX ".start = " PREFIX ".max_n)"},           \
-    {PREFIX ".pairing", SCENARIO_ENUM, SWEEPER_OFF(pairing),                 \
-     SCENARIO_KIND_SZ(struct sweeper_opts, pairing), 0, 0, sweeper_pairings, \
-     "blocks", 0, "a paired run's turns: blocks (each side measures a whole " \
-     "step or probe, then the other) or rounds (A, B, A, B; kept for "       \
-     "reference: it measures each side after the other's round)"},           \
-    {PREFIX ".switch_rounds", SCENARIO_INT, SWEEPER_OFF(switch_rounds), 0, 0, \
-     1000, NULL, NULL, 3, "a paired run with pairing blocks: untimed rounds " \
-     "that open every block, beside warmup_rounds (after the other side's "  \
-     "rounds or both sides' new servers)"},                                  \
-    {PREFIX ".hold_others", SCENARIO_BOOL, SWEEPER_OFF(hold_others), 0, 0, 0, \
-     NULL, NULL, 1, "a paired run with pairing blocks: stop the other "      \
-     "side's servers (SIGSTOP) during a side's block and continue them "    \
-     "after it, so that nothing of theirs runs while it is measured"},     \
-    {PREFIX ".cost_n", SCENARIO_INT, SWEEPER_OFF(cost_n), 0, 0, 1000000,     \
-     NULL, NULL, 500, "compare reads each cost (round time, CPU per call, " \
-     "memory per server) at this N, the same for every run and method, "    \
-     "from the measurements within x1.5 of it (0: at the largest N every "  \
-     "run measured, which moves with the runs' reach)"},                   \
-    {PREFIX ".prior_n", SCENARIO_NUM, SWEEPER_OFF(prior_n), 0, 0, 1e6, NULL, \
-     NULL, 0, "a warm start: the crossing N a run of this scenario found "  \
-     "before (0: none); the search measures at it and at its interval's "   \
-     "end first, and the steps well below it take " PREFIX ".far_rounds"}, \
-    {PREFIX ".prior_half_width", SCENARIO_NUM,                               \
-     SWEEPER_OFF(prior_half_width), 0, 0, 1, NULL, NULL, 0, "a warm "        \
-     "start: the prior's interval half-width, a fraction of " PREFIX        \
-     ".prior_n, where the second measurement goes (kept within 2 x "       \
-     PREFIX ".resolution and one step; 0: 2 x resolution)"},               \
-    {PREFIX ".far_rounds", SCENARIO_INT, SWEEPER_OFF(far_rounds), 0, 0,     \
-     100000, NULL, NULL, 3, "a warm start: timed rounds of the steps below " \
-     PREFIX ".prior_n by more than the local fit's window (x1.5), but the " \
-     "first step and those within x1.5 of " PREFIX ".cost_n (0: "         \
-     PREFIX ".rounds)"},                                                     \
-    {PREFIX ".prior_from", SCENARIO_STRING, SWEEPER_OFF(prior_from),         \
-     SCENARIO_KIND_SZ(struct sweeper_opts, prior_from), 0, 0, NULL, "", 0,   \
-     "a warm start: where " PREFIX ".prior_n came from (a result file), "   \
-     "for the result's warm_start"}
+    {.key = PREFIX ".start", .type = SCENARIO_INT,                            \
+     .off = SWEEPER_OFF(start), .min = 1, .max = 1000000, .def_num = 1,       \
+     .help = NOUN " in the first step"},                                      \
+    {.key = PREFIX ".step", .type = SCENARIO_INT, .off = SWEEPER_OFF(step),   \
+     .min = 1, .max = 1000000, .def_num = 10,                                 \
+     .help = NOUN " added per step (linear sweep; unused when growth > 1)"},  \
+    {.key = PREFIX ".growth", .type = SCENARIO_NUM,                           \
+     .off = SWEEPER_OFF(growth), .min = 1, .max = 100, .def_num = 1,          \
+     .help = "factor per step; > 1 makes the sweep geometric"},               \
+    {.key = PREFIX ".max_n", .type = SCENARIO_INT,                            \
+     .off = SWEEPER_OFF(max_n), .min = 1, .max = 1000000, .def_num = 1000,    \
+     .help = "never run more " NOUN " than this"},                            \
+    {.key = PREFIX ".max_ms", .type = SCENARIO_NUM,                           \
+     .off = SWEEPER_OFF(max_ms), .min = 1e-6, .max = 1e7, .def_num = 100,     \
+     .help = "stop when a step's median round time exceeds this (ms)"},       \
+    {.key = PREFIX ".rounds", .type = SCENARIO_INT,                           \
+     .off = SWEEPER_OFF(rounds), .min = 1, .max = 100000, .def_num = 10,      \
+     .help = "timed rounds per step"},                                        \
+    {.key = PREFIX ".warmup_rounds", .type = SCENARIO_INT,                    \
+     .off = SWEEPER_OFF(warmup_rounds), .max = 1000, .def_num = 5,            \
+     .help = "untimed rounds before the timed ones (a step's first rounds "   \
+     "after new servers start run slow for about 5)"},                        \
+    {.key = PREFIX ".max_seconds", .type = SCENARIO_NUM,                      \
+     .off = SWEEPER_OFF(max_seconds), .min = 1, .max = 86400,                 \
+     .def_num = 3600,                                                         \
+     .help = "stop the sweep after this long (s)"},                           \
+    {.key = PREFIX ".resolution", .type = SCENARIO_NUM,                       \
+     .off = SWEEPER_OFF(resolution), .max = 0.5, .def_num = 0.02,             \
+     .help = "after a step over max_ms is confirmed, measure near the "       \
+     "crossing until its interval is within twice this fraction of N (0: "    \
+     "stop at the first step over)"},                                         \
+    {.key = PREFIX ".near_rounds", .type = SCENARIO_INT,                      \
+     .off = SWEEPER_OFF(near_rounds), .min = 1, .max = 100000, .def_num = 20, \
+     .help = "timed rounds of each measurement of the crossing search "       \
+     "(confirmation, bracket check, bisection)"},                             \
+    {.key = PREFIX ".max_probes", .type = SCENARIO_INT,                       \
+     .off = SWEEPER_OFF(max_probes), .min = 1, .max = 100, .def_num = 12,     \
+     .help = "at most this many measurements in the crossing search"},        \
+    {.key = PREFIX ".step_blocks", .type = SCENARIO_INT,                      \
+     .off = SWEEPER_OFF(step_blocks), .min = 1, .max = 1000, .def_num = 1,    \
+     .help = "measure each step this many times at its N, each a block of "   \
+     "rounds (a paired run: the sides in turn, the order flipping), and "     \
+     "decide on them pooled; compare pairs a paired run's blocks one by one " \
+     "(the fast gate: " PREFIX ".start = " PREFIX ".max_n)"},                 \
+    {.key = PREFIX ".pairing", .type = SCENARIO_ENUM,                         \
+     .off = SWEEPER_OFF(pairing),                                             \
+     .size = SCENARIO_KIND_SZ(struct sweeper_opts, pairing),                  \
+     .choices = sweeper_pairings, .def_str = "blocks",                        \
+     .help = "a paired run's turns: blocks (each side measures a whole step " \
+     "or probe, then the other) or rounds (A, B, A, B; kept for reference: "  \
+     "it measures each side after the other's round)"},                       \
+    {.key = PREFIX ".switch_rounds", .type = SCENARIO_INT,                    \
+     .off = SWEEPER_OFF(switch_rounds), .max = 1000, .def_num = 3,            \
+     .help = "a paired run with pairing blocks: untimed rounds that open "    \
+     "every block, beside warmup_rounds (after the other side's rounds or "   \
+     "both sides' new servers)"},                                             \
+    {.key = PREFIX ".hold_others", .type = SCENARIO_BOOL,                     \
+     .off = SWEEPER_OFF(hold_others), .def_num = 1,                           \
+     .help = "a paired run with pairing blocks: stop the other side's "       \
+     "servers (SIGSTOP) during a side's block and continue them after it, "   \
+     "so that nothing of theirs runs while it is measured"},                  \
+    {.key = PREFIX ".cost_n", .type = SCENARIO_INT,                           \
+     .off = SWEEPER_OFF(cost_n), .max = 1000000, .def_num = 500,              \
+     .help = "compare reads each cost (round time, CPU per call, memory per " \
+     "server) at this N, the same for every run and method, from the "        \
+     "measurements within x1.5 of it (0: at the largest N every run "         \
+     "measured, which moves with the runs' reach)"},                          \
+    {.key = PREFIX ".prior_n", .type = SCENARIO_NUM,                          \
+     .off = SWEEPER_OFF(prior_n), .max = 1e6,                                 \
+     .help = "a warm start: the crossing N a run of this scenario found "     \
+     "before (0: none); the search measures at it and at its interval's end " \
+     "first, and the steps well below it take " PREFIX ".far_rounds"},        \
+    {.key = PREFIX ".prior_half_width", .type = SCENARIO_NUM,                 \
+     .off = SWEEPER_OFF(prior_half_width), .max = 1,                          \
+     .help = "a warm start: the prior's interval half-width, a fraction of "  \
+     PREFIX ".prior_n, where the second measurement goes (kept within 2 x "   \
+     PREFIX ".resolution and one step; 0: 2 x resolution)"},                  \
+    {.key = PREFIX ".far_rounds", .type = SCENARIO_INT,                       \
+     .off = SWEEPER_OFF(far_rounds), .max = 100000, .def_num = 3,             \
+     .help = "a warm start: timed rounds of the steps below " PREFIX          \
+     ".prior_n by more than the local fit's window (x1.5), but the first "    \
+     "step and those within x1.5 of " PREFIX ".cost_n (0: " PREFIX            \
+     ".rounds)"},                                                             \
+    {.key = PREFIX ".prior_from", .type = SCENARIO_STRING,                    \
+     .off = SWEEPER_OFF(prior_from),                                          \
+     .size = SCENARIO_KIND_SZ(struct sweeper_opts, prior_from),               \
+     .def_str = "",                                                           \
+     .help = "a warm start: where " PREFIX ".prior_n came from (a result "    \
+     "file), for the result's warm_start"}
 
 /* The rule every such kind has: GROUP.start is no higher than
  * GROUP.max_n. 0, or scenario_fail's -EINVAL naming the kind's key. */
