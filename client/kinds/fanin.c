@@ -126,7 +126,7 @@ static struct conn *server_slot(void *arg, size_t k)
 /* Each server's RLIMIT_NOFILE to fanin.server_nofile, the client's to
  * fanin.client_nofile (the servers were forked with the limit raised for
  * max_n). False when one cannot be set: the run stops. */
-static bool set_limits(struct sweep_hand *h, struct fanin *f)
+static bool set_limits(struct sweeper_hand *h, struct fanin *f)
 {
     const struct fanin_opts *fo = fanin_opts(h->s->sc);
     for (size_t j = 0; fo->server_nofile && j < f->k; j++) {
@@ -158,7 +158,7 @@ static bool set_limits(struct sweep_hand *h, struct fanin *f)
 /* The descriptor limits the servers declared (a select() reactor's
  * FD_SETSIZE, say), recorded in the result as declared_limits. False when
  * a declaration cannot be read: the run stops, naming it. */
-static bool read_declared(struct sweep_hand *h, struct fanin *f)
+static bool read_declared(struct sweeper_hand *h, struct fanin *f)
 {
     json_t *list = json_array();
     bool ok = true;
@@ -185,7 +185,7 @@ static bool read_declared(struct sweep_hand *h, struct fanin *f)
 }
 
 /* Start the k servers, set the limits, read what they declared. */
-static bool fanin_begin(struct sweep_hand *h)
+static bool fanin_begin(struct sweeper_hand *h)
 {
     const struct fanin_opts *fo = fanin_opts(h->s->sc);
     struct fanin *f = calloc(1, sizeof *f);
@@ -221,11 +221,11 @@ static bool fanin_begin(struct sweep_hand *h)
 }
 
 /* The servers' footprint with no connection, once every side's are up. */
-static void fanin_baseline(struct sweep_hand *h)
+static void fanin_baseline(struct sweeper_hand *h)
 {
     struct fanin *f = h->axis;
     json_t *scratch = json_object();
-    sweep_probe_servers(h, f->servers, f->k, f->k, scratch);
+    sweeper_probe_servers(h, f->servers, f->k, f->k, scratch);
     json_t *fp = json_object_get(scratch, "footprint");
     if (!totals(fp, f->base))
         memset(f->base, 0, sizeof f->base);
@@ -235,7 +235,7 @@ static void fanin_baseline(struct sweep_hand *h)
 
 /* Would going from n to `target` connections pass a limit? Then stop the
  * side as `resource`, naming it, and return false. */
-static bool headroom(struct sweep_hand *h, struct fanin *f, size_t target)
+static bool headroom(struct sweeper_hand *h, struct fanin *f, size_t target)
 {
     int64_t added = (int64_t)(target - h->n), would;
     struct rlimit rl;
@@ -312,7 +312,7 @@ static bool headroom(struct sweep_hand *h, struct fanin *f, size_t target)
 }
 
 /* Open connections n..target-1, in order, so conns stay dense. */
-static bool grow(struct sweep_hand *h, struct fanin *f, size_t target)
+static bool grow(struct sweeper_hand *h, struct fanin *f, size_t target)
 {
     const struct payload_type *payload = payload_lookup(h->s->sc->call.payload);
     if (!headroom(h, f, target))
@@ -331,7 +331,7 @@ static bool grow(struct sweep_hand *h, struct fanin *f, size_t target)
             char at[48];
             snprintf(at, sizeof at, " at N=%zu", h->n);
             if (!servers_resource_stop(h->o, rc, c->why, at))
-                sweep_call_failure(h, h->n, rc, c->why);
+                sweeper_call_failure(h, h->n, rc, c->why);
             conn_close(c);
             return false;
         }
@@ -342,7 +342,7 @@ static bool grow(struct sweep_hand *h, struct fanin *f, size_t target)
 
 /* Open or close connections until exactly `target` are up; the servers
  * stay. */
-static bool fanin_set_n(struct sweep_hand *h, size_t target)
+static bool fanin_set_n(struct sweeper_hand *h, size_t target)
 {
     struct fanin *f = h->axis;
     if (target > h->n)
@@ -356,12 +356,12 @@ static bool fanin_set_n(struct sweep_hand *h, size_t target)
 
 /* The servers' footprint (the sweep's fields, over the k servers), their
  * totals and what each connection added to them since the baseline. */
-static void fanin_footprint(struct sweep_hand *h, json_t *step,
+static void fanin_footprint(struct sweeper_hand *h, json_t *step,
                             size_t on_machine)
 {
     struct fanin *f = h->axis;
     double t[ARRAY_LEN(FIELDS)];
-    sweep_probe_servers(h, f->servers, f->k, on_machine, step);
+    sweeper_probe_servers(h, f->servers, f->k, on_machine, step);
     if (!totals(json_object_get(step, "footprint"), t) || h->n == 0)
         return;
     json_t *total = json_object(), *per = json_object();
@@ -376,7 +376,7 @@ static void fanin_footprint(struct sweep_hand *h, json_t *step,
     f->fds_per_conn = (t[FDS] - f->base[FDS]) / (double)h->n;
 }
 
-static void fanin_end(struct sweep_hand *h)
+static void fanin_end(struct sweeper_hand *h)
 {
     struct fanin *f = h->axis;
     if (!f)
@@ -411,7 +411,7 @@ static json_t *connections_costs(const struct scenario *sc, json_t *doc)
     return NULL;
 }
 
-static const struct sweep_axis connections_axis = {
+static const struct sweeper_axis connections_axis = {
     .noun = "connections",
     .held_key = "max_connections",
     .begin = fanin_begin,
@@ -425,7 +425,7 @@ static const struct sweep_axis connections_axis = {
 static void fanin_run(struct run *sides, struct run_outcome *o,
                       size_t nsides)
 {
-    sweep_drive(&connections_axis, sides, o, nsides);
+    sweeper_drive(&connections_axis, sides, o, nsides);
 }
 
 /* The closing block: what ran, how many connections the servers held,
@@ -439,7 +439,7 @@ static void fanin_summary(const struct scenario *sc, json_t *doc,
              (long long)fanin_opts(sc)->servers,
              fanin_opts(sc)->servers == 1 ? "" : "s",
              (long long)o->max_servers);
-    sweep_summary_head(sc, doc, held);
+    sweeper_summary_head(sc, doc, held);
     json_t *last = json_array_get(steps, json_array_size(steps) - 1);
     json_t *per = json_object_get(last, "per_connection");
     static const char *const said[] = {"threads", "descriptors", "kB RSS",
@@ -451,7 +451,7 @@ static void fanin_summary(const struct scenario *sc, json_t *doc,
     if (per)
         printf(" to the servers at N=%lld\n",
                (long long)json_integer_value(json_object_get(last, "n")));
-    sweep_summary_end(sc, doc, o, out);
+    sweeper_summary_end(sc, doc, o, out);
 }
 
 const struct kind_ops kind_fanin = {

@@ -59,18 +59,18 @@ static int sweep_check(const struct scenario_ctx *c,
 
 static struct conn *grow_slot(void *arg, size_t k)
 {
-    struct sweep_hand *h = arg;
+    struct sweeper_hand *h = arg;
     return &h->conns[h->n + k];
 }
 
 static void grow_failed(void *arg, size_t k, struct conn *c, int err)
 {
-    struct sweep_hand *h = arg;
-    sweep_call_failure(h, h->n + k, err, c->why);
+    struct sweeper_hand *h = arg;
+    sweeper_call_failure(h, h->n + k, err, c->why);
 }
 
 /* Start servers n..target-1 and connect to each. True when all are up. */
-static bool grow(struct sweep_hand *h, size_t target)
+static bool grow(struct sweeper_hand *h, size_t target)
 {
     const struct scenario *sc = h->s->sc;
     size_t count = target - h->n;
@@ -99,7 +99,7 @@ static bool grow(struct sweep_hand *h, size_t target)
 /* Drop the newest servers until n remain: close their connections, then
  * have the source drop them (the spawner kills and reaps its own; servers
  * of a list are left running). True when all went. */
-static bool shrink(struct sweep_hand *h, size_t target)
+static bool shrink(struct sweeper_hand *h, size_t target)
 {
     size_t count = h->n - target;
     pid_t *pids = malloc(count * sizeof *pids);
@@ -136,7 +136,7 @@ static bool shrink(struct sweep_hand *h, size_t target)
 }
 
 /* Start or stop servers until exactly `target` run. */
-static bool servers_set_n(struct sweep_hand *h, size_t target)
+static bool servers_set_n(struct sweeper_hand *h, size_t target)
 {
     bool ok = target > h->n   ? grow(h, target)
               : target < h->n ? shrink(h, target)
@@ -146,10 +146,10 @@ static bool servers_set_n(struct sweep_hand *h, size_t target)
 }
 
 /* Each server's footprint: N of them. */
-static void servers_footprint(struct sweep_hand *h, json_t *step,
+static void servers_footprint(struct sweeper_hand *h, json_t *step,
                               size_t on_machine)
 {
-    sweep_probe_servers(h, h->conns, h->n, on_machine, step);
+    sweeper_probe_servers(h, h->conns, h->n, on_machine, step);
 }
 
 /* result.costs.memory: what one server cost: memory, threads and
@@ -177,7 +177,7 @@ static json_t *servers_costs(const struct scenario *sc, json_t *doc)
     return NULL;
 }
 
-static const struct sweep_axis servers_axis = {
+static const struct sweeper_axis servers_axis = {
     .noun = "servers",
     .held_key = "max_servers",
     .set_n = servers_set_n,
@@ -187,7 +187,7 @@ static const struct sweep_axis servers_axis = {
 
 static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
 {
-    sweep_drive(&servers_axis, sides, o, nsides);
+    sweeper_drive(&servers_axis, sides, o, nsides);
 }
 
 /* The closing block: what ran, how far it got, what each server cost
@@ -198,7 +198,7 @@ static void sweep_summary(const struct scenario *sc, json_t *doc,
     char held[64];
     snprintf(held, sizeof held, "the machine held %lld servers",
              (long long)o->max_servers);
-    sweep_summary_head(sc, doc, held);
+    sweeper_summary_head(sc, doc, held);
     json_t *costs = json_object_get(json_object_get(doc, "result"), "costs");
     json_t *mem = json_object_get(costs, "memory");
     if (mem) {
@@ -224,7 +224,7 @@ static void sweep_summary(const struct scenario *sc, json_t *doc,
         printf("  server CPU per call at N=%lld: %.1f us\n",
                (long long)json_integer_value(json_object_get(cpu, "n")),
                json_number_value(json_object_get(cpu, "us_per_call")));
-    sweep_summary_end(sc, doc, o, out);
+    sweeper_summary_end(sc, doc, o, out);
 }
 
 const struct kind_ops kind_sweep = {

@@ -73,8 +73,8 @@ struct client_costs {
 struct driver;
 
 /* One side: its servers, its measurements, where its search stands. */
-struct sweep_side {
-    struct sweep_hand h; /* first: what the axis sees (sweep_call_failure
+struct sweeper_side {
+    struct sweeper_hand h; /* first: what the axis sees (sweeper_call_failure
                           * takes it as the side) */
     struct client_costs client;
     struct driver *d;
@@ -117,16 +117,16 @@ struct sweep_side {
 
 /* The sides of one run and what they share. */
 struct driver {
-    struct sweep_side sides[RUN_MAX_SIDES];
+    struct sweeper_side sides[RUN_MAX_SIDES];
     size_t nsides;
     unsigned next_index; /* of the next server started, on any side */
     unsigned ticks;      /* measurements so far (the blocks' order) */
     int64_t t0_ns;
-    const struct sweep_axis *axis;
+    const struct sweeper_axis *axis;
 };
 
-void sweep_call_failure(struct sweep_hand *h, size_t i, int err,
-                        const char *why)
+void sweeper_call_failure(struct sweeper_hand *h, size_t i, int err,
+                          const char *why)
 {
     const struct conn *c = &h->conns[i];
     char at[48];
@@ -147,7 +147,7 @@ static double tv_s(struct timeval tv)
 
 /* Get ready for a measurement: clear what the last one kept. */
 /* Connections made again so far, every server's (conn.reconnects). */
-static uint64_t reconnects(const struct sweep_side *r)
+static uint64_t reconnects(const struct sweeper_side *r)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < r->h.n; i++)
@@ -155,7 +155,7 @@ static uint64_t reconnects(const struct sweep_side *r)
     return sum;
 }
 
-static void measure_begin(struct sweep_side *r)
+static void measure_begin(struct sweeper_side *r)
 {
     samples_clear(&r->rounds);
     samples_clear(&r->calls);
@@ -170,11 +170,11 @@ static void measure_begin(struct sweep_side *r)
 
 /* The other sides' servers' CPU so far (ns), or -1 when some side has no
  * CPU cgroup. */
-static int64_t neighbours_cpu_ns(const struct sweep_side *r)
+static int64_t neighbours_cpu_ns(const struct sweeper_side *r)
 {
     int64_t sum = 0;
     for (size_t i = 0; i < r->d->nsides; i++) {
-        const struct sweep_side *o = &r->d->sides[i];
+        const struct sweeper_side *o = &r->d->sides[i];
         struct cpu_usage u;
         if (o == r)
             continue;
@@ -189,7 +189,7 @@ static int64_t neighbours_cpu_ns(const struct sweep_side *r)
  * own costs (getrusage around the round: while one side's round runs the
  * others' threads wait) and the servers' CPU at the first and after the
  * last timed round. False when the side stopped. */
-static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
+static bool one_round(struct sweeper_side *r, int64_t k, int64_t warmup)
 {
     struct round_info info;
     struct rusage ru0, ru1;
@@ -217,7 +217,7 @@ static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
         servers_resource_stop(r->h.o, rc, info.why, at))
         return false;
     if (rc) {
-        sweep_call_failure(&r->h, info.failed, rc, info.why);
+        sweeper_call_failure(&r->h, info.failed, rc, info.why);
         return false;
     }
     if (info.calls != r->h.n) {
@@ -252,7 +252,7 @@ static bool one_round(struct sweep_side *r, int64_t k, int64_t warmup)
  * another side still measures: each side's rounds then always follow the
  * other's, as they did all along (each round finds the caches cleared by
  * the other side's round: a side left alone measures faster). */
-static void companion_round(struct sweep_side *r)
+static void companion_round(struct sweeper_side *r)
 {
     struct round_info info;
     if (r->h.s->mode->round(r->h.mode, r->h.conns, r->h.n, false, &info) != 0)
@@ -264,12 +264,12 @@ static void companion_round(struct sweep_side *r)
  * one idle for its scan period, 180 s by default, with a GIOP
  * CloseConnection). Connect again, as an ORB's client would, and count
  * it. False when the side stopped. */
-static bool refresh(struct sweep_side *r)
+static bool refresh(struct sweeper_side *r)
 {
     for (size_t i = 0; i < r->h.n; i++) {
         int rc = conn_refresh(&r->h.conns[i]);
         if (rc < 0) {
-            sweep_call_failure(&r->h, i, rc, r->h.conns[i].why);
+            sweeper_call_failure(&r->h, i, rc, r->h.conns[i].why);
             return false;
         }
     }
@@ -283,14 +283,14 @@ static bool refresh(struct sweep_side *r)
  * unrecorded. Each round of a side then follows the other side's round,
  * which is not a neutral background: the other side's servers are still
  * busy with it (docs/measured/2026-12-01-one-answer.md). */
-static void measure_rounds(struct sweep_side **who, size_t k,
-                           struct sweep_side **pals, size_t npals,
+static void measure_rounds(struct sweeper_side **who, size_t k,
+                           struct sweeper_side **pals, size_t npals,
                            int64_t most)
 {
     int64_t warmup = sweeper_opts(who[0]->h.s->sc)->warmup_rounds;
     for (int64_t j = 0; j < warmup + most; j++) {
         for (size_t i = 0; i < k; i++) {
-            struct sweep_side *r = who[i];
+            struct sweeper_side *r = who[i];
             if (r->h.o->stop_reason)
                 continue;
             if (*r->h.s->interrupted)
@@ -311,11 +311,11 @@ static void measure_rounds(struct sweep_side **who, size_t k,
  * sides other than r that this run started (servers it did not start,
  * a server list's, run on: stopping another's processes is not a
  * benchmark's to do). The number of servers signalled. */
-static size_t signal_others(struct sweep_side *r, int sig)
+static size_t signal_others(struct sweeper_side *r, int sig)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->d->nsides; i++) {
-        struct sweep_side *o = &r->d->sides[i];
+        struct sweeper_side *o = &r->d->sides[i];
         if (o == r || !o->h.s->src->ops->started_here)
             continue;
         pid_t last = 0;
@@ -342,12 +342,12 @@ static size_t signal_others(struct sweep_side *r, int sig)
  * made the first block of each tick the slower one. Then every timed
  * round follows the side's own, as in a solo run. A finished side does
  * not call along: nothing follows it. */
-static void measure_blocks(struct sweep_side **who, size_t k)
+static void measure_blocks(struct sweeper_side **who, size_t k)
 {
     const struct sweeper_opts *so = sweeper_opts(who[0]->h.s->sc);
     bool reverse = who[0]->d->ticks % 2 == 1;
     for (size_t x = 0; x < k; x++) {
-        struct sweep_side *r = who[reverse ? k - 1 - x : x];
+        struct sweeper_side *r = who[reverse ? k - 1 - x : x];
         int64_t untimed = so->warmup_rounds + so->switch_rounds;
         r->place = (unsigned)x + 1;
         if (so->hold_others)
@@ -371,8 +371,8 @@ static void measure_blocks(struct sweep_side **who, size_t k)
 /* Measure the sides in `who`, each r->timed rounds, as the scenario's
  * GROUP.pairing says (a solo run: one side, either way the same). A side
  * that fails stops alone here; the caller stops the others. */
-static void measure(struct sweep_side **who, size_t k, struct sweep_side **pals,
-                    size_t npals)
+static void measure(struct sweeper_side **who, size_t k,
+                    struct sweeper_side **pals, size_t npals)
 {
     int64_t most = 0;
     for (size_t i = 0; i < k; i++) {
@@ -396,7 +396,7 @@ static void measure(struct sweep_side **who, size_t k, struct sweep_side **pals,
 }
 
 /* Servers on the machine, every side's. */
-static size_t on_machine(const struct sweep_side *r)
+static size_t on_machine(const struct sweeper_side *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->d->nsides; i++)
@@ -412,7 +412,7 @@ static int64_t next_n_of(const void *ctx, int64_t n)
 /* Side r's estimate of what is left (core/eta.h), from its measurements
  * so far, each timed from the end of the one before: in a paired run that
  * holds the other side's turns too. False before its first step. */
-static bool side_eta(const struct sweep_side *r, struct eta *e)
+static bool side_eta(const struct sweeper_side *r, struct eta *e)
 {
     const struct scenario *sc = r->h.s->sc;
     const struct sweeper_opts *so = sweeper_opts(sc);
@@ -472,7 +472,7 @@ static bool side_eta(const struct sweep_side *r, struct eta *e)
 /* Where side r is, once it has decided its next measurement: the live
  * line and the progress descriptor (kinds/run.h). `left_s` is the run's
  * estimate: every side's longest. */
-static void report(struct sweep_side *r, double left_s)
+static void report(struct sweeper_side *r, double left_s)
 {
     const struct sweeper_opts *so = sweeper_opts(r->h.s->sc);
     if (r->search.phase == CROSSING_DONE || !r->last_what ||
@@ -510,8 +510,8 @@ static void report_all(struct driver *d)
         report(&d->sides[i], left);
 }
 
-void sweep_probe_servers(struct sweep_hand *h, const struct conn *srv,
-                         size_t n, size_t on_machine, json_t *step)
+void sweeper_probe_servers(struct sweeper_hand *h, const struct conn *srv,
+                           size_t n, size_t on_machine, json_t *step)
 {
     const struct server_source *src = h->s->src;
     pid_t *pids = calloc(n ? n : 1, sizeof *pids);
@@ -568,7 +568,7 @@ static void server_cpu_json(json_t *step, const struct client_costs *cc,
 }
 
 /* Keep this measurement's rounds for the search, pooling and the fit. */
-static int keep_point(struct sweep_side *r, double median_ms, bool probe)
+static int keep_point(struct sweeper_side *r, double median_ms, bool probe)
 {
     if (r->npoints == r->points_cap) {
         size_t cap = r->points_cap ? r->points_cap * 2 : 64;
@@ -598,7 +598,7 @@ static int keep_point(struct sweep_side *r, double median_ms, bool probe)
 }
 
 /* Every timed round at n so far, pooled: its median (ms) and count. */
-static double pooled_median(const struct sweep_side *r, int64_t n,
+static double pooled_median(const struct sweeper_side *r, int64_t n,
                             size_t *count)
 {
     return crossing_pooled_ms(r->points, r->npoints, n, count);
@@ -609,7 +609,7 @@ static double pooled_median(const struct sweep_side *r, int64_t n,
  * the calls' service and completion times, the client's and servers'
  * costs. Keeps the measurement's rounds (r->points). *median_ms gets the
  * median round time. */
-static json_t *measurement_json(struct sweep_side *r, const char *phase,
+static json_t *measurement_json(struct sweeper_side *r, const char *phase,
                                 double *median_ms)
 {
     struct summary round_ms, call_us, done_us;
@@ -669,7 +669,7 @@ static json_t *measurement_json(struct sweep_side *r, const char *phase,
 }
 
 /* Record one step of the sweep. Returns its median round time (ms). */
-static double record_step(struct sweep_side *r)
+static double record_step(struct sweeper_side *r)
 {
     struct summary start_ms;
     struct machine_mem mi;
@@ -703,7 +703,7 @@ static double full_rounds_from(const struct driver *d);
 /* result.warm_start: the prior the run started from, where it came from,
  * what it did (the seeds, the steps of fewer rounds); NULL on a cold
  * run. */
-static json_t *warm_start_json(const struct sweep_side *r)
+static json_t *warm_start_json(const struct sweeper_side *r)
 {
     const struct scenario *sc = r->h.s->sc;
     const struct sweeper_opts *so = sweeper_opts(sc);
@@ -760,7 +760,7 @@ static json_t *nearest_cpu(json_t *doc, int64_t want)
  * compare reads it there: docs/compare.md), or the largest N measured
  * with cost_n 0; the first step's median call; each with the N it is
  * at. A new object, or NULL when there is none of them. */
-static json_t *result_costs(const struct sweep_axis *axis,
+static json_t *result_costs(const struct sweeper_axis *axis,
                             const struct scenario *sc, json_t *doc)
 {
     json_t *costs = json_object();
@@ -792,7 +792,7 @@ static json_t *result_costs(const struct sweep_axis *axis,
 }
 
 /* The result's outcome, with the crossing's fields when there are any. */
-static void outcome(struct sweep_side *r, const char *reason,
+static void outcome(struct sweeper_side *r, const char *reason,
                     const char *detail)
 {
     result_set_outcome(r->h.s->doc, reason, detail,
@@ -813,7 +813,7 @@ static void outcome(struct sweep_side *r, const char *reason,
 /* Write what we have so far; a later step or the end rewrites it. When
  * it cannot be written the side has stopped (write_failed, final): the
  * driver ends it before its next measurement. */
-static void checkpoint(struct sweep_side *r)
+static void checkpoint(struct sweeper_side *r)
 {
     outcome(r, "running", "the run had not finished when this was written");
     run_checkpoint(r->h.s, r->h.o);
@@ -822,7 +822,7 @@ static void checkpoint(struct sweep_side *r)
 /* Record the measurement just taken as a probe of the crossing search,
  * with the decision the search takes on it: on every round measured at
  * this N so far. */
-static void record_probe(struct sweep_side *r, const char *phase)
+static void record_probe(struct sweeper_side *r, const char *phase)
 {
     const struct scenario *sc = r->h.s->sc;
     double median;
@@ -844,7 +844,7 @@ static void record_probe(struct sweep_side *r, const char *phase)
 /* The crossing from what was measured within the search's bracket:
  * result.crossing_n, its interval and how they were found (r->crossing).
  * `refines`: the refining measurements taken so far. */
-static void estimate(struct sweep_side *r, bool complete, int refines)
+static void estimate(struct sweeper_side *r, bool complete, int refines)
 {
     const struct scenario *sc = r->h.s->sc;
     const struct bracket *b = &r->search.b;
@@ -931,7 +931,7 @@ static void estimate(struct sweep_side *r, bool complete, int refines)
 
 /* Side r reached its stop (latency, max_n): done, and while another side
  * still measures, it calls along. */
-static void done(struct sweep_side *r)
+static void done(struct sweeper_side *r)
 {
     r->search.phase = CROSSING_DONE;
     r->companion = r->h.s->sc->client.connect && r->h.n > 0;
@@ -939,7 +939,7 @@ static void done(struct sweep_side *r)
 
 /* The search has ended: the bracket is narrow enough, or the probes ran
  * out. The crossing from what was measured, and the stop. */
-static void finish_search(struct sweep_side *r)
+static void finish_search(struct sweeper_side *r)
 {
     const struct scenario *sc = r->h.s->sc;
     const struct bracket *b = &r->search.b;
@@ -1033,7 +1033,7 @@ static double full_rounds_from(const struct driver *d)
  * (result.costs' call) and within SWEEPER_COST_SPAN of GROUP.cost_n
  * (where compare reads round time and CPU per call): those costs are
  * measured as in a cold run. */
-static int64_t step_rounds(const struct sweep_side *r, int64_t n)
+static int64_t step_rounds(const struct sweeper_side *r, int64_t n)
 {
     const struct sweeper_opts *so = sweeper_opts(r->h.s->sc);
     double from = full_rounds_from(r->d);
@@ -1047,7 +1047,7 @@ static int64_t step_rounds(const struct sweep_side *r, int64_t n)
 
 /* Record what side r just measured, hand it to the search (core/
  * crossing.h) and act on what that decides: its next N, or its stop. */
-static void decide(struct sweep_side *r)
+static void decide(struct sweeper_side *r)
 {
     const struct scenario *sc = r->h.s->sc;
     struct crossing_search *cs = &r->search;
@@ -1105,7 +1105,7 @@ static void decide(struct sweep_side *r)
 }
 
 /* The side stopped during its search: keep the crossing it had. */
-static void stopped(struct sweep_side *r)
+static void stopped(struct sweeper_side *r)
 {
     r->companion = false;
     if (crossing_search_stop(&r->search)) {
@@ -1115,7 +1115,7 @@ static void stopped(struct sweep_side *r)
 }
 
 /* What the server of side r really loaded, not what we meant to run. */
-static void record_library(struct sweep_side *r)
+static void record_library(struct sweeper_side *r)
 {
     char lib[512];
     json_t *orb = json_object_get(r->h.s->doc, "orb");
@@ -1130,7 +1130,7 @@ static void record_library(struct sweep_side *r)
 
 /* Side r ready to sweep. Its memory baseline is `base` when given (the
  * first side's: one machine, one baseline), else taken now. */
-static void init_side(struct driver *d, struct sweep_side *r, struct run *s,
+static void init_side(struct driver *d, struct sweeper_side *r, struct run *s,
                       struct run_outcome *o, const struct footprint *base)
 {
     const struct scenario *sc = s->sc;
@@ -1141,7 +1141,7 @@ static void init_side(struct driver *d, struct sweep_side *r, struct run *s,
         .interrupted = s->interrupted,
     };
     memset(o, 0, sizeof *o);
-    *r = (struct sweep_side){.h = {.s = s, .o = o,
+    *r = (struct sweeper_side){.h = {.s = s, .o = o,
                                    .next_index = &d->next_index},
                              .d = d, .t0_ns = d->t0_ns};
     crossing_search_start(&r->search, sweeper_opts(sc)->start);
@@ -1171,7 +1171,7 @@ static void init_side(struct driver *d, struct sweep_side *r, struct run *s,
     }
 }
 
-static void free_side(struct sweep_side *r)
+static void free_side(struct sweeper_side *r)
 {
     run_progress_end(r->h.s);
     outcome(r, r->h.o->stop_reason, r->h.o->detail);
@@ -1198,14 +1198,14 @@ static void free_side(struct sweep_side *r)
  * experiment, so the other sides stop too. */
 static void stop_partners(struct driver *d)
 {
-    const struct sweep_side *bad = NULL;
+    const struct sweeper_side *bad = NULL;
     for (size_t i = 0; i < d->nsides && !bad; i++)
         if (d->sides[i].h.o->exit_code != 0)
             bad = &d->sides[i];
     if (!bad)
         return;
     for (size_t i = 0; i < d->nsides; i++) {
-        struct sweep_side *r = &d->sides[i];
+        struct sweeper_side *r = &d->sides[i];
         if (r->search.phase == CROSSING_DONE || r == bad)
             continue;
         if (bad->h.o->exit_code == 130)
@@ -1218,8 +1218,8 @@ static void stop_partners(struct driver *d)
     }
 }
 
-void sweep_drive(const struct sweep_axis *axis, struct run *sides,
-                 struct run_outcome *o, size_t nsides)
+void sweeper_drive(const struct sweeper_axis *axis, struct run *sides,
+                   struct run_outcome *o, size_t nsides)
 {
     struct driver d = {.nsides = nsides, .t0_ns = now_ns(), .axis = axis};
     struct server_source spawned[RUN_MAX_SIDES];
@@ -1239,7 +1239,7 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
         if (d.sides[i].search.phase != CROSSING_DONE)
             axis->baseline(&d.sides[i].h);
     for (;;) {
-        struct sweep_side *who[RUN_MAX_SIDES];
+        struct sweeper_side *who[RUN_MAX_SIDES];
         size_t k = 0;
         for (size_t i = 0; i < nsides; i++)
             if (d.sides[i].search.phase != CROSSING_DONE)
@@ -1249,7 +1249,7 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
         /* Each side sets its N for this measurement. */
         size_t ready = 0;
         for (size_t i = 0; i < k; i++) {
-            struct sweep_side *r = who[i];
+            struct sweeper_side *r = who[i];
             const struct scenario *sc = r->h.s->sc;
             double elapsed = (double)(now_ns() - d.t0_ns) / 1e9;
             bool stepping = r->search.phase == CROSSING_SWEEPING;
@@ -1288,7 +1288,7 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
         }
         /* Finished sides that stopped normally call along (see
          * companion_round). */
-        struct sweep_side *pals[RUN_MAX_SIDES];
+        struct sweeper_side *pals[RUN_MAX_SIDES];
         size_t npals = 0;
         for (size_t i = 0; i < nsides; i++)
             if (d.sides[i].search.phase == CROSSING_DONE &&
@@ -1308,8 +1308,8 @@ void sweep_drive(const struct sweep_axis *axis, struct run *sides,
         free_side(&d.sides[i]);
 }
 
-void sweep_summary_head(const struct scenario *sc, json_t *doc,
-                        const char *held)
+void sweeper_summary_head(const struct scenario *sc, json_t *doc,
+                          const char *held)
 {
     json_t *orb = json_object_get(doc, "orb");
     const char *version = json_string_value(json_object_get(orb, "version"));
@@ -1329,8 +1329,8 @@ void sweep_summary_head(const struct scenario *sc, json_t *doc,
     printf("\n");
 }
 
-void sweep_summary_end(const struct scenario *sc, json_t *doc,
-                       const struct run_outcome *o, const char *out)
+void sweeper_summary_end(const struct scenario *sc, json_t *doc,
+                         const struct run_outcome *o, const char *out)
 {
     json_t *steps = json_object_get(doc, "steps");
     json_t *first = json_array_get(steps, 0);

@@ -195,7 +195,7 @@ int sweeper_check_start(const struct scenario_ctx *c,
 int64_t sweeper_next_n(const struct scenario *sc, int64_t n);
 
 /* What an axis sees of one side. */
-struct sweep_hand {
+struct sweeper_hand {
     struct run *s;
     struct run_outcome *o;
     struct conn *conns;    /* sweeper_opts(sc)->max_n of them; conns[0..n-1]
@@ -212,25 +212,25 @@ struct sweep_hand {
     void *axis;            /* the axis's own state */
 };
 
-struct sweep_axis {
+struct sweeper_axis {
     const char *noun;     /* what N counts, in messages: "servers" */
     const char *held_key; /* result field of the largest N within max_ms */
     /* Before the side's first step (fanin: start its servers). True, or
      * false when it stopped (h->o). Optional. */
-    bool (*begin)(struct sweep_hand *h);
+    bool (*begin)(struct sweeper_hand *h);
     /* Once every side has begun, before the first step: a baseline that
      * the other side's servers starting would have moved (the ORB's
      * library pages turn from private to shared). Optional. */
-    void (*baseline)(struct sweep_hand *h);
+    void (*baseline)(struct sweeper_hand *h);
     /* Make N exactly `target`: open or close conns (and start or stop
      * their servers). True, or false when the side stopped (h->o). */
-    bool (*set_n)(struct sweep_hand *h, size_t target);
+    bool (*set_n)(struct sweeper_hand *h, size_t target);
     /* A step's footprint into `step`: the servers of every side number
      * on_machine. */
-    void (*footprint)(struct sweep_hand *h, json_t *step, size_t on_machine);
+    void (*footprint)(struct sweeper_hand *h, json_t *step, size_t on_machine);
     /* Free the axis's state, once the driver closed conns[0..n-1].
      * Optional. */
-    void (*end)(struct sweep_hand *h);
+    void (*end)(struct sweeper_hand *h);
     /* What one unit of N costs in memory, read from the result so far
      * (its steps), for result.costs.memory: a new object ("per" naming
      * the unit, "n" the step it is read at), or NULL. Optional; the
@@ -239,29 +239,29 @@ struct sweep_axis {
 };
 
 /* Run the sides (1, or 2 paired) of a sweep along `axis`: a kind's run. */
-void sweep_drive(const struct sweep_axis *axis, struct run *sides,
-                 struct run_outcome *o, size_t nsides);
+void sweeper_drive(const struct sweeper_axis *axis, struct run *sides,
+                   struct run_outcome *o, size_t nsides);
 
 /* A call or connect on conns[i] failed with err (-errno) and `why`: stop
  * the side, saying whether its server died, was OOM-killed or is at a
  * limit (resource), or interrupted. */
-void sweep_call_failure(struct sweep_hand *h, size_t i, int err,
-                        const char *why);
+void sweeper_call_failure(struct sweeper_hand *h, size_t i, int err,
+                          const char *why);
 
 /* The footprint of servers srv[0..k-1] (their pid and index; those of a
  * server list with no known pid are counted apart) into `step`
  * (footprint_step). */
-void sweep_probe_servers(struct sweep_hand *h, const struct conn *srv,
-                         size_t k, size_t on_machine, json_t *step);
+void sweeper_probe_servers(struct sweeper_hand *h, const struct conn *srv,
+                           size_t k, size_t on_machine, json_t *step);
 
 /* A sweep's closing block, in pieces around the kind's own lines: the
  * head ("NAME: ORB VERSION over T, M calls, max_ms X", then "  <held>"
  * and the crossing on the next line), and the end (the first step's
  * median call, the stop and its detail, the steps and where the result
  * is). Every line ends in a newline. */
-void sweep_summary_head(const struct scenario *sc, json_t *doc,
-                        const char *held);
-void sweep_summary_end(const struct scenario *sc, json_t *doc,
-                       const struct run_outcome *o, const char *out);
+void sweeper_summary_head(const struct scenario *sc, json_t *doc,
+                          const char *held);
+void sweeper_summary_end(const struct scenario *sc, json_t *doc,
+                         const struct run_outcome *o, const char *out);
 
 #endif
