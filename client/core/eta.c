@@ -118,26 +118,30 @@ int eta_bisections(int64_t lo, int64_t hi, double resolution, double at)
 }
 
 /* Measurements the search is expected to take from stage p->stage, with
- * `bis` bisections to go: its least (the confirmation, the low end, the
- * bisections; a refine: this one), and ETA_SPEND of the rest of its
- * budget, within max_probes. */
+ * `bis` bisections to go (only a search that is bisecting: one whose
+ * local fit is not usable yet), within max_probes: the confirmation and
+ * the low end, then the refines the local fit places, ETA_REFINES on
+ * average; in a refine, what of that average is left, this one at
+ * least. */
 static double probes_to_come(const struct eta_plan *p, int bis)
 {
-    int least;
+    double left;
     switch (p->stage) {
     case ETA_SWEEP:
-    case ETA_CONFIRM: least = 2 + bis; break;
-    case ETA_CHECK_LO: least = 1 + bis; break;
-    case ETA_BISECT: least = bis; break;
+    case ETA_CONFIRM: left = 2 + ETA_REFINES; break;
+    case ETA_CHECK_LO: left = 1 + ETA_REFINES; break;
+    case ETA_BISECT: left = bis + ETA_REFINES; break;
     case ETA_REFINE:
-    default: least = 1; break;
+    default:
+        left = 2 + ETA_REFINES - p->probes;
+        if (left < 1)
+            left = 1;
+        break;
     }
     int budget = p->max_probes - p->probes;
     if (budget <= 0)
         return 0;
-    if (least > budget)
-        return budget;
-    return least + ETA_SPEND * (budget - least);
+    return left > budget ? budget : left;
 }
 
 bool eta_sweep(const struct eta_point *steps, size_t nsteps,

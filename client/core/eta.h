@@ -9,12 +9,10 @@
  * far (a line in N fitted to the last steps). The round time's own trend
  * (a power of N fitted to the same steps) says at which N the sweep will
  * cross max_ms, so how many steps are left (or up to max_n); the
- * crossing search then costs its least (a confirmation, the bracket's
- * low end, the bisections to the resolution) and half of the rest of its
- * budget, max_probes (narrowing the interval: on the 2-vCPU VM of
- * 2026-12-02 two runs of 08-event-unix took 5 and all 12), each what the
- * search's last ones cost, or before any, near_rounds rounds at about
- * max_ms. */
+ * crossing search then costs a confirmation, the bracket's low end and
+ * the refines its local fit places, ETA_REFINES on average (bisections
+ * first only while it bisects), within max_probes, each what the search's
+ * last ones cost, or before any, near_rounds rounds at about max_ms. */
 #ifndef ORBBENCH_ETA_H
 #define ORBBENCH_ETA_H
 
@@ -61,18 +59,21 @@ struct eta_plan {
 
 /* The steps fitted for each trend: the last ones, where the sweep is. */
 #define ETA_WINDOW 6
-/* The share of the search's budget beyond its least that it is expected
- * to spend narrowing the interval: half (the runs above spent none and
- * all of it). */
-#define ETA_SPEND 0.5
+/* The measurements the local fit places after the confirmation and the
+ * low end, on average: 36 sweeps of the Grisby suite on a quiet host,
+ * 2026-12-02 (omniORB 4.2.5, TAO 2.2.1 and ORBit2 2.14.19 over four
+ * scenarios, 3 repeats; docs/measured/2026-12-02-orbit2-beside-omniorb-and-tao.md)
+ * took 3.36 measurements a search (median 3, at most 11), so 1.36 beyond
+ * those two. The bisection's rule spent about half its budget. */
+#define ETA_REFINES 1.36
 
 struct eta {
     double left_s;        /* the whole estimate, capped by max_seconds */
     double sweep_left_s;  /* the steps still to come */
     double search_left_s; /* the crossing search */
     int steps_left;
-    double probes_left;   /* expected: the search's least and ETA_SPEND of
-                           * the rest of its budget */
+    double probes_left;   /* expected: the confirmation, the low end and
+                           * ETA_REFINES (probes_to_come in eta.c) */
     double crossing_n;    /* where the round time's trend crosses max_ms,
                            * or 0 when it does not before max_n */
     double round_slope;   /* d ln(round ms) / d ln N fitted */

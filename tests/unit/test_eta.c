@@ -97,10 +97,9 @@ static void test_sweep_left_from_its_own_growth(void **state)
     }
     assert_int_equal(e.steps_left, steps);
     assert_true(fabs(e.sweep_left_s - want) < 0.05 * want);
-    /* The search: its least, confirm, the low end and the bisections, and
-     * half of the rest of its 12. */
-    int least = 2 + eta_bisections(lo, n, 0.02, 2000);
-    assert_true(e.probes_left == least + 0.5 * (12 - least));
+    /* The search: confirm, the low end and the local fit's refines. */
+    (void)lo;
+    assert_true(e.probes_left == 2 + ETA_REFINES);
     /* Each: 25 rounds at about 100 ms, and half a step's rest. */
     assert_true(e.search_left_s > e.probes_left * 2.5);
     assert_true(e.search_left_s < e.probes_left * 4.0);
@@ -191,11 +190,10 @@ static void test_search_stages(void **state)
     assert_true(eta_sweep(pts, k, probes, 3, &p, &e));
     assert_int_equal(e.steps_left, 0);
     assert_true(e.sweep_left_s == 0);
-    /* Two bisections to 2% (1980 under, 2004 over), and half the rest of
-     * the 9 left. */
+    /* Two bisections to 2% (1980 under, 2004 over), then the refines. */
     assert_int_equal(eta_bisections(1932, 2029, 0.02, 2000), 2);
-    assert_true(e.probes_left == 2 + 0.5 * 7);
-    assert_true(fabs(e.search_left_s - 3.0 * 5.5) < 1e-9);
+    assert_true(e.probes_left == 2 + ETA_REFINES);
+    assert_true(fabs(e.search_left_s - 3.0 * (2 + ETA_REFINES)) < 1e-9);
     /* Five taken: the mean of the last four. */
     struct eta_point five[5] = {{2126, 106, 9.0}, {1932, 97, 2.0},
                                 {2029, 101, 4.0}, {1980, 99, 2.0},
@@ -203,8 +201,12 @@ static void test_search_stages(void **state)
     p.stage = ETA_REFINE;
     p.probes = 10;
     assert_true(eta_sweep(pts, k, five, 5, &p, &e));
-    assert_true(e.probes_left == 1.5); /* this one, half the other */
-    assert_true(fabs(e.search_left_s - 3.0 * 1.5) < 1e-9);
+    assert_true(e.probes_left == 1); /* past the average: this one */
+    assert_true(fabs(e.search_left_s - 3.0 * 1) < 1e-9);
+    /* Two taken, a refine next: the average's rest. */
+    p.probes = 2;
+    assert_true(eta_sweep(pts, k, five, 5, &p, &e));
+    assert_true(fabs(e.probes_left - ETA_REFINES) < 1e-9);
     /* Never past max_probes. */
     p.stage = ETA_CONFIRM;
     p.lo = 1932;
