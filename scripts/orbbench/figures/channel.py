@@ -11,7 +11,7 @@ transport and via (run-suite --repeat) are combined by the median of
 each figure over the runs."""
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
-from orbbench.results import is_num
+from orbbench.results import fmt_num, is_num
 from orbbench.miro import PAYLOADS  # the seed's payloads, in its order
 from orbbench.plot import Skip
 
@@ -99,10 +99,6 @@ def channel_data(docs):
     return {"rows": rows, "left_out": left_out}
 
 
-def _f(x, digits=1):
-    return "—" if x is None else f"{x:.{digits}f}"
-
-
 def channel_table(data):
     """(head, rows) of the seed's Table 8.3 layout, ours beside TAO's: per
     payload and transport, through the channel min, mean, max, std dev,
@@ -118,10 +114,11 @@ def channel_table(data):
         ch, di = r["channel"] or {}, r["direct"] or {}
         seed = r["seed"] or (None,) * 6
         rows.append([r["payload"], r["transport"],
-                     *(_f(ch.get(k)) for k in ("min", "mean", "max",
-                                               "stddev", "median", "p99")),
-                     _f(di.get("median")), _f(r["delta_median"]),
-                     _f(r["delta_mean"]),
+                     *(fmt_num(ch.get(k), 1) for k in (
+                         "min", "mean", "max", "stddev", "median", "p99")),
+                     fmt_num(di.get("median"), 1),
+                     fmt_num(r["delta_median"], 1),
+                     fmt_num(r["delta_mean"], 1),
                      *("—" if v is None else str(v) for v in seed)])
     return head, rows
 
@@ -136,8 +133,9 @@ def markdown_table(head, rows):
 
 def channel_caption(data):
     """The channel's added time per payload, in numbers."""
-    parts = [f"{r['payload']} ({r['transport']}) +{_f(r['delta_median'])} "
-             f"µs" for r in data["rows"] if r["delta_median"] is not None]
+    parts = [f"{r['payload']} ({r['transport']}) "
+             f"+{fmt_num(r['delta_median'], 1)} µs"
+             for r in data["rows"] if r["delta_median"] is not None]
     if not parts:
         return ("No payload was measured both directly and through the "
                 "channel.")

@@ -12,7 +12,7 @@ and settings as orbbench.plot.series_of does; its documents are its
 runs. compare weighs sweeps only, so it refuses these (as it refuses a
 rate); a report shows the table and the figure."""
 import orbbench.results as orbresults
-from orbbench.results import get, is_num, median
+from orbbench.results import fmt_num, get, is_num, median
 
 
 def _block_ok(block):
@@ -79,10 +79,6 @@ def connect_data(series):
     return {"rows": rows, "left_out": left_out}
 
 
-def _f(x, digits):
-    return "—" if x is None else f"{x:.{digits}f}"
-
-
 def connect_caption(data):
     """The conclusion in numbers: the fastest and slowest to accept, and
     the range of memory a held connection costs."""
@@ -142,8 +138,9 @@ def connect_figure(series, footer, title, data=None):
     kb = [r["per"]["uss_kb"] or 0 for r in rows]
     axes[2].barh(ys, kb, color="#d95f02", height=0.6)
     for y, r, x in zip(ys, rows, kb):
-        axes[2].text(x, y, f" {_f(r['per']['threads'], 2)} thr, "
-                     f"{_f(r['per']['fds'], 2)} fd", va="center", fontsize=8)
+        axes[2].text(x, y, f" {fmt_num(r['per']['threads'], 2)} thr, "
+                     f"{fmt_num(r['per']['fds'], 2)} fd", va="center",
+                     fontsize=8)
     axes[2].set_xlabel("kB USS per held connection (connect.hold open)")
     axes[2].set_xlim(0, max(kb) * 1.6 or 1)
     axes[0].set_yticks(ys)
@@ -164,9 +161,11 @@ def connect_table(series):
             "server USS kB idle → after"]
     rows = [[r["label"], str(r["runs"]), f"{r['rate']:.0f}",
              f"{r['low']:.0f}–{r['high']:.0f}",
-             f"{_f(r['total_us'], 1)}, {_f(r['total_p99_us'], 1)}",
-             *(_f(r["per"][k], d) for k, _, d in PER_CONNECTION),
-             f"{_f(r['idle_uss_kb'], 0)} → {_f(r['released_uss_kb'], 0)}"]
+             f"{fmt_num(r['total_us'], 1)}, "
+             f"{fmt_num(r['total_p99_us'], 1)}",
+             *(fmt_num(r["per"][k], d) for k, _, d in PER_CONNECTION),
+             f"{fmt_num(r['idle_uss_kb'], 0)} → "
+             f"{fmt_num(r['released_uss_kb'], 0)}"]
             for r in data["rows"]]
     return head, rows
 
