@@ -4,6 +4,7 @@ prior_from: client/kinds/sweeper.h), so that run-suite's repeats start
 where the last one ended and --prior DIR starts a suite where another
 (the base branch's last CI results, say) ended. What the prior does to a
 run is the driver's: docs/kinds/sweep.md#warm-starts."""
+import glob
 import re
 from pathlib import Path
 
@@ -68,15 +69,11 @@ def result_file(folder, stem):
     if one.is_file():
         return one
     reps = []
-    for f in folder.glob(f"{glob_escape(stem)}.r*.json"):
+    for f in folder.glob(f"{glob.escape(stem)}.r*.json"):
         m = REPEAT.match(f.name[:-len(".json")])
         if m and m["stem"] == stem and f.is_file():
             reps.append((int(m["rep"]), f))
     return max(reps)[1] if reps else None
-
-
-def glob_escape(text):
-    return re.sub(r"([*?\[])", r"[\1]", text)
 
 
 def load_dir(folder, stems, variants):
