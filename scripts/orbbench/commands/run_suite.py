@@ -595,15 +595,18 @@ def closing_table(fmt, head, body, rows, meta):
                                    "crossing_interval", "costs",
                                    "stop_reason", "failed", "file")
              if k in r} for r in rows]}, indent=1)
-    notes = " ".join(x for x in (legend(rows), cost_note(head),
-                                 unit_note(rows)) if x)
-    return text_table(head, body) + ("\n" + textwrap.fill(notes, 78)
-                                      if notes else "")
+    text = notes(rows, head)
+    return text_table(head, body) + ("\n" + textwrap.fill(text, 78)
+                                      if text else "")
 
 
-def cost_note(head):
-    """COST_NOTE when the table has the cost columns."""
-    return COST_NOTE if COST_HEAD[0] in head else ""
+def notes(rows, head):
+    """The closing table's notes: what max servers and crossing N are,
+    where each cost was read (when the table has the cost columns), and
+    the memory columns' unit."""
+    return " ".join(x for x in (
+        legend(rows), COST_NOTE if COST_HEAD[0] in head else "",
+        unit_note(rows)) if x)
 
 
 def unit_note(rows):
@@ -655,8 +658,7 @@ def markdown(rows, head, body, meta):
             "|"]
     for b in body:
         out.append("| " + " | ".join(x.replace("|", "\\|") for x in b) + " |")
-    out += ["", " ".join(x for x in (legend(rows), cost_note(head),
-                                     unit_note(rows)) if x), ""]
+    out += ["", notes(rows, head), ""]
     for r in rows:
         out.append(f"- `{r['file']}`: {r.get('detail') or r.get('failed', '')}")
     return "\n".join(out) + "\n"
