@@ -74,8 +74,8 @@ struct driver;
 
 /* One side: its servers, its measurements, where its search stands. */
 struct sweeper_side {
-    struct sweeper_hand h; /* first: what the axis sees (sweeper_call_failure
-                          * takes it as the side) */
+    struct sweeper_hand h; /* first: what the axis sees
+                            * (sweeper_call_failure takes it as the side) */
     struct client_costs client;
     struct driver *d;
     int64_t t0_ns; /* sweep start */
@@ -1142,8 +1142,8 @@ static void init_side(struct driver *d, struct sweeper_side *r, struct run *s,
     };
     memset(o, 0, sizeof *o);
     *r = (struct sweeper_side){.h = {.s = s, .o = o,
-                                   .next_index = &d->next_index},
-                             .d = d, .t0_ns = d->t0_ns};
+                                     .next_index = &d->next_index},
+                               .d = d, .t0_ns = d->t0_ns};
     crossing_search_start(&r->search, sweeper_opts(sc)->start);
     r->h.conns = calloc((size_t)sweeper_opts(sc)->max_n, sizeof *r->h.conns);
     if (base)
