@@ -236,14 +236,21 @@ def test_progress_steps_elapsed_and_estimate():
     assert orbprogress.duration(3725) == "1h02m"
 
 
+def progress_lines(script):
+    """The stderr lines of bash running `script` after sourcing
+    scripts/progress.sh (build-orb's progress)."""
+    r = subprocess.run(["bash", "-c", f". {ROOT}/scripts/progress.sh; "
+                        + script], capture_output=True, text=True,
+                       timeout=30)
+    return r.stderr.splitlines()
+
+
 def test_build_orbs_progress_weighs_its_steps():
-    script = (f". {ROOT}/scripts/progress.sh; progress_plan 1 8 1; "
-              "progress_step one; PROGRESS_T0=$((SECONDS - 10)); "
-              "progress_step two; PROGRESS_T0=$((SECONDS - 90)); "
-              "progress_step three")
-    r = subprocess.run(["bash", "-c", script], capture_output=True,
-                       text=True, timeout=30)
-    assert r.stderr.splitlines() == [
+    assert progress_lines(
+        "progress_plan 1 8 1; "
+        "progress_step one; PROGRESS_T0=$((SECONDS - 10)); "
+        "progress_step two; PROGRESS_T0=$((SECONDS - 90)); "
+        "progress_step three") == [
         "progress: [1/3] one ... (elapsed 0s)",
         "progress: [2/3] two ... (elapsed 10s, about 1m30s left)",
         "progress: [3/3] three ... (elapsed 1m30s, about 10s left)"]
@@ -252,14 +259,12 @@ def test_build_orbs_progress_weighs_its_steps():
 def test_build_orbs_progress_says_when_a_step_outruns_its_estimate():
     # Step one took 10 s, so step two (the same share) should take 10 s;
     # 30 s into it the line says so instead of "about 0s left".
-    script = (f". {ROOT}/scripts/progress.sh; progress_plan 1 1; "
-              "progress_step one; PROGRESS_T0=$((SECONDS - 10)); "
-              "progress_step two; PROGRESS_T0=$((SECONDS - 40)); "
-              "PROGRESS_STEP_T0=$((SECONDS - 30)); PROGRESS_SHOWN=0; "
-              "ORBBENCH_PROGRESS_EVERY=0 progress_tick")
-    r = subprocess.run(["bash", "-c", script], capture_output=True,
-                       text=True, timeout=30)
-    assert r.stderr.splitlines() == [
+    assert progress_lines(
+        "progress_plan 1 1; "
+        "progress_step one; PROGRESS_T0=$((SECONDS - 10)); "
+        "progress_step two; PROGRESS_T0=$((SECONDS - 40)); "
+        "PROGRESS_STEP_T0=$((SECONDS - 30)); PROGRESS_SHOWN=0; "
+        "ORBBENCH_PROGRESS_EVERY=0 progress_tick") == [
         "progress: [1/2] one ... (elapsed 0s)",
         "progress: [2/2] two ... (elapsed 10s, about 10s left)",
         "progress: [2/2] two ... (elapsed 40s, longer than estimated)"]
