@@ -1,8 +1,9 @@
 // omniORB echo server for orbbench: activates one Bench::Echo object (the
 // servant of servers/common/echo_servant.hh), prints its stringified IOR
 // as one line on stdout, and serves until killed. `--version` prints
-// "omniORB <version>" and exits; `--work-us N` makes each call burn N µs
-// of CPU before replying.
+// "omniORB <version>" and, for a build of scripts/build-orb that recorded
+// how it was made (ORBBENCH_OMNI_BUILD), that as a second line, and exits;
+// `--work-us N` makes each call burn N µs of CPU before replying.
 #include <cstdio>
 #include <cstring>
 
@@ -14,6 +15,9 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && std::strcmp(argv[1], "--version") == 0) {
         std::printf("omniORB %s\n", omniORB::versionString());
+#ifdef ORBBENCH_OMNI_BUILD
+        std::printf("%s\n", ORBBENCH_OMNI_BUILD);
+#endif
         return 0;
     }
     long work_us = 0;
