@@ -37,17 +37,16 @@ Exit: 0 written, 2 bad input or usage (one line naming the folder or
 file: fewer than two points, a folder without results, a point mixing
 ORBs or settings, two points of one label)."""
 import json
-import math
 from pathlib import Path
 
 import orbbench.cli as orbcli
 import orbbench.comparison.model as orbcmp
+import orbbench.comparison.options as orbopts
 import orbbench.history as orbhistory
 import orbbench.kinds  # noqa: F401  (the kinds of results)
 import orbbench.paths as orbpaths
 import orbbench.results as orbresults
 import orbbench.sequential as orbseq
-import orbbench.stats as orbstats
 from orbbench.comparison.parts import pct_level, ratio_cell
 from orbbench.reportblocks import figure_blocks, to_html, to_markdown
 
@@ -67,22 +66,12 @@ def parse_args(argv):
     p.add_argument("--out", metavar="DIR", help="default plots/history/")
     p.add_argument("--mem", choices=list(orbresults.MEM_KINDS), default="pss",
                    help="memory per server to follow (default pss)")
-    p.add_argument("--alpha", type=float, metavar="A", default=orbstats.ALPHA,
-                   help="significance level of the verdicts (default "
-                   "%(default)g)")
-    p.add_argument("--equivalence", type=float, metavar="PCT", default=100 *
-                   orbstats.EQUIVALENCE,
-                   help="'same' only when the interval lies within ±PCT%% "
-                   "(default %(default)g)")
+    orbopts.add_arguments(p)
     a = p.parse_args(argv)
     if len(a.points) < 2:
         p.error(f"give at least two result folders (points), not "
                 f"{len(a.points)}")
-    if not 0 < a.alpha < 0.5:
-        p.error(f"--alpha {a.alpha}: give a level between 0 and 0.5")
-    if not 0 < a.equivalence < 100 or not math.isfinite(a.equivalence):
-        p.error(f"--equivalence {a.equivalence}: give a percentage between "
-                "0 and 100")
+    orbopts.check(p, a)
     return a
 
 
