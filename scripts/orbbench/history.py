@@ -42,13 +42,22 @@ def metric_key(key, mem):
 
 
 def metric_title(key, mem):
-    """The figure's and the table's name of a history metric key."""
+    """The figure's and the table's name of a history metric key (or of
+    round_ms, which the table shows beside them)."""
     if key == metric_key("mem", mem):
         return f"{orbresults.MEM_LABELS[mem]} per server"
+    if key == "round_ms":
+        return "round ms"
     return {k: title for k, title, _ in METRICS}[key]
 
 
-# ---- the points -------------------------------------------------------------
+def metric_short(key, mem):
+    """A table column's name of a history metric key ("crossing N",
+    "server CPU", "PSS", "threads")."""
+    return "threads" if key == "threads" else orbcmp.metric_label(key, mem)
+
+
+# ---- the points -----------------------------------------------------------
 
 def split_arg(arg):
     """(label or None, folder) of one argument: LABEL=DIR, or DIR (an
@@ -162,7 +171,7 @@ def ordered(points, order):
     return sorted(points, key=started)
 
 
-# ---- the steps ----------------------------------------------------------------
+# ---- the steps ------------------------------------------------------------
 
 def threads_metric(docs_a, docs_b, n):
     """Threads per server at n (the memory's N) on each side, as a
@@ -245,8 +254,10 @@ def step_doc(cmp):
 def change_points(steps, mem):
     """[{"scenario", "metric", "from", "to", "ratio", "verdict",
     "q_value", "direction"}]: every tested metric of a step whose verdict
-    is a difference (WORSE or BETTER), in step order."""
-    keys = [metric_key(k, mem) for k, _, _ in METRICS]
+    is a difference (WORSE or BETTER), in step order (round ms among
+    them where it is tested: a fixed-N scenario's, which has no
+    crossing)."""
+    keys = [metric_key(k, mem) for k, _, _ in METRICS] + ["round_ms"]
     out = []
     for s in steps:
         for row in s["scenarios"]:
@@ -262,7 +273,7 @@ def change_points(steps, mem):
     return out
 
 
-# ---- what each point's figures draw --------------------------------------------
+# ---- what each point's figures draw ---------------------------------------
 
 def values(docs, mem):
     """{history metric key: [each run's value]} of one scenario at one
@@ -270,7 +281,9 @@ def values(docs, mem):
     this point's runs alone: crossing N, server CPU per call at the
     scenario's cost_n, memory and threads per server at the N nearest it
     with a memory figure in every run."""
-    crossing = orbcmp.crossing_values(docs, [])[0]
+    # One N by design (the bench suite) has no crossing, as in compare.
+    fixed = all(d["steps"] and orbresults.is_fixed_n(d) for d in docs)
+    crossing = [] if fixed else orbcmp.crossing_values(docs, [])[0]
     n, window, _ = orbcmp.cost_n(docs)
     cpu = [orbcmp.fit_at(d, n, orbresults.server_cpu_per_call_us,
                          lambda s: s.get("calls"), window) for d in docs]
@@ -298,7 +311,8 @@ def series(points, mem):
     """{metric key: {scenario: [{"value", "low", "high", "runs"} or None,
     one per point]}}: the value is the runs' geometric mean (what a
     step's ratio divides); low–high the crossing intervals' span for
-    crossing N, else the runs' min–max. None where the point has no run
+    crossing N, else the runs' min–max (either way reaching every run's
+    value). None where the point has no run
     of the scenario, or no value."""
     names = orbresults.seed_order([orbresults.scenario_name(r.doc)
                                    for p in points for r in p.results])
@@ -319,7 +333,10 @@ def cell(vals, docs, crossing):
     xs = [v for v in vals if orbresults.is_num(v) and v > 0]
     if not xs:
         return None
+    value = orbcmp.geomean(xs)
     span = crossing_span(docs) if crossing else None
     low, high = span if span else (min(xs), max(xs))
-    return {"value": orbcmp.geomean(xs), "low": low, "high": high,
-            "runs": len(xs)}
+    # A run without an interval (it never crossed: its max_servers) can
+    # lie outside the others' intervals; the bar reaches it.
+    return {"value": value, "low": min(low, value, *xs),
+            "high": max(high, value, *xs), "runs": len(xs)}

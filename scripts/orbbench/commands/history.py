@@ -75,9 +75,11 @@ def parse_args(argv):
     return a
 
 
-# ---- the report's blocks (orbbench.reportblocks renders them) ---------------
+# ---- the report's blocks (orbbench.reportblocks renders them) -------------
 
-TABLE_KEYS = ("crossing_n", "server_cpu_us", "mem", "threads")
+# round ms as compare shows it: descriptive beside a crossing, tested at
+# a fixed N (the bench suite), where there is no crossing.
+TABLE_KEYS = ("crossing_n", "round_ms", "server_cpu_us", "mem", "threads")
 
 
 def step_table(doc):
@@ -87,13 +89,13 @@ def step_table(doc):
     mem = doc["mem_kind"]
     keys = [orbhistory.metric_key(k, mem) for k in TABLE_KEYS]
     head = ["step", "scenario", "crossing N"] + [
-        f"{orbhistory.metric_title(k, mem)} ×" for k in keys] + [
+        f"{orbhistory.metric_short(k, mem)} ×" for k in keys] + [
         "verdict", "change point"]
     rows = []
     for s in doc["steps"]:
         for row in s["scenarios"]:
             ms = row["metrics"]
-            marks = [f"◆ {orbhistory.metric_title(k, mem)} "
+            marks = [f"◆ {orbhistory.metric_short(k, mem)} "
                      f"{ms[k]['verdict']}" for k in keys
                      if ms[k]["verdict"] in orbhistory.WORSE +
                      orbhistory.BETTER]
@@ -134,9 +136,9 @@ def method_lines(doc):
         "orbbench compare does: one value per run and metric, B/A the "
         "ratio of geometric means, Student's t on the runs' logs (paired "
         "runs: the one-sample t on each pair's log ratio).",
-        f"Benjamini-Hochberg over the {m['tests']} primary tests of all "
-        f"{m['steps']} steps together (alpha {m['alpha']:g}); intervals "
-        f"at the family's false-coverage-rate level, "
+        f"Benjamini-Hochberg over the {m['tests']} primary tests of every "
+        f"step at once ({m['steps']} step(s); alpha {m['alpha']:g}); "
+        f"intervals at the family's false-coverage-rate level, "
         f"{pct_level(m['ci_level'])}. Same needs the interval within "
         f"±{100 * m['equivalence']:g}%; inconclusive: the data cannot "
         "tell.",
@@ -186,7 +188,7 @@ def blocks(doc, figures, skipped):
     return out
 
 
-# ---- writing ------------------------------------------------------------------
+# ---- writing --------------------------------------------------------------
 
 def write(out, doc, figures, skipped):
     """history.md, .html and .json into out, each whole or not at all."""

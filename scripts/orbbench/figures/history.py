@@ -9,7 +9,8 @@ import orbbench.history as orbhistory
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
 from orbbench.figures.capacity import VERDICT_COLORS, capacity_axis
-from orbbench.figures.layout import new_figure, plain_log_ticks
+from orbbench.figures.layout import (label_width_in, new_figure,
+                                     plain_log_ticks)
 
 DIRECTION_COLORS = {"worse": VERDICT_COLORS["slower"],
                     "better": VERDICT_COLORS["faster"]}
@@ -31,6 +32,8 @@ def history_data(doc, key):
             lines[name] = cells
         else:
             left_out.append((name, "no value at any point"))
+    if not lines:
+        left_out = []   # history_figure's skip says it once
     step_of = {(s["from"], s["to"]): i for i, s in enumerate(doc["steps"])}
     changes = [dict(c, step=step_of[(c["from"], c["to"])])
                for c in doc["change_points"] if c["metric"] == key
@@ -73,7 +76,11 @@ def history_figure(series, footer, title, data=None):
         raise orbplot.Skip(f"history-{data['key']}: skipped, no scenario "
                            "has a value at any point")
     labels = data["labels"]
-    fig, axes = new_figure(max(6.5, 1.3 * len(labels) + 3.5), 4.8, footer)
+    # The legend right of the panel: eight scenarios' lines fill it.
+    legend_w = label_width_in(list(data["lines"]) + ["change point (worse)"],
+                              8) + 0.5
+    width = max(6.5, 1.3 * len(labels) + 3.5) + legend_w
+    fig, axes = new_figure(width, 4.8, footer)
     ax = axes[0][0]
     colors = orbplot.palette(list(data["lines"]))
     xs = list(range(len(labels)))
@@ -125,8 +132,10 @@ def history_figure(series, footer, title, data=None):
         handles.append(orbplot.Patch(color=DIRECTION_COLORS[direction],
                                      alpha=0.25,
                                      label=f"change point ({direction})"))
-    ax.legend(handles=handles, fontsize=8, frameon=False, loc="best")
-    orbplot.finish(fig, title, left=0.1, right=0.97, top=0.9, bottom=0.17)
+    ax.legend(handles=handles, fontsize=8, frameon=False, loc="upper left",
+              bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    orbplot.finish(fig, title, left=0.8 / width,
+                   right=1 - (legend_w + 0.1) / width, top=0.9, bottom=0.17)
     return fig
 
 
