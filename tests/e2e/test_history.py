@@ -3,13 +3,14 @@ interleaved suite (the system omniORB): a, b (the same settings: an A/A
 step) and slow (servers that burn 100 µs of CPU per call), given out of
 order; the order, the steps' verdicts, the change points, the figures
 and the three documents, and the bad inputs in one line naming the
-folder. About 20 seconds, most of it the suite."""
+folder; and the two variants of a paired suite as two points, paired.
+About 40 seconds, most of it the suites."""
 import json
 import shutil
 
 import pytest
 
-from conftest import ROOT, run_suite
+from conftest import ROOT, run_suite, tiny_paired_suite
 from reportkit import check_links, check_one_line, check_png, script
 
 SCENARIOS = ROOT / "tests" / "fixtures" / "repeat-scenarios"
@@ -163,3 +164,18 @@ def test_other_kinds_are_left_out_with_a_note(suite, tmp_path):
                tmp_path / "o")
     assert r.returncode == 0, r.stderr
     assert "clock.json" in r.stderr and "left out" in r.stderr
+
+
+def test_the_variants_of_a_paired_suite_are_paired_points(tmp_path):
+    r = tiny_paired_suite(tmp_path / "suite", 2)
+    assert r.returncode == 0, r.stderr
+    r = script("history", tmp_path / "suite" / "a", tmp_path / "suite" / "b",
+               "--order", "given", "--out", tmp_path / "o")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "o" / "history.json").read_text())
+    (step,) = doc["steps"]
+    assert [row["paired"] for row in step["scenarios"]] == [True, True]
+    assert all(row["metrics"]["server_cpu_us"]["paired"]
+               for row in step["scenarios"])
+    md = (tmp_path / "o" / "history.md").read_text()
+    assert md.count("| a → b | ") == 2 and "2 → 2 paired" in md

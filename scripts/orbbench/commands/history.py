@@ -83,12 +83,13 @@ TABLE_KEYS = ("crossing_n", "round_ms", "server_cpu_us", "mem", "threads")
 
 
 def step_table(doc):
-    """(head, rows, align): a row per step and scenario, each metric's
-    ratio to the point before with its interval and verdict, and the
-    change points of that row."""
+    """(head, rows, align): a row per step and scenario, its runs on
+    each side (paired when they were: compare's paired test), each
+    metric's ratio to the point before with its interval and verdict,
+    and the change points of that row."""
     mem = doc["mem_kind"]
     keys = [orbhistory.metric_key(k, mem) for k in TABLE_KEYS]
-    head = ["step", "scenario", "crossing N"] + [
+    head = ["step", "scenario", "runs", "crossing N"] + [
         f"{orbhistory.metric_short(k, mem)} ×" for k in keys] + [
         "verdict", "change point"]
     rows = []
@@ -99,12 +100,14 @@ def step_table(doc):
                      f"{ms[k]['verdict']}" for k in keys
                      if ms[k]["verdict"] in orbhistory.WORSE +
                      orbhistory.BETTER]
-            rows.append([f"{s['from']} → {s['to']}", row["scenario"],
+            runs = f"{row['runs_a']} → {row['runs_b']}" + (
+                " paired" if row["paired"] else "")
+            rows.append([f"{s['from']} → {s['to']}", row["scenario"], runs,
                          crossing_text(ms["crossing_n"])] +
                         [ratio_cell(ms[k]) for k in keys] +
                         ["—" if row["verdict"] == "n/a" else row["verdict"],
                          "; ".join(marks)])
-    return head, rows, "ll" + "r" * (len(keys) + 1) + "ll"
+    return head, rows, "ll" + "r" * (len(keys) + 2) + "ll"
 
 
 def crossing_text(m):
