@@ -144,10 +144,13 @@ def started(point):
         s = r.doc.get("started_at")
         if isinstance(s, str):
             try:
-                stamps.append(datetime.datetime.fromisoformat(
-                    s.replace("Z", "+00:00")))
+                t = datetime.datetime.fromisoformat(s.replace("Z", "+00:00"))
             except ValueError:
                 continue
+            # A time without a zone is UTC, as the client writes them: an
+            # aware and a naive time cannot be compared.
+            stamps.append(t if t.tzinfo else
+                          t.replace(tzinfo=datetime.timezone.utc))
     return min(stamps) if stamps else None
 
 
@@ -221,7 +224,8 @@ def history(points, mem="pss", alpha=orbstats.ALPHA,
     orbcmp.judge(steps, mem, alpha, delta)
     return {"points": [point_doc(p) for p in points],
             "mem_kind": mem,
-            "method": dict(steps[0]["method"], steps=len(steps),
+            "method": dict({k: v for k, v in steps[0]["method"].items()
+                            if k not in PER_STEP}, steps=len(steps),
                            history="each step compared as orbbench compare "
                            "compares B with A; one BH family over every "
                            "step's primary tests"),
@@ -238,10 +242,18 @@ def point_doc(p):
             "started_at": when.isoformat() if when else None}
 
 
+# What judge() works out for each comparison alone (the moderated
+# variances, the spread between runs): a step's own, not the history's.
+PER_STEP = ("moderated", "between_runs")
+
+
 def step_doc(cmp):
     """A step as the JSON has it: from, to, and per scenario its verdict
     and metrics (compare's metric dicts)."""
     return {"from": cmp["from"], "to": cmp["to"],
+            "method": {k: cmp["method"][k] for k in PER_STEP
+                       if k in cmp["method"]},
+            "mde_pct": cmp["mde_pct"],
             "environment_differences": cmp["environment_differences"],
             "only_in_from": cmp["only_in_a"], "only_in_to": cmp["only_in_b"],
             "suite": cmp["suite"], "suite_verdict": cmp["suite_verdict"],

@@ -57,6 +57,9 @@ def test_order_version_given_date():
         "4.10.0", "4.2.5", "4.9"]
     assert [p.label for p in orbhistory.ordered(pts, "date")] == [
         "4.10.0", "4.9", "4.2.5"]
+    # A time without a zone is UTC beside one with it.
+    pts.append(point("5.0", started="2026-12-01T09:00:00"))
+    assert orbhistory.ordered(pts, "date")[0].label == "5.0"
 
 
 def test_order_needs_what_it_sorts_by():
