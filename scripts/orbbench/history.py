@@ -155,9 +155,9 @@ def started(point):
 
 
 def ordered(points, order):
-    """The points in order: version (by version_key, ties in given
-    order), given, or date (by started). ValueError naming the point
-    without a version or a start time."""
+    """The points in order: version (by version_key), given, or date (by
+    started, whole seconds); ties in given order. ValueError naming the
+    point without a version or a start time."""
     if order == "given":
         return list(points)
     if order == "version":

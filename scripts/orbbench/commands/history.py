@@ -23,8 +23,8 @@ figures, marked in the table and listed. Threads per server is shown,
 not tested.
 Order (--order): version (default: by the version numbers in the labels,
 4.0.7 < 4.1.7 < 4.2.5 < 4.10.0; a label without one is an error), given
-(as listed), date (by when each point's first run started: a CI
-history).
+(as listed), date (by when each point's first run started, to the
+second, ties in given order: a CI history).
 A CI history over commits: keep one result folder per commit (the
 suite's --out, named by the commit), then
   orbbench history results/ci/* --order date --out plots/ci-history
