@@ -176,15 +176,19 @@ def ordered(points, order):
 
 # ---- the steps ------------------------------------------------------------
 
+def threads_at(doc, n):
+    """A run's threads per server at its step of n servers, or None."""
+    s = orbresults.step_at(doc, n) if n is not None else None
+    return orbresults.threads_per_server(s) if s else None
+
+
 def threads_metric(docs_a, docs_b, n):
     """Threads per server at n (the memory's N) on each side, as a
     descriptive metric (judge marks it untested)."""
-    def at(d):
-        s = orbresults.step_at(d, n) if n is not None else None
-        return orbresults.threads_per_server(s) if s else None
     docs_b, paired = orbcmp.pair_up(docs_a, docs_b)
-    return orbcmp.metric([at(d) for d in docs_a], [at(d) for d in docs_b],
-                         False, at_n=n, paired=paired)
+    return orbcmp.metric([threads_at(d, n) for d in docs_a],
+                         [threads_at(d, n) for d in docs_b], False, at_n=n,
+                         paired=paired)
 
 
 def step(pa, pb, mem):
@@ -287,26 +291,29 @@ def change_points(steps, mem):
 
 # ---- what each point's figures draw ---------------------------------------
 
-def values(docs, mem):
+def reading_ns(docs, mem):
+    """(N, window, memory's N) at which a scenario's costs are read over
+    docs, as compare reads them (orbbench.comparison.model): server CPU
+    per call at the scenario's cost_n (else the largest N every run
+    measured), memory and threads per server at the N nearest it with a
+    memory figure in every run."""
+    n, window, _ = orbcmp.cost_n(docs)
+    return n, window, orbcmp.mem_common_n(docs, mem, near=n)
+
+
+def values(docs, mem, ns):
     """{history metric key: [each run's value]} of one scenario at one
-    point, read as compare reads them (orbbench.comparison.model) but on
-    this point's runs alone: crossing N, server CPU per call at the
-    scenario's cost_n, memory and threads per server at the N nearest it
-    with a memory figure in every run."""
+    point: crossing N, and the costs at ns (reading_ns)."""
     # One N by design (the bench suite) has no crossing, as in compare.
     fixed = all(d["steps"] and orbresults.is_fixed_n(d) for d in docs)
     crossing = [] if fixed else orbcmp.crossing_values(docs, [])[0]
-    n, window, _ = orbcmp.cost_n(docs)
+    n, window, nm = ns
     cpu = [orbcmp.fit_at(d, n, orbresults.server_cpu_per_call_us,
                          lambda s: s.get("calls"), window) for d in docs]
-    nm = orbcmp.mem_common_n(docs, mem, near=n)
-    threads = [orbresults.threads_per_server(orbresults.step_at(d, nm))
-               if nm is not None and orbresults.step_at(d, nm) else None
-               for d in docs]
     return {"crossing_n": crossing, "server_cpu_us": cpu,
             metric_key("mem", mem): [orbcmp.mem_at(d, nm, mem)
                                      for d in docs],
-            "threads": threads}
+            "threads": [threads_at(d, nm) for d in docs]}
 
 
 def crossing_span(docs):
@@ -321,7 +328,9 @@ def crossing_span(docs):
 
 def series(points, mem):
     """{metric key: {scenario: [{"value", "low", "high", "runs"} or None,
-    one per point]}}: the value is the runs' geometric mean (what a
+    one per point]}, "at_n": {scenario: {"cost", "memory"}}}: the costs
+    of a scenario read at one N for every point (reading_ns over all
+    their runs); the value is the runs' geometric mean (what a
     step's ratio divides); low–high the crossing intervals' span for
     crossing N, else the runs' min–max (either way reaching every run's
     value). None where the point has no run
@@ -330,11 +339,21 @@ def series(points, mem):
                                    for p in points for r in p.results])
     keys = [metric_key(k, mem) for k, _, _ in METRICS]
     out = {k: {name: [] for name in names} for k in keys}
+    # One N per scenario for every point, read over all their runs, so
+    # that a line moves with the ORB and not with how far each point got
+    # (memory per server falls with N as the shared pages spread).
+    ns = {}
+    for name in names:
+        docs = [r.doc for p in points for r in p.results
+                if orbresults.scenario_name(r.doc) == name]
+        ns[name] = reading_ns(docs, mem)
+        out.setdefault("at_n", {})[name] = {"cost": ns[name][0],
+                                            "memory": ns[name][2]}
     for p in points:
         groups = orbresults.group_by_scenario(p.results)
         for name in names:
             docs = [r.doc for r in groups.get(name, [])]
-            vals = values(docs, mem) if docs else {}
+            vals = values(docs, mem, ns[name]) if docs else {}
             for k in keys:
                 out[k][name].append(cell(vals.get(k) or [], docs,
                                          k == "crossing_n"))

@@ -21,7 +21,8 @@ def history_data(doc, key):
     "labels" (the points, in order), "lines": {scenario: [cell or None
     per point]}, "changes": [change point of this metric, with "step"
     (its index: point step to step + 1)], "axis" (capacity_axis of every
-    value and bound), "left_out": [(scenario, why)]}."""
+    value and bound), "at_n": {scenario: the N a cost is read at, one
+    for every point}, "left_out": [(scenario, why)]}."""
     mem = doc["mem_kind"]
     labels = [p["label"] for p in doc["points"]]
     unit = {orbhistory.metric_key(k, mem): u
@@ -43,9 +44,14 @@ def history_data(doc, key):
     # The capacity figure's choice of scale, made here for the y axis.
     axis = capacity_axis(bounds)
     axis["why"] = axis["why"].replace("x axis", "y axis")
+    which = None if key == "crossing_n" else \
+        "cost" if key == "server_cpu_us" else "memory"
+    at_n = {name: doc["series"]["at_n"][name][which] for name in lines} \
+        if which else {}
     return {"key": key, "title": orbhistory.metric_title(key, mem),
             "unit": unit, "labels": labels, "lines": lines,
-            "changes": changes, "axis": axis, "left_out": left_out}
+            "changes": changes, "axis": axis, "at_n": at_n,
+            "left_out": left_out}
 
 
 def with_unit(data):
@@ -60,6 +66,10 @@ def history_caption(data):
             ("the span of the runs' crossing intervals" if
              data["key"] == "crossing_n" else "the runs' min–max") +
             f"; {data['axis']['why']}.")
+    if data["at_n"]:
+        text += " Read at one N per scenario for every point: " + ", ".join(
+            f"{name} N={orbresults.fmt_num(n)}"
+            for name, n in data["at_n"].items()) + "."
     if data["changes"]:
         text += " Change points (shaded; a verdict after the BH adjustment "\
             "over the whole table): " + "; ".join(
