@@ -122,8 +122,12 @@ def test_figures_and_documents_written(written):
     html = (out / "history.html").read_text()
     assert html.count("data:image/png;base64,") == len(FIGURES)
     assert "<table>" in html and "4.9 → 4.10.0" in html
-    # The figures name the change points in their captions.
+    # The figures name the change points, and the one N their costs are
+    # read at, in their captions.
     assert "4.9 → 4.10.0 slower" in md
+    at = doc["series"]["at_n"]
+    assert sorted(at) == NAMES and all(at[n]["cost"] for n in NAMES)
+    assert f"{NAMES[0]} N={at[NAMES[0]]['cost']}" in md
 
 
 def test_order_given_and_date_and_folder_labels(suite, tmp_path):
