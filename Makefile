@@ -490,8 +490,8 @@ I_BASH := $(call shq,$(DESTDIR)$(PREFIX)/share/bash-completion/completions)
 I_ZSH := $(call shq,$(DESTDIR)$(PREFIX)/share/zsh/vendor-completions)
 INSTALL_SERVERS := omniorb-echo-server raw-server giop-min-server \
 	combat-echo-server omniorb-event-consumer omniorb-marshal-bench
-INSTALL_SCRIPTS := run-suite compare gate report plot start-servers \
-	miro-table miro-channel-table
+INSTALL_SCRIPTS := run-suite compare gate report plot history \
+	start-servers miro-table miro-channel-table
 install: build man completion
 	install -d $(I_BIN) $(I_LIBEXEC) $(I_DATA) $(I_DOC) $(I_MAN) $(I_BASH) \
 		$(I_ZSH)

@@ -51,6 +51,8 @@ static const struct subcmd SUBCMDS[] = {
     {.name = "report", .exe = "report",
      .summary = "a suite's report: Markdown, HTML, figures"},
     {.name = "plot", .exe = "plot", .summary = "draw the figures of results"},
+    {.name = "history", .exe = "history",
+     .summary = "one suite across versions: figures, steps, change points"},
     {.name = "fleet", .exe = "run-fleet",
      .summary = "run a suite on many hosts over pdsh (checkout)",
      .checkout_only = true},

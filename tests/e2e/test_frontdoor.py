@@ -41,14 +41,15 @@ def test_help_lists_every_subcommand_and_every_script_is_one():
     assert orbbench("help").stdout == text
     # Every script a user runs is reachable from the front door.
     exes = {e for _, e, _, _ in rows if e != "-"}
-    users = {"run-suite", "compare", "gate", "report", "plot", "run-fleet",
-             "build-orb", "start-servers", "miro-table",
+    users = {"run-suite", "compare", "gate", "report", "plot", "history",
+             "run-fleet", "build-orb", "start-servers", "miro-table",
              "miro-channel-table", "netns-fleet"}
     assert users <= exes
     for exe in exes:
         assert (ROOT / "scripts" / exe).is_file(), exe
     assert {"run", "check", "keys", "ior", "suite", "compare", "report",
-            "plot", "fleet", "build-orb", "start-servers"} <= set(names)
+            "plot", "history", "fleet", "build-orb",
+            "start-servers"} <= set(names)
 
 
 @pytest.mark.parametrize("sub, script", [("compare", "compare"),

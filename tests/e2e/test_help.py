@@ -46,10 +46,10 @@ def one_line(r):
      '(see orbbench --help)'),
     (["comapre", "a", "b"], 'orbbench: unknown command "comapre"; did you '
      'mean "compare"? (see orbbench --help)'),
-    (["history"], 'orbbench: unknown command "history" (see orbbench '
+    (["xyzzy"], 'orbbench: unknown command "xyzzy" (see orbbench '
      '--help)'),
     # --help after an unknown subcommand is no help: the same error.
-    (["history", "--help"], 'orbbench: unknown command "history" (see '
+    (["xyzzy", "--help"], 'orbbench: unknown command "xyzzy" (see '
      'orbbench --help)'),
     (["help", "sutie"], 'orbbench: help: unknown subcommand "sutie"; did '
      'you mean "suite"? (see orbbench --help)'),
@@ -195,6 +195,7 @@ def test_bash_completion_from_the_table_and_the_keys(tmp_path):
     bash, zsh = orbcomp.write(ORBBENCH, tmp_path)
     assert complete(bash, "orbbench", "ru") == ["run"]
     assert complete(bash, "orbbench", "co") == ["compare"]
+    assert complete(bash, "orbbench", "hi") == ["history"]
     assert complete(bash, "orbbench", "fl") == []       # checkout-only
     assert complete(bash, "orbbench", "help", "mi") == [
         "miro-table", "miro-channel-table"]
@@ -214,6 +215,7 @@ def test_bash_completion_from_the_table_and_the_keys(tmp_path):
 
 @pytest.mark.parametrize("argv,head", [
     (["compare", "/nonexistent-a", "/nonexistent-b"], "orbbench: compare: "),
+    (["history", "/nonexistent-a", "/nonexistent-b"], "orbbench: history: "),
     (["suite", "/nonexistent"], "orbbench: suite: "),
     (["build-orb", "nosuch"], "orbbench: build-orb: ")])
 def test_the_front_door_heads_its_commands_errors_with_its_own_name(

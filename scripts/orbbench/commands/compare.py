@@ -67,11 +67,11 @@ The regression gate (orbbench.gate, docs/ci.md):
 Exit: 0 compared (no regression), 1 a regression (--fail-on), 2 bad
 input or usage (one line naming the file), or a side mixing two ORBs or
 two settings of one scenario (one line)."""
-import math
 import sys
 from pathlib import Path
 
 import orbbench.cli as orbcli
+import orbbench.comparison.options as orbopts
 import orbbench.escape as orbesc
 import orbbench.gate as orbgate
 import orbbench.kinds  # noqa: F401  (the kinds of results)
@@ -106,19 +106,13 @@ def parse_args(argv):
     orbgate.add_arguments(p)
     p.add_argument("--plots", metavar="DIR",
                    help="write the comparison's figures")
-    p.add_argument("--alpha", type=float, metavar="A",
-                   help="significance level of the verdicts (default 0.05; "
-                   "a sequential run's sequential.json sets its own)")
-    p.add_argument("--equivalence", type=float, metavar="PCT", default=100 *
-                   orbstats.EQUIVALENCE,
-                   help="'same' only when the interval lies within ±PCT%% "
-                   "(an equivalence test; default %(default)g)")
+    orbopts.add_arguments(
+        p, None, "significance level of the verdicts (default 0.05; a "
+        "sequential run's sequential.json sets its own)")
     p.add_argument("--hosts", action="store_true",
                    help="the host axis: hosts side by side")
     a = p.parse_args(argv)
-    if not 0 < a.equivalence < 100 or not math.isfinite(a.equivalence):
-        p.error(f"--equivalence {a.equivalence}: give a percentage between "
-                "0 and 100")
+    orbopts.check(p, a)
     if a.hosts and (a.fail_on or a.format in orbgate.FORMATS):
         p.error("--fail-on, --format junit|github: not with --hosts")
     if a.hosts:
@@ -126,8 +120,6 @@ def parse_args(argv):
             p.error("--at: not with --hosts (each host at its own max "
                     "servers)")
         return a
-    if a.alpha is not None and not 0 < a.alpha < 0.5:
-        p.error(f"--alpha {a.alpha}: give a level between 0 and 0.5")
     if not 2 <= len(a.sets) <= len(LETTERS):
         p.error(f"give 2 to {len(LETTERS)} result sets (A, the baseline, "
                 f"then those compared with it), not {len(a.sets)}")

@@ -1,0 +1,234 @@
+"""One suite across ORB versions (or commits): a figure per metric against
+version and a table of each step's change, with the change points marked.
+
+usage: orbbench history [LABEL=]DIR [LABEL=]DIR ... [--order ORDER]
+                        [--out DIR] [--mem KIND] [--alpha A]
+                        [--equivalence PCT]
+
+Each DIR is one point: a folder of results of one suite (orbbench suite's
+NAME.rR.json repeats), or one variant's sub-folder DIR/VARIANT/ of an
+interleaved orbbench suite --variant run. Its label is LABEL, else the
+ORB its results' server recorded (name and version, "omniORB 4.2.5"),
+else (not recorded, or two points of one ORB) the folder's name.
+Per metric, one figure with the points along x in order and every
+scenario a line: servers held (crossing N, with the span of the runs'
+crossing intervals), server CPU per call, memory per server (PSS, or
+--mem), threads per server. Then the table: each step, from one point to
+the next, compared as orbbench compare compares B with A (paired runs
+paired), its ratio, interval and verdict per metric (faster, slower,
+same; larger, smaller for memory; inconclusive: the data cannot tell),
+the Benjamini-Hochberg adjustment over every step's tests at once. A
+step whose verdict is a difference is a change point: shaded in the
+figures, marked in the table and listed. Threads per server is shown,
+not tested.
+Order (--order): version (default: by the version numbers in the labels,
+4.0.7 < 4.1.7 < 4.2.5 < 4.10.0; a label without one is an error), given
+(as listed), date (by when each point's first run started, to the
+second, ties in given order: a CI history).
+A CI history over commits: keep one result folder per commit (the
+suite's --out, named by the commit), then
+  orbbench history results/ci/* --order date --out plots/ci-history
+(or LABEL=DIR with the commit as LABEL and --order given).
+Writes into --out (default plots/history/): history.md, history.html (one
+self-contained file, figures embedded), history.json (the points, each
+step's comparison, the change points, what the figures draw), and
+history-METRIC.png and .svg.
+Exit: 0 written, 2 bad input or usage (one line naming the folder or
+file: fewer than two points, a folder without results, a point mixing
+ORBs or settings, two points of one label)."""
+import json
+from pathlib import Path
+
+import orbbench.cli as orbcli
+import orbbench.comparison.model as orbcmp
+import orbbench.comparison.options as orbopts
+import orbbench.history as orbhistory
+import orbbench.kinds  # noqa: F401  (the kinds of results)
+import orbbench.paths as orbpaths
+import orbbench.results as orbresults
+import orbbench.sequential as orbseq
+from orbbench.comparison.parts import pct_level, ratio_cell
+from orbbench.reportblocks import figure_blocks, to_html, to_markdown
+
+PROG = orbcli.prog("history")
+EXAMPLES = [
+    "orbbench history 4.2.5=results/omni425 4.3.3=results/omni433",
+    "orbbench history results/suite/omniorb-4.1.7 results/suite/omniorb-4.3.3",
+    "orbbench history results/ci/* --order date --out plots/ci-history"]
+
+
+def parse_args(argv):
+    p = orbcli.parser("history", __doc__, EXAMPLES, raw=True)
+    p.add_argument("points", nargs="+", metavar="[LABEL=]DIR",
+                   help="result folders, one per point")
+    p.add_argument("--order", choices=orbhistory.ORDERS, default="version",
+                   help="the points' order (default version)")
+    p.add_argument("--out", metavar="DIR", help="default plots/history/")
+    p.add_argument("--mem", choices=list(orbresults.MEM_KINDS), default="pss",
+                   help="memory per server to follow (default pss)")
+    orbopts.add_arguments(p)
+    a = p.parse_args(argv)
+    if len(a.points) < 2:
+        p.error(f"give at least two result folders (points), not "
+                f"{len(a.points)}")
+    orbopts.check(p, a)
+    return a
+
+
+# ---- the report's blocks (orbbench.reportblocks renders them) -------------
+
+# round ms as compare shows it: descriptive beside a crossing, tested at
+# a fixed N (the bench suite), where there is no crossing.
+TABLE_KEYS = ("crossing_n", "round_ms", "server_cpu_us", "mem", "threads")
+
+
+def step_table(doc):
+    """(head, rows, align): a row per step and scenario, its runs on
+    each side (paired when they were: compare's paired test), each
+    metric's ratio to the point before with its interval and verdict,
+    and the change points of that row."""
+    mem = doc["mem_kind"]
+    keys = [orbhistory.metric_key(k, mem) for k in TABLE_KEYS]
+    head = ["step", "scenario", "runs", "crossing N"] + [
+        f"{orbhistory.metric_short(k, mem)} ×" for k in keys] + [
+        "verdict", "change point"]
+    rows = []
+    for s in doc["steps"]:
+        for row in s["scenarios"]:
+            ms = row["metrics"]
+            marks = [f"◆ {orbhistory.metric_short(k, mem)} "
+                     f"{ms[k]['verdict']}" for k in keys
+                     if ms[k]["verdict"] in orbhistory.WORSE +
+                     orbhistory.BETTER]
+            runs = f"{row['runs_a']} → {row['runs_b']}" + (
+                " paired" if row["paired"] else "")
+            rows.append([f"{s['from']} → {s['to']}", row["scenario"], runs,
+                         crossing_text(ms["crossing_n"])] +
+                        [ratio_cell(ms[k]) for k in keys] +
+                        ["—" if row["verdict"] == "n/a" else row["verdict"],
+                         "; ".join(marks)])
+    return head, rows, "ll" + "r" * (len(keys) + 2) + "ll"
+
+
+def crossing_text(m):
+    """'16.5 → 3.74': the two points' crossing N (geometric means of
+    their runs)."""
+    ga = orbresults.fmt_num(orbcmp.geomean(m["a_values"]))
+    gb = orbresults.fmt_num(orbcmp.geomean(m["b_values"]))
+    return f"{ga} → {gb}"
+
+
+def point_rows(doc):
+    return [[str(i + 1), p["label"], p["folder"], p["orb"],
+             p["started_at"] or "not recorded", str(len(p["files"]))]
+            for i, p in enumerate(doc["points"])]
+
+
+def change_lines(doc):
+    mem = doc["mem_kind"]
+    return [f"{c['from']} → {c['to']}: {c['scenario']}, "
+            f"{orbhistory.metric_title(c['metric'], mem)} {c['verdict']} "
+            f"(×{c['ratio']:.3g}, q = {c['q_value']:.2g})"
+            for c in doc["change_points"]]
+
+
+def method_lines(doc):
+    m = doc["method"]
+    return [
+        "Each step compares a point (B) with the one before it (A) as "
+        "orbbench compare does: one value per run and metric, B/A the "
+        "ratio of geometric means, Student's t on the runs' logs (paired "
+        "runs: the one-sample t on each pair's log ratio).",
+        f"Benjamini-Hochberg over the {m['tests']} primary tests of every "
+        f"step at once ({m['steps']} step(s); alpha {m['alpha']:g}); "
+        f"intervals at the family's false-coverage-rate level, "
+        f"{pct_level(m['ci_level'])}. Same needs the interval within "
+        f"±{100 * m['equivalence']:g}%; inconclusive: the data cannot "
+        "tell.",
+        "Server CPU per call at the scenario's cost_n, memory and threads "
+        "per server at the nearest N with a memory figure in every run of "
+        "both points; threads per server is not tested (its 95% interval "
+        "shown)."]
+
+
+def difference_lines(doc):
+    out = []
+    for s in doc["steps"]:
+        for d in s["environment_differences"]:
+            out.append(f"{s['from']} → {s['to']}: {d['field']}: {d['a']} → "
+                       f"{d['b']}")
+        for side, names in (("only in " + s["from"], s["only_in_from"]),
+                            ("only in " + s["to"], s["only_in_to"])):
+            if names:
+                out.append(f"{s['from']} → {s['to']}: {side}: "
+                           f"{', '.join(names)}")
+    return out or ["none: every step's environment and settings agree"]
+
+
+def blocks(doc, figures, skipped):
+    labels = [p["label"] for p in doc["points"]]
+    head, rows, align = step_table(doc)
+    ncp = len(doc["change_points"])
+    out = [("h1", f"orbbench history: {' → '.join(labels)}"),
+           ("p", f"{len(labels)} points, {len(doc['steps'])} steps; "
+                 f"{ncp} change point(s)."),
+           ("toc",),
+           ("h2", "Points"),
+           ("table", ["#", "label", "folder", "ORB", "first run started",
+                      "results"], point_rows(doc), "rllllr"),
+           ("h2", "Steps"),
+           ("p", "Each cell: the ratio to the point before [its interval] "
+                 "and verdict; ◆ marks a change point."),
+           ("table", head, rows, align),
+           ("list", method_lines(doc)),
+           ("h2", "Change points"),
+           ("list", change_lines(doc) or ["none: no step's verdict is a "
+                                          "difference"]),
+           ("h2", "Figures")]
+    out += figure_blocks(figures, skipped)
+    out += [("h2", "What differs between points"),
+            ("list", difference_lines(doc))]
+    return out
+
+
+# ---- writing --------------------------------------------------------------
+
+def write(out, doc, figures, skipped):
+    """history.md, .html and .json into out, each whole or not at all."""
+    out.mkdir(parents=True, exist_ok=True)
+    report = blocks(doc, figures, skipped)
+    orbseq.write_record_text(out / "history.md", to_markdown(report, out))
+    orbseq.write_record_text(out / "history.html", to_html(report))
+    orbseq.write_record_text(out / "history.json", json.dumps(
+        doc, indent=1, allow_nan=False) + "\n")
+
+
+def main(argv):
+    a = parse_args(argv)
+    try:
+        points = orbhistory.load_points(a.points,
+                                        lambda m: orbcli.note(PROG, m))
+        points = orbhistory.ordered(points, a.order)
+        doc = orbhistory.history(points, a.mem, a.alpha, a.equivalence / 100)
+        doc["order"] = a.order
+        out = Path(a.out) if a.out else orbpaths.output("plots") / "history"
+        skipped = []
+
+        def log(msg):
+            skipped.append(msg)
+            orbcli.note(PROG, msg)
+
+        # matplotlib: only once the input is known good
+        import orbbench.figures.history as figs_history
+        figures = figs_history.history_figures(
+            doc, [(p.label, [r.doc for r in p.results]) for p in points],
+            out, log)
+        write(out, doc, figures, skipped)
+    except (ValueError, OSError) as e:
+        orbcli.fail(PROG, e)
+    except orbcli.SHAPE_ERRORS as e:
+        orbcli.fail(PROG, orbcli.shape_error(a.points, e))
+    print(out / "history.html")
+    orbcli.note(PROG, f"history.md, history.html, history.json and "
+                f"{len(figures)} figure(s) in {out}")
+    return 0
