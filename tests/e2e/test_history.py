@@ -25,11 +25,18 @@ def suite(tmp_path_factory):
     """{point: folder} of the three points: a and b (one paired suite's
     variants' sub-folders), slow; three repeats each."""
     top = tmp_path_factory.mktemp("history")
+    # max_ms 1 and max_n 120, not the fixtures' 0.5 and 40: every run
+    # crosses well inside its range on a quiet host as on a busy one (at
+    # 0.5 the servers without work sometimes stayed under it up to N = 40,
+    # and at 0.3 the slow ones crossed below N = 2; seen 2026-12-03):
+    # about N = 30-60 without work, 6-10 with 100 µs a call.
+    quick = ("--set", "sweep.max_ms=1", "--set", "sweep.max_n=120")
     r = run_suite(SCENARIOS, "--repeat", "3", "--variant", "a",
-                  "--variant", "b", "--out", top / "aa", timeout=300)
+                  "--variant", "b", *quick, "--out", top / "aa",
+                  timeout=300)
     assert r.returncode == 0, r.stderr
     r = run_suite(SCENARIOS, "--repeat", "3", "--set", "server.work_us=100",
-                  "--out", top / "slow", timeout=300)
+                  *quick, "--out", top / "slow", timeout=300)
     assert r.returncode == 0, r.stderr
     # A variant's sub-folder is a point as it is.
     return {"a": top / "aa" / "a", "b": top / "aa" / "b",
@@ -65,20 +72,33 @@ def test_points_in_version_order(written):
 def test_the_slow_step_is_slower_the_aa_step_is_not(written):
     _, doc = written
     aa, slow = doc["steps"]
-    for key in ("crossing_n", "server_cpu_us"):
-        assert not {"slower", "faster"} & set(verdicts(aa, key).values())
-    # Server CPU per call grows six to nine times: slower, every time.
-    # Crossing N falls to a quarter, but sync-unix's crossing varies so
-    # much from run to run that three runs do not always tell.
-    assert set(verdicts(slow, "server_cpu_us").values()) == {"slower"}
-    assert "slower" in verdicts(slow, "crossing_n").values()
-    assert "faster" not in verdicts(slow, "crossing_n").values()
+    # The A/A step: paired, but a paired A/A on this host is not free of
+    # false alarms (the place effect, docs/measured/2026-12-02-aa-held-
+    # eight.md): in about 1 of 8 runs on 2026-12-03 one of its 12 tests
+    # said slower. What must hold is that its ratios stay near 1, far from
+    # the slow step's.
+    # (server CPU is read at the few servers every run reached, where one
+    # run's reading can be 2x another's).
+    for row in aa["scenarios"]:
+        for key, low, high in (("crossing_n", 0.75, 1.33),
+                               ("server_cpu_us", 0.5, 2)):
+            assert low < row["metrics"][key]["ratio"] < high, (row, key)
+    # Crossing N falls and server CPU per call grows: slower
+    # where the data tell, never same or faster. Not slower on every
+    # metric: the step is unpaired (a paired suite's variant against a
+    # solo one), 3 runs a side, and these small sweeps stop so early that
+    # server CPU is read at N = 2 to 6, where one run's reading is 4x
+    # another's; on 2026-12-03 both scenarios' server CPU (x1.4 to x5.5)
+    # came out inconclusive after the table's BH adjustment.
+    got = [v for key in ("server_cpu_us", "crossing_n")
+           for v in verdicts(slow, key).values()]
+    assert "slower" in got, got
+    assert set(got) <= {"slower", "inconclusive"}, got
     for row in slow["scenarios"]:
-        assert row["verdict"] == "slower"
-        assert row["metrics"]["crossing_n"]["ratio"] < 0.7
-        assert row["metrics"]["server_cpu_us"]["ratio"] > 1.5
-    assert {row["verdict"] for row in aa["scenarios"]} <= {
-        "same", "inconclusive", "n/a"}
+        assert row["verdict"] in ("slower", "inconclusive"), row["verdict"]
+        # the direction only: x0.75 and x1.4 were the smallest seen
+        assert row["metrics"]["crossing_n"]["ratio"] < 0.9
+        assert row["metrics"]["server_cpu_us"]["ratio"] > 1.1
     # The A/A step is one paired suite's: paired; the next is not.
     assert all(row["paired"] for row in aa["scenarios"])
     assert not any(row["paired"] for row in slow["scenarios"])
@@ -88,12 +108,15 @@ def test_the_slow_step_is_slower_the_aa_step_is_not(written):
     # Threads per server: shown, not tested.
     assert all(row["metrics"]["threads"]["verdict"] == "n/a"
                for s in doc["steps"] for row in s["scenarios"])
-    # The change points are the slow step's, and only those.
-    cps = doc["change_points"]
-    assert cps and all((c["from"], c["to"], c["direction"]) ==
-                       ("4.9", "4.10.0", "worse") for c in cps)
-    assert {(c["scenario"], c["metric"]) for c in cps} >= {
-        (n, "server_cpu_us") for n in NAMES}
+    # The slow step's change points are worse ones, and exactly its
+    # verdicts that say a difference.
+    cps = [c for c in doc["change_points"] if c["to"] == "4.10.0"]
+    assert cps and all((c["from"], c["direction"]) == ("4.9", "worse")
+                       for c in cps)
+    said = {(row["scenario"], key) for row in slow["scenarios"]
+            for key, m in row["metrics"].items()
+            if m.get("verdict") in ("slower", "faster", "larger", "smaller")}
+    assert {(c["scenario"], c["metric"]) for c in cps} == said
 
 
 def test_series_one_value_per_point(written):
@@ -117,8 +140,12 @@ def test_figures_and_documents_written(written):
     rows = [line for line in md.splitlines()
             if line.startswith("| 4.9 → 4.10.0 |")]
     assert len(rows) == len(NAMES) and all("◆" in r for r in rows)
-    assert not any("◆" in line for line in md.splitlines()
-                   if line.startswith("| 4.2.5 → 4.9 |"))
+    # the A/A step's rows marked exactly where it has change points (it
+    # can have a false alarm: test_the_slow_step_is_slower_the_aa_step_is_not)
+    aa_marked = {line.split("|")[2].strip() for line in md.splitlines()
+                 if line.startswith("| 4.2.5 → 4.9 |") and "◆" in line}
+    assert aa_marked == {c["scenario"] for c in doc["change_points"]
+                         if c["to"] == "4.9"}
     html = (out / "history.html").read_text()
     assert html.count("data:image/png;base64,") == len(FIGURES)
     assert "<table>" in html and "4.9 → 4.10.0" in html
