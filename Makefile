@@ -206,10 +206,10 @@ $(BIN)/omniorb-marshal-bench: $(BUILD)/server/marshal_bench.o \
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs omniDynamic4)
 
-# A build of an old release (scripts/build-orb) records the extra flags its
-# headers need (CXXFLAGS) and how it was made (BUILD_INFO, the server's
-# second --version line); builds without them get neither.
-orb_file = $(if $(wildcard $(ORBS_DIR)/$1/$2),$(shell cat $(ORBS_DIR)/$1/$2))
+# A build of an old release (scripts/build-orb) records how it was made
+# (BUILD_INFO), which its server prints as a second --version line; other
+# builds have none.
+omni_build = $(wildcard $(ORBS_DIR)/$1/BUILD_INFO)
 $(BIN)/orbs/%/echo-server: servers/omniorb/echo_server.cc idl/echo.idl \
 		idl/payloads.idl $(ORBS_DIR)/%/bin/omniidl | deps
 	@mkdir -p $(BUILD)/orbs/$*/gen $(@D)
@@ -217,8 +217,8 @@ $(BIN)/orbs/%/echo-server: servers/omniorb/echo_server.cc idl/echo.idl \
 		idl/echo.idl
 	$(ORBS_DIR)/$*/bin/omniidl $(OMNIIDL_PAYLOADS) -C$(BUILD)/orbs/$*/gen \
 		idl/payloads.idl
-	$(CXX) $(CXXFLAGS) $(call orb_file,$*,CXXFLAGS) \
-		$(if $(wildcard $(ORBS_DIR)/$*/BUILD_INFO),-DORBBENCH_OMNI_BUILD='"$(subst ','\'',$(call orb_file,$*,BUILD_INFO))"') \
+	$(CXX) $(CXXFLAGS) \
+		$(if $(call omni_build,$*),-DORBBENCH_OMNI_BUILD='"$(subst ','\'',$(shell cat $(call omni_build,$*)))"') \
 		-I$(BUILD)/orbs/$*/gen -I$(ORBS_DIR)/$*/include \
 		-o $@ servers/omniorb/echo_server.cc \
 		$(IDL_STUBS:%=$(BUILD)/orbs/$*/gen/%.cc) \
