@@ -71,14 +71,16 @@ def split_arg(arg):
 
 
 def usable(results, folder, note):
-    """The results compare can set against each other (every kind whose
-    row has no refusal: the sweep and the kinds shaped like it); each
-    other one named once in note(line). ValueError when none is left."""
+    """The results of kinds compared by their steps (the sweep and the
+    kinds shaped like it); each other one named once in note(line).
+    ValueError when none is left."""
     kept = []
     for r in results:
-        refusal = orbresults.kind(r.doc).refusal
-        if refusal:
-            note(f"{r.path}: {refusal}; left out (history follows "
+        kind = orbresults.kind(r.doc)
+        if not kind.stepped:
+            why = kind.refusal or (f"a {kind.name} result (compared by its "
+                                   "own metrics)")
+            note(f"{r.path}: {why}; left out (history follows "
                  "sweep-shaped results)")
         else:
             kept.append(r)

@@ -64,15 +64,50 @@ class Kind:
                by default
       settings the scenario's group of the sweep driver's keys (max_ms,
                growth, max_n, cost_n: "sweep", "fanin"), what setting()
-               reads; None for a kind without them"""
+               reads; None for a kind without them
+      metrics  (Metric, ...): what compare weighs of a kind without steps,
+               one value per run each; () for a kind compared as a sweep
+               (its steps: crossing N, round time, CPU and memory at a
+               common N) or not at all (refusal)"""
 
     def __init__(self, name, body, fields=(), check=None, refusal=None,
                  figures=None, tables=None, summary=None, headline=None,
-                 pairs=False, settings=None):
+                 pairs=False, settings=None, metrics=()):
         self.name, self.body, self.fields = name, body, list(fields)
         self.check, self.refusal = check, refusal
         self.figures, self.tables, self.summary = figures, tables, summary
         self.headline, self.pairs, self.settings = headline, pairs, settings
+        self.metrics = tuple(metrics)
+        if refusal and self.metrics:
+            raise ValueError(f"kind {name!r}: a refusal and metrics")
+
+    @property
+    def comparable(self):
+        """True when compare weighs its results (no refusal)."""
+        return self.refusal is None
+
+    @property
+    def stepped(self):
+        """True for a kind compared by its steps, as a sweep is."""
+        return self.comparable and not self.metrics
+
+
+class Metric:
+    """One quantity compare weighs of a kind without steps:
+      key      its name in compare's JSON ("per_s")
+      label    its name in tables and figures ("connections/s")
+      read     read(doc, mem) -> the run's value (a number > 0) or None;
+               mem is compare's --mem (pss, uss, mem_available)
+      higher   True when more is better (a rate), False for a cost
+      memory   True for a memory cost (its verdict says larger/smaller
+               and has a family of its own, as memory per server's)
+      primary  False for a quantity shown with its interval but not
+               tested (one that asks a tested one's question again)"""
+
+    def __init__(self, key, label, read, higher=False, memory=False,
+                 primary=True):
+        self.key, self.label, self.read = key, label, read
+        self.higher, self.memory, self.primary = higher, memory, primary
 
 
 # {name: Kind} in registration order (orbbench.kinds' order): the order of
@@ -188,12 +223,23 @@ def load_repeats(paths, note):
 
 def refuse_uncomparable(results, what):
     """ValueError naming the first result of a kind `what` (compare)
-    cannot set against another: it handles sweeps only."""
+    cannot set against another: one with a refusal (no steps and no
+    metrics to weigh)."""
     for r in results:
         refusal = kind(r.doc).refusal
         if refusal:
-            raise ValueError(f"{r.path}: {refusal}; "
-                             f"{what} compares sweep results only")
+            raise ValueError(f"{r.path}: {refusal}; {what} weighs the "
+                             "kinds with steps or metrics only")
+
+
+def metric_kind(key):
+    """The (Kind, Metric) that declares metric key, or None (a sweep's
+    own metrics are the comparison model's)."""
+    for k in KINDS.values():
+        for m in k.metrics:
+            if m.key == key:
+                return k, m
+    return None
 
 
 def setting(doc, key, default=None):

@@ -218,30 +218,75 @@ def test_report_and_plot_show_its_table_and_figure(two_results, tmp_path):
     assert (tmp_path / "plots" / "connect.svg").stat().st_size > 0
 
 
-def test_compare_refuses_it_in_one_line(two_results, tmp_path):
-    a, b = sorted(two_results.iterdir())
-    for extra in ((), ("--plots", str(tmp_path / "cmp"))):
-        r = subprocess.run([str(ORBBENCH), "compare", str(a), str(b),
-                            *extra], capture_output=True, text=True,
-                           timeout=120)
-        assert r.returncode == 2, r.stderr
-        assert "a connection-rate result (kind connect" in r.stderr
-        assert "compare compares sweep results only" in r.stderr
-        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+def test_compare_refuses_two_orbs_on_one_side_in_one_line(two_results,
+                                                          tmp_path):
+    """The folder holds an omniORB and a giop-min result: as for sweeps,
+    not repeats of one ORB."""
+    r = subprocess.run([str(ORBBENCH), "compare", str(two_results),
+                        str(two_results)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert "results of two ORBs" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
-def test_a_suite_of_it_runs_and_shows_connections_per_second(tmp_path):
+def test_a_suite_compares_it_with_its_own_metrics(tmp_path):
+    """Two variants, B's server spending 2 ms in each call (one call a
+    connection: about ten times a connection's own cost): the suite runs
+    compare, which weighs the kind's own metrics (kinds/connect.py's
+    METRICS) and finds B slower; compare --plots, --format json and a
+    comparison report of the same folders work on it unchanged."""
     out = tmp_path / "suite"
-    r = run_suite(CONNECT, "--only", "0[45]-*", "--variant", "a",
-                  "--variant", "b", "--set", "connect.count=300",
-                  "--set", "connect.blocks=3", "--set", "connect.hold=10",
-                  "--out", out)
+    r = run_suite(CONNECT, "--only", "0[12]-*", "--repeat", "3",
+                  "--variant", "a", "--variant", "b:server.work_us=2000",
+                  "--set", "connect.count=600", "--set", "connect.blocks=6",
+                  "--set", "connect.hold=10", "--out", out)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "connections/s" in r.stdout
-    assert "nothing compare weighs among the results (kind connect): " \
-        "compare skipped" in r.stdout
+    assert "compare skipped" not in r.stdout
     summary = json.loads((out / "summary.json").read_text())
-    assert len(summary["rows"]) == 4
+    assert len(summary["rows"]) == 12
     assert all(row["kind"] == "connect" for row in summary["rows"])
     for sub in ("a", "b"):
-        assert len(list((out / sub).glob("*.json"))) == 2
+        assert len(list((out / sub).glob("*.json"))) == 6
+    md = (out / "compare-a-vs-b.md").read_text()
+    assert "## Per scenario, kind connect" in md
+    assert (out / "plots-a-vs-b" / "compare-connect.png").stat().st_size > 0
+
+    cmp = subprocess.run([str(ORBBENCH), "compare", str(out / "a"),
+                          str(out / "b"), "--format", "json", "--plots",
+                          str(tmp_path / "cmp")], capture_output=True,
+                         text=True, timeout=120)
+    assert cmp.returncode == 0, cmp.stderr
+    doc = json.loads(cmp.stdout)
+    rows = {row["scenario"]: row for row in doc["scenarios"]}
+    assert sorted(rows) == ["connect-omniorb-tcp", "connect-omniorb-unix"]
+    for row in rows.values():
+        assert row["kind"] == "connect" and row["steps"] == []
+        ms = row["metrics"]
+        assert sorted(ms) == ["per_connection_kb", "per_s", "total_us"]
+        assert ms["per_s"]["verdict"] == "slower", ms["per_s"]
+        assert ms["per_s"]["ratio"] < 0.5 and ms["per_s"]["primary"]
+        # the same question per connection: shown, not tested
+        assert ms["total_us"]["primary"] is False
+        assert ms["total_us"]["verdict"] == "n/a"
+        assert ms["total_us"]["ratio"] > 2
+        assert len(ms["per_s"]["a_values"]) == 3
+        assert row["verdict"] == "slower"
+    assert doc["suite"]["per_s"]["ratio"] < 0.5
+    assert "per_connection_kb" in doc["suite"]
+    assert (tmp_path / "cmp" / "compare-connect.svg").stat().st_size > 0
+    gate = subprocess.run([str(ORBBENCH), "compare", str(out / "a"),
+                           str(out / "b"), "--fail-on", "slower"],
+                          capture_output=True, text=True, timeout=120)
+    assert gate.returncode == 1, gate.stderr
+    assert "connect-omniorb-unix" in gate.stderr
+
+    rep = subprocess.run([str(ORBBENCH), "report", "--results", str(out),
+                          "--out", str(tmp_path / "rep")],
+                         capture_output=True, text=True, timeout=120)
+    assert rep.returncode == 0, rep.stderr
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "### Per scenario, kind connect" in md
+    assert "compare-connect.png" in md
+    assert "scenarios: 2 slower" in md

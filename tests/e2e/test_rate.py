@@ -212,7 +212,7 @@ def test_figure_data_equals_results(orbbench, tmp_path):
     # compare refuses rate results with one line rather than crashing
     cmp = script("compare", tmp_path, tmp_path)
     assert cmp.returncode == 2
-    assert "compares sweep results only" in cmp.stderr
+    assert "weighs the kinds with steps or metrics only" in cmp.stderr
     assert len(cmp.stderr.strip().splitlines()) == 1
 
 

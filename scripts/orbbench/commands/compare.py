@@ -19,6 +19,9 @@ scenario: B/A per metric with its 95% confidence interval and a verdict.
   round ms    median round time at the largest N every run reached
   server CPU  the servers' CPU per call at that N
   PSS         memory per server at the largest N in every run's steps
+A kind without steps that declares its own metrics (kind connect:
+connections/s, connect + first reply, kB per held connection) is weighed
+by them, in a table of its own; --plots draws compare-KIND.png.
 Each run gives one value per metric; B/A is the ratio of geometric means,
 tested by Student's t on the logs of the runs' values (paired runs: the
 one-sample t on each run's log ratio). First the suite's answer: per
@@ -146,7 +149,7 @@ def write_figures(cmp, res_a, res_b, outdir, labels):
     written = figs_compare.compare_all(
         res_a, res_b, outdir, labels,
         verdicts=figs_ab.verdicts_from_compare(cmp),
-        log=lambda m: orbcli.note(PROG, m))
+        log=lambda m: orbcli.note(PROG, m), cmp=cmp)
     for f in written:
         orbcli.note(PROG, f"wrote {f.png} and .svg")
     return written

@@ -231,7 +231,8 @@ def compare_blocks(parts, cmps, sides, res, figures, skipped,
     head, rows = parts.main_table(cmps)
     verdicts = [c["verdict"] for cmp in cmps for c in cmp["scenarios"]]
     counts = ", ".join(f"{verdicts.count(v)} {v}" for v in
-                       ("slower", "faster", "mixed", "same", "n/a")
+                       ("slower", "faster", "mixed", "interference",
+                        "inconclusive", "same", "n/a")
                        if verdicts.count(v))
     given = "; ".join(
         [f"A (the baseline) = {labels[0]}: {len(res[0])} result files in "
@@ -251,8 +252,12 @@ def compare_blocks(parts, cmps, sides, res, figures, skipped,
         out += [("h2", "The suite"),
                 ("table", shead, srows, "l" * (len(shead) - 4) + "rrll"),
                 ("list", parts.suite_lines(cmps))]
-    out += [("h2", "Verdicts"),
-            ("table", head, rows, "l" + "r" * (len(head) - 2) + "l")]
+    out.append(("h2", "Verdicts"))
+    if rows:
+        out.append(("table", head, rows, "l" + "r" * (len(head) - 2) + "l"))
+    for title, khead, krows in parts.kind_tables(cmps):
+        out += [("h3", title),
+                ("table", khead, krows, "l" + "r" * (len(khead) - 2) + "l")]
     out += [("list", [line.strip() for line in parts.method_lines(cmps) +
                       parts.note_lines(cmps)])]
     for line in parts.env_lines(cmps):  # a heading line per set
@@ -341,7 +346,8 @@ def main(argv):
             figures = [figs_compare.compare_all(
                 res[0], r, out if len(cmps) == 1 else out / f"A-vs-{x}",
                 (labels[0], label),
-                verdicts=figs_ab.verdicts_from_compare(cmp), log=log)
+                verdicts=figs_ab.verdicts_from_compare(cmp), log=log,
+                cmp=cmp)
                 for x, label, r, cmp in zip(orbcmp.LETTERS[1:], labels[1:],
                                             res[1:], cmps)]
             report = compare_blocks(cmp_parts, cmps, sides, res, figures,

@@ -983,10 +983,10 @@ def main(argv):
     compare_failed = 0
     kinds = {r.get("kind") for r in rows if "kind" in r}
     compared = {k for k in kinds if k in orbresults.KINDS and
-                orbresults.KINDS[k].refusal is None}
+                orbresults.KINDS[k].comparable}
     if len(a.variants) > 1 and not interrupted and kinds and not compared:
-        # compare weighs sweeps (and fan-ins); the other kinds have their
-        # own tables
+        # compare weighs the kinds with steps or metrics (no refusal);
+        # the others have their own tables
         print(f"{PROG}: nothing compare weighs among the results (kind "
               f"{', '.join(sorted(kinds))}): compare skipped")
     elif len(a.variants) > 1 and not interrupted:

@@ -1,7 +1,7 @@
 """A comparison as Markdown (GitHub tables)."""
 import orbbench.cli as orbcli
 from orbbench.comparison.parts import (
-    env_lines, interference_lines, main_table, method_lines, note_lines,
+    env_lines, interference_lines, kind_tables, main_table, method_lines, note_lines,
     set_lines, steps_blocks, suite_lines, suite_table, unmatched_lines)
 
 
@@ -17,9 +17,14 @@ def render_md(cmps):
         lines += ["", "## The suite", "", orbcli.md_table(shead, srows), ""]
         lines += [f"- {x}" for x in suite_lines(cmps)]
     head, rows = main_table(cmps)
-    lines += ["", "## Per scenario", "",
-              orbcli.md_table(head, rows, "l" + "r" * (len(head) - 2) + "l"),
-              ""]
+    if rows:
+        lines += ["", "## Per scenario", "",
+                  orbcli.md_table(head, rows,
+                                  "l" + "r" * (len(head) - 2) + "l"), ""]
+    for title, khead, krows in kind_tables(cmps):
+        lines += ["", f"## {title}", "",
+                  orbcli.md_table(khead, krows,
+                                  "l" + "r" * (len(khead) - 2) + "l"), ""]
     lines += [f"- {x}" for x in method_lines(cmps) +
               interference_lines(cmps) + note_lines(cmps)]
     for title, shead, srows in steps_blocks(cmps):

@@ -1,7 +1,7 @@
 """A comparison as text: the tables and the lines for a terminal."""
 import orbbench.cli as orbcli
 from orbbench.comparison.parts import (
-    env_lines, interference_lines, main_table, method_lines, note_lines,
+    env_lines, interference_lines, kind_tables, main_table, method_lines, note_lines,
     set_lines, steps_blocks, suite_lines, suite_table, unmatched_lines)
 
 
@@ -13,7 +13,10 @@ def render_text(cmps):
         lines += ["", "The suite:", "", orbcli.text_table(shead, srows), ""]
         lines += suite_lines(cmps)
     head, rows = main_table(cmps)
-    lines += ["", "Per scenario:", "", orbcli.text_table(head, rows), ""]
+    if rows:
+        lines += ["", "Per scenario:", "", orbcli.text_table(head, rows), ""]
+    for title, khead, krows in kind_tables(cmps):
+        lines += ["", f"{title}:", "", orbcli.text_table(khead, krows), ""]
     lines += method_lines(cmps) + interference_lines(cmps)
     notes = note_lines(cmps)
     if notes:

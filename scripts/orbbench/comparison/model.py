@@ -160,10 +160,23 @@ def metric_key(key, mem):
 
 
 def metric_label(key, mem):
-    """The table's name of a metric key ("round_ms", "pss_kb", …)."""
+    """The table's name of a metric key ("round_ms", "pss_kb", a kind's
+    own "per_s", …)."""
     if key == metric_key("mem", mem):
         return orbresults.MEM_LABELS[mem]
+    own = orbresults.metric_kind(key)
+    if own:
+        return own[1].label
     return {k: label for k, label, _, _ in METRICS}[key]
+
+
+def all_metrics(mem):
+    """[(key, higher is better, memory)] of every metric a comparison may
+    hold, in table order: the sweep's (METRICS), then every kind's own."""
+    out = [(metric_key(k, mem), higher, memory)
+           for k, _, higher, memory in METRICS]
+    return out + [(m.key, m.higher, m.memory)
+                  for k in orbresults.KINDS.values() for m in k.metrics]
 
 
 def metric(va, vb, higher_is_better, memory=False, at_n=None,
@@ -300,13 +313,57 @@ def fixed_n_blocks(docs_a, docs_b, paired):
     return ns.pop() if len(ns) == 1 else None
 
 
+def scenario_kind(name, res_a, res_b):
+    """The Kind of one scenario's runs on both sides; ValueError (one
+    line) when they are of two kinds."""
+    names = list(dict.fromkeys(orbresults.kind_of(r.doc)
+                               for r in list(res_a) + list(res_b)))
+    if len(names) > 1:
+        raise ValueError(f"{name}: runs of kinds {' and '.join(names)} "
+                         "under one scenario name: compare sets like "
+                         "against like")
+    return orbresults.KINDS[names[0]]
+
+
+def kind_metrics(kind, docs_a, docs_b, mem):
+    """{metric key: metric dict} of a scenario of a kind without steps:
+    each of its Metrics, one value per run (orbbench.results.Metric)."""
+    docs_b, paired = pair_up(docs_a, docs_b)
+    out = {}
+    for m in kind.metrics:
+        out[m.key] = metric([m.read(d, mem) for d in docs_a],
+                            [m.read(d, mem) for d in docs_b], m.higher,
+                            memory=m.memory, paired=paired,
+                            label=m.label)
+    return out
+
+
+def compare_kind_scenario(name, kind, res_a, res_b, mem):
+    """compare_scenario for a kind compared by its metrics: the same row,
+    with no N, no crossing and no steps."""
+    docs_a, docs_b = [r.doc for r in res_a], [r.doc for r in res_b]
+    paired_b, paired = pair_up(docs_a, docs_b)
+    return {"scenario": name, "kind": kind.name, "verdict": "n/a",
+            "paired": paired,
+            "interference": (orbinterference.of_pairs(docs_a, paired_b)
+                             if paired else None),
+            "runs_a": len(docs_a), "runs_b": len(docs_b), "at_n": None,
+            "metrics": kind_metrics(kind, docs_a, docs_b, mem),
+            "crossing": {"a": [], "b": []},
+            "a": {"runs": len(docs_a)}, "b": {"runs": len(docs_b)},
+            "steps": []}
+
+
 def compare_scenario(name, res_a, res_b, at, mem):
     """One scenario, both sides: a dict (the JSON row). Its verdict is set
     by compare(), once every test of the comparison is known."""
+    kind = scenario_kind(name, res_a, res_b)
+    if kind.metrics:
+        return compare_kind_scenario(name, kind, res_a, res_b, mem)
     docs_a, docs_b = [r.doc for r in res_a], [r.doc for r in res_b]
     ms = scenario_metrics(docs_a, docs_b, at, mem)
     paired_b, paired = pair_up(docs_a, docs_b)
-    return {"scenario": name, "verdict": "n/a",
+    return {"scenario": name, "kind": kind.name, "verdict": "n/a",
             "paired": paired,
             "interference": (orbinterference.of_pairs(docs_a, paired_b)
                              if paired else None),
@@ -425,6 +482,15 @@ def compare(res_a, res_b, at, mem):
     return compare_many([res_a, res_b], at, mem)[0]
 
 
+def row_primary_keys(row, mem):
+    """primary_keys of a scenario row: a kind's own metrics marked
+    primary, or the sweep's."""
+    kind = orbresults.KINDS.get(row.get("kind"))
+    if kind and kind.metrics:
+        return tuple(m.key for m in kind.metrics if m.primary)
+    return primary_keys(row["metrics"], mem)
+
+
 def primary_keys(metrics, mem):
     """The metrics a scenario's verdict is tested on: its crossing N (its
     round time at the one N of a fixed-N scenario, which has no crossing),
@@ -440,7 +506,7 @@ def primary_keys(metrics, mem):
 def mark_primary(row, mem):
     """Flag each metric of a scenario row primary or descriptive; a
     descriptive one keeps its unadjusted 95% interval and has no verdict."""
-    keys = primary_keys(row["metrics"], mem)
+    keys = row_primary_keys(row, mem)
     for key, m in row["metrics"].items():
         m["primary"] = key in keys
         if not m["primary"]:
@@ -454,10 +520,9 @@ def suite_rows(cmp, mem):
     primary metric, the geometric mean of B/A over the scenarios where it
     is primary (round ms only over fixed-N scenarios)."""
     out = {}
-    for key, _, higher, memory in METRICS:
-        k = metric_key(key, mem)
+    for k, higher, memory in all_metrics(mem):
         per = [(r["scenario"], r["metrics"][k]) for r in cmp["scenarios"]
-               if r["metrics"][k]["primary"]]
+               if k in r["metrics"] and r["metrics"][k]["primary"]]
         if per:
             out[k] = orbstats.suite_metric(per, higher, memory)
     return out
@@ -493,14 +558,16 @@ def judge(cmps, mem, alpha=orbstats.ALPHA, delta=orbstats.EQUIVALENCE):
                                   if m["primary"]))
         c["method"]["moderated"] = {
             key: orbstats.moderate([r["metrics"][key] for r in c["scenarios"]
-                                    if r["metrics"][key]["primary"]])
+                                    if key in r["metrics"] and
+                                    r["metrics"][key]["primary"]])
             for key in keys}
         # Then, for a run's blocks, the run-to-run spread they cannot see
         # (on their moderated errors).
         c["method"]["between_runs"] = {
             key: orbstats.between_runs([r["metrics"][key]
                                         for r in c["scenarios"]
-                                        if r["metrics"][key]["primary"]])
+                                        if key in r["metrics"] and
+                                        r["metrics"][key]["primary"]])
             for key in keys}
     tests, rejected, level = orbstats.adjust_family(
         [m for c in cmps for r in c["scenarios"]
@@ -510,7 +577,8 @@ def judge(cmps, mem, alpha=orbstats.ALPHA, delta=orbstats.EQUIVALENCE):
             orbinterference.withhold(r)
     for c in cmps:
         c["mde_pct"] = {k: orbstats.median_or_none(
-            r["metrics"][k].get("mde_pct") for r in c["scenarios"])
+            r["metrics"][k].get("mde_pct") for r in c["scenarios"]
+            if k in r["metrics"])
             for k in dict.fromkeys(k for r in c["scenarios"]
                                    for k in r["metrics"])}
         c["suite"] = suite_rows(c, mem)
@@ -544,7 +612,8 @@ def compare_pair(res_a, res_b, at, mem):
     both = [n for n in orbresults.seed_order(list(ga) + list(gb))
             if n in ga and n in gb]
     rows = [compare_scenario(n, ga[n], gb[n], at, mem) for n in both]
-    keys = [metric_key(k, mem) for k, _, _, _ in METRICS]
+    keys = [k for k, _, _ in all_metrics(mem)
+            if any(k in r["metrics"] for r in rows)]
     return {"a": [str(r.path) for r in res_a],
             "b": [str(r.path) for r in res_b],
             "mem_kind": mem,
@@ -554,7 +623,9 @@ def compare_pair(res_a, res_b, at, mem):
                                "run's log ratio B/A",
                        "ratio": "ratio of geometric means over runs, B/A",
                        "primary": "crossing N (round ms at a fixed N), "
-                                  "server CPU per call, memory per server",
+                                  "server CPU per call, memory per server; "
+                                  "a kind without steps: its own metrics "
+                                  "marked primary",
                        "suite": "geometric mean of the scenarios' B/A; "
                                 "one-sample t over their mean log ratios",
                        "adjustment": "Benjamini-Hochberg",
@@ -567,7 +638,9 @@ def compare_pair(res_a, res_b, at, mem):
                        "tests": None,
                        "alpha": orbstats.ALPHA, "power": orbstats.POWER},
             "mde_pct": {k: orbstats.median_or_none(r["metrics"][k]["mde_pct"]
-                                            for r in rows) for k in keys},
+                                            for r in rows
+                                            if k in r["metrics"])
+                        for k in keys},
             "environment_differences": [
                 {"field": f, "a": a, "b": b} for f, a, b in diffs],
             "only_in_a": [n for n in ga if n not in gb],

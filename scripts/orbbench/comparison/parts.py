@@ -49,8 +49,61 @@ def runs_cell(values):
 
 def has_values(cmps, key):
     return any(v is not None for cmp in cmps for c in cmp["scenarios"]
+               if key in c["metrics"]
                for v in c["metrics"][key]["a_values"] +
                c["metrics"][key]["b_values"])
+
+
+def own_kind(c):
+    """The Kind of a scenario row compared by its own metrics, else None
+    (a sweep's row, or one of a result older than the row's "kind")."""
+    k = orbresults.KINDS.get(c.get("kind"))
+    return k if k and k.metrics else None
+
+
+def swept(cmps):
+    """The comparisons with only their stepped scenarios (those the main
+    table shows); the rows of kinds with their own metrics are
+    kind_tables'."""
+    return [dict(cmp, scenarios=[c for c in cmp["scenarios"]
+                                 if not own_kind(c)]) for cmp in cmps]
+
+
+def kind_tables(cmps):
+    """[(title, head, rows)]: per kind with its own metrics that some
+    scenario is of, one table: scenario, each metric's A (median (min–max)
+    over runs), then per set each metric's X/A [interval] and the
+    verdict."""
+    out = []
+    many = len(cmps) > 1
+    for kind in orbresults.KINDS.values():
+        names = orbresults.seed_order(list(dict.fromkeys(
+            c["scenario"] for cmp in cmps for c in cmp["scenarios"]
+            if own_kind(c) is kind)))
+        if not names:
+            continue
+        head = ["scenario"] + [f"{m.label} A" for m in kind.metrics]
+        for x in LETTERS[1:len(cmps) + 1]:
+            tag = f" ({x})" if many else ""
+            head += [f"{m.label} {x}/A" for m in kind.metrics]
+            head.append(f"verdict{tag}")
+        rows = []
+        for name in names:
+            per = [next((c for c in cmp["scenarios"]
+                         if c["scenario"] == name), None) for cmp in cmps]
+            first = next(c for c in per if c)
+            row = [name] + [runs_cell(first["metrics"][m.key]["a_values"])
+                            for m in kind.metrics]
+            for c in per:
+                if c is None:
+                    row += ["—"] * (len(kind.metrics) + 1)
+                    continue
+                row += [ratio_cell(c["metrics"][m.key])
+                        for m in kind.metrics]
+                row.append("—" if c["verdict"] == "n/a" else c["verdict"])
+            rows.append(tuple(row))
+        out.append((f"Per scenario, kind {kind.name}", tuple(head), rows))
+    return out
 
 
 def shown_metrics(cmps):
@@ -93,6 +146,7 @@ def main_table(cmps):
     """The verdict table: scenario, A's crossing N, then a column group
     per set compared with A ('—' where that set lacks the scenario)."""
     mem = cmps[0]["mem_kind"]
+    cmps = swept(cmps)
     shown = shown_metrics(cmps)
     many = len(cmps) > 1
     head = ["scenario", "crossing N A"]
@@ -243,7 +297,9 @@ def method_lines(cmps):
     single = [[c["scenario"] for c in cmp["scenarios"] if single_run(c)]
               for cmp in cmps]
     level = cmps[0]["method"].get("ci_level")
-    out = [f"Crossing N {crossings}: median (min–max) over runs. {ratios}: "
+    out = [] if any(c for cmp in swept(cmps) for c in cmp["scenarios"]) \
+        else [kind_method_line(cmps, ratios, level)]
+    out += [] if out else [f"Crossing N {crossings}: median (min–max) over runs. {ratios}: "
            "ratio of geometric means over runs, [interval]: for the tested "
            f"(primary) metrics at the {pct_level(level)} "
            "false-coverage-rate level that goes with the verdicts, so it "
@@ -258,6 +314,9 @@ def method_lines(cmps):
                "each run's blocks' geometric mean, paired by run"
                if any(by_block(c) for cmp in cmps for c in cmp["scenarios"])
                else "") + "."]
+    if out and not out[0].startswith("Per scenario of a kind") and any(
+            own_kind(c) for cmp in cmps for c in cmp["scenarios"]):
+        out.append(kind_method_line(cmps, ratios, level))
     if not tests:
         out.append("No verdicts: one run on a side; repeats are needed "
                    "(run-suite --repeat 3).")
@@ -289,7 +348,9 @@ def method_lines(cmps):
                "counted as same; interference: a difference no larger than "
                "what the sides' unequal disturbance of each other would "
                "make, not called.")
-    shown = shown_metrics(cmps)
+    shown = shown_metrics(swept(cmps)) + list(dict.fromkeys(
+        m.key for cmp in cmps for c in cmp["scenarios"] if own_kind(c)
+        for m in own_kind(c).metrics if m.primary))
     mde = per_set(cmps, [", ".join(
         f"{metric_label(k, cmp['mem_kind'])} {mde_text(cmp['mde_pct'][k])}"
         for k in shown if cmp["mde_pct"].get(k) is not None)
@@ -303,6 +364,20 @@ def method_lines(cmps):
                    "run on a side; repeats are needed (run-suite --repeat "
                    "3).")
     return out
+
+
+def kind_method_line(cmps, ratios, level):
+    """How the scenarios of kinds with their own metrics were weighed."""
+    kinds = list(dict.fromkeys(own_kind(c).name for cmp in cmps
+                               for c in cmp["scenarios"] if own_kind(c)))
+    said = [f"{m.label}" + ("" if m.primary else " (descriptive)")
+            for k in kinds for m in orbresults.KINDS[k].metrics]
+    return (f"Per scenario of a kind without steps ({', '.join(kinds)}): "
+            f"its own metrics, one value per run ({', '.join(said)}); "
+            f"A: median (min–max) over runs; {ratios}: ratio of geometric "
+            "means over runs, [interval] at the "
+            f"{pct_level(level)} false-coverage-rate level for the tested "
+            "ones, 95% for the descriptive ones.")
 
 
 def mde_text(pct):
@@ -359,7 +434,8 @@ def note_lines(cmps):
     for x, cmp in zip(LETTERS[1:], cmps):
         seen = {}
         for c in cmp["scenarios"]:
-            for k in shown:
+            kind = own_kind(c)
+            for k in [m.key for m in kind.metrics] if kind else shown:
                 for note in c["metrics"][k]["notes"]:
                     if note.startswith("one run on a side"):
                         continue

@@ -28,6 +28,8 @@ def verdicts_from_compare(cmp):
     interval the table shows beside it (at the verdicts' level)."""
     out = {}
     for s in cmp.get("scenarios", []):
+        if "crossing_n" not in s["metrics"]:
+            continue        # a kind compared by its own metrics
         m = s["metrics"]["crossing_n"]
         out[s["scenario"]] = {"verdict": s["verdict"], "ratio": m["ratio"],
                               "ci": [m["ci_low"], m["ci_high"]]

@@ -19,17 +19,35 @@ def side_copy(doc, side):
 SIDE_COLORS = ("tab:blue", "tab:orange")
 
 
-def compare_all(res_a, res_b, outdir, labels, verdicts=None, log=None):
+def compare_all(res_a, res_b, outdir, labels, verdicts=None, log=None,
+                cmp=None):
     """The figures of a comparison (A the baseline) into outdir; return
     [Figure]: capacity A against B with the verdicts, B/A against N, the
     round-time panels (orbbench.figures.ab); what a server costs on each
     side, the fixed-N dots, and every round of both sides per scenario
     (orbbench.figures.run). Side A is blue and B orange in every
-    figure."""
+    figure. The results of kinds compared by their own metrics get, with
+    cmp (the comparison), one figure per kind (orbbench.figures.metrics)
+    instead."""
     log = log or (lambda m: None)
     orbresults.refuse_uncomparable(list(res_a) + list(res_b),
                                    "a comparison")
     labels = tuple(labels)
+    figures = []
+    if cmp is not None:
+        import orbbench.figures.metrics as figs_metrics
+        figures = figs_metrics.kind_figures(cmp, res_a, res_b, outdir,
+                                            labels, log)
+    res_a, res_b = ([r for r in res if orbresults.kind(r.doc).stepped]
+                    for res in (res_a, res_b))
+    if not res_a and not res_b:
+        return figures
+    return figures + stepped_figures(res_a, res_b, outdir, labels,
+                                     verdicts, log)
+
+
+def stepped_figures(res_a, res_b, outdir, labels, verdicts, log):
+    """compare_all's figures of the kinds with steps."""
     # Their titles name both sides already ("B against A").
     figures = figs_ab.ab_figures(
         res_a, res_b, outdir, labels, verdicts=verdicts,

@@ -9,8 +9,8 @@ connection added (per_connection). Its figure and table are drawn here.
 
 A *series* is (label, [result documents]): one scenario, split by ORB
 and settings as orbbench.plot.series_of does; its documents are its
-runs. compare weighs sweeps only, so it refuses these (as it refuses a
-rate); a report shows the table and the figure."""
+runs. compare weighs its METRICS, one value per run; a report shows the
+table and the figure."""
 import orbbench.results as orbresults
 from orbbench.results import fmt_num, get, is_num, median
 
@@ -206,11 +206,31 @@ def connections_per_s(doc):
     return f"{m:.0f}/s" if is_num(m) else "—"
 
 
+def _per_connection(doc, mem):
+    """kB of memory measure mem (pss, uss) a held connection added to the
+    server; None for MemAvailable, which the kind does not read."""
+    return get(doc, f"connect.per_connection.{mem}_kb") \
+        if mem in ("pss", "uss") else None
+
+
+# What compare weighs of a run: its connections per second (the median of
+# its blocks' rates), each connection's connect and first reply (the same
+# question asked per connection: shown, not tested) and what a held
+# connection costs the server.
+METRICS = (
+    orbresults.Metric("per_s", "connections/s",
+                      lambda d, mem: get(d, "connect.per_s.median"),
+                      higher=True),
+    orbresults.Metric("total_us", "connect + first reply µs",
+                      lambda d, mem: get(d, "connect.total_us.median"),
+                      primary=False),
+    orbresults.Metric("per_connection_kb", "kB per held connection",
+                      _per_connection, memory=True))
+
+
 orbresults.register(orbresults.Kind(
     "connect", "connect",
     fields=[("connect.connections", is_num)],
-    check=check,
-    refusal="a connection-rate result (kind connect; a report shows its "
-            "table)",
+    check=check, metrics=METRICS,
     figures=figures, tables=tables,
     headline=("connect", "connections/s", connections_per_s)))

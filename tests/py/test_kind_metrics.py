@@ -1,0 +1,108 @@
+"""compare on a kind weighed by its own metrics (orbbench.results.Metric:
+kind connect's), alone and in one comparison with sweeps: its metrics
+tested as declared, a descriptive one not tested, its own table and
+suite rows, and the sweep's rows as before. Synthetic connect runs (their
+values chosen here), real sweep results from results/examples."""
+import copy
+from pathlib import Path
+
+import orbbench.comparison.model as orbcmp
+import orbbench.comparison.parts as parts
+import orbbench.comparison.render as render
+import orbbench.results as orbresults
+
+from conftest import ROOT
+
+SWEEPS = ROOT / "results" / "examples" / "grisby-omniorb-4.2.5-vs-4.3.3"
+
+
+def connect_run(like, per_s, total_us, kb, i):
+    """A connect result with these values, on like's ORB and host."""
+    doc = {"schema": orbresults.SCHEMA, "kind": "connect",
+           "scenario": {"name": "connect-omniorb-unix", "kind": "connect"},
+           "connect": {"connections": 600,
+                       "blocks": [{"connections": 100, "per_s": per_s}] * 6,
+                       "per_s": {"median": per_s, "low": per_s * 0.9,
+                                 "high": per_s * 1.1},
+                       "total_us": {"median": total_us},
+                       "per_connection": {"pss_kb": kb, "uss_kb": kb}},
+           "result": {"stop_reason": "done"},
+           "orb": copy.deepcopy(like["orb"]),
+           "host": copy.deepcopy(like["host"])}
+    return orbresults.Result(Path(f"connect.r{i}.json"), doc)
+
+
+def side(folder, rates, kb=18.0):
+    sweeps = orbresults.load_results(sorted(
+        (SWEEPS / folder).glob("08-*.json")))
+    like = sweeps[0].doc
+    return sweeps + [connect_run(like, r, 1e6 / r, kb, i)
+                     for i, r in enumerate(rates)]
+
+
+def test_a_kind_with_metrics_is_weighed_by_them_beside_sweeps():
+    a = side("omniorb-system", [5000, 5100, 4950, 5050])
+    b = side("omniorb-4.3.3", [2500, 2530, 2480, 2510], kb=18.01)
+    cmp, = orbcmp.compare_many([a, b], None, "pss")
+    rows = {r["scenario"]: r for r in cmp["scenarios"]}
+    c = rows["connect-omniorb-unix"]
+    assert c["kind"] == "connect"
+    assert sorted(c["metrics"]) == ["per_connection_kb", "per_s",
+                                    "total_us"]
+    per_s = c["metrics"]["per_s"]
+    assert per_s["primary"] and per_s["verdict"] == "slower"
+    assert abs(per_s["ratio"] - 0.5) < 0.01
+    assert per_s["a_values"] == [5000, 5100, 4950, 5050]
+    # Asked again per connection: an interval, no test.
+    total = c["metrics"]["total_us"]
+    assert total["primary"] is False and total["verdict"] == "n/a"
+    assert total["q_value"] is None and total["ci_low"] < 2 < total["ci_high"]
+    assert c["metrics"]["per_connection_kb"]["memory"] is True
+    assert c["verdict"] == "slower"
+    # The sweep's scenario keeps the sweep's metrics.
+    sweep = next(r for r in cmp["scenarios"] if r["kind"] == "sweep")
+    assert "crossing_n" in sweep["metrics"] and "per_s" not in \
+        sweep["metrics"]
+    # Suite rows of both, each over its own scenarios.
+    assert cmp["suite"]["per_s"]["n_scenarios"] == 1
+    assert cmp["suite"]["crossing_n"]["n_scenarios"] == 1
+    # Tables: the sweep in the main one, connect in its own.
+    head, main = parts.main_table([cmp])
+    assert [r[0] for r in main] == [sweep["scenario"]]
+    (title, khead, krows), = parts.kind_tables([cmp])
+    assert title == "Per scenario, kind connect"
+    assert khead[:2] == ("scenario", "connections/s A")
+    assert krows[0][0] == "connect-omniorb-unix"
+    assert "slower" in krows[0][khead.index("connections/s B/A")]
+    text = render.render(cmp and [cmp], "text")
+    assert "Per scenario, kind connect:" in text
+    assert "Per scenario of a kind without steps (connect)" in text
+    csv = render.render([cmp], "csv")
+    assert "connect-omniorb-unix,per_s," in csv
+
+
+def test_alone_it_has_no_sweep_table_and_equal_sides_are_same():
+    a = [r for r in side("omniorb-system", [5000, 5010, 4990, 5005])
+         if r.doc.get("kind") == "connect"]
+    b = [r for r in side("omniorb-system", [5002, 5008, 4995, 5001])
+         if r.doc.get("kind") == "connect"]
+    cmp, = orbcmp.compare_many([a, b], None, "pss")
+    assert cmp["scenarios"][0]["metrics"]["per_s"]["verdict"] == "same"
+    _, main = parts.main_table([cmp])
+    assert main == []
+    assert "Per scenario:" not in render.render([cmp], "text")
+    # MemAvailable is not a connect measure: no value, no test.
+    cmp, = orbcmp.compare_many([a, b], None, "mem_available")
+    m = cmp["scenarios"][0]["metrics"]["per_connection_kb"]
+    assert m["verdict"] == "n/a" and m["ratio"] is None
+
+
+def test_a_kind_cannot_both_refuse_and_declare_metrics():
+    m = orbresults.Metric("x", "x", lambda d, mem: 1)
+    try:
+        orbresults.Kind("bogus", "bogus", refusal="no", metrics=[m])
+    except ValueError as e:
+        assert "refusal and metrics" in str(e)
+    else:
+        raise AssertionError("a kind with a refusal and metrics was made")
+
