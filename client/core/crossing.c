@@ -422,6 +422,20 @@ int crossing_estimate_of(const struct crossing_measure *m, size_t k,
     double hi_ms = crossing_pooled_ms(m, k, b->hi, &count);
     crossing_estimate_fit(pts, k, max_ms, b->lo, lo_ms, b->hi, hi_ms, out);
     free(pts);
+    if (out->found && out->n < 1) {
+        /* N counts servers or connections, and N = lo >= 1 was under
+         * max_ms: an estimate below one (a fit a little past the bracket,
+         * which may stand) is clamped to one, its interval too. */
+        size_t used = strlen(out->why);
+        snprintf(out->why + used, sizeof out->why - used,
+                 "%sthe estimate %.3f lies below N = 1, which was under "
+                 "max_ms: 1 is used", used ? "; " : "", out->n);
+        out->n = 1;
+        if (out->low < 1)
+            out->low = 1;
+        if (out->high < out->n)
+            out->high = out->n;
+    }
     return 0;
 }
 

@@ -292,6 +292,31 @@ static void test_not_found_without_an_n_under(void **state)
     assert_false(e.found);
 }
 
+static void test_an_estimate_below_one_is_clamped_to_one(void **state)
+{
+    (void)state;
+    /* N = 1 was under max_ms 100 (bracket [1, 2]), but its probes read
+     * 103 ms and N = 2 206 ms: slope 1, so each implies a crossing at
+     * 1 · 100/103 = 0.971, within 10% of lo, where an estimate outside
+     * the bracket stands. N counts servers: 1 is used, and said. */
+    int64_t r103[5] = {103000000, 103000000, 103000000, 103000000,
+                       103000000};
+    int64_t r206[5] = {206000000, 206000000, 206000000, 206000000,
+                       206000000};
+    struct crossing_measure m[5] = {
+        {1, r103, 5, 103, false}, {2, r206, 5, 206, false},
+        {1, r103, 5, 103, true},  {2, r206, 5, 206, true},
+        {1, r103, 5, 103, true}};
+    struct bracket b = {1, 2};
+    struct crossing_estimate e;
+    assert_int_equal(crossing_estimate_of(m, 5, 100, &b, &e), 0);
+    assert_true(e.found);
+    assert_true(e.n == 1);
+    assert_true(e.low >= 1 && e.high >= e.n);
+    assert_non_null(strstr(e.why, "lies below N = 1"));
+    assert_non_null(strstr(e.why, "0.971"));
+}
+
 /* ---- the median's interval and t --------------------------------------- */
 
 static void test_median_ci_of_constant_and_tiny_series(void **state)
@@ -391,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_flat_slope_is_assumed_one),
         cmocka_unit_test(test_bracket_interpolation_without_probes),
         cmocka_unit_test(test_not_found_without_an_n_under),
+        cmocka_unit_test(test_an_estimate_below_one_is_clamped_to_one),
         cmocka_unit_test(test_median_ci_of_constant_and_tiny_series),
         cmocka_unit_test(test_median_ci_holds_the_median),
         cmocka_unit_test(test_median_ci_widens_for_correlated_rounds),
