@@ -59,13 +59,19 @@ static json_t *agg_json(const struct agg *a, size_t n)
                      a->min, "max", a->max);
 }
 
+const char *const footprint_fields[FP_NFIELDS] = {
+    [FP_THREADS] = "threads", [FP_FDS] = "fds", [FP_RSS] = "rss_kb",
+    [FP_PSS] = "pss_kb", [FP_USS] = "uss_kb"};
+const char *const footprint_words[FP_NFIELDS] = {
+    [FP_THREADS] = "threads", [FP_FDS] = "descriptors", [FP_RSS] = "kB RSS",
+    [FP_PSS] = "kB PSS", [FP_USS] = "kB USS"};
+
 void footprint_step(struct footprint *fp, const pid_t *pids,
                     const unsigned *index, size_t n, size_t on_machine,
                     json_t *step)
 {
-    enum { RSS, PSS, USS, THREADS, FDS, NFIELDS };
-    static const char *const names[NFIELDS] = {"rss_kb", "pss_kb", "uss_kb",
-                                               "threads", "fds"};
+    enum { NFIELDS = FP_NFIELDS };
+    const char *const *names = footprint_fields;
     struct agg agg[NFIELDS];
     memset(agg, 0, sizeof agg);
     /* Probe every stride-th server so that the step stays in budget. */
@@ -83,9 +89,10 @@ void footprint_step(struct footprint *fp, const pid_t *pids,
             unreadable++;
             continue;
         }
-        double v[NFIELDS] = {(double)p.rss_kb, (double)p.pss_kb,
-                             (double)p.uss_kb, (double)p.threads,
-                             (double)p.fds};
+        double v[NFIELDS] = {
+            [FP_THREADS] = (double)p.threads, [FP_FDS] = (double)p.fds,
+            [FP_RSS] = (double)p.rss_kb, [FP_PSS] = (double)p.pss_kb,
+            [FP_USS] = (double)p.uss_kb};
         for (int f = 0; f < NFIELDS; f++)
             agg_add(&agg[f], v[f]);
         if (list)
@@ -150,8 +157,8 @@ void footprint_step(struct footprint *fp, const pid_t *pids,
                       (double)(fp->base.mem_available_kb -
                                now.mem_available_kb) /
                           (double)on_machine,
-                      "pss", agg[PSS].sum / (double)ok, "uss",
-                      agg[USS].sum / (double)ok));
+                      "pss", agg[FP_PSS].sum / (double)ok, "uss",
+                      agg[FP_USS].sum / (double)ok));
 
     struct proc_footprint self;
     json_t *client = json_object_get(step, "client");

@@ -22,6 +22,13 @@ struct footprint {
     bool settled;     /* false: it moved for the whole 5 s */
 };
 
+/* What a footprint counts of a process, as results name it (a step's
+ * footprint.<field>, a kind's per-connection costs), and how a summary
+ * line says it; in this order everywhere. */
+enum { FP_THREADS, FP_FDS, FP_RSS, FP_PSS, FP_USS, FP_NFIELDS };
+extern const char *const footprint_fields[FP_NFIELDS];
+extern const char *const footprint_words[FP_NFIELDS];
+
 /* Take the baseline: MemAvailable once it has settled (two readings 200 ms
  * apart within 2 MiB, 5 s at most), since memory freed by an earlier run
  * can still be coming back. Sets settle_ms. 0 or -errno. */

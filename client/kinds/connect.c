@@ -24,6 +24,7 @@
 #include "core/result.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "host/footprint.h"
 #include "host/probe.h"
 #include "kinds/run.h"
 #include "kinds/servers.h"
@@ -90,9 +91,6 @@ static int64_t connect_max_connections(const struct scenario *sc)
     return connect_opts(sc)->hold + 1;
 }
 
-/* The footprint fields, as the result names them. */
-static const char *const FIELDS[] = {"threads", "fds", "rss_kb", "pss_kb",
-                                     "uss_kb"};
 
 struct connect {
     struct run *s;
@@ -310,12 +308,13 @@ static int hold(struct connect *x, int64_t base_fds)
     if (held) {
         json_t *before = json_object_get(x->footprint, "churned");
         json_t *per = json_object();
-        for (size_t i = 0; before && i < ARRAY_LEN(FIELDS); i++) {
+        for (size_t i = 0; before && i < FP_NFIELDS; i++) {
+            const char *field = footprint_fields[i];
             double d = (double)(json_integer_value(
-                                    json_object_get(held, FIELDS[i])) -
+                                    json_object_get(held, field)) -
                                 json_integer_value(
-                                    json_object_get(before, FIELDS[i])));
-            json_object_set_new(per, FIELDS[i], json_real(d / (double)k));
+                                    json_object_get(before, field)));
+            json_object_set_new(per, field, json_real(d / (double)k));
         }
         x->per_connection = per;
     }
@@ -432,7 +431,6 @@ static void connect_run(struct run *sides, struct run_outcome *o,
             }
         }
     }
-    o->max_servers = 1;
     record(&x);
     result_set_outcome(x.s->doc, x.o->stop_reason, x.o->detail,
                        (double)(now_ns() - x.t0_ns) / 1e9);
@@ -483,12 +481,9 @@ static void connect_summary(const struct scenario *sc, json_t *doc,
                num(us, "p99"), num(us, "max"));
     json_t *per = json_object_get(c, "per_connection");
     json_t *fp = json_object_get(c, "footprint");
-    static const char *const said[] = {"threads", "descriptors", "kB RSS",
-                                       "kB PSS", "kB USS"};
-    _Static_assert(ARRAY_LEN(said) == ARRAY_LEN(FIELDS), "one word each");
-    for (size_t i = 0; json_is_object(per) && i < ARRAY_LEN(FIELDS); i++)
+    for (size_t i = 0; json_is_object(per) && i < FP_NFIELDS; i++)
         printf("%s %.2f %s", i ? "," : "  each held connection added",
-               num(per, FIELDS[i]), said[i]);
+               num(per, footprint_fields[i]), footprint_words[i]);
     if (json_is_object(per))
         printf(" to the server (%lld held)\n",
                (long long)json_integer_value(json_object_get(c, "hold")));

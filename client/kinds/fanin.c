@@ -19,6 +19,7 @@
 #include "codec/payload.h"
 #include "core/spread.h"
 #include "core/util.h"
+#include "host/footprint.h"
 #include "host/probe.h"
 #include "kinds/kind.h"
 #include "kinds/servers.h"
@@ -86,7 +87,8 @@ static int64_t fanin_max_connections(const struct scenario *sc)
 struct fanin {
     struct conn *servers;
     size_t k;
-    double base[5]; /* FIELDS' totals over the servers, no connection */
+    double base[FP_NFIELDS]; /* footprint_fields' totals over the servers,
+                              * no connection */
     double threads_per_conn;
     double fds_per_conn;
     /* What each server declared it serves at most (descriptors; 0:
@@ -95,21 +97,15 @@ struct fanin {
     char (*declared_why)[160];
 };
 
-/* The footprint fields summed over the servers, as footprint_step names
- * them. */
-static const char *const FIELDS[] = {"threads", "fds", "rss_kb", "pss_kb",
-                                     "uss_kb"};
-enum { THREADS, FDS };
-
-/* The servers' totals of FIELDS from a footprint: mean × servers (the
- * footprint samples every stride-th server when probing all would take
- * too long). False when it has none. */
+/* The servers' totals of footprint_fields from a footprint: mean ×
+ * servers (the footprint samples every stride-th server when probing all
+ * would take too long). False when it has none. */
 static bool totals(json_t *footprint, double *t)
 {
     double of = json_number_value(json_object_get(footprint, "of"));
-    for (size_t i = 0; i < ARRAY_LEN(FIELDS); i++) {
-        json_t *mean = json_object_get(json_object_get(footprint, FIELDS[i]),
-                                       "mean");
+    for (size_t i = 0; i < FP_NFIELDS; i++) {
+        json_t *field = json_object_get(footprint, footprint_fields[i]);
+        json_t *mean = json_object_get(field, "mean");
         if (!json_is_number(mean))
             return false;
         t[i] = json_number_value(mean) * of;
@@ -360,20 +356,20 @@ static void fanin_footprint(struct sweeper_hand *h, json_t *step,
                             size_t on_machine)
 {
     struct fanin *f = h->axis;
-    double t[ARRAY_LEN(FIELDS)];
+    double t[FP_NFIELDS];
     sweeper_probe_servers(h, f->servers, f->k, on_machine, step);
     if (!totals(json_object_get(step, "footprint"), t) || h->n == 0)
         return;
     json_t *total = json_object(), *per = json_object();
-    for (size_t i = 0; i < ARRAY_LEN(FIELDS); i++) {
-        json_object_set_new(total, FIELDS[i], json_real(t[i]));
-        json_object_set_new(per, FIELDS[i],
+    for (size_t i = 0; i < FP_NFIELDS; i++) {
+        json_object_set_new(total, footprint_fields[i], json_real(t[i]));
+        json_object_set_new(per, footprint_fields[i],
                             json_real((t[i] - f->base[i]) / (double)h->n));
     }
     json_object_set_new(step, "servers_total", total);
     json_object_set_new(step, "per_connection", per);
-    f->threads_per_conn = (t[THREADS] - f->base[THREADS]) / (double)h->n;
-    f->fds_per_conn = (t[FDS] - f->base[FDS]) / (double)h->n;
+    f->threads_per_conn = (t[FP_THREADS] - f->base[FP_THREADS]) / (double)h->n;
+    f->fds_per_conn = (t[FP_FDS] - f->base[FP_FDS]) / (double)h->n;
 }
 
 static void fanin_end(struct sweeper_hand *h)
@@ -390,25 +386,19 @@ static void fanin_end(struct sweeper_hand *h)
     h->axis = NULL;
 }
 
-/* result.costs.memory: what one connection added to the servers, at the
- * largest step with a footprint (steps[].per_connection). */
-static json_t *connections_costs(const struct scenario *sc, json_t *doc)
+/* What one connection added to the servers at step st
+ * (steps[].per_connection; result.costs.memory reads the last step with
+ * one). */
+static json_t *connection_cost(json_t *st)
 {
-    (void)sc;
-    json_t *steps = json_object_get(doc, "steps");
-    for (size_t i = json_array_size(steps); i-- > 0;) {
-        json_t *st = json_array_get(steps, i);
-        json_t *per = json_object_get(st, "per_connection");
-        if (!per)
-            continue;
-        return json_pack("{s:s, s:O, s:O?, s:O?, s:O?, s:O?}", "per",
-                         "connection", "n", json_object_get(st, "n"),
-                         "pss_kb", json_object_get(per, "pss_kb"), "uss_kb",
-                         json_object_get(per, "uss_kb"), "threads",
-                         json_object_get(per, "threads"), "fds",
-                         json_object_get(per, "fds"));
-    }
-    return NULL;
+    json_t *per = json_object_get(st, "per_connection");
+    if (!per)
+        return NULL;
+    return json_pack("{s:O?, s:O?, s:O?, s:O?}", "pss_kb",
+                     json_object_get(per, "pss_kb"), "uss_kb",
+                     json_object_get(per, "uss_kb"), "threads",
+                     json_object_get(per, "threads"), "fds",
+                     json_object_get(per, "fds"));
 }
 
 static const struct sweeper_axis connections_axis = {
@@ -419,7 +409,8 @@ static const struct sweeper_axis connections_axis = {
     .set_n = fanin_set_n,
     .footprint = fanin_footprint,
     .end = fanin_end,
-    .costs = connections_costs,
+    .unit = "connection",
+    .step_cost = connection_cost,
 };
 
 static void fanin_run(struct run *sides, struct run_outcome *o,
@@ -438,16 +429,14 @@ static void fanin_summary(const struct scenario *sc, json_t *doc,
     snprintf(held, sizeof held, "%lld server%s held %lld connections",
              (long long)fanin_opts(sc)->servers,
              fanin_opts(sc)->servers == 1 ? "" : "s",
-             (long long)o->max_servers);
+             (long long)o->held);
     sweeper_summary_head(sc, doc, held);
     json_t *last = json_array_get(steps, json_array_size(steps) - 1);
     json_t *per = json_object_get(last, "per_connection");
-    static const char *const said[] = {"threads", "descriptors", "kB RSS",
-                                       "kB PSS", "kB USS"};
-    _Static_assert(ARRAY_LEN(said) == ARRAY_LEN(FIELDS), "one word each");
-    for (size_t i = 0; per && i < ARRAY_LEN(FIELDS); i++)
+    for (size_t i = 0; per && i < FP_NFIELDS; i++)
         printf("%s %.2f %s", i ? "," : "  each connection added",
-               json_number_value(json_object_get(per, FIELDS[i])), said[i]);
+               json_number_value(json_object_get(per, footprint_fields[i])),
+               footprint_words[i]);
     if (per)
         printf(" to the servers at N=%lld\n",
                (long long)json_integer_value(json_object_get(last, "n")));

@@ -76,8 +76,9 @@ struct run {
 struct run_outcome {
     const char *stop_reason;
     char detail[768];
-    int64_t max_servers; /* a sweep: the largest N whose median round
-                          * stayed in max_ms; other kinds: servers used */
+    int64_t held; /* a sweep driver's kind: the largest N whose median
+                   * round stayed in max_ms, counted in its axis's noun
+                   * (servers, connections); other kinds leave it 0 */
     int exit_code;
 };
 

@@ -152,29 +152,21 @@ static void servers_footprint(struct sweeper_hand *h, json_t *step,
     sweeper_probe_servers(h, h->conns, h->n, on_machine, step);
 }
 
-/* result.costs.memory: what one server cost: memory, threads and
- * descriptors at the largest step with a footprint (they barely move
- * with N), with the N they are at. */
-static json_t *servers_costs(const struct scenario *sc, json_t *doc)
+/* What one server cost at step st: memory, threads and descriptors
+ * (result.costs.memory reads the last step with a footprint: they barely
+ * move with N). */
+static json_t *servers_cost(json_t *st)
 {
-    (void)sc;
-    json_t *steps = json_object_get(doc, "steps");
-    for (size_t i = json_array_size(steps); i-- > 0;) {
-        json_t *st = json_array_get(steps, i);
-        json_t *per = json_object_get(st, "mem_per_server_kb");
-        json_t *fp = json_object_get(st, "footprint");
-        if (!per || !fp)
-            continue;
-        return json_pack("{s:s, s:O, s:O?, s:O?, s:O?, s:O?, s:O?}", "per",
-                      "server", "n", json_object_get(st, "n"), "pss_kb",
-                      json_object_get(per, "pss"), "uss_kb",
-                      json_object_get(per, "uss"), "mem_available_kb",
-                      json_object_get(per, "mem_available"), "threads",
-                      json_object_get(json_object_get(fp, "threads"), "mean"),
-                      "fds",
-                      json_object_get(json_object_get(fp, "fds"), "mean"));
-    }
-    return NULL;
+    json_t *per = json_object_get(st, "mem_per_server_kb");
+    json_t *fp = json_object_get(st, "footprint");
+    if (!per || !fp)
+        return NULL;
+    return json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?}", "pss_kb",
+                     json_object_get(per, "pss"), "uss_kb",
+                     json_object_get(per, "uss"), "mem_available_kb",
+                     json_object_get(per, "mem_available"), "threads",
+                     json_object_get(json_object_get(fp, "threads"), "mean"),
+                     "fds", json_object_get(json_object_get(fp, "fds"), "mean"));
 }
 
 static const struct sweeper_axis servers_axis = {
@@ -182,7 +174,8 @@ static const struct sweeper_axis servers_axis = {
     .held_key = "max_servers",
     .set_n = servers_set_n,
     .footprint = servers_footprint,
-    .costs = servers_costs,
+    .unit = "server",
+    .step_cost = servers_cost,
 };
 
 static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
@@ -197,7 +190,7 @@ static void sweep_summary(const struct scenario *sc, json_t *doc,
 {
     char held[64];
     snprintf(held, sizeof held, "the machine held %lld servers",
-             (long long)o->max_servers);
+             (long long)o->held);
     sweeper_summary_head(sc, doc, held);
     json_t *costs = json_object_get(json_object_get(doc, "result"), "costs");
     json_t *mem = json_object_get(costs, "memory");

@@ -455,7 +455,7 @@ static bool side_eta(const struct sweeper_side *r, struct eta *e)
             .max_probes = (int)so->max_probes,
             .elapsed_s = (double)(now_ns() - r->t0_ns) / 1e9,
             .max_seconds = so->max_seconds, .stage = stage[cs->phase],
-            .lo = confirming ? r->h.o->max_servers : cs->b.lo,
+            .lo = confirming ? r->h.o->held : cs->b.lo,
             .hi = confirming ? (int64_t)r->h.n : cs->b.hi,
             .probes = cs->probes};
         ok = eta_sweep(steps, ns, probes, np, &p, e) && isfinite(e->left_s);
@@ -764,9 +764,19 @@ static json_t *result_costs(const struct sweeper_axis *axis,
                             const struct scenario *sc, json_t *doc)
 {
     json_t *costs = json_object();
-    json_t *mem = axis->costs ? axis->costs(sc, doc) : NULL;
-    if (mem)
+    json_t *steps = json_object_get(doc, "steps");
+    for (size_t i = json_array_size(steps); axis->step_cost && i-- > 0;) {
+        json_t *st = json_array_get(steps, i);
+        json_t *cost = axis->step_cost(st);
+        if (!cost)
+            continue;
+        json_t *mem = json_pack("{s:s, s:O}", "per", axis->unit, "n",
+                                json_object_get(st, "n"));
+        json_object_update(mem, cost);
+        json_decref(cost);
         json_object_set_new(costs, "memory", mem);
+        break;
+    }
     int64_t want = sweeper_opts(sc)->cost_n ? sweeper_opts(sc)->cost_n : INT64_MAX;
     json_t *m = nearest_cpu(doc, want);
     if (m)
@@ -798,8 +808,13 @@ static void outcome(struct sweeper_side *r, const char *reason,
     result_set_outcome(r->h.s->doc, reason, detail,
                        (double)(now_ns() - r->t0_ns) / 1e9);
     json_t *res = json_object_get(r->h.s->doc, "result");
+    /* What the run held, in its unit; and the same number under the
+     * field name earlier results of the schema had (max_servers,
+     * max_connections), for their readers. */
+    json_object_set_new(res, "held", json_integer(r->h.o->held));
+    json_object_set_new(res, "held_unit", json_string(r->d->axis->noun));
     json_object_set_new(res, r->d->axis->held_key,
-                        json_integer(r->h.o->max_servers));
+                        json_integer(r->h.o->held));
     if (r->crossing)
         json_object_update(res, r->crossing);
     json_t *warm = warm_start_json(r);
@@ -1070,7 +1085,7 @@ static void decide(struct sweeper_side *r)
     struct crossing_rules rules = rules_of(sc);
     enum crossing_end end =
         crossing_search_next(cs, &rules, r->points, r->npoints);
-    r->h.o->max_servers = cs->held;
+    r->h.o->held = cs->held;
     switch (end) {
     case CROSSING_GOING:
         if (cs->phase == CROSSING_SWEEPING) {
@@ -1095,7 +1110,7 @@ static void decide(struct sweeper_side *r)
              "median round time %.3f ms at N=%zu exceeded max_ms %g; "
              "the largest N within it was %lld",
              cs->decided_ms, r->h.n, rules.max_ms,
-             (long long)r->h.o->max_servers);
+             (long long)r->h.o->held);
         done(r);
         return;
     case CROSSING_NARROWED:
@@ -1109,7 +1124,7 @@ static void stopped(struct sweeper_side *r)
 {
     r->companion = false;
     if (crossing_search_stop(&r->search)) {
-        r->h.o->max_servers = r->search.held;
+        r->h.o->held = r->search.held;
         estimate(r, false, r->search.refines);
     }
 }

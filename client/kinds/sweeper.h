@@ -213,8 +213,10 @@ struct sweeper_hand {
 };
 
 struct sweeper_axis {
-    const char *noun;     /* what N counts, in messages: "servers" */
-    const char *held_key; /* result field of the largest N within max_ms */
+    const char *noun;     /* what N counts, in messages and as
+                           * result.held_unit: "servers" */
+    const char *held_key; /* result.held's name in earlier results of the
+                           * schema (max_servers), still written */
     /* Before the side's first step (fanin: start its servers). True, or
      * false when it stopped (h->o). Optional. */
     bool (*begin)(struct sweeper_hand *h);
@@ -231,11 +233,14 @@ struct sweeper_axis {
     /* Free the axis's state, once the driver closed conns[0..n-1].
      * Optional. */
     void (*end)(struct sweeper_hand *h);
-    /* What one unit of N costs in memory, read from the result so far
-     * (its steps), for result.costs.memory: a new object ("per" naming
-     * the unit, "n" the step it is read at), or NULL. Optional; the
-     * driver adds the servers' CPU per call and the first call. */
-    json_t *(*costs)(const struct scenario *sc, json_t *doc);
+    /* What one unit of N (`unit`: "server") cost in memory at a step of
+     * the result: a new object (pss_kb, uss_kb, threads, fds, …), or NULL
+     * when the step lacks it. Optional. The driver reads it at the last
+     * step that has it, for result.costs.memory (adding "per", the unit,
+     * and "n", the step's N), and adds the servers' CPU per call and the
+     * first call. */
+    const char *unit;
+    json_t *(*step_cost)(json_t *step);
 };
 
 /* Run the sides (1, or 2 paired) of a sweep along `axis`: a kind's run. */

@@ -173,7 +173,8 @@ def load_result(path):
 def check_values(doc, path):
     """The values compare and gate weigh, in their ranges (BadInput names
     the field): result.crossing_n a finite N >= 1 (or absent), its
-    interval two of them, max_servers / max_connections whole and >= 0,
+    interval two of them, held (and its earlier names max_servers,
+    max_connections) whole and >= 0 and one number, held_unit a unit,
     the stop reason a string."""
     res = doc["result"]
     if not isinstance(res, dict):
@@ -189,12 +190,24 @@ def check_values(doc, path):
             # an interval may reach far past any N measured (an
             # extrapolation): finite and >= 0 is all it must be
             orbsafe.number(path, f"result.crossing_interval[{i}]", v, low=0)
-    for key in ("max_servers", "max_connections"):
+    for key in ("held",) + tuple(HELD_BEFORE.values()):
         v = res.get(key)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int)
                               or v < 0):
             raise orbsafe.bad(path, f"result.{key}", f"{orbsafe.short(v)}"
                               " is not a whole number >= 0")
+    if "held" in res:
+        unit = res.get("held_unit")
+        if unit not in HELD_BEFORE:
+            raise orbsafe.bad(path, "result.held_unit",
+                              f"{orbsafe.short(unit)} is not one of "
+                              f"{', '.join(HELD_BEFORE)}")
+        before = res.get(HELD_BEFORE[unit])
+        if before is not None and before != res["held"]:
+            # one number under two names: a file edited by hand
+            raise orbsafe.bad(path, f"result.{HELD_BEFORE[unit]}",
+                              f"{before} is not result.held "
+                              f"({res['held']})")
     if "stop_reason" in res and not isinstance(res["stop_reason"], str):
         raise orbsafe.bad(path, "result.stop_reason", "not a string")
 
@@ -487,12 +500,28 @@ def timed(step):
     return step["round_ms"].get("count", 1) != 0
 
 
+# result.held's names in results from before it (2026-12-03), by unit;
+# the client still writes them beside it.
+HELD_BEFORE = {"servers": "max_servers", "connections": "max_connections"}
+
+
 def held(doc):
-    """What a run held within max_ms: result.max_servers (a sweep), or
+    """What a run held within max_ms (counted in held_unit): result.held,
+    or in earlier results result.max_servers (a sweep) or
     result.max_connections (a sweep over connections, kind fanin)."""
     res = doc["result"]
+    if "held" in res:
+        return res["held"]
     return res["max_connections"] if "max_connections" in res \
         else res["max_servers"]
+
+
+def held_unit(doc):
+    """What held() counts: result.held_unit, else "connections" for an
+    earlier fan-in's result and "servers" for a sweep's."""
+    res = doc["result"]
+    return res.get("held_unit") or (
+        "connections" if "max_connections" in res else "servers")
 
 
 def held_step(doc):

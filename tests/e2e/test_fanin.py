@@ -36,6 +36,8 @@ def test_thread_per_connection_grows_the_pool_does_not(orbbench):
         assert r.doc["kind"] == "fanin"
         assert r.doc["result"]["stop_reason"] == "max_n"
         assert r.doc["result"]["max_connections"] == 36
+        assert (r.doc["result"]["held"], r.doc["result"]["held_unit"]) == \
+            (36, "connections")
         assert [s["n"] for s in r.doc["steps"]] == [4, 20, 36]
         # one server held them all: the same pid at every step
         assert len(r.doc["servers"]) == 1

@@ -24,6 +24,9 @@ def test_sweep_to_max_n(orbbench, transport):
     assert doc["schema"] == "orbbench-result/1"
     assert doc["result"]["stop_reason"] == "max_n"
     assert doc["result"]["max_servers"] == 20
+    # the same number as held, in its unit (max_servers: its earlier name)
+    assert (doc["result"]["held"], doc["result"]["held_unit"]) == \
+        (20, "servers")
     assert doc["orb"]["name"] == "omniORB"
     assert doc["orb"]["version"].startswith("4.")
     assert doc["scenario"]["transport"] == transport

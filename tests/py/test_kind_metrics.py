@@ -106,3 +106,37 @@ def test_a_kind_cannot_both_refuse_and_declare_metrics():
     else:
         raise AssertionError("a kind with a refusal and metrics was made")
 
+
+# ---- result.held: one number, its unit, its earlier names still read ------
+
+def held_doc(**res):
+    return {"result": dict({"stop_reason": "latency"}, **res)}
+
+
+def test_held_reads_the_new_field_and_the_earlier_names():
+    assert orbresults.held(held_doc(held=7, held_unit="servers",
+                                    max_servers=7)) == 7
+    assert orbresults.held(held_doc(max_servers=5)) == 5
+    assert orbresults.held(held_doc(max_connections=9)) == 9
+    assert orbresults.held_unit(held_doc(max_connections=9)) == \
+        "connections"
+    assert orbresults.held_unit(held_doc(max_servers=5)) == "servers"
+    assert orbresults.held_unit(held_doc(held=3, held_unit="connections")) \
+        == "connections"
+
+
+def test_held_and_its_earlier_name_must_agree():
+    import pytest
+    import orbbench.safeload as orbsafe
+    for res, field in (({"held": 7, "held_unit": "servers",
+                         "max_servers": 8}, "result.max_servers"),
+                       ({"held": 7, "held_unit": "boxes"},
+                        "result.held_unit"),
+                       ({"held": -1, "held_unit": "servers"}, "result.held"),
+                       ({"held": 2.5, "held_unit": "servers"},
+                        "result.held")):
+        with pytest.raises(orbsafe.BadInput) as e:
+            orbresults.check_values(held_doc(**res), "f.json")
+        assert field in str(e.value), (res, str(e.value))
+    orbresults.check_values(held_doc(held=7, held_unit="servers",
+                                     max_servers=7), "f.json")

@@ -428,11 +428,11 @@ def status_text(row):
     if "failed" not in row and row.get("blocks"):
         # --at-n: no N held to speak of, what was measured at the one N
         cpu = (row.get("costs") or {}).get("server_cpu") or {}
-        return (f"{row['blocks']} blocks at N={row.get('max_servers')}, "
+        return (f"{row['blocks']} blocks at N={row.get('held')}, "
                 f"server CPU {num(cpu.get('us_per_call'), '{:.1f}')} "
                 "us/call")
     return (f"failed: {row['failed']}" if "failed" in row else
-            f"{what} {row.get('max_servers')} "
+            f"{what} {row.get('headline')} "
             f"({row.get('stop_reason')})")
 
 
@@ -470,9 +470,14 @@ def make_row(scenario, out, proc, dt, variant):
         kind = orbresults.kind(doc)
         row.update(scenario=doc["scenario"]["name"],
                    description=doc["scenario"].get("description", ""),
-                   # the kind's one figure: N held, or a rate's upcalls/s
-                   max_servers=(kind.headline[2](doc) if kind.headline
-                                else res.get("max_servers", "—")),
+                   # what a sweep driver's kind held (a number, in
+                   # held_unit), and the kind's one figure as shown: N
+                   # held, or a rate's upcalls/s
+                   held=(orbresults.held(doc) if kind.stepped else None),
+                   held_unit=(orbresults.held_unit(doc) if kind.stepped
+                              else None),
+                   headline=(kind.headline[2](doc) if kind.headline
+                             else res.get("max_servers", "—")),
                    kind=doc.get("kind", "sweep"),
                    stop_reason=res["stop_reason"], detail=res["detail"],
                    crossing_ms=orbresults.crossing_ms(doc),
@@ -565,7 +570,7 @@ def table(rows):
             body.append((name, "failed") + ("",) * (len(head) - 3) +
                         (r["failed"],))
         else:
-            body.append((name, str(r.get("max_servers", "?"))) +
+            body.append((name, str(r.get("headline", "?"))) +
                         ((crossing_text(r),) + cost_cells(r) if swept
                          else ()) + (r.get("stop_reason", "?"),))
     return head, body
@@ -591,7 +596,8 @@ def closing_table(fmt, head, body, rows, meta):
     if fmt == "json":
         return json.dumps({"columns": list(head), "rows": [
             {k: r.get(k) for k in ("scenario", "variant", "repeat", "orb",
-                                   "max_servers", "crossing_n",
+                                   "held", "held_unit", "headline",
+                                   "crossing_n",
                                    "crossing_interval", "costs",
                                    "stop_reason", "failed", "file")
              if k in r} for r in rows]}, indent=1)

@@ -20,9 +20,9 @@ PER_CONN = ("threads", "fds", "rss_kb", "pss_kb", "uss_kb")
 
 
 def _held(doc):
-    """The step at result.max_connections (the largest N within max_ms),
+    """The step at result.held (the largest N within max_ms),
     else the largest step below it, else None."""
-    held = orbresults.get(doc, "result.max_connections")
+    held = orbresults.held(doc)
     below = [s for s in doc.get("steps") or []
              if orbresults.is_num(held) and s["n"] <= held]
     return max(below, key=lambda s: s["n"]) if below else None
@@ -63,7 +63,7 @@ def fanin_data(series):
                 s, f"per_connection.{f}"), n) for n in ns}
                 for f in PER_CONN},
             "held": orbresults.median(
-                orbresults.get(d, "result.max_connections") for d in docs),
+                orbresults.held(d) for d in docs),
             "crossing": orbresults.median(c for c in cross
                                           if orbresults.is_num(c)),
             "at_held": {f: orbresults.median(

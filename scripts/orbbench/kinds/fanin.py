@@ -45,5 +45,5 @@ orbresults.register(orbresults.Kind(
     refusal=None,
     figures=figures, tables=tables,
     headline=("connections", "max connections",
-              lambda doc: doc["result"].get("max_connections")),
+              orbresults.held),
     pairs=True, settings="fanin"))

@@ -95,5 +95,5 @@ orbresults.register(orbresults.Kind(
             ("result.stop_reason", str)],
     check=check, figures=figures, summary=summary,
     headline=("max servers", "max servers",
-              lambda doc: doc["result"].get("max_servers")),
+              orbresults.held),
     pairs=True, settings="sweep"))
