@@ -446,13 +446,14 @@ def orb_text(orb):
 
 def row_prior(row, out):
     """The prior a finished run leaves its scenario's next repeat: its
-    crossing (orbbench.warm), or None (it found none, or failed)."""
+    crossing (orbbench.warm), from the row, which holds what the result
+    file does (make_row read it once); None when it found none, or
+    failed."""
     if "failed" in row or row.get("crossing_n") is None:
         return None
-    try:
-        return orbwarm.prior_of(orbresults.load_result(out), out)
-    except ValueError:
-        return None
+    return orbwarm.prior_of(
+        {"result": {k: row.get(k) for k in ("crossing_n",
+                                             "crossing_interval")}}, out)
 
 
 def make_row(scenario, out, proc, dt, variant):
