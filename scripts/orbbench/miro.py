@@ -129,10 +129,6 @@ def table_data(results):
                                   for p, v in SEED_TABLE_8_2.items()}}
 
 
-def _num(x):
-    return orbresults.fmt_num(x) if x is not None else "—"
-
-
 def latency_table(rows, marshal):
     """(head, body) of one ORB and transport's Table 8.2, with omniORB's
     marshal µs when marshal rows are given."""
@@ -145,15 +141,15 @@ def latency_table(rows, marshal):
     body = []
     for x in rows:
         s = x["calls_us"] or {}
-        line = [x["payload"]] + [_num(s.get(k)) for k in
+        line = [x["payload"]] + [orbresults.fmt_num(s.get(k)) for k in
                                  ("min", "mean", "max", "stddev", "median",
                                   "p99")]
         line.append(str(s.get("count", 0)))
         if marshal:
-            line.append(_num(by_name.get(x["payload"], {}).get(
+            line.append(orbresults.fmt_num(by_name.get(x["payload"], {}).get(
                 "omniorb_ns")))
         seed = x["seed_us"] or {}
-        line += [_num(seed.get(k)) for k in SEED_COLUMNS]
+        line += [orbresults.fmt_num(seed.get(k)) for k in SEED_COLUMNS]
         body.append(line)
     return head, body
 
@@ -166,16 +162,16 @@ def size_table(rows):
         if x["payload"] in seen:
             continue
         seen.add(x["payload"])
-        body.append([x["payload"]] + [_num(x[k]) for k in (
+        body.append([x["payload"]] + [orbresults.fmt_num(x[k]) for k in (
             "value_bytes", "request_bytes", "reply_bytes", "event_bytes")])
     return (["payload", "value", "request", "reply", "event (any)"], body)
 
 
 def marshal_table(marshal):
     head = ["payload", "bytes", "C codec ns", "omniORB ns", "C / omniORB"]
-    body = [[m["payload"], _num(m["value_bytes"]), _num(m["c_ns"]),
-             _num(m["omniorb_ns"]),
-             _num(orbresults.ratio(m["c_ns"], m["omniorb_ns"]))]
+    body = [[m["payload"], orbresults.fmt_num(m["value_bytes"]), orbresults.fmt_num(m["c_ns"]),
+             orbresults.fmt_num(m["omniorb_ns"]),
+             orbresults.fmt_num(orbresults.ratio(m["c_ns"], m["omniorb_ns"]))]
             for m in marshal]
     return head, body
 

@@ -1,8 +1,9 @@
 """A comparison as text: the tables and the lines for a terminal."""
 import orbbench.cli as orbcli
 from orbbench.comparison.parts import (
-    env_lines, interference_lines, kind_tables, main_table, method_lines, note_lines,
-    set_lines, steps_blocks, suite_lines, suite_table, unmatched_lines)
+    env_lines, interference_lines, kind_tables, main_table, method_lines,
+    note_lines, set_lines, steps_blocks, suite_lines, suite_table,
+    unmatched_lines)
 
 
 def render_text(cmps):

@@ -11,6 +11,7 @@ fanin_data returns exactly the numbers drawn. A *series* is (label,
 (orbbench.plot.series_of)."""
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
+from orbbench.figures.layout import new_figure
 from orbbench.plot import Skip
 
 plt = orbplot.plt
@@ -94,10 +95,9 @@ def _lines(ax, data, values_of, colors):
 
 
 def _figure(footer, title):
-    fig, ax = plt.subplots(figsize=(10, 6), dpi=orbplot.DPI)
-    orbplot.put_footer(fig, footer)
+    fig, axes = new_figure(10, 6, footer)
     orbplot.finish(fig, title)
-    return fig, ax
+    return fig, axes[0][0]
 
 
 def _drawer(ylabel, values_of, log_y=False):
