@@ -17,7 +17,7 @@ from orbbench.figures.capacity import (capacity_caption, capacity_data,
 from orbbench.figures.latency import (latency_caption, latency_data,
                                       latency_panels_figure)
 from orbbench.figures.ratio import ratio_caption, ratio_data, ratio_figure
-from orbbench.figures.sides import docs_of
+from orbbench.figures.sides import docs_of, unit_of
 
 
 # ---- writing the figures --------------------------------------------------
@@ -92,15 +92,17 @@ def ab_figures(res_a, res_b, outdir, labels, verdicts=None, colors=None,
     cap = capacity_data(ga, gb)
     for name, why in ratio_data(ga, gb)["left_out"]:
         log(f"B/A round time: {name} left out ({why})")
-    jobs = [("ab-capacity", f"Servers held per scenario, {vs}{tail}",
+    unit = unit_of(ga, gb)
+    jobs = [("ab-capacity", f"{unit.capitalize()} held per scenario, "
+                            f"{vs}{tail}",
              lambda t: capacity_figure(ga, gb, labels, colors, verdicts,
                                        foot, t),
              lambda: capacity_caption(cap, labels, verdicts)),
             ("ab-ratio", f"Round time {labels[1]}/{labels[0]} against "
-                         f"servers{tail}",
+                         f"{unit}{tail}",
              lambda t: ratio_figure(ga, gb, labels, colors, foot, t),
              lambda: ratio_caption(ratio_data(ga, gb), labels)),
-            ("ab-latency", f"Round time against servers, {vs}{tail}",
+            ("ab-latency", f"Round time against {unit}, {vs}{tail}",
              lambda t: latency_panels_figure(ga, gb, labels, colors, foot,
                                              t),
              lambda: latency_caption(latency_data(ga, gb), labels, True))]
@@ -124,11 +126,12 @@ def single_figures(results, outdir, label=None, colors=None, log=None,
     foot = orbresults.footer(results) if results else ""
     tail = f" — {run}" if run else ""
     cap = capacity_data(g)
-    jobs = [("capacity", f"Servers held per scenario{tail}",
+    unit = unit_of(g)
+    jobs = [("capacity", f"{unit.capitalize()} held per scenario{tail}",
              lambda t: capacity_figure(g, None, labels, colors, None, foot,
                                        t),
              lambda: capacity_caption(cap, labels)),
-            ("latency-panels", f"Round time against servers{tail}",
+            ("latency-panels", f"Round time against {unit}{tail}",
              lambda t: latency_panels_figure(g, None, labels, colors, foot,
                                              t),
              lambda: latency_caption(latency_data(g), labels, False))]

@@ -11,7 +11,8 @@ import orbbench.results as orbresults
 from orbbench.figures.layout import (footer_lines, new_figure, plain_log_ticks,
                                      top_legend, widest_px)
 from orbbench.figures.sides import (median_x, names_of, pair_order,
-                                    scenario_crossings, side_colors, side_docs)
+                                    scenario_crossings, side_colors, side_docs,
+                                    unit_of)
 
 
 VERDICT_COLORS = {"slower": "#b2182b", "faster": "#1a7837",
@@ -161,8 +162,10 @@ def capacity_figure(groups_a, groups_b=None, labels=("A", "B"),
     ax.set_xlim(axis["min"], axis["max"])
     ax.grid(True, axis="x", alpha=0.35)
     ax.set_axisbelow(True)
-    ax.set_xlabel("servers: max_servers (the largest N within max_ms)"
-                  if hollow_all else "servers at the crossing (crossing "
+    unit = unit_of(groups_a, groups_b)
+    held = "max_servers" if unit == "servers" else "held"
+    ax.set_xlabel(f"{unit}: {held} (the largest N within max_ms)"
+                  if hollow_all else f"{unit} at the crossing (crossing "
                   "N: where the median round time reaches max_ms)")
     # The column(s) right of the axes: B/A and verdict, or the median.
     if two:
@@ -175,7 +178,7 @@ def capacity_figure(groups_a, groups_b=None, labels=("A", "B"),
                 cells.append((f"{row['ratio']:.2f}×", "", "black"))
             else:
                 cells.append(("—", "", "0.45"))
-        what = "max_servers" if hollow_all else "crossing N"
+        what = held if hollow_all else "crossing N"
         heads = [f"B/A {what}{' [interval]' if vmap else ''}",
                  "verdict" if vmap else ""]
         columns = [[(c[0], "0.45" if c[1] in ("~ same", "no test") else

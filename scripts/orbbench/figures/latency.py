@@ -9,7 +9,7 @@ import orbbench.results as orbresults
 from orbbench.figures.layout import (finish_grid, grid_shape, small_multiples,
                                      top_legend)
 from orbbench.figures.sides import (names_of, pair_order, scenario_crossings,
-                                    side_colors, side_docs)
+                                    side_colors, side_docs, unit_of)
 
 
 # ---- 3. round time against N, one panel per scenario -----------------------
@@ -102,7 +102,7 @@ def latency_panels_figure(groups_a, groups_b=None, labels=("A", "B"),
         if i % ncol == 0:
             ax.set_ylabel("median round time (ms)", fontsize=9)
         if i + ncol >= len(panels):
-            ax.set_xlabel("servers (N)", fontsize=9)
+            ax.set_xlabel(f"{unit_of(groups_a, groups_b)} (N)", fontsize=9)
     handles = [Line2D([], [], color=c, lw=1, label=f"{lab}: one line per "
                       "run")
                for lab, c in zip(labels[:2] if two else labels[:1], cols)]

@@ -12,7 +12,8 @@ import orbbench.results as orbresults
 from orbbench.figures.layout import (finish_grid, grid_shape, plain_log_ticks,
                                      small_multiples, top_legend)
 from orbbench.figures.sides import (docs_of, median_x, names_of,
-                                    scenario_crossings, side_colors, side_docs)
+                                    scenario_crossings, side_colors, side_docs,
+                                    unit_of)
 
 
 # B/A beyond these is drawn at the edge of the ratio panels (a triangle).
@@ -153,7 +154,7 @@ def ratio_figure(groups_a, groups_b, labels=("A", "B"), colors=None,
             ax.set_ylabel(f"round time B/A\n(>1: {labels[1]} slower)",
                           fontsize=9)
         if i + cols >= len(panels):
-            ax.set_xlabel("servers (N)", fontsize=9)
+            ax.set_xlabel(f"{unit_of(groups_a, groups_b)} (N)", fontsize=9)
     handles = [Line2D([], [], color=cb, marker="o", ms=3, lw=1.3,
                       label=f"{labels[1]} / {labels[0]}: median round time "
                             "(median of runs)")]

@@ -17,6 +17,15 @@ def docs_of(items):
     return [getattr(x, "doc", x) for x in items]
 
 
+def unit_of(*groups):
+    """What N counts in these groups' runs ({name: [doc or Result]}, None
+    for none): their result.held_unit when they all share it ("servers",
+    "connections"), else "N"."""
+    units = {orbresults.held_unit(d) for g in groups if g
+             for items in g.values() for d in docs_of(items)}
+    return units.pop() if len(units) == 1 else "N"
+
+
 def side_docs(groups):
     """{name: [doc, …]} from {name: [doc or Result, …]} (None → {})."""
     return {k: docs_of(v) for k, v in (groups or {}).items() if v}
