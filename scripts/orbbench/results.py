@@ -23,9 +23,10 @@ SEED_ORDER = ("thread-per-call-tcp", "thread-per-call-unix", "pool100-tcp",
 # run-suite writes this beside the results; it is not a result.
 SUITE_SUMMARY = "summary.json"
 
-# Memory per server, by the name used in step.mem_per_server_kb, with the
-# footprint summary (step.footprint.<key>.mean) to fall back on.
-MEM_KINDS = {"pss": "pss_kb", "uss": "uss_kb", "mem_available": None}
+# The memory measures (what --mem names: a measure, not a kind), by their
+# name in step.mem_per_server_kb, with the footprint summary
+# (step.footprint.<key>.mean) to fall back on.
+MEM_MEASURES = {"pss": "pss_kb", "uss": "uss_kb", "mem_available": None}
 MEM_LABELS = {"pss": "PSS", "uss": "USS",
               "mem_available": "MemAvailable drop / N"}
 
@@ -538,8 +539,8 @@ def mem_per_server_kb(step, kind):
     """KiB per server of kind pss, uss or mem_available at a step (issue 4
     fields), or None when the step does not have it."""
     v = get(step, f"mem_per_server_kb.{kind}")
-    if v is None and MEM_KINDS.get(kind):
-        v = get(step, f"footprint.{MEM_KINDS[kind]}.mean")
+    if v is None and MEM_MEASURES.get(kind):
+        v = get(step, f"footprint.{MEM_MEASURES[kind]}.mean")
     return v if is_num(v) else None
 
 
@@ -557,7 +558,7 @@ def threads_per_server(step):
 def has_memory(doc):
     """True when some step has a memory-per-server or threads figure."""
     return any(threads_per_server(s) is not None or
-               any(mem_per_server_kb(s, k) is not None for k in MEM_KINDS)
+               any(mem_per_server_kb(s, k) is not None for k in MEM_MEASURES)
                for s in doc["steps"])
 
 
@@ -592,7 +593,7 @@ def summarize(docs):
            "max_ms": threshold_ms(docs[0]["scenario"]),
            "threads_per_server": median(threads_per_server(s)
                                         for s in steps if s)}
-    for k in MEM_KINDS:
+    for k in MEM_MEASURES:
         out[f"{k}_kb_per_server"] = median(mem_per_server_kb(s, k)
                                     for s in steps if s)
     return out

@@ -103,7 +103,7 @@ def parse_args(argv):
                    "baseline")
     p.add_argument("--at", type=int, metavar="N",
                    help="round time, CPU and memory at this N")
-    p.add_argument("--mem", choices=list(orbresults.MEM_KINDS), default="pss")
+    p.add_argument("--mem", choices=list(orbresults.MEM_MEASURES), default="pss")
     p.add_argument("--format", choices=("text", "md", "csv", "json") +
                    orbgate.FORMATS, default="text")
     orbgate.add_arguments(p)

@@ -64,7 +64,7 @@ def parse_args(argv):
     p.add_argument("--order", choices=orbhistory.ORDERS, default="version",
                    help="the points' order (default version)")
     p.add_argument("--out", metavar="DIR", help="default plots/history/")
-    p.add_argument("--mem", choices=list(orbresults.MEM_KINDS), default="pss",
+    p.add_argument("--mem", choices=list(orbresults.MEM_MEASURES), default="pss",
                    help="memory per server to follow (default pss)")
     orbopts.add_arguments(p)
     a = p.parse_args(argv)
