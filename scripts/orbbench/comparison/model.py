@@ -325,10 +325,17 @@ def scenario_kind(name, res_a, res_b):
     return orbresults.KINDS[names[0]]
 
 
-def kind_metrics(kind, docs_a, docs_b, mem):
+def own_kind(row):
+    """The Kind of a scenario row compared by its own metrics, else None
+    (a sweep's row, or one of a comparison older than the row's "kind")."""
+    kind = orbresults.KINDS.get(row.get("kind"))
+    return kind if kind and kind.metrics else None
+
+
+def kind_metrics(kind, docs_a, docs_b, paired, mem):
     """{metric key: metric dict} of a scenario of a kind without steps:
-    each of its Metrics, one value per run (orbbench.results.Metric)."""
-    docs_b, paired = pair_up(docs_a, docs_b)
+    each of its Metrics, one value per run (orbbench.results.Metric);
+    docs_b as pair_up ordered them."""
     out = {}
     for m in kind.metrics:
         out[m.key] = metric([m.read(d, mem) for d in docs_a],
@@ -348,7 +355,7 @@ def compare_kind_scenario(name, kind, res_a, res_b, mem):
             "interference": (orbinterference.of_pairs(docs_a, paired_b)
                              if paired else None),
             "runs_a": len(docs_a), "runs_b": len(docs_b), "at_n": None,
-            "metrics": kind_metrics(kind, docs_a, docs_b, mem),
+            "metrics": kind_metrics(kind, docs_a, paired_b, paired, mem),
             "crossing": {"a": [], "b": []},
             "a": {"runs": len(docs_a)}, "b": {"runs": len(docs_b)},
             "steps": []}
@@ -485,8 +492,8 @@ def compare(res_a, res_b, at, mem):
 def row_primary_keys(row, mem):
     """primary_keys of a scenario row: a kind's own metrics marked
     primary, or the sweep's."""
-    kind = orbresults.KINDS.get(row.get("kind"))
-    if kind and kind.metrics:
+    kind = own_kind(row)
+    if kind:
         return tuple(m.key for m in kind.metrics if m.primary)
     return primary_keys(row["metrics"], mem)
 

@@ -8,7 +8,7 @@ import orbbench.gate as orbgate
 import orbbench.results as orbresults
 import orbbench.stats as orbstats
 from orbbench.comparison.model import (
-    LETTERS, metric_key, metric_label)
+    LETTERS, metric_key, metric_label, own_kind)
 
 
 PROG = orbcli.prog("compare")
@@ -52,13 +52,6 @@ def has_values(cmps, key):
                if key in c["metrics"]
                for v in c["metrics"][key]["a_values"] +
                c["metrics"][key]["b_values"])
-
-
-def own_kind(c):
-    """The Kind of a scenario row compared by its own metrics, else None
-    (a sweep's row, or one of a result older than the row's "kind")."""
-    k = orbresults.KINDS.get(c.get("kind"))
-    return k if k and k.metrics else None
 
 
 def swept(cmps):
@@ -297,9 +290,10 @@ def method_lines(cmps):
     single = [[c["scenario"] for c in cmp["scenarios"] if single_run(c)]
               for cmp in cmps]
     level = cmps[0]["method"].get("ci_level")
-    out = [] if any(c for cmp in swept(cmps) for c in cmp["scenarios"]) \
-        else [kind_method_line(cmps, ratios, level)]
-    out += [] if out else [f"Crossing N {crossings}: median (min–max) over runs. {ratios}: "
+    out = []
+    if any(c for cmp in swept(cmps) for c in cmp["scenarios"]):
+        out.append(
+           f"Crossing N {crossings}: median (min–max) over runs. {ratios}: "
            "ratio of geometric means over runs, [interval]: for the tested "
            f"(primary) metrics at the {pct_level(level)} "
            "false-coverage-rate level that goes with the verdicts, so it "
@@ -313,9 +307,8 @@ def method_lines(cmps):
                "across the scenarios, DerSimonian-Laird), or with repeats "
                "each run's blocks' geometric mean, paired by run"
                if any(by_block(c) for cmp in cmps for c in cmp["scenarios"])
-               else "") + "."]
-    if out and not out[0].startswith("Per scenario of a kind") and any(
-            own_kind(c) for cmp in cmps for c in cmp["scenarios"]):
+               else "") + ".")
+    if any(own_kind(c) for cmp in cmps for c in cmp["scenarios"]):
         out.append(kind_method_line(cmps, ratios, level))
     if not tests:
         out.append("No verdicts: one run on a side; repeats are needed "
