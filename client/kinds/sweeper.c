@@ -36,7 +36,8 @@ const struct sweeper_opts *sweeper_opts(const struct scenario *sc)
     return SCENARIO_KIND_OPTS(struct sweeper_opts, sc);
 }
 
-int64_t sweeper_next_n(const struct scenario *sc, int64_t n)
+/* The grid's next N after n: n + step, or ceil(n × growth). */
+static int64_t grid_next_n(const struct scenario *sc, int64_t n)
 {
     const struct sweeper_opts *so = sweeper_opts(sc);
     if (so->growth > 1) {
@@ -44,6 +45,67 @@ int64_t sweeper_next_n(const struct scenario *sc, int64_t n)
         return next > n ? next : n + 1;
     }
     return n + so->step;
+}
+
+static int64_t grid_next_of(const void *ctx, int64_t n)
+{
+    return grid_next_n(ctx, n);
+}
+
+/* Is n within SWEEPER_COST_SPAN of GROUP.cost_n (where compare reads
+ * round time and CPU per call)? */
+static bool near_cost(const struct sweeper_opts *so, double n)
+{
+    return so->cost_n > 0 && n >= (double)so->cost_n / SWEEPER_COST_SPAN &&
+           n <= (double)so->cost_n * SWEEPER_COST_SPAN;
+}
+
+/* A warm start's N from which scenario sc's steps take their full
+ * rounds: the local fit's window (CROSSING_FIT_SPAN) below the prior's
+ * low end, so that a crossing anywhere within the prior's spread is
+ * fitted on steps of full rounds; 0: a cold run, or no fewer rounds. */
+static double full_from_of(const struct scenario *sc)
+{
+    const struct sweeper_opts *so = sweeper_opts(sc);
+    if (so->prior_n <= 0 || so->far_rounds <= 0 ||
+        so->far_rounds >= so->rounds || so->resolution <= 0 ||
+        !sc->client.connect)
+        return 0;
+    /* The spread's step at the prior is the grid's: the prior is never
+     * below the full rounds' first N. */
+    struct crossing_rules rules = {.resolution = so->resolution,
+                                   .next_n = grid_next_of, .next_ctx = sc};
+    double spread = crossing_prior_spread(so->prior_n, so->prior_half_width,
+                                          &rules);
+    return so->prior_n * (1 - spread) / CROSSING_FIT_SPAN;
+}
+
+/* Is a step at n one of far_rounds, below the full rounds' first N
+ * `from` (0: none is)? Not the first step, nor one near cost_n. */
+static bool far_step(const struct scenario *sc, double from, int64_t n)
+{
+    const struct sweeper_opts *so = sweeper_opts(sc);
+    return from > 0 && (double)n < from && n > so->start &&
+           !near_cost(so, (double)n);
+}
+
+int64_t sweeper_next_n(const struct scenario *sc, int64_t n)
+{
+    const struct sweeper_opts *so = sweeper_opts(sc);
+    int64_t grid = grid_next_n(sc, n);
+    double from = full_from_of(sc);
+    /* From a step of far rounds (or the first, below them), by
+     * far_growth: their rounds are no fit's, only the curve's. */
+    if (so->far_growth <= 1 || from <= 0 || (double)n >= from ||
+        near_cost(so, (double)n))
+        return grid;
+    double next = ceil((double)n * so->far_growth);
+    double cost_lo = (double)so->cost_n / SWEEPER_COST_SPAN;
+    if (so->cost_n > 0 && (double)n < cost_lo && next > cost_lo)
+        next = ceil(cost_lo); /* the cost window's first N */
+    if (next > from)
+        next = ceil(from); /* the full rounds' first N */
+    return next > (double)grid ? (int64_t)next : grid;
 }
 
 int sweeper_check_start(const struct scenario_ctx *c,
@@ -1017,10 +1079,8 @@ static struct crossing_rules rules_of(const struct scenario *sc)
     return rules;
 }
 
-/* A warm start's N from which every step takes its full rounds: the
- * local fit's window below the prior's low end (CROSSING_FIT_SPAN), so
- * that a crossing anywhere within the prior's spread is fitted on steps
- * of full rounds. In a paired run, the lowest of the sides' (they share
+/* A warm start's N from which every step takes its full rounds
+ * (full_from_of). In a paired run, the lowest of the sides' (they share
  * every sweep key, so one prior: run-suite gives the pair's lower
  * crossing): both sides' steps are measured alike. 0: no warm start on
  * some side, every step full. */
@@ -1028,15 +1088,9 @@ static double full_rounds_from(const struct driver *d)
 {
     double from = 0;
     for (size_t i = 0; i < d->nsides; i++) {
-        const struct scenario *sc = d->sides[i].h.s->sc;
-        const struct sweeper_opts *so = sweeper_opts(sc);
-        if (so->prior_n <= 0 || so->far_rounds <= 0 ||
-            so->far_rounds >= so->rounds || so->resolution <= 0 ||
-            !sc->client.connect)
+        double at = full_from_of(d->sides[i].h.s->sc);
+        if (at <= 0)
             return 0;
-        struct crossing_rules rules = rules_of(sc);
-        double at = so->prior_n * (1 - rules.prior_spread) /
-                    CROSSING_FIT_SPAN;
         if (i == 0 || at < from)
             from = at;
     }
@@ -1051,13 +1105,8 @@ static double full_rounds_from(const struct driver *d)
 static int64_t step_rounds(const struct sweeper_side *r, int64_t n)
 {
     const struct sweeper_opts *so = sweeper_opts(r->h.s->sc);
-    double from = full_rounds_from(r->d);
-    double cost = (double)so->cost_n;
-    bool near_cost = so->cost_n > 0 && (double)n >= cost / SWEEPER_COST_SPAN &&
-                     (double)n <= cost * SWEEPER_COST_SPAN;
-    if (from <= 0 || (double)n >= from || n <= so->start || near_cost)
-        return so->rounds;
-    return so->far_rounds;
+    return far_step(r->h.s->sc, full_rounds_from(r->d), n) ? so->far_rounds
+                                                          : so->rounds;
 }
 
 /* Record what side r just measured, hand it to the search (core/

@@ -74,6 +74,10 @@ struct sweeper_opts {
     double prior_n;
     double prior_half_width;
     int64_t far_rounds;
+    /* A warm start: the growth of the steps of far_rounds (none within
+     * SWEEPER_COST_SPAN of cost_n, none past the full rounds' first N,
+     * which each such step stops at); 1: growth's. */
+    double far_growth;
     char prior_from[512];
 };
 
@@ -178,6 +182,12 @@ const struct sweeper_opts *sweeper_opts(const struct scenario *sc);
      ".prior_n by more than the local fit's window (x1.5), but the first "    \
      "step and those within x1.5 of " PREFIX ".cost_n (0: " PREFIX            \
      ".rounds)"},                                                             \
+    {.key = PREFIX ".far_growth", .type = SCENARIO_NUM,                       \
+     .off = SWEEPER_OFF(far_growth), .min = 1, .max = 100, .def_num = 1.5,    \
+     .help = "a warm start: the factor between the steps of " PREFIX          \
+     ".far_rounds, which no fit reads (each stops at the first N within "     \
+     "x1.5 of " PREFIX ".cost_n, and at the first of full rounds); 1: "       \
+     PREFIX ".growth's"},                                                     \
     {.key = PREFIX ".prior_from", .type = SCENARIO_STRING,                    \
      .off = SWEEPER_OFF(prior_from),                                          \
      .size = SCENARIO_KIND_SZ(struct sweeper_opts, prior_from),               \
@@ -191,7 +201,9 @@ int sweeper_check_start(const struct scenario_ctx *c,
                         const struct scenario *sc);
 
 /* The stepping rule: the next N of the sweep after `n` (n + step, or
- * ceil(n × growth) and at least n + 1); the caller clamps it to max_n. */
+ * ceil(n × growth) and at least n + 1; a warm start's steps of far_rounds
+ * by far_growth, up to the cost window's first N and the full rounds'
+ * first); the caller clamps it to max_n. */
 int64_t sweeper_next_n(const struct scenario *sc, int64_t n);
 
 /* What an axis sees of one side. */

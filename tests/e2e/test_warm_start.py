@@ -1,13 +1,15 @@
 """Warm starts (sweep.prior_n; run-suite's repeats and --prior): a run
 that starts from a crossing found before ends at the crossing a cold run
 finds, within their intervals, measures the steps far below it with
-sweep.far_rounds but those the costs are read at in full, and ends right
+sweep.far_rounds (sweep.far_growth apart) but those the costs are read at
+in full, and ends right
 when the prior is wrong. Servers burn 500 us a call and the calls are
 sync, so a round of N servers takes at least N x 0.5 ms: the crossing of
 20 ms lies near N=30 (a few seconds a run), which the host's speed moves
 by 10-20% from one run to the next: each warm run is compared with the
 cold runs just before and after it (agree)."""
 import json
+import math
 import subprocess
 
 import pytest
@@ -19,7 +21,8 @@ FIXTURE = ROOT / "tests" / "fixtures" / "repeat-scenarios"
 
 # The first step (2) and those within x1.5 of cost_n (6, 8, 10, 12: 5.3
 # to 12) keep their rounds; with a prior near 30, those below about 19
-# but those take far_rounds 3 (3, 4, 5, 15, 18).
+# but those take far_rounds 3, far_growth 1.5 apart (3, 5, 15; a cold
+# run's 3, 4, 5, 15, 18).
 KEYS = ("server.work_us=500", "sweep.start=2", "sweep.growth=1.2",
         "sweep.max_ms=20", "sweep.max_n=200", "sweep.rounds=6",
         "sweep.near_rounds=8", "sweep.warmup_rounds=2", "sweep.cost_n=8",
@@ -97,7 +100,38 @@ def check_rounds(doc):
         # Memory per server at every step, whatever its rounds.
         assert "mem_per_server_kb" in s, s["n"]
     assert ws["far_steps"] == far
+    check_grid(doc)
     return far
+
+
+def check_grid(doc):
+    """The sweep's N as the warm start says: from a step below the full
+    rounds' first N (but those near cost_n) by sweep.far_growth, stopping
+    at the cost window's first N and at the full rounds' first; else by
+    sweep.growth. The seeds and probes are not steps."""
+    sw = doc["scenario"]["sweep"]
+    frm = doc["result"]["warm_start"]["full_rounds_from_n"]
+    assert sw["far_growth"] == 1.5
+    ns = [s["n"] for s in doc["steps"]]
+    probed = [p["elapsed_s"] for p in doc["probes"]]
+    jumps = 0
+    for a, b in zip(doc["steps"], doc["steps"][1:]):
+        if any(a["elapsed_s"] < t < b["elapsed_s"] for t in probed):
+            continue  # the sweep went on from a seed or a confirmation
+        n, nxt = a["n"], b["n"]
+        grid = max(math.ceil(n * sw["growth"]), n + 1)
+        want = grid
+        if frm > 0 and n < frm and not near_cost(n):
+            far = math.ceil(n * sw["far_growth"])
+            if n < COST_N / 1.5 < far:
+                far = math.ceil(COST_N / 1.5)
+            if far > frm:
+                far = math.ceil(frm)
+            want = max(far, grid)
+        assert nxt == want, (n, nxt, want, ns)
+        jumps += want > grid
+    # Somewhere it stepped farther than the cold grid would.
+    assert jumps > 0, ns
 
 
 def test_a_suite_repeat_starts_where_the_last_ended(tmp_path):
