@@ -94,6 +94,10 @@ static void resolve_side(struct side *s, const char *path)
     if (sc->server.work_us > 0 && !s->kind->work_option)
         cli_die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
                 "has no work option", path, s->kind->name);
+    if (sc->server.work_ns > 0 && !s->kind->work_ns_option)
+        cli_die(EXIT_USAGE, "%s: key \"server.work_ns\": server kind \"%s\" "
+                "has no work option in ns (use server.work_us)", path,
+                s->kind->name);
     const struct kind_ops *m = kind_lookup(sc->kind);
     const char *key = NULL, *no = m && m->unsupported
                                           ? m->unsupported(sc, s->kind, &key)
@@ -525,7 +529,7 @@ static void start_spawner(struct runcmd *r)
         s->launch = (struct server_launch){
             s->kind,        s->server_path, s->sc.server.args,
             s->sc.server.nargs, s->sc.transport, r->run_dir,
-            s->sc.server.work_us};
+            s->sc.server.work_us, s->sc.server.work_ns};
         scfg->groups[i] = (struct spawn_group){
             .make_argv_arg = &s->launch, .machine = &s->machine,
             .pipe_pair = s->tp->spawner_pipes};

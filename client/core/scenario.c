@@ -72,6 +72,10 @@ static const struct scenario_key keys[] = {
      .max = 1000000,
      .help = "CPU time each call burns in the server before replying (µs, "
      "the thread's CPU clock; 0 = none)"},
+    {.key = "server.work_ns", .type = SCENARIO_INT, .off = OFF(server.work_ns),
+     .max = 1000000000,
+     .help = "more CPU time each call burns, in ns (beside server.work_us: "
+     "a step finer than a µs; omniORB's server only; 0 = none)"},
     {.key = "call.timeout_ms", .type = SCENARIO_INT,
      .off = OFF(call.timeout_ms), .min = 1, .max = 600000, .def_num = 5000,
      .help = "a call without a reply by then fails the run"},

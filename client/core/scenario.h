@@ -48,6 +48,7 @@ struct scenario {
         int64_t start_timeout_ms;
         int64_t start_parallel;
         int64_t work_us; /* CPU each call burns in the server, 0 = none */
+        int64_t work_ns; /* more of it, in ns (a finer step), 0 = none */
         char iors[512];  /* kind "external": the IOR list, "-" = stdin */
     } server;
     struct {

@@ -89,25 +89,26 @@ static const struct endpoint_form external_endpoints[] = {
 
 static const struct server_kind kinds[] = {
     {"omniorb", &wire_giop, "omniorb-echo-server", "libomniORB4",
-     omniorb_endpoints, "--work-us", "run make"},
+     omniorb_endpoints, "--work-us", "run make", "--work-ns"},
     /* TAO has no Debian package: no system installation, only builds of
      * scripts/build-orb (bin/orbs/tao-VERSION/echo-server). */
     {"tao", &wire_giop, NULL, "libTAO.so", tao_endpoints, "--work-us",
-     "scripts/build-orb tao VERSION --source PATH, then make"},
+     "scripts/build-orb tao VERSION --source PATH, then make", NULL},
     /* ORBit2 has no Debian package either: builds of scripts/build-orb
      * (bin/orbs/orbit2-VERSION/echo-server). */
     {"orbit2", &wire_giop, NULL, "libORBit-2.so", orbit2_endpoints,
-     "--work-us", "scripts/build-orb orbit2 VERSION --source PATH, then make"},
-    {"raw", &wire_raw, "raw-server", NULL, raw_endpoints, NULL, NULL},
+     "--work-us", "scripts/build-orb orbit2 VERSION --source PATH, then make",
+     NULL},
+    {"raw", &wire_raw, "raw-server", NULL, raw_endpoints, NULL, NULL, NULL},
     {"giop-min", &wire_giop, "giop-min-server", NULL, giop_min_endpoints,
-     NULL, NULL},
+     NULL, NULL, NULL},
     /* No work option: Tcl has no clock of the thread's CPU time, and
      * spinning on the wall clock would count time the server was not
      * running. */
     {"combat", &wire_giop, "combat-echo-server", NULL, combat_endpoints,
-     NULL, NULL},
+     NULL, NULL, NULL},
     /* Servers orbbench did not start: a list of IORs (client/source.c). */
-    {"external", &wire_giop, NULL, NULL, external_endpoints, NULL, NULL},
+    {"external", &wire_giop, NULL, NULL, external_endpoints, NULL, NULL, NULL},
 };
 
 /* A loopback host: 127.0.0.0/8, localhost, ::1 (bracketed or not). */
@@ -471,8 +472,15 @@ void server_make_argv(const void *arg, unsigned index, char **argv,
         used += n;
     }
     if (l->work_us > 0 && l->kind->work_option && used < buf_len) {
-        snprintf(buf + used, buf_len - used, "%lld", (long long)l->work_us);
+        int n = snprintf(buf + used, buf_len - used, "%lld",
+                         (long long)l->work_us);
         argv[argc++] = (char *)l->kind->work_option;
+        argv[argc++] = buf + used;
+        used += (size_t)n + 1;
+    }
+    if (l->work_ns > 0 && l->kind->work_ns_option && used < buf_len) {
+        snprintf(buf + used, buf_len - used, "%lld", (long long)l->work_ns);
+        argv[argc++] = (char *)l->kind->work_ns_option;
         argv[argc++] = buf + used;
     }
     for (size_t i = 0; i < l->nargs && argc < SPAWN_MAX_ARGS; i++)

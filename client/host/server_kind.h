@@ -43,6 +43,9 @@ struct server_kind {
     /* With library: how to get an installation, for the message when
      * server.orb names none that is built ("run make"). */
     const char *build_hint;
+    /* The option that makes each call burn N ns of CPU beside work_us
+     * ("--work-ns": a step finer than a µs), or NULL when it has none. */
+    const char *work_ns_option;
 };
 
 /* Does orbbench start this kind's servers (every kind but external)? */
@@ -60,6 +63,7 @@ struct server_launch {
     const char *transport;
     const char *run_dir;
     int64_t work_us; /* > 0: pass the kind's work_option with it */
+    int64_t work_ns; /* > 0: pass the kind's work_ns_option with it */
 };
 
 /* Servers listen on loopback only: is every endpoint that `args` (a
@@ -83,7 +87,8 @@ bool server_kind_serves(const struct server_kind *kind,
                         const char *transport, char *list, size_t list_len);
 
 /* spawn_argv_fn for a struct server_launch: path, the endpoint's words for
- * its transport, the work option and its value when work_us > 0, then the
+ * its transport, the work options and their values when work_us or
+ * work_ns > 0, then the
  * scenario's server.args. */
 void server_make_argv(const void *launch, unsigned index, char **argv,
                       char *buf, size_t buf_len);

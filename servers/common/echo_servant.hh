@@ -4,7 +4,8 @@
 // ORB's skeleton header for idl/echo.idl (it needs POA_Bench::Echo).
 // echoString and the typed payloads' echo operations return their
 // argument; oneway sendOneway calls are counted, onewayCount returns the
-// count; `--work-us N` makes each call burn N µs of CPU before replying.
+// count; `--work-us N` makes each call burn N µs of CPU before replying
+// (`--work-ns N`, in the servers that take it, N ns more).
 #ifndef ORBBENCH_ECHO_SERVANT_HH
 #define ORBBENCH_ECHO_SERVANT_HH
 
@@ -22,6 +23,7 @@
 namespace orbbench {
 
 const long max_work_us = 1000000;
+const long max_work_ns = 1000000000;
 
 // The thread's own CPU time in ns.
 inline long long thread_cpu_ns()
@@ -36,9 +38,9 @@ inline long long thread_cpu_ns()
 // preempted or descheduled, and a calibrated loop count drifts with the CPU
 // and its frequency; this way each call costs at least work_us of CPU,
 // however loaded the machine is.
-inline void burn_cpu(long work_us)
+inline void burn_cpu_ns(long long work_ns)
 {
-    long long until_ns = thread_cpu_ns() + work_us * 1000LL;
+    long long until_ns = thread_cpu_ns() + work_ns;
     volatile unsigned acc = 0; // volatile: the compiler must keep the work
     do {
         for (int i = 0; i < 256; i++)
@@ -48,7 +50,12 @@ inline void burn_cpu(long work_us)
 
 class EchoImpl : public POA_Bench::Echo {
   public:
-    explicit EchoImpl(long work_us) : work_us_(work_us) {}
+    // Each call burns work_us µs and work_ns ns of CPU (`--work-ns`: a
+    // step finer than a µs).
+    explicit EchoImpl(long work_us, long work_ns = 0)
+        : work_ns_(work_us * 1000LL + work_ns)
+    {
+    }
     char *echoString(const char *mesg) override
     {
         work();
@@ -94,10 +101,10 @@ class EchoImpl : public POA_Bench::Echo {
   private:
     void work()
     {
-        if (work_us_ > 0)
-            burn_cpu(work_us_);
+        if (work_ns_ > 0)
+            burn_cpu_ns(work_ns_);
     }
-    long work_us_;
+    long long work_ns_;
     std::atomic<unsigned long long> oneways_{0};
 };
 
