@@ -13,14 +13,21 @@
 #include "host/spawn.h"
 
 /* argv for server `index` of `kind` over `transport`, two extra args. */
-static void make(const char *kind, const char *transport, int64_t work_us,
-                 unsigned index, char **argv, char *buf, size_t len)
+static void make_ns(const char *kind, const char *transport, int64_t work_us,
+                    int64_t work_ns, unsigned index, char **argv, char *buf,
+                    size_t len)
 {
     char *extra[] = {"-x", "y"};
     struct server_launch l = {server_kind_lookup(kind), "/bin/srv", extra,
-                              2, transport, "/tmp/run", work_us};
+                              2, transport, "/tmp/run", work_us, work_ns};
     assert_non_null(l.kind);
     server_make_argv(&l, index, argv, buf, len);
+}
+
+static void make(const char *kind, const char *transport, int64_t work_us,
+                 unsigned index, char **argv, char *buf, size_t len)
+{
+    make_ns(kind, transport, work_us, 0, index, argv, buf, len);
 }
 
 static void assert_argv(char **argv, const char *const *want)
@@ -53,6 +60,29 @@ static void test_endpoint_words(void **state)
     make("raw", "pipe", 0, 3, argv, buf, sizeof buf);
     assert_argv(argv, (const char *const[]){"/bin/srv", "--endpoint",
                                             "pipe:3,4", "-x", "y", NULL});
+    /* Both work options, each with its own value (the first's digits
+     * must not run into the second's). */
+    make_ns("omniorb", "unix", 2, 1500, 3, argv, buf, sizeof buf);
+    assert_argv(argv, (const char *const[]){
+                          "/bin/srv", "-ORBendPoint",
+                          "giop:unix:/tmp/run/s3.sock", "--work-us", "2",
+                          "--work-ns", "1500", "-x", "y", NULL});
+    make_ns("omniorb", "tcp", 0, 700, 0, argv, buf, sizeof buf);
+    assert_argv(argv, (const char *const[]){"/bin/srv", "-ORBendPoint",
+                                            "giop:tcp:127.0.0.1:",
+                                            "--work-ns", "700", "-x", "y",
+                                            NULL});
+    /* TAO's has no ns option: only its µs one goes on. */
+    make_ns("tao", "tcp", 1, 700, 0, argv, buf, sizeof buf);
+    size_t at = 0, ns = 0;
+    for (size_t i = 0; argv[i]; i++) {
+        if (strcmp(argv[i], "--work-us") == 0)
+            at = i;
+        ns += strcmp(argv[i], "--work-ns") == 0;
+    }
+    assert_true(at > 0);
+    assert_string_equal(argv[at + 1], "1");
+    assert_int_equal(ns, 0);
     /* A kind with no work option never gets one. */
     make("giop-min", "unix", 25, 1, argv, buf, sizeof buf);
     assert_argv(argv, (const char *const[]){"/bin/srv", "--endpoint",
