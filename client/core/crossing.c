@@ -509,10 +509,15 @@ static enum crossing_end sweep_on(struct crossing_search *s,
     int64_t next = rules->next_n(rules->next_ctx, n);
     s->target = next > rules->max_n ? rules->max_n : next;
     int64_t p = llround(rules->prior_n);
+    /* The low seed's N: a step at or above it would measure again what
+     * the seeds measure (a step 1% under the prior, then the prior). */
+    int64_t lo = llround(rules->prior_n * (1 - rules->prior_spread));
     if (rules->prior_n > 0 && rules->resolution > 0 && rules->timed &&
-        s->seeds == 0 && n < p && p <= rules->max_n && next >= p) {
-        /* A warm start: the next step would reach the prior; measure it
-         * first (a probe of near_rounds) instead. */
+        s->seeds == 0 && n < p && p <= rules->max_n &&
+        (next >= p || (next >= lo && lo > n))) {
+        /* A warm start: the next step would reach the prior, or the
+         * prior's spread below it; measure the prior first (a probe of
+         * near_rounds) instead. */
         s->phase = CROSSING_SEEDING;
         s->target = p;
     }

@@ -797,11 +797,19 @@ static void test_warm_start_right_prior(void **state)
     assert_non_null(strstr(h->trace, "sweep 90, seed 97, seed 102"));
     assert_true(s.seed_bracketed);
     free(h);
-    /* Just above, past a step (100): over at 103, whose low end (98) is
-     * below the step under: the step and the seed are the bracket. */
+    /* Just above a step (100) that lies within the prior's spread below
+     * it (its low end, 98): the step is not measured, the seeds are, over
+     * at 103 and under at 98, and they are the bracket. */
     h = warm(103, &s, &e);
-    assert_non_null(strstr(h->trace, "sweep 100, seed 103"));
-    assert_int_equal(s.seeds, 1);
+    assert_non_null(strstr(h->trace, "sweep 90, seed 103, seed 98"));
+    assert_null(strstr(h->trace, "sweep 100"));
+    assert_int_equal(s.seeds, 2);
+    assert_true(s.seed_bracketed);
+    free(h);
+    /* Farther above it (109, low end 104): the step at 100 is below the
+     * spread, measured as a step; then the seeds. */
+    h = warm(109, &s, &e);
+    assert_non_null(strstr(h->trace, "sweep 100, seed 109"));
     assert_true(s.seed_bracketed);
     free(h);
 }
