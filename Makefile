@@ -429,7 +429,12 @@ compare-orbs:
 # the eight scenarios took about 16 minutes on 2026-12-02, so the budget
 # holds MAX_REPEAT of them (30 minutes stopped after one, before any look;
 # A/A needed all 8 to say same: docs/measured/2026-12-02-held-verdicts.md).
+# WORK_NS adds ns to it (omniORB's server: a step finer than a µs). On
+# 2026-12-04's faster host (45 µs a call at N = 500) WORK_US=0 with
+# WORK_NS=700 and 1000 both measured +7-8%: the busy loop's own clock
+# reads are a floor (docs/measured/2026-12-04-capacity-gate.md).
 WORK_US ?= 1
+WORK_NS ?= 0
 MAX_REPEAT ?= 8
 BUDGET_MIN ?= 140
 resolution: build
@@ -438,7 +443,7 @@ resolution: build
 		--variant a --variant b
 	scripts/run-suite scenarios/grisby --paired --until-verdict --repeat 3 \
 		--max-repeat $(MAX_REPEAT) --budget $(BUDGET_MIN) \
-		--variant base --variant work:server.work_us=$(WORK_US)
+		--variant base --variant work:server.work_us=$(WORK_US),server.work_ns=$(WORK_NS)
 
 # RESULTS=folder reports on existing results instead of running the suite.
 report: build
