@@ -471,17 +471,19 @@ void server_make_argv(const void *arg, unsigned index, char **argv,
         argv[argc++] = buf + used;
         used += n;
     }
-    if (l->work_us > 0 && l->kind->work_option && used < buf_len) {
+    const struct {
+        const char *option;
+        int64_t value;
+    } work[] = {{l->kind->work_option, l->work_us},
+                {l->kind->work_ns_option, l->work_ns}};
+    for (size_t i = 0; i < sizeof work / sizeof work[0]; i++) {
+        if (work[i].value <= 0 || !work[i].option || used >= buf_len)
+            continue;
         int n = snprintf(buf + used, buf_len - used, "%lld",
-                         (long long)l->work_us);
-        argv[argc++] = (char *)l->kind->work_option;
+                         (long long)work[i].value);
+        argv[argc++] = (char *)work[i].option;
         argv[argc++] = buf + used;
         used += (size_t)n + 1;
-    }
-    if (l->work_ns > 0 && l->kind->work_ns_option && used < buf_len) {
-        snprintf(buf + used, buf_len - used, "%lld", (long long)l->work_ns);
-        argv[argc++] = (char *)l->kind->work_ns_option;
-        argv[argc++] = buf + used;
     }
     for (size_t i = 0; i < l->nargs && argc < SPAWN_MAX_ARGS; i++)
         argv[argc++] = l->args[i];

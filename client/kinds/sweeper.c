@@ -80,13 +80,18 @@ static double full_from_of(const struct scenario *sc)
     return so->prior_n * (1 - spread) / CROSSING_FIT_SPAN;
 }
 
-/* Is a step at n one of far_rounds, below the full rounds' first N
- * `from` (0: none is)? Not the first step, nor one near cost_n. */
+/* Is n below the full rounds' first N `from` (0: nothing is) and away
+ * from cost_n? */
+static bool below_full(const struct sweeper_opts *so, double from, int64_t n)
+{
+    return from > 0 && (double)n < from && !near_cost(so, (double)n);
+}
+
+/* Is a step at n one of far_rounds: below_full, but not the first step? */
 static bool far_step(const struct scenario *sc, double from, int64_t n)
 {
     const struct sweeper_opts *so = sweeper_opts(sc);
-    return from > 0 && (double)n < from && n > so->start &&
-           !near_cost(so, (double)n);
+    return below_full(so, from, n) && n > so->start;
 }
 
 int64_t sweeper_next_n(const struct scenario *sc, int64_t n)
@@ -96,8 +101,7 @@ int64_t sweeper_next_n(const struct scenario *sc, int64_t n)
     double from = full_from_of(sc);
     /* From a step of far rounds (or the first, below them), by
      * far_growth: their rounds are no fit's, only the curve's. */
-    if (so->far_growth <= 1 || from <= 0 || (double)n >= from ||
-        near_cost(so, (double)n))
+    if (so->far_growth <= 1 || !below_full(so, from, n))
         return grid;
     double next = ceil((double)n * so->far_growth);
     double cost_lo = (double)so->cost_n / SWEEPER_COST_SPAN;
