@@ -5,7 +5,8 @@
 // echoString and the typed payloads' echo operations return their
 // argument; oneway sendOneway calls are counted, onewayCount returns the
 // count; `--work-us N` makes each call burn N µs of CPU before replying
-// (`--work-ns N`, in the servers that take it, N ns more).
+// (`--work-ns N`, in the servers that take it, N ns more): a loop of a
+// fixed count of steps, calibrated on the thread's CPU clock at start-up.
 #ifndef ORBBENCH_ECHO_SERVANT_HH
 #define ORBBENCH_ECHO_SERVANT_HH
 
@@ -33,19 +34,54 @@ inline long long thread_cpu_ns()
     return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-// Spin until this thread has used work_us more CPU time than when the call
-// began. Why the thread's CPU clock: wall time would count time spent
-// preempted or descheduled, and a calibrated loop count drifts with the CPU
-// and its frequency; this way each call costs at least work_us of CPU,
-// however loaded the machine is.
-inline void burn_cpu_ns(long long work_ns)
+// The busy loop's steps: a chain of dependent multiply-adds on a volatile,
+// so the compiler must keep every one. The same loop in every server that
+// burns CPU per call (servers/orbit2/echo_server.c has it in C).
+inline void spin_steps(unsigned long long steps)
 {
-    long long until_ns = thread_cpu_ns() + work_ns;
-    volatile unsigned acc = 0; // volatile: the compiler must keep the work
-    do {
-        for (int i = 0; i < 256; i++)
-            acc = acc * 1664525u + 1013904223u;
-    } while (thread_cpu_ns() < until_ns);
+    volatile unsigned acc = 0;
+    for (unsigned long long i = 0; i < steps; i++)
+        acc = acc * 1664525u + 1013904223u;
+}
+
+// The loop's steps per ns of this thread's CPU: the median of 5 passes of
+// 2^16 steps (about 0.2 ms each here), timed on the thread's CPU clock, so
+// that time spent preempted does not count. Called once, at start-up.
+inline double calibrate_steps_per_ns()
+{
+    const unsigned long long pass_steps = 1ull << 16;
+    double rate[5];
+    spin_steps(pass_steps); // warm the loop and the clock
+    for (int p = 0; p < 5; p++) {
+        long long t0 = thread_cpu_ns();
+        spin_steps(pass_steps);
+        long long dt = thread_cpu_ns() - t0;
+        rate[p] = (double)pass_steps / (double)(dt > 0 ? dt : 1);
+    }
+    for (int i = 1; i < 5; i++) // insertion sort: five numbers
+        for (int j = i; j > 0 && rate[j] < rate[j - 1]; j--) {
+            double t = rate[j];
+            rate[j] = rate[j - 1];
+            rate[j - 1] = t;
+        }
+    return rate[2];
+}
+
+// The steps that burn work_ns of CPU at the speed calibrated at start-up.
+// Why a count and not the thread's CPU clock read in the call (as before
+// 2026-12-05): that clock is a system call here (about 0.5 us in this KVM
+// guest), read once per pass of the loop, so a call could not cost less
+// than about 1.6 us of work, nor anything between passes: +5% of a 45 us
+// call could not be set (docs/measured/2026-12-04-capacity-gate.md). A
+// count has no floor and no clock in the call; it is a fixed amount of
+// code, like the server's own, so it slows down and speeds up with the
+// host as the rest of the call does.
+inline unsigned long long work_steps(long long work_ns)
+{
+    if (work_ns <= 0)
+        return 0;
+    double steps = (double)work_ns * calibrate_steps_per_ns() + 0.5;
+    return steps < 1 ? 1 : (unsigned long long)steps;
 }
 
 class EchoImpl : public POA_Bench::Echo {
@@ -53,7 +89,7 @@ class EchoImpl : public POA_Bench::Echo {
     // Each call burns work_us µs and work_ns ns of CPU (`--work-ns`: a
     // step finer than a µs).
     explicit EchoImpl(long work_us, long work_ns = 0)
-        : work_ns_(work_us * 1000LL + work_ns)
+        : work_steps_(work_steps(work_us * 1000LL + work_ns))
     {
     }
     char *echoString(const char *mesg) override
@@ -101,10 +137,11 @@ class EchoImpl : public POA_Bench::Echo {
   private:
     void work()
     {
-        if (work_ns_ > 0)
-            burn_cpu_ns(work_ns_);
+        if (work_steps_ > 0)
+            spin_steps(work_steps_);
     }
-    long long work_ns_;
+    unsigned long long work_steps_; // calibrated at start-up: work_steps
+
     std::atomic<unsigned long long> oneways_{0};
 };
 
