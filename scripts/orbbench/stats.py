@@ -457,6 +457,115 @@ def between_runs(metrics):
     return {"tau": math.sqrt(tau2), "k": k, "q": q}
 
 
+def paired_fit(points, n0):
+    """One paired run's log ratio log(B/A) at n0 from its own pairs, with
+    the error its pairs show: (log ratio, se, df) or None.
+
+    points: [(n, log ratio, weight)], one per measurement both sides of
+    the run took at n (a step, a block): the sides took turns at every
+    one, so each pair's ratio is free of the host's drift, which moves
+    both. At one n (a fixed-N run's blocks): their weighted mean, df =
+    pairs - 1. At several (a sweep's steps within the cost window): a
+    weighted least-squares line of the log ratio on log n, evaluated at
+    n0 (B's extra cost per call need not be the same fraction of A's at
+    every N), df = pairs - 2. Needs two degrees of freedom or more; the
+    weights as the run's own fit takes them (calls)."""
+    pts = [(math.log(n), d, w if w and w > 0 else 1.0)
+           for n, d, w in points if n and n > 0 and d is not None]
+    xs = {x for x, _, _ in pts}
+    k = 1 if len(xs) == 1 else 2
+    if len(pts) - k < 2:
+        return None
+    sw = math.fsum(w for _, _, w in pts)
+    xbar = math.fsum(w * x for x, _, w in pts) / sw
+    ybar = math.fsum(w * y for _, y, w in pts) / sw
+    x0 = math.log(n0) if k == 2 else xbar
+    slope = 0.0
+    sxx = math.fsum(w * (x - xbar) ** 2 for x, _, w in pts)
+    if k == 2:
+        slope = math.fsum(w * (x - xbar) * (y - ybar)
+                          for x, y, w in pts) / sxx
+    # Weights scaled to a mean of 1: the residual variance is then that
+    # of a pair of average weight.
+    scale = len(pts) / sw
+    df = len(pts) - k
+    s2 = math.fsum(w * scale * (y - ybar - slope * (x - xbar)) ** 2
+                   for x, y, w in pts) / df
+    var = s2 / (sw * scale)
+    if k == 2:
+        var += s2 * (x0 - xbar) ** 2 / (sxx * scale)
+    return ybar + slope * (x0 - xbar), math.sqrt(var), df
+
+
+def within_runs(metrics):
+    """Test paired metrics of several runs on every pair of every run, not
+    on the runs' values alone. Each such metric carries "within": one
+    (log ratio, se, df) per run from paired_fit(), the run's own pairs
+    (the steps of its cost window, or its blocks). The model: run r's log
+    ratio y_r = theta + u_r + e_r, e_r the error its pairs show (se_r on
+    their df), u_r the offset one run's pairs share and its se cannot see
+    (where a side's processes landed for the run: between_runs), of
+    variance tau². tau² is estimated from how far the runs of every such
+    metric scatter about their scenario's mean beyond their own errors,
+    pooled over the metrics given (DerSimonian and Laird's moment
+    estimate, as between_runs does across scenarios; sum over scenarios
+    of R - 1 degrees of freedom): the run-to-run offset is the host's
+    and the method's, not a scenario's. Each metric's log ratio is the
+    mean of its y_r, of variance (sum se_r² / R + tau²) / R, on
+    Welch-Satterthwaite's df; test, interval and verdict are redrawn.
+    Why: with R = 3 or 4 runs a scenario, the runs' values alone leave a
+    t on 2-3 df (moderation borrows some back); one run's 9 steps near
+    cost_n or 12 blocks measure its error on 7-11 df each, 28-44 over
+    four runs. The metric leaves moderation's hands (no se_factor).
+    Returns {"tau", "df", "metrics"} or None (none had "within")."""
+    ms = [m for m in metrics if m.get("log_ratio") is not None and
+          len(m.get("within") or []) >= 2]
+    if not ms:
+        return None
+    q = den = 0.0
+    df_t = 0
+    for m in ms:
+        w = [1 / se ** 2 for _, se, _ in m["within"]]
+        sw = math.fsum(w)
+        yw = math.fsum(wi * y for wi, (y, _, _) in zip(w, m["within"])) / sw
+        q += math.fsum(wi * (y - yw) ** 2
+                       for wi, (y, _, _) in zip(w, m["within"]))
+        den += sw - math.fsum(x * x for x in w) / sw
+        df_t += len(w) - 1
+    tau2 = max(0.0, (q - df_t) / den) if den > 0 else 0.0
+    for m in ms:
+        ys = [y for y, _, _ in m["within"]]
+        r = len(ys)
+        lr = _mean(ys)
+        sum_se2 = math.fsum(se ** 2 for _, se, _ in m["within"])
+        df_w = sum_se2 ** 2 / math.fsum(se ** 4 / d
+                                        for _, se, d in m["within"])
+        vw = sum_se2 / r ** 2
+        vt = tau2 / r
+        var = vw + vt
+        df = var ** 2 / (vw ** 2 / df_w + (vt ** 2 / df_t if vt else 0.0))
+        se = math.sqrt(var)
+        p = min(1.0, 2 * stats.t.sf(abs(lr / se), df)) if se > 0 else 0.0
+        tq = stats.t.ppf(1 - ALPHA / 2, df)
+        m["within_runs"] = {"tau": math.sqrt(tau2), "runs": r,
+                            "pairs_df": sum(d for _, _, d in m["within"]),
+                            "runs_se": m.get("se_log"),
+                            "runs_df": m.get("df")}
+        m.pop("se_factor", None)
+        m.setdefault("notes", []).append(
+            f"tested on every run's pairs: {r} runs, "
+            f"{m['within_runs']['pairs_df']} df within them, run-to-run "
+            f"sd {100 * math.sqrt(tau2):.1f}% (over {df_t} df)")
+        m.update(ratio=math.exp(lr), log_ratio=lr, se_log=se, df=df,
+                 p_value=p, q_value=p, ci_low=math.exp(lr - tq * se),
+                 ci_high=math.exp(lr + tq * se),
+                 mde_pct=100 * math.expm1((tq + stats.t.ppf(POWER, df)) * se))
+        m["verdict"] = metric_verdict(m["ratio"], p, m["higher_is_better"],
+                                      m["memory"],
+                                      ci=(m["ci_low"], m["ci_high"]))
+    return {"tau": math.sqrt(tau2), "df": df_t, "metrics": len(ms)}
+
+
 def adjust_metrics(metrics):
     """adjust_family() over metrics; the number of tests."""
     return adjust_family(metrics)[0]

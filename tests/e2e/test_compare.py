@@ -11,9 +11,9 @@ import pytest
 from conftest import ROOT
 from reportkit import (A, B, FIX, ORB_425, ORB_433, SCENARIO_NAMES, SYNTH,
                        check_png, crossing_only, crossing_value, docs_of,
-                       fixture_pairs, md_rows, measured_ns, num, ratio_of,
-                       result_doc, run_of, script, step_mem, synth_sides, two,
-                       write_side)
+                       fixture_pairs, md_rows, measured_ns, measurement, num,
+                       ratio_of, result_doc, run_of, script, step_mem,
+                       synth_sides, two, write_side)
 
 
 def test_fixture_sides_differ():
@@ -572,3 +572,61 @@ def test_compare_refuses_two_settings_of_one_scenario(tmp_path):
     r = script("compare", a, b)
     assert r.returncode == 0, r.stderr
     assert "scenario server.work_us (all scenarios): 0 → 10" in r.stdout
+
+
+def test_paired_repeats_are_tested_on_every_pair_of_every_run(tmp_path):
+    """Three paired runs of three scenarios, each with 9 steps in the cost
+    window (N 340-740 around cost_n 500) where B spends 4% more server CPU
+    a call than A at every step, times a step-to-step noise of ±2% that
+    moves B alone, and a run-to-run drift of ±20% that moves both sides:
+    each run's steps give its ratio on 7 df (orbbench.stats.within_runs),
+    so each scenario is `slower`, where its three runs alone test on 2 df
+    (plus what moderation borrows). Without the pairing (no paired.id)
+    nothing is tested on the steps."""
+    ns = [340, 374, 412, 453, 500, 550, 605, 666, 733]
+    noise = [0.02, -0.02, 0.01, -0.01, 0.0, 0.015, -0.015, 0.005, -0.005]
+    docs_a, docs_b = [], []
+    for name in ("sync-unix", "pool5-unix", "event-tcp"):
+        for i, drift in enumerate((1.0, 1.2, 0.8)):
+            for side, docs in (("a", docs_a), ("b", docs_b)):
+                steps = []
+                for j, n in enumerate(ns):
+                    cpu = 50 * drift * (n / 500) ** 0.3
+                    if side == "b":
+                        cpu *= 1.04 * (1 + noise[(j + 3 * i) % 9])
+                    steps.append(measurement(n, 50 * drift * n / 500, cpu,
+                                             400 + 3000 / n))
+                d = result_doc(name, 1000 * drift, steps,
+                               scenario={"sweep.cost_n": 500})
+                d["scenario"]["kind"] = "sweep"
+                d["paired"] = {"id": f"{name}-{i}", "side": side,
+                               "versus": []}
+                docs.append(d)
+    a = write_side(tmp_path / "A", docs_a)
+    b = write_side(tmp_path / "B", docs_b)
+    r = script("compare", a, b, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    w = doc["method"]["within_runs"]["server_cpu_us"]
+    assert w["metrics"] == 3 and w["df"] == 6
+    for s in doc["scenarios"]:
+        m = s["metrics"]["server_cpu_us"]
+        assert len(m["within"]) == 3
+        assert all(df == 7 for _, _, df in m["within"])
+        assert m["within_runs"]["runs_df"] == 2
+        assert m["within_runs"]["pairs_df"] == 21
+        assert m["df"] > 6
+        assert m["ratio"] == pytest.approx(1.04, rel=0.01)
+        assert m["verdict"] == "slower", m
+    text = script("compare", a, b).stdout
+    assert "on every pair of every run" in text.split("Verdicts:")[1]
+    # Unpaired, the same files: runs as independent samples, no pairs.
+    for f in list(a.glob("*.json")) + list(b.glob("*.json")):
+        d = json.loads(f.read_text())
+        del d["paired"]
+        f.write_text(json.dumps(d))
+    r = script("compare", a, b, "--format", "json")
+    doc = json.loads(r.stdout)
+    assert not any(doc["method"]["within_runs"].values())
+    assert all("within" not in s["metrics"]["server_cpu_us"]
+               for s in doc["scenarios"])

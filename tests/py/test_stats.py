@@ -506,3 +506,110 @@ def test_between_runs_needs_three_one_run_block_metrics():
                for i in range(4)]
     assert orbstats.between_runs(runs) is None
     assert orbstats.between_runs(several) is None
+
+
+# ---- paired_fit and within_runs: every pair of several paired runs --------
+
+def test_paired_fit_at_one_n_is_the_mean_and_its_se_worked_by_hand():
+    # Four blocks at one N, log ratios 0.01, 0.03, 0.02, 0.04, equal
+    # weights: mean 0.025, sample variance (0.015² + 0.005² + 0.005² +
+    # 0.015²) / 3 = 0.0005 / 3, se = sqrt(0.0005 / 12), df 3.
+    y, se, df = orbstats.paired_fit(
+        [(500, d, 10) for d in (0.01, 0.03, 0.02, 0.04)], 500)
+    assert y == pytest.approx(0.025)
+    assert se == pytest.approx(math.sqrt(0.0005 / 12))
+    assert df == 3
+
+
+def test_paired_fit_along_n_reads_the_line_at_n0():
+    # Log ratios exactly 0.05 + 0.1 (ln n - ln 500) at five N: the line
+    # at n0 = 500 is 0.05, with no residual (se 0), df 5 - 2.
+    ns = [340, 400, 500, 600, 720]
+    y, se, df = orbstats.paired_fit(
+        [(n, 0.05 + 0.1 * math.log(n / 500), 1) for n in ns], 500)
+    assert y == pytest.approx(0.05)
+    assert se == pytest.approx(0.0, abs=1e-12)
+    assert df == 3
+    # one N off the line: the residuals now give an se above 0
+    pts = [(n, 0.05 + 0.1 * math.log(n / 500) + (0.02 if n == 600 else 0),
+            1) for n in ns]
+    assert orbstats.paired_fit(pts, 500)[1] > 0
+
+
+def test_paired_fit_needs_two_degrees_of_freedom():
+    assert orbstats.paired_fit([(500, 0.01, 1), (500, 0.02, 1)], 500) is None
+    assert orbstats.paired_fit([(400, 0.01, 1), (500, 0.02, 1),
+                                (600, 0.0, 1)], 500) is None
+    assert orbstats.paired_fit([(500, 0.01, 1)] * 3, 500)[2] == 2
+
+
+def _runs_metric(shift, run_offsets, sd=0.03, pairs=9, seed=0):
+    """A paired metric of len(run_offsets) runs, each with `pairs` pairs
+    at one N scattering by sd about shift + its run's offset: its
+    runs-only test (compare_paired on the runs' means) and "within"."""
+    rng = random.Random(seed)
+    within, va, vb = [], [], []
+    for off in run_offsets:
+        ds = [shift + off + rng.gauss(0, sd) for _ in range(pairs)]
+        within.append(list(orbstats.paired_fit([(500, d, 1) for d in ds],
+                                               500)))
+        va.append(100.0)
+        vb.append(100.0 * math.exp(statistics.fmean(ds)))
+    m = orbstats.compare_paired(va, vb, False)
+    m["within"] = within
+    return m
+
+
+def test_within_runs_tells_what_the_runs_alone_cannot():
+    # Eight scenarios, 3 runs each, B 4% slower; a run's 9 pairs scatter
+    # by 5% (its mean by 1.7%), the runs differ by no more than that. On
+    # the runs alone (2 df, t 4.3) half the scenarios' 95% intervals
+    # still hold 1 (seeded: 4 of 8 slower); on every pair (8 df a run,
+    # 24 in all) every one excludes it, on more df and a narrower
+    # interval.
+    ms = [_runs_metric(0.04, [0, 0, 0], sd=0.05, seed=i) for i in range(8)]
+    runs_only = [(m["ci_high"] / m["ci_low"], m["df"]) for m in ms]
+    assert sum(m["verdict"] == "slower" for m in ms) <= 4
+    out = orbstats.within_runs(ms)
+    assert out["metrics"] == 8 and out["df"] == 16
+    for m, (width, runs_df) in zip(ms, runs_only):
+        assert m["verdict"] == "slower", m
+        assert m["ci_low"] > 1
+        assert m["df"] > runs_df and m["ci_high"] / m["ci_low"] < width
+        assert "se_factor" not in m  # moderation leaves it alone
+        assert m["within_runs"]["runs"] == 3
+        assert m["within_runs"]["pairs_df"] == 24
+
+
+def test_within_runs_widens_when_the_runs_scatter_beyond_their_pairs():
+    # No difference, but every run carries an offset of its own (sd 5%,
+    # seeded) that its 9 pairs (se 1% a run) cannot see. On the pairs
+    # alone several scenarios' mean offset would be called (|mean| over
+    # 3 se: 3 of 8 here); with the runs' scatter pooled over the eight
+    # (tau about 5%) each interval is more than twice as wide.
+    rng = random.Random(7)
+    ms = [_runs_metric(0.0, [rng.gauss(0, 0.05) for _ in range(3)],
+                       seed=20 + i) for i in range(8)]
+    alone = [abs(statistics.fmean(y for y, _, _ in m["within"])) /
+             (math.sqrt(math.fsum(se ** 2 for _, se, _ in m["within"])) / 3)
+             for m in ms]
+    assert sum(z > 3 for z in alone) >= 3
+    pairs_se = [math.sqrt(math.fsum(se ** 2 for _, se, _ in m["within"]))
+                / 3 for m in ms]
+    out = orbstats.within_runs(ms)
+    assert 0.025 < out["tau"] < 0.1
+    for m, se in zip(ms, pairs_se):
+        assert m["se_log"] > 2 * se
+    # Unadjusted 95% tests of eight nulls: 0.4 false calls expected, two
+    # here (seeded; over 150 such suites 5.7% of them were called), not
+    # the 3 the pairs alone make at |z| > 3 (5 at 95%).
+    assert sum(m["verdict"] != "inconclusive" for m in ms) <= 2
+
+
+def test_within_runs_leaves_metrics_without_pairs_alone():
+    plain = orbstats.compare_paired([1, 2, 3], [1.1, 2.3, 3.2], True)
+    before = dict(plain)
+    assert orbstats.within_runs([plain]) is None
+    assert plain == before
+    one = _runs_metric(0.05, [0.0], seed=3)  # one run: nothing to pool
+    assert orbstats.within_runs([one]) is None

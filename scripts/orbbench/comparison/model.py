@@ -286,12 +286,19 @@ def scenario_metrics(docs_a, docs_b, at, mem):
             out[key]["notes"].append(
                 f"paired by run: each of {len(runs)} runs' blocks at "
                 f"N={fixed}, their geometric mean")
+            within = within_of(docs_a, docs_b, fixed, read, weight, 1.0)
+            if within:
+                out[key]["within"] = within
             continue
         out[key] = metric([fit_at(d, n, read, weight, window)
                            for d in docs_a],
                           [fit_at(d, n, read, weight, window)
                            for d in docs_b],
                           False, at_n=n, paired=paired, at_window=window)
+        within = within_of(docs_a, docs_b, n, read, weight, window) \
+            if paired else None
+        if within:
+            out[key]["within"] = within
         if note:
             out[key].setdefault("notes", []).append(note)
     nm = at if at is not None else mem_common_n(docs_a + docs_b, mem,
@@ -300,6 +307,41 @@ def scenario_metrics(docs_a, docs_b, at, mem):
                               [mem_at(d, nm, mem) for d in docs_b],
                               False, memory=True, at_n=nm, paired=paired)
     return out
+
+
+def paired_points(da, db, n, read, weight, window):
+    """[(N, log(B/A), weight)]: one per measurement both sides of one
+    paired run took at one N within ×window of n (a step, or a block of
+    it: matched by N and block), for orbbench.stats.paired_fit. A side's
+    several measurements at one N and block (a step and a probe) are
+    pooled first (weighted geometric mean)."""
+    def pooled(doc):
+        got = {}
+        for s in measurements(doc):
+            v = read(s)
+            if not (n / window <= s["n"] <= n * window) or not v or v <= 0:
+                continue
+            got.setdefault((s["n"], s.get("block")), []).append(
+                (math.log(v), weight(s) or 1.0))
+        return {k: (math.fsum(y * w for y, w in vs) /
+                    math.fsum(w for _, w in vs), math.fsum(w for _, w in vs))
+                for k, vs in got.items()}
+    pa, pb = pooled(da), pooled(db)
+    return [(k[0], pb[k][0] - pa[k][0], (pa[k][1] + pb[k][1]) / 2)
+            for k in sorted(pa.keys() & pb.keys(),
+                            key=lambda k: (k[0], k[1] or 0))]
+
+
+def within_of(docs_a, docs_b, n, read, weight, window):
+    """Each paired run's (log ratio, se, df) at n from its own pairs
+    (orbbench.stats.paired_fit), for orbbench.stats.within_runs; None
+    with fewer than 2 runs or when some run has too few pairs."""
+    if n is None or len(docs_a) < 2:
+        return None
+    out = [orbstats.paired_fit(paired_points(da, db, n, read, weight,
+                                             window), n)
+           for da, db in zip(docs_a, docs_b)]
+    return None if any(w is None for w in out) else [list(w) for w in out]
 
 
 def fixed_n_blocks(docs_a, docs_b, paired):
@@ -563,6 +605,14 @@ def judge(cmps, mem, alpha=orbstats.ALPHA, delta=orbstats.EQUIVALENCE):
         keys = list(dict.fromkeys(k for r in c["scenarios"]
                                   for k, m in r["metrics"].items()
                                   if m["primary"]))
+        # Paired runs with repeats: every run's pairs, not the runs'
+        # values alone (their metrics then leave moderation's hands).
+        c["method"]["within_runs"] = {
+            key: orbstats.within_runs([r["metrics"][key]
+                                       for r in c["scenarios"]
+                                       if key in r["metrics"] and
+                                       r["metrics"][key]["primary"]])
+            for key in keys}
         c["method"]["moderated"] = {
             key: orbstats.moderate([r["metrics"][key] for r in c["scenarios"]
                                     if key in r["metrics"] and

@@ -281,6 +281,27 @@ def fit_windows(cmps):
     return "within " + " or ".join(words) + " of N"
 
 
+def within_line(cmps):
+    """", where repeats of paired runs carry pairs of their own: …" for
+    the metrics orbbench.stats.within_runs tested on every pair of every
+    run, or ""."""
+    done = {}
+    for cmp in cmps:
+        for key, w in (cmp["method"].get("within_runs") or {}).items():
+            if w:
+                done.setdefault(metric_label(key, cmp["mem_kind"]), w)
+    if not done:
+        return ""
+    words = "; ".join(
+        f"{label}: run-to-run sd {100 * w['tau']:.1f}% over {w['df']} df"
+        for label, w in done.items())
+    return (" (with repeats, for " + ", ".join(done) + ": on every pair "
+            "of every run, each run's pairs near N (a sweep's steps in the "
+            "cost window, or its blocks) giving its log ratio and error, "
+            "widened by the runs' scatter beyond those errors, pooled over "
+            f"the scenarios; {words})")
+
+
 def method_lines(cmps):
     """How the verdicts were reached, the smallest differences the noise
     lets the test detect, and where repeats are missing."""
@@ -326,6 +347,9 @@ def method_lines(cmps):
            "Student t on log values per run" + (
                " (paired runs: one-sample t on each run's log ratio "
                f"{pair_ratio})" if paired else ""))
+    within = within_line(cmps)
+    if within:
+        how += within
     every = "" if len(cmps) == 1 else " (every set's together)"
     alpha = cmps[0]["method"].get("alpha", orbstats.ALPHA)
     src = cmps[0]["method"].get("alpha_from", "default")
