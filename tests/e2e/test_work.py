@@ -26,22 +26,27 @@ def server_cpu_per_call(orbbench, work_us, work_ns=0):
 
 @pytest.mark.skipif(os.geteuid() != 0,
                     reason="needs root: servers' CPU from a cgroup")
-def test_work_us_is_a_lower_bound_on_server_cpu(orbbench):
-    # The burn is measured on the serving thread's CPU clock, so each call
-    # costs the server at least 2000 us of CPU: a correctness bound, not a
-    # speed claim. Without it a call costs a few us, so the option being
-    # ignored fails the test.
-    assert server_cpu_per_call(orbbench, 2000) >= 2000
-    assert server_cpu_per_call(orbbench, 0) < 500
+def test_work_us_adds_about_its_cpu_to_each_call(orbbench):
+    # Each call spins a count of loop steps that the server calibrated at
+    # start-up on its thread's CPU clock to take 2000 us; the host's speed
+    # moves by tens of percent, so the bound is loose (half to three
+    # times): a correctness check that the option reaches the call and is
+    # read in us, not a speed claim. Without it a call costs a few us, so
+    # the option being ignored, or read as ns or ms, fails the test.
+    base = server_cpu_per_call(orbbench, 0)
+    assert base < 500
+    assert 1000 <= server_cpu_per_call(orbbench, 2000) - base <= 6000
 
 
 @pytest.mark.skipif(os.geteuid() != 0,
                     reason="needs root: servers' CPU from a cgroup")
 def test_work_ns_adds_to_work_us(orbbench):
-    # 1000 us and 1,500,000 ns: at least 2500 us a call, which either
-    # alone does not reach.
-    assert server_cpu_per_call(orbbench, 1000, 1500000) >= 2500
-    assert server_cpu_per_call(orbbench, 0, 2000000) >= 2000
+    # 1000 us and 1,500,000 ns: about 2500 us a call, which either alone
+    # does not reach (bounds as above: half to three times).
+    base = server_cpu_per_call(orbbench, 0)
+    assert 1250 <= server_cpu_per_call(orbbench, 1000, 1500000) - base \
+        <= 7500
+    assert 1000 <= server_cpu_per_call(orbbench, 0, 2000000) - base <= 6000
 
 
 def test_work_ns_on_a_kind_without_it_is_refused(tmp_path):
