@@ -605,27 +605,18 @@ def judge(cmps, mem, alpha=orbstats.ALPHA, delta=orbstats.EQUIVALENCE):
         keys = list(dict.fromkeys(k for r in c["scenarios"]
                                   for k, m in r["metrics"].items()
                                   if m["primary"]))
-        # Paired runs with repeats: every run's pairs, not the runs'
-        # values alone (their metrics then leave moderation's hands).
-        c["method"]["within_runs"] = {
-            key: orbstats.within_runs([r["metrics"][key]
-                                       for r in c["scenarios"]
-                                       if key in r["metrics"] and
-                                       r["metrics"][key]["primary"]])
-            for key in keys}
-        c["method"]["moderated"] = {
-            key: orbstats.moderate([r["metrics"][key] for r in c["scenarios"]
-                                    if key in r["metrics"] and
-                                    r["metrics"][key]["primary"]])
-            for key in keys}
-        # Then, for a run's blocks, the run-to-run spread they cannot see
-        # (on their moderated errors).
-        c["method"]["between_runs"] = {
-            key: orbstats.between_runs([r["metrics"][key]
-                                        for r in c["scenarios"]
-                                        if key in r["metrics"] and
-                                        r["metrics"][key]["primary"]])
-            for key in keys}
+        # In this order: paired runs with repeats on every run's pairs
+        # (their metrics then leave moderation's hands); the rest's
+        # variances moderated; then, for one run's blocks, the run-to-run
+        # spread they cannot see (on their moderated errors).
+        for name, step in (("within_runs", orbstats.within_runs),
+                           ("moderated", orbstats.moderate),
+                           ("between_runs", orbstats.between_runs)):
+            c["method"][name] = {
+                key: step([r["metrics"][key] for r in c["scenarios"]
+                           if key in r["metrics"] and
+                           r["metrics"][key]["primary"]])
+                for key in keys}
     tests, rejected, level = orbstats.adjust_family(
         [m for c in cmps for r in c["scenarios"]
          for m in r["metrics"].values() if m["primary"]], alpha, delta)
