@@ -429,10 +429,12 @@ compare-orbs:
 # the eight scenarios took about 16 minutes on 2026-12-02, so the budget
 # holds MAX_REPEAT of them (30 minutes stopped after one, before any look;
 # A/A needed all 8 to say same: docs/measured/2026-12-02-held-verdicts.md).
-# WORK_NS adds ns to it (omniORB's server: a step finer than a µs). On
-# 2026-12-04's faster host (45 µs a call at N = 500) WORK_US=0 with
-# WORK_NS=700 and 1000 both measured +7-8%: the busy loop's own clock
-# reads are a floor (docs/measured/2026-12-04-capacity-gate.md).
+# WORK_NS adds ns to it (omniORB's server: a step finer than a µs). The
+# work is a count of loop steps calibrated at the server's start, with no
+# floor since 2026-12-05 (docs/servers.md); what +5% takes moves with the
+# host: WORK_US=0 WORK_NS=4000 measured +5-9% on 2026-12-05 (95-205 µs a
+# call at N = 500, docs/measured/2026-12-05-five-percent.md), where the
+# old loop's floor made +7-8% the least on 2026-12-04 (45 µs a call).
 WORK_US ?= 1
 WORK_NS ?= 0
 MAX_REPEAT ?= 8
