@@ -36,6 +36,7 @@
 #include <orbit/poa/orbit-adaptor.h>
 
 #include "echo.h"
+#include "../common/work.h"
 
 #ifndef ORBBENCH_ORBIT2_BUILD
 #define ORBBENCH_ORBIT2_BUILD "unknown"
@@ -47,55 +48,14 @@ enum { max_work_us = 1000000 };
 static long work_us;
 static unsigned long long oneways;
 
-/* The thread's own CPU time in ns. */
-static long long thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* The busy loop's steps: dependent multiply-adds on a volatile, so the
- * compiler must keep every one (servers/common/echo_servant.hh's loop). */
-static void spin_steps(unsigned long long steps)
-{
-    volatile unsigned acc = 0;
-    for (unsigned long long i = 0; i < steps; i++)
-        acc = acc * 1664525u + 1013904223u;
-}
-
-/* The steps that burn work_us of CPU, counted once at start-up: the median
- * rate of 5 passes of 2^16 steps on the thread's CPU clock. A count, not
- * the clock read in the call: that read is a system call here, a floor of
- * about 1.6 us a call (servers/common/echo_servant.hh says why). */
-static unsigned long long work_steps;
-
-static void calibrate_work(void)
-{
-    const unsigned long long pass = 1ull << 16;
-    double rate[5];
-    if (work_us <= 0)
-        return;
-    spin_steps(pass);
-    for (int p = 0; p < 5; p++) {
-        long long t0 = thread_cpu_ns();
-        spin_steps(pass);
-        long long dt = thread_cpu_ns() - t0;
-        rate[p] = (double)pass / (double)(dt > 0 ? dt : 1);
-    }
-    for (int i = 1; i < 5; i++)
-        for (int j = i; j > 0 && rate[j] < rate[j - 1]; j--) {
-            double t = rate[j];
-            rate[j] = rate[j - 1];
-            rate[j - 1] = t;
-        }
-    work_steps = (unsigned long long)((double)work_us * 1000.0 * rate[2] + 0.5);
-}
+/* The steps that burn work_us of CPU (../common/work.h), counted once at
+ * start-up. */
+static unsigned long long work_steps_per_call;
 
 static void work(void)
 {
-    if (work_steps > 0)
-        spin_steps(work_steps);
+    if (work_steps_per_call > 0)
+        spin_steps(work_steps_per_call);
 }
 
 static CORBA_string echo_string(PortableServer_Servant self,
@@ -285,7 +245,7 @@ int main(int argc, char **argv)
     if (take_work_us(&argc, argv) != 0 ||
         take_option(&argc, argv, "--socket-dir", &socket_dir) != 0)
         return 2;
-    calibrate_work();
+    work_steps_per_call = work_steps(work_us * 1000LL);
     int per_request = take_flag(&argc, argv, "--thread-per-request");
     int per_connection = take_flag(&argc, argv, "--thread-per-connection");
     if (per_request && per_connection) {
