@@ -51,15 +51,17 @@ def test_at_n_measures_one_n_in_alternating_blocks_and_finds_b_slower(
         # The order flips at every tick: A first, then B first, ...
         assert [s["place"] for s in a["steps"]] == [1, 2] * (BLOCKS // 2)
         assert [s["place"] for s in b["steps"]] == [2, 1] * (BLOCKS // 2)
-        # Each B call spins 400 us of its thread's CPU clock, so every B
-        # block holds at least that; an A block's few us can be raised by a
-        # busy host (157 us once in CI), so the blocks' difference is read
-        # at their median, which one stray block cannot move.
+        # Each B call spins a count of loop steps calibrated at start-up to
+        # 400 us of its thread's CPU (about that: 348 once in CI, when the
+        # count came from the median pass), so every B block holds at least
+        # half of it; an A block's few us can be raised by a busy host (157
+        # us once in CI), so the blocks' difference is read at their
+        # median, which one stray block cannot move.
         cpu_a = [s["cpu_per_call_us"]["server"] for s in a["steps"]]
         cpu_b = [s["cpu_per_call_us"]["server"] for s in b["steps"]]
-        assert min(cpu_b) > 360, cpu_b
+        assert min(cpu_b) > 200, cpu_b
         diff = sorted(y - x for x, y in zip(cpu_a, cpu_b))
-        assert diff[len(diff) // 2] > 300, (cpu_a, cpu_b)
+        assert diff[len(diff) // 2] > 200, (cpu_a, cpu_b)
     c = compare_json(out / "a", out / "b")
     assert c.returncode == 0, c.stderr
     cmp = json.loads(c.stdout)
