@@ -50,6 +50,32 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double stats_low_mean(const int64_t *v, size_t n, double share)
+{
+    if (n == 0)
+        return 0;
+    int64_t *w = malloc(n * sizeof *w);
+    if (!w) { /* no room to sort: the cheapest single value */
+        int64_t low = v[0];
+        for (size_t i = 1; i < n; i++)
+            if (v[i] < low)
+                low = v[i];
+        return (double)low;
+    }
+    memcpy(w, v, n * sizeof *w);
+    qsort(w, n, sizeof *w, cmp_i64);
+    size_t k = (size_t)ceil(share * (double)n - 1e-9);
+    if (k < 1)
+        k = 1;
+    if (k > n)
+        k = n;
+    double sum = 0;
+    for (size_t i = 0; i < k; i++)
+        sum += (double)w[i];
+    free(w);
+    return sum / (double)k;
+}
+
 double stats_quantile(const int64_t *sorted, size_t n, double q)
 {
     if (n == 0)

@@ -34,6 +34,13 @@ void stats_summarize(struct samples *s, double scale, struct summary *out);
 /* The q-quantile (0..1) of sorted values v[0..n-1], linear interpolation. */
 double stats_quantile(const int64_t *sorted, size_t n, double q);
 
+/* The mean of the cheapest `share` (0..1] of v[0..n-1]: of its lowest
+ * ceil(share * n) values, at least one; 0 when n == 0. v is not changed.
+ * What a cost is when the host only ever adds to it: this guest's host
+ * takes the CPU away in bursts of a few rounds that the servers' clock
+ * counts as theirs (docs/compare.md, "Server CPU per call"). */
+double stats_low_mean(const int64_t *v, size_t n, double share);
+
 /* A confidence interval for the median of samples taken in sequence. */
 struct median_ci {
     double low, high; /* in the samples' unit, divided by `scale` */

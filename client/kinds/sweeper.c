@@ -149,6 +149,10 @@ struct sweeper_side {
     struct samples calls;       /* service times: sent -> reply */
     struct samples completions; /* round start -> reply */
     struct samples untimed;     /* the measurement's untimed rounds */
+    /* The servers' CPU in each timed round (ns), when they have a CPU
+     * cgroup: what a call costs round by round, so that a round the host
+     * took the CPU from can be told from the rest. */
+    struct samples server_rounds;
     /* A paired run: the other sides' servers' CPU during this side's
      * timed rounds (each round read around), when every side has a CPU
      * cgroup. */
@@ -227,6 +231,7 @@ static void measure_begin(struct sweeper_side *r)
     samples_clear(&r->calls);
     samples_clear(&r->completions);
     samples_clear(&r->untimed);
+    samples_clear(&r->server_rounds);
     memset(&r->client, 0, sizeof r->client);
     r->neighbour_ns = 0;
     r->neighbour_cpu = r->d->nsides > 1;
@@ -305,12 +310,18 @@ static bool one_round(struct sweeper_side *r, int64_t k, int64_t warmup)
     cc->cpu_user_s += tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
     cc->cpu_sys_s += tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
     samples_add(&r->rounds, dt);
-    if (k == warmup + r->timed - 1) {
+    if (cc->server_cpu) {
+        /* The servers' CPU after every timed round: the last read is the
+         * measurement's end (server1), each difference a round's. */
+        int64_t before = k == warmup ? cc->server0.total_ns
+                                     : cc->server1.total_ns;
+        cc->server_cpu =
+            machine_server_cpu(r->h.s->machine, &cc->server1) == 0;
         if (cc->server_cpu)
-            cc->server_cpu =
-                machine_server_cpu(r->h.s->machine, &cc->server1) == 0;
-        r->h.s->mode->drain(r->h.mode, &r->calls, &r->completions);
+            samples_add(&r->server_rounds, cc->server1.total_ns - before);
     }
+    if (k == warmup + r->timed - 1)
+        r->h.s->mode->drain(r->h.mode, &r->calls, &r->completions);
     return true;
 }
 
@@ -608,11 +619,18 @@ void sweeper_probe_servers(struct sweeper_hand *h, const struct conn *srv,
     free(index);
 }
 
+/* A measurement's server_low: the mean of its cheapest LOW_SHARE of
+ * timed rounds' server CPU, per call, when it has LOW_MIN rounds or more
+ * (docs/compare.md, "Server CPU per call"). */
+#define LOW_SHARE 0.3
+#define LOW_MIN 5
+
 /* The servers' CPU over the timed rounds, and per call on both sides.
  * The total is exact; user/system divide it in the kernel's sampled
- * proportion. */
+ * proportion; server_low is the cheapest rounds' (`rounds`: each timed
+ * round's, ns). */
 static void server_cpu_json(json_t *step, const struct client_costs *cc,
-                            double calls)
+                            double calls, const struct samples *rounds)
 {
     double total_s =
         (double)(cc->server1.total_ns - cc->server0.total_ns) / 1e9;
@@ -631,6 +649,17 @@ static void server_cpu_json(json_t *step, const struct client_costs *cc,
                   total_s * (1 - user_share) * 1e6 / calls, "client_user",
                   cc->cpu_user_s * 1e6 / calls, "client_sys",
                   cc->cpu_sys_s * 1e6 / calls));
+    if (rounds->len >= LOW_MIN) {
+        double per_round = calls / (double)rounds->len;
+        json_object_set_new(
+            json_object_get(step, "cpu_per_call_us"), "server_low",
+            json_real(stats_low_mean(rounds->ns, rounds->len, LOW_SHARE) /
+                      1e3 / per_round));
+    }
+    json_t *each = json_array();
+    for (size_t i = 0; i < rounds->len; i++)
+        json_array_append_new(each, json_real((double)rounds->ns[i] / 1e6));
+    json_object_set_new(step, "server_cpu_rounds_ms", each);
 }
 
 /* Keep this measurement's rounds for the search, pooling and the fit. */
@@ -727,7 +756,7 @@ static json_t *measurement_json(struct sweeper_side *r, const char *phase,
                   cc->cpu_user_s, "cpu_sys_s", cc->cpu_sys_s, "reconnects",
                   (json_int_t)(reconnects(r) - cc->reconnects0)));
     if (cc->server_cpu && r->calls.len)
-        server_cpu_json(m, cc, (double)r->calls.len);
+        server_cpu_json(m, cc, (double)r->calls.len, &r->server_rounds);
     if (keep_point(r, round_ms.median, strcmp(phase, "sweep") != 0) != 0)
         run_stop(r->h.o, STOP_RESOURCE, 0, "out of memory in the client at N=%zu",
              r->h.n);
@@ -1254,6 +1283,7 @@ static void free_side(struct sweeper_side *r)
     samples_free(&r->calls);
     samples_free(&r->completions);
     samples_free(&r->untimed);
+    samples_free(&r->server_rounds);
     samples_free(&r->h.starts);
     for (size_t i = 0; i < r->npoints; i++)
         free(r->points[i].rounds_ns);

@@ -545,9 +545,15 @@ def mem_per_server_kb(step, kind):
 
 
 def server_cpu_per_call_us(step):
-    """The servers' CPU per call at a step (µs), or None without it."""
-    v = get(step, "cpu_per_call_us.server")
-    return v if is_num(v) else None
+    """The servers' CPU per call at a step (µs), or None without it: its
+    cheapest rounds' (cpu_per_call_us.server_low, since 2026-12-05) when
+    it has them, else its total over its calls (docs/compare.md, "Server
+    CPU per call")."""
+    for key in ("cpu_per_call_us.server_low", "cpu_per_call_us.server"):
+        v = get(step, key)
+        if is_num(v):
+            return v
+    return None
 
 
 def threads_per_server(step):

@@ -2,9 +2,11 @@
 scenario measured at one N in paired blocks, with real omniORB servers,
 and compare's verdict from the blocks' ratios B/A."""
 import json
+import math
 import shutil
 import subprocess
 
+import orbbench.results as orbresults
 from conftest import ROOT, SCENARIOS, assert_nothing_left, run_suite
 
 FIXTURES = ROOT / "tests" / "fixtures" / "repeat-scenarios"
@@ -99,3 +101,37 @@ def test_at_n_must_be_a_positive_n(tmp_path):
     r = run_suite(FIXTURES, "--at-n", 0, "--out", tmp_path / "o")
     assert r.returncode == 2
     assert r.stderr == "run-suite: --at-n 0: give an N from 1 to 1000000\n"
+
+
+def test_each_rounds_server_cpu_is_kept_and_the_cheapest_make_the_figure(
+        orbbench):
+    """The client reads the servers' CPU after every timed round: the
+    rounds' figures add up to the measurement's total, and server_low is
+    the mean of the cheapest 30% of them per call, which compare reads
+    (orbbench.results.server_cpu_per_call_us)."""
+    r = orbbench(FIXTURES / "sync-unix.json", "sweep.start=6",
+                 "sweep.max_n=6", "sweep.rounds=7", "sweep.step_blocks=2",
+                 "sweep.resolution=0", "server.work_us=300")
+    assert r.rc == 0, r.stderr
+    for step in r.doc["steps"]:
+        each = step["server_cpu_rounds_ms"]
+        assert len(each) == len(step["rounds_ms"]) == 7
+        # Each round of 6 calls of about 300 us: no round read as nothing.
+        assert all(x > 6 * 0.15 for x in each), each
+        assert math.isclose(sum(each), step["server_cpu"]["total_s"] * 1e3,
+                            rel_tol=1e-6, abs_tol=1e-3)
+        cheapest = sorted(each)[:3]  # ceil(0.3 x 7)
+        low = sum(cheapest) / 3 * 1e3 / (step["calls"] / 7)
+        cpu = step["cpu_per_call_us"]
+        assert math.isclose(cpu["server_low"], low, rel_tol=1e-6)
+        assert cpu["server_low"] <= cpu["server"] * (1 + 1e-9)
+        assert orbresults.server_cpu_per_call_us(step) == cpu["server_low"]
+    # Fewer than 5 timed rounds: no cheapest share, the total is read.
+    r = orbbench(FIXTURES / "sync-unix.json", "sweep.start=3",
+                 "sweep.max_n=3", "sweep.rounds=4", "sweep.resolution=0")
+    assert r.rc == 0, r.stderr
+    step = r.doc["steps"][0]
+    assert len(step["server_cpu_rounds_ms"]) == 4
+    assert "server_low" not in step["cpu_per_call_us"]
+    assert orbresults.server_cpu_per_call_us(step) == \
+        step["cpu_per_call_us"]["server"]
