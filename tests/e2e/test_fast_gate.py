@@ -43,7 +43,10 @@ def test_at_n_measures_one_n_in_alternating_blocks_and_finds_b_slower(
             assert (sweep["start"], sweep["max_n"], sweep["cost_n"],
                     sweep["step_blocks"], sweep["resolution"]) == \
                 (4, 4, 4, BLOCKS, 0)
+            # Every block opens with --at-n's 2 + 2 untimed rounds.
+            assert (sweep["warmup_rounds"], sweep["switch_rounds"]) == (2, 2)
             steps = doc["steps"]
+            assert [len(s["untimed_ms"]) for s in steps] == [4] * BLOCKS
             assert [s["n"] for s in steps] == [4] * BLOCKS
             assert [s["block"] for s in steps] == list(range(1, BLOCKS + 1))
             # The footprint is probed once: the same servers every block.

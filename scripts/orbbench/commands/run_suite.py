@@ -64,7 +64,8 @@ progress lines show the plan).
 --at-n N is the fast gate (docs/ci.md): every scenario measured at one
 N, no sweep and no crossing search: KIND.start = KIND.max_n = N (its
 cost_n too, and resolution 0), each paired run in KIND.step_blocks
-blocks (default here 12; --set KIND.step_blocks=B changes it), the
+blocks (default here 8, each opened by 2 + 2 untimed rounds:
+KIND.warmup_rounds, KIND.switch_rounds; --set changes them), the
 sides taking turns block by block with the other's servers stopped, as
 in the sweep; compare then tests round time and server CPU per call at
 N on the blocks' ratios B/A, and memory per server. It answers "did
@@ -325,9 +326,19 @@ def run_watched(args, progress):
         child.close()
 
 
-# --at-n's blocks per paired run unless --set gives KIND.step_blocks: 12
-# pairs of blocks, about 12 × 2 × 18 rounds.
-AT_N_BLOCKS = 12
+# --at-n's blocks per paired run unless --set gives KIND.step_blocks, and
+# each block's untimed opening (KIND.warmup_rounds + KIND.switch_rounds):
+# 8 pairs of blocks of 2 + 2 untimed and 10 timed rounds, 8 × 2 × 14
+# rounds, half of the 12 × 2 × 18 of 2026-12-05 morning. Why fewer: on
+# that day's fast gates (Grisby, N = 500, 384 blocks) a block's rounds ran
+# 0.87, 0.60, 0.28, 0.23 (log) above its cheapest in its first four and
+# 0.16-0.20 from the fifth on, so the fifth to eighth rounds the opening
+# also skipped were already settled; and a block's server CPU, read on its
+# cheapest rounds (compare.md, "Server CPU per call"), scattered by 13%
+# against 21%, so 8 blocks tell what 12 did with room to spare.
+AT_N_BLOCKS = 8
+AT_N_WARMUP = 2
+AT_N_SWITCH = 2
 
 
 def scenario_kind(scenario):
@@ -348,7 +359,9 @@ def at_n_sets(a, scenario):
     k = scenario_kind(scenario) or orbresults.DEFAULT_KIND
     return [f"{k}.start={a.at_n}", f"{k}.max_n={a.at_n}",
             f"{k}.cost_n={a.at_n}", f"{k}.resolution=0",
-            f"{k}.step_blocks={AT_N_BLOCKS}"]
+            f"{k}.step_blocks={AT_N_BLOCKS}",
+            f"{k}.warmup_rounds={AT_N_WARMUP}",
+            f"{k}.switch_rounds={AT_N_SWITCH}"]
 
 
 def warm_sets(a, scenario, prior):
