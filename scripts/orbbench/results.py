@@ -6,6 +6,7 @@ of orbbench.kinds registers its own (register, a Kind), and loading and
 checking a result look its kind up in KINDS. A front end imports
 orbbench.kinds once before it loads results."""
 import json
+import math
 import shlex
 import statistics
 from collections import namedtuple
@@ -546,14 +547,34 @@ def mem_per_server_kb(step, kind):
 
 def server_cpu_per_call_us(step):
     """The servers' CPU per call at a step (µs), or None without it: its
-    cheapest rounds' (cpu_per_call_us.server_low, since 2026-12-05) when
-    it has them, else its total over its calls (docs/compare.md, "Server
-    CPU per call")."""
-    for key in ("cpu_per_call_us.server_low", "cpu_per_call_us.server"):
-        v = get(step, key)
-        if is_num(v):
-            return v
-    return None
+    total over its calls, what the servers spent (tables and figures)."""
+    v = get(step, "cpu_per_call_us.server")
+    return v if is_num(v) else None
+
+
+def server_cpu_low_us(step):
+    """The servers' CPU per call at a step on its cheapest rounds
+    (cpu_per_call_us.server_low, since 2026-12-05), or None: what compare
+    tests (docs/compare.md, "The cheapest rounds")."""
+    v = get(step, "cpu_per_call_us.server_low")
+    return v if is_num(v) else None
+
+
+# The share of a measurement's timed rounds compare reads its round time
+# and server CPU from (the client's LOW_SHARE, LOW_MIN for server_low).
+LOW_SHARE = 0.3
+LOW_MIN = 5
+
+
+def round_ms_low(step):
+    """The mean of a measurement's cheapest LOW_SHARE of timed rounds (ms),
+    or None with fewer than LOW_MIN of them."""
+    each = step.get("rounds_ms")
+    if not isinstance(each, list) or len(each) < LOW_MIN or \
+            not all(is_num(x) for x in each):
+        return None
+    k = max(1, math.ceil(LOW_SHARE * len(each) - 1e-9))
+    return sum(sorted(each)[:k]) / k
 
 
 def threads_per_server(step):

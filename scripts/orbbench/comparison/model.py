@@ -38,6 +38,29 @@ def round_ms(step):
     return step["round_ms"]["median"]
 
 
+# What a metric's value per measurement is (the metric's
+# per_measurement in compare's JSON).
+PER_MEASUREMENT = {
+    round_ms: "median round",
+    orbresults.round_ms_low: "cheapest 30% of rounds",
+    orbresults.server_cpu_per_call_us: "total over the calls",
+    orbresults.server_cpu_low_us: "cheapest 30% of rounds",
+}
+
+
+def cheapest_or(docs, low, whole):
+    """compare's reader of a cost per measurement over docs (both sides):
+    `low`, a measurement's cheapest rounds, when every measurement of
+    every run has it; else `whole`, so that no comparison sets one
+    estimate against the other (results from before 2026-12-05 have no
+    server_low). Why the cheapest: docs/compare.md, "The cheapest
+    rounds"."""
+    steps = [s for d in docs for s in measurements(d)]
+    if steps and all(low(s) is not None for s in steps):
+        return low
+    return whole
+
+
 def fit_at(doc, n, read, weight, window=orbstats.FIT_WINDOW):
     """One run's value of read(step) at n servers: a local power-law fit
     through its steps and probes within ×window of n
@@ -260,8 +283,12 @@ def scenario_metrics(docs_a, docs_b, at, mem):
         n, window, note = at, orbstats.FIT_WINDOW, None
     else:
         n, window, note = cost_n(docs_a + docs_b)
-    fits = (("round_ms", round_ms, lambda s: s["round_ms"].get("count")),
-            ("server_cpu_us", orbresults.server_cpu_per_call_us,
+    docs = docs_a + docs_b
+    fits = (("round_ms", cheapest_or(docs, orbresults.round_ms_low,
+                                     round_ms),
+             lambda s: s["round_ms"].get("count")),
+            ("server_cpu_us", cheapest_or(docs, orbresults.server_cpu_low_us,
+                                          orbresults.server_cpu_per_call_us),
              lambda s: s.get("calls")))
     fixed = fixed_n_blocks(docs_a, docs_b, paired)
     for key, read, weight in fits:
@@ -301,6 +328,9 @@ def scenario_metrics(docs_a, docs_b, at, mem):
             out[key]["within"] = within
         if note:
             out[key].setdefault("notes", []).append(note)
+    for key, read, _ in fits:
+        if key in out:
+            out[key]["per_measurement"] = PER_MEASUREMENT[read]
     nm = at if at is not None else mem_common_n(docs_a + docs_b, mem,
                                                 near=n)
     out[f"{mem}_kb"] = metric([mem_at(d, nm, mem) for d in docs_a],
