@@ -57,6 +57,15 @@ def test_server_cpu_is_read_on_the_cheapest_rounds_when_every_run_has_them():
     m, _ = cpu(with_low(a, 50.0), with_low(b, 60.0))
     assert m["per_measurement"] == "cheapest 30% of rounds"
     assert abs(m["ratio"] - 1.2) < 1e-6, m["ratio"]
+    # A measurement of fewer than 5 rounds (a warm start's far step) has
+    # no cheapest share: it is left out, the others still read so.
+    short = with_low(b, 60.0)
+    step = orbcmp.measurements(short[0].doc)[0]
+    step["rounds_ms"] = step["rounds_ms"][:3]
+    del step["cpu_per_call_us"]["server_low"]
+    m, _ = cpu(with_low(a, 50.0), short)
+    assert m["per_measurement"] == "cheapest 30% of rounds"
+    assert abs(m["ratio"] - 1.2) < 1e-6, m["ratio"]
     # One side from before 2026-12-05 (no server_low): totals on both.
     m, _ = cpu(a, with_low(b, 60.0))
     assert m["per_measurement"] == "total over the calls"

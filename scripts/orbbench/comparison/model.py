@@ -51,14 +51,19 @@ PER_MEASUREMENT = {
 def cheapest_or(docs, low, whole):
     """compare's reader of a cost per measurement over docs (both sides):
     `low`, a measurement's cheapest rounds, when every measurement of
-    every run has it; else `whole`, so that no comparison sets one
-    estimate against the other (results from before 2026-12-05 have no
-    server_low). Why the cheapest: docs/compare.md, "The cheapest
-    rounds"."""
-    steps = [s for d in docs for s in measurements(d)]
-    if steps and all(low(s) is not None for s in steps):
-        return low
-    return whole
+    every run with LOW_MIN timed rounds or more has it and every run has
+    one; measurements with fewer (a warm start's far steps) then give
+    None and no fit reads them. Else `whole` for all, so that no
+    comparison sets one estimate against the other (results from before
+    2026-12-05 have no server_low). Why the cheapest: docs/compare.md,
+    "The cheapest rounds"."""
+    def long(s):
+        return len(s.get("rounds_ms") or []) >= orbresults.LOW_MIN
+    for d in docs:
+        steps = [s for s in measurements(d) if long(s)]
+        if not steps or any(low(s) is None for s in steps):
+            return whole
+    return low
 
 
 def fit_at(doc, n, read, weight, window=orbstats.FIT_WINDOW):
