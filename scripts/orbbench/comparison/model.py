@@ -51,17 +51,21 @@ PER_MEASUREMENT = {
 def cheapest_or(docs, low, whole):
     """compare's reader of a cost per measurement over docs (both sides):
     `low`, a measurement's cheapest rounds, when every measurement of
-    every run with LOW_MIN timed rounds or more has it and every run has
-    one; measurements with fewer (a warm start's far steps) then give
-    None and no fit reads them. Else `whole` for all, so that no
-    comparison sets one estimate against the other (results from before
-    2026-12-05 have no server_low). Why the cheapest: docs/compare.md,
-    "The cheapest rounds"."""
-    def long(s):
-        return len(s.get("rounds_ms") or []) >= orbresults.LOW_MIN
+    every run has it but a warm start's far steps (steps of fewer rounds
+    than the run's fullest step: they give None then, and lie outside
+    the cost window anyway); else `whole` for all, so that no comparison
+    sets one estimate against the other: results from before 2026-12-05
+    have no server_low, and measurements of fewer than LOW_MIN rounds no
+    cheapest share. Why the cheapest: docs/compare.md, "The cheapest
+    rounds"."""
+    def rounds(s):
+        return len(s.get("rounds_ms") or [])
     for d in docs:
-        steps = [s for s in measurements(d) if long(s)]
-        if not steps or any(low(s) is None for s in steps):
+        ms = measurements(d)
+        full = max((rounds(s) for s in d["steps"] if s in ms), default=0)
+        kept = [s for s in ms
+                if not (s.get("phase") == "sweep" and rounds(s) < full)]
+        if not kept or any(low(s) is None for s in kept):
             return whole
     return low
 
