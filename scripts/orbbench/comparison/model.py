@@ -62,7 +62,8 @@ def cheapest_or(docs, low, whole):
         return len(s.get("rounds_ms") or [])
     for d in docs:
         ms = measurements(d)
-        full = max((rounds(s) for s in d["steps"] if s in ms), default=0)
+        full = max((rounds(s) for s in d["steps"] if orbresults.timed(s)),
+                   default=0)
         kept = [s for s in ms
                 if not (s.get("phase") == "sweep" and rounds(s) < full)]
         if not kept or any(low(s) is None for s in kept):
