@@ -137,6 +137,14 @@ def test_run_suite_pairs_two_server_variants_by_default(tmp_path):
             b = json.loads((out / "b" / f"{name}.r{rep}.json").read_text())
             assert a["paired"]["id"] == b["paired"]["id"]
             assert b["scenario"]["server"]["work_us"] == 400
+            # The paired opening: the file's warmup_rounds (1) kept, and
+            # run-suite's 2 switch rounds for the key the file leaves out.
+            for doc in (a, b):
+                sweep = doc["scenario"]["sweep"]
+                assert (sweep["warmup_rounds"], sweep["switch_rounds"]) == \
+                    (1, 2)
+                assert {len(m["untimed_ms"]) for m in
+                        doc["steps"] + doc["probes"]} == {3}
     cmp = (out / "compare-a-vs-b.md").read_text()
     assert "paired run's log ratio" in cmp
     # One paired run per scenario and repeat: 2 scenarios x 2 repeats.
@@ -153,10 +161,42 @@ def test_run_suite_solo_runs_the_variants_one_after_the_other(tmp_path):
         for side in ("a", "b"):
             doc = json.loads((out / side / f"{name}.json").read_text())
             assert "paired" not in doc or doc["paired"] is None
+            # A solo run keeps the client's opening (run-suite's paired
+            # one is for paired runs only).
+            assert doc["scenario"]["sweep"]["switch_rounds"] == 3
     order = [l.split()[1:3] for l in proc.stderr.splitlines()
              if l.endswith("...")]
     assert order == [["pool5-unix", "[a]"], ["pool5-unix", "[b]"],
                      ["sync-unix", "[a]"], ["sync-unix", "[b]"]]
+
+
+def test_run_suite_paired_blocks_open_with_three_and_two_untimed_rounds(
+        tmp_path):
+    """A scenario that leaves the opening to the defaults gets run-suite's
+    paired one (warmup 3, switch 2), and --set still changes it."""
+    src = tmp_path / "src"
+    src.mkdir()
+    doc = json.loads((ROOT / "tests" / "fixtures" / "repeat-scenarios" /
+                      "sync-unix.json").read_text())
+    del doc["sweep"]["warmup_rounds"]
+    (src / "sync-unix.json").write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    for switch, flags in ((2, []), (1, ["--set", "sweep.switch_rounds=1"])):
+        proc = run_suite(src, "--paired", "--variant", "a", "--variant",
+                         "b:server.work_us=50", "--out", out / str(switch),
+                         "--set", "sweep.max_n=6", "--set", "sweep.start=2",
+                         "--set", "sweep.step=2", "--set", "sweep.max_ms=3",
+                         "--set", "sweep.rounds=2", "--set",
+                         "sweep.near_rounds=2", *flags, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        for side in "ab":
+            res = json.loads((out / str(switch) / side /
+                              "sync-unix.json").read_text())
+            sweep = res["scenario"]["sweep"]
+            assert (sweep["warmup_rounds"], sweep["switch_rounds"]) == \
+                (3, switch)
+            assert {len(m["untimed_ms"]) for m in
+                    res["steps"] + res["probes"]} == {3 + switch}
 
 
 def test_run_suite_paired_and_solo_exclude_each_other(tmp_path):

@@ -41,6 +41,9 @@ solo runs' (docs/measured/2026-12-01-one-answer.md). --solo runs the
 variants one after the other instead (interleaved, as with other keys,
 three variants or more, and the other kinds); --paired insists, and is
 an error where the variants cannot pair. A/A: --variant a --variant b.
+A paired run's blocks open with 3 + 2 untimed rounds (KIND.warmup_rounds,
+KIND.switch_rounds; orbbench run's defaults are 5 + 3) where the scenario
+file does not give them; --set changes them (docs/kinds/sweep.md).
 
 With --paired --until-verdict the suite repeats until the comparison is
 decided, and no longer: after repeat R (--repeat, at least 2; 3 if not
@@ -364,6 +367,43 @@ def at_n_sets(a, scenario):
             f"{k}.switch_rounds={AT_N_SWITCH}"]
 
 
+# A paired sweep's blocks (run-suite --paired without --at-n): each opens
+# with PAIRED_WARMUP + PAIRED_SWITCH untimed rounds unless the scenario
+# file or --set gives KIND.warmup_rounds or KIND.switch_rounds (the
+# client's defaults, 5 + 3, stay for orbbench run). Measured on the 553
+# paired steps of 2026-12-05's capacity suites (8 untimed rounds each):
+# a block's rounds ran 1.30, 0.52, 0.34, 0.24, 0.17, 0.16 (log, median)
+# above its cheapest timed rounds in its first six after both sides' new
+# servers started, and 1.08, 0.58, 0.26, 0.14, 0.12 after the other
+# side's block, against 0.11-0.15 for its timed rounds: five untimed
+# rounds leave the first timed one within about 3%, and the last three
+# bought nothing (docs/kinds/sweep.md, "Paired runs").
+PAIRED_WARMUP = 3
+PAIRED_SWITCH = 2
+
+
+def paired_sets(a, scenario):
+    """A paired sweep's opening (before the user's --set, which may change
+    it): KIND.warmup_rounds and KIND.switch_rounds, each unless the
+    scenario file gives it; none with --at-n (at_n_sets gives its own) or
+    for a kind without the sweep driver's keys."""
+    if a.at_n is not None:
+        return []
+    name = scenario_kind(scenario)
+    k = orbresults.KINDS.get(name)
+    if not (k and k.settings):
+        return []
+    try:
+        given = json.loads(scenario.read_text()).get(k.settings) or {}
+    except (OSError, ValueError, AttributeError):
+        return []
+    if not isinstance(given, dict):
+        return []
+    return [f"{k.settings}.{key}={value}" for key, value in
+            (("warmup_rounds", PAIRED_WARMUP),
+             ("switch_rounds", PAIRED_SWITCH)) if key not in given]
+
+
 def warm_sets(a, scenario, prior):
     """The warm start's settings of one scenario's run (before the
     user's --set, which may change them): the prior, named by the kind's
@@ -405,8 +445,8 @@ def run_pair(a, scenario, outs, progress, variants, prior=None):
     va, vb = variants
     args = [a.orbbench, "run", str(scenario), "--out", str(outs[0]),
             "--out-versus", str(outs[1]), "--paired"]
-    for s in (at_n_sets(a, scenario) + warm_sets(a, scenario, prior) +
-              a.set + va["set"]):
+    for s in (at_n_sets(a, scenario) + paired_sets(a, scenario) +
+              warm_sets(a, scenario, prior) + a.set + va["set"]):
         args += ["--set", s]
     for s in vb["set"]:
         args += ["--versus", s]
