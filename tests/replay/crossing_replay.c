@@ -4,9 +4,13 @@
  * `make crossing-replay`, never installed: it shows on recorded results
  * what the fit changes (docs/kinds/sweep.md).
  *
- * usage: crossing-replay FILE...
+ * usage: crossing-replay [--probes K] FILE...
  * One line per result with a finished crossing search (others are
- * counted as skipped), then a summary. Exit 0, or 2 on a usage error. */
+ * counted as skipped), then a summary. --probes K adds to each line the
+ * fit over the steps and the search's first K probes alone, as a run
+ * with sweep.max_probes K would have measured them (0: the steps alone,
+ * sweep.resolution 0): what the later probes add.
+ * Exit 0, or 2 on a usage error. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -100,6 +104,39 @@ static size_t needed(const struct crossing_point *p, size_t k, double max_ms,
     return 0;
 }
 
+/* The fit over the steps and the first `keep` probes alone (--probes K
+ * in the usage above): p[0..k) in the order measured, bracketed by the
+ * least N over max_ms among them and the greatest under it below that;
+ * false when they hold no bracket. */
+static bool first_probes(const struct crossing_point *p, size_t k,
+                         double max_ms, size_t keep,
+                         struct crossing_estimate *e)
+{
+    struct crossing_point *s = calloc(k ? k : 1, sizeof *s);
+    size_t m = 0, probes = 0, hi = k, lo = k;
+    for (size_t i = 0; i < k; i++) {
+        if (p[i].probe && probes++ >= keep)
+            continue;
+        s[m++] = p[i];
+    }
+    for (size_t i = 0; i < m; i++)
+        if (s[i].median_ms > max_ms && (hi == k || s[i].n < s[hi].n))
+            hi = i;
+    for (size_t i = 0; hi < k && i < m; i++)
+        if (s[i].median_ms <= max_ms && s[i].n < s[hi].n &&
+            (lo == k || s[i].n > s[lo].n))
+            lo = i;
+    bool ok = hi < k && lo < k;
+    if (ok)
+        crossing_estimate_fit(s, m, max_ms, (int64_t)s[lo].n,
+                              s[lo].median_ms, (int64_t)s[hi].n,
+                              s[hi].median_ms, e);
+    free(s);
+    return ok && e->found;
+}
+
+static long keep_probes = -1; /* --probes K; -1: not asked */
+
 /* One result file: its line, and its figures into t. */
 static void replay(const char *path, struct tally *t)
 {
@@ -171,12 +208,20 @@ static void replay(const char *path, struct tally *t)
     t->within += within;
     t->reproduced += same;
     printf("%s\t%s\told %.0f [%.0f, %.0f] ±%.1f%%\tnew %.0f [%.0f, %.0f] "
-           "±%.1f%%\t%s\tfit %zu points, slope %.2f, sd %.3f, lag1 %.2f\t%s\n",
+           "±%.1f%%\t%s\tfit %zu points, slope %.2f, sd %.3f, lag1 %.2f\t%s",
            path, e.method, old_n, old_low, old_high,
            100 * crossing_half_width(&old), e.n, e.low, e.high,
            100 * crossing_half_width(&e), within ? "within" : "OUTSIDE",
            e.fit.points, e.fit.slope, e.fit.sd_ln, e.fit.lag1,
            same ? "" : "(recorded estimate not reproduced)");
+    struct crossing_estimate so;
+    if (keep_probes >= 0 && first_probes(p, k, max_ms, (size_t)keep_probes,
+                                         &so))
+        printf("\tfirst %ld probes %s %.1f [%.1f, %.1f]", keep_probes,
+               so.method, so.n, so.low, so.high);
+    else if (keep_probes >= 0)
+        printf("\tfirst %ld probes none", keep_probes);
+    printf("\n");
     free(p);
     json_decref(doc);
 }
@@ -191,15 +236,26 @@ static void print_spread(const char *what, double *v, size_t n)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: crossing-replay FILE...\n");
+    int first = 1;
+    if (argc > 2 && strcmp(argv[1], "--probes") == 0) {
+        char *end;
+        keep_probes = strtol(argv[2], &end, 10);
+        if (*argv[2] == '\0' || *end != '\0' || keep_probes < 0) {
+            fprintf(stderr, "crossing-replay: --probes %s: not a count\n",
+                    argv[2]);
+            return 2;
+        }
+        first = 3;
+    }
+    if (argc <= first) {
+        fprintf(stderr, "usage: crossing-replay [--probes K] FILE...\n");
         return 2;
     }
     struct tally t = {.old_hw = calloc((size_t)argc, sizeof(double)),
                       .new_hw = calloc((size_t)argc, sizeof(double)),
                       .fit_old_hw = calloc((size_t)argc, sizeof(double)),
                       .fit_new_hw = calloc((size_t)argc, sizeof(double))};
-    for (int i = 1; i < argc; i++)
+    for (int i = first; i < argc; i++)
         replay(argv[i], &t);
     printf("%zu results with a crossing search (%zu files skipped): the "
            "local fit used in %zu, the new estimate within the old "
