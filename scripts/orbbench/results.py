@@ -67,6 +67,11 @@ class Kind:
       settings the scenario's group of the sweep driver's keys (max_ms,
                growth, max_n, cost_n: "sweep", "fanin"), what setting()
                reads; None for a kind without them
+      paired_opening (warmup, switch): the untimed rounds run-suite
+               --paired opens each block with where the scenario file
+               gives neither GROUP.warmup_rounds nor GROUP.switch_rounds
+               (each one it leaves out), as measured for the kind; None:
+               the client's defaults
       metrics  (Metric, ...): what compare weighs of a kind without steps,
                one value per run each; () for a kind compared as a sweep
                (its steps: crossing N, round time, CPU and memory at a
@@ -74,8 +79,10 @@ class Kind:
 
     def __init__(self, name, body, fields=(), check=None, refusal=None,
                  figures=None, tables=None, summary=None, headline=None,
-                 pairs=False, settings=None, metrics=()):
+                 pairs=False, settings=None, metrics=(),
+                 paired_opening=None):
         self.name, self.body, self.fields = name, body, list(fields)
+        self.paired_opening = paired_opening
         self.check, self.refusal = check, refusal
         self.figures, self.tables, self.summary = figures, tables, summary
         self.headline, self.pairs, self.settings = headline, pairs, settings

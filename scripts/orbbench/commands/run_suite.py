@@ -41,7 +41,7 @@ solo runs' (docs/measured/2026-12-01-one-answer.md). --solo runs the
 variants one after the other instead (interleaved, as with other keys,
 three variants or more, and the other kinds); --paired insists, and is
 an error where the variants cannot pair. A/A: --variant a --variant b.
-A paired run's blocks open with 3 + 2 untimed rounds (KIND.warmup_rounds,
+A paired sweep's blocks open with 3 + 2 untimed rounds (KIND.warmup_rounds,
 KIND.switch_rounds; orbbench run's defaults are 5 + 3) where the scenario
 file does not give them; --set changes them (docs/kinds/sweep.md).
 
@@ -367,31 +367,16 @@ def at_n_sets(a, scenario):
             f"{k}.switch_rounds={AT_N_SWITCH}"]
 
 
-# A paired sweep's blocks (run-suite --paired without --at-n): each opens
-# with PAIRED_WARMUP + PAIRED_SWITCH untimed rounds unless the scenario
-# file or --set gives KIND.warmup_rounds or KIND.switch_rounds (the
-# client's defaults, 5 + 3, stay for orbbench run). Measured on the 553
-# paired steps of 2026-12-05's capacity suites (8 untimed rounds each):
-# a block's rounds ran 1.30, 0.52, 0.34, 0.24, 0.17, 0.16 (log, median)
-# above its cheapest timed rounds in its first six after both sides' new
-# servers started, and 1.08, 0.58, 0.26, 0.14, 0.12 after the other
-# side's block, against 0.11-0.15 for its timed rounds: five untimed
-# rounds leave the first timed one within about 3%, and the last three
-# bought nothing (docs/kinds/sweep.md, "Paired runs").
-PAIRED_WARMUP = 3
-PAIRED_SWITCH = 2
-
-
 def paired_sets(a, scenario):
-    """A paired sweep's opening (before the user's --set, which may change
-    it): KIND.warmup_rounds and KIND.switch_rounds, each unless the
-    scenario file gives it; none with --at-n (at_n_sets gives its own) or
-    for a kind without the sweep driver's keys."""
+    """A paired run's opening (before the user's --set, which may change
+    it): its kind's paired_opening (orbbench.results.Kind; the sweep's 3
+    + 2, measured in docs/kinds/sweep.md) as KIND.warmup_rounds and
+    KIND.switch_rounds, each unless the scenario file gives it; none with
+    --at-n (at_n_sets gives its own) or for a kind without one."""
     if a.at_n is not None:
         return []
-    name = scenario_kind(scenario)
-    k = orbresults.KINDS.get(name)
-    if not (k and k.settings):
+    k = orbresults.KINDS.get(scenario_kind(scenario))
+    if not (k and k.settings and k.paired_opening):
         return []
     try:
         given = json.loads(scenario.read_text()).get(k.settings) or {}
@@ -400,8 +385,8 @@ def paired_sets(a, scenario):
     if not isinstance(given, dict):
         return []
     return [f"{k.settings}.{key}={value}" for key, value in
-            (("warmup_rounds", PAIRED_WARMUP),
-             ("switch_rounds", PAIRED_SWITCH)) if key not in given]
+            zip(("warmup_rounds", "switch_rounds"), k.paired_opening)
+            if key not in given]
 
 
 def warm_sets(a, scenario, prior):
