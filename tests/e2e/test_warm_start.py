@@ -74,6 +74,26 @@ def agree(warm, colds):
         (crossing(warm), [crossing(c) for c in colds])
 
 
+def warm_between_colds(tmp_path, keys, tries=2):
+    """(cold run before, warm run) of a warm run between two cold runs
+    that agrees with one of them (agree). Both neighbours drift together
+    now and then, 7% from the warm run between them once in a make test
+    of 2026-12-05 (every interval ±2.5-3.5%), so a disagreeing triple is
+    measured again, once: a warm start that ends elsewhere (a wrong prior
+    it kept) disagrees both times. keys(before): the warm run's --set
+    keys."""
+    for t in range(tries):
+        before = cold(tmp_path, f"before{t}")
+        warm = run(tmp_path, f"warm{t}", *keys(before))
+        colds = [before, cold(tmp_path, f"after{t}")]
+        try:
+            agree(warm, colds)
+            return before, warm
+        except AssertionError:
+            if t == tries - 1:
+                raise
+
+
 def cold(tmp_path, name="cold"):
     doc = run(tmp_path, name)
     assert "warm_start" not in doc["result"]
@@ -167,12 +187,15 @@ def test_a_suite_repeat_starts_where_the_last_ended(tmp_path):
         assert at and at[0]["round_ms"]["count"] == ROUNDS
 
 
-def test_a_right_prior_measures_at_it_first(tmp_path):
-    before = cold(tmp_path)
+def right_prior(before):
     n, (lo, hi) = crossing(before)
-    warm = run(tmp_path, "warm", f"sweep.prior_n={n}",
-               f"sweep.prior_half_width={min(max(n - lo, hi - n) / n, 1)}")
-    agree(warm, [before, cold(tmp_path, "after")])
+    return [f"sweep.prior_n={n}",
+            f"sweep.prior_half_width={min(max(n - lo, hi - n) / n, 1)}"]
+
+
+def test_a_right_prior_measures_at_it_first(tmp_path):
+    before, warm = warm_between_colds(tmp_path, right_prior)
+    n, _ = crossing(before)
     ws = warm["result"]["warm_start"]
     seeds = [p for p in warm["probes"] if p["phase"] == "seed"]
     assert ws["seeds"] == len(seeds)
@@ -190,10 +213,8 @@ def test_a_right_prior_measures_at_it_first(tmp_path):
 
 @pytest.mark.parametrize("factor", [4.0, 0.3], ids=["high", "low"])
 def test_a_wrong_prior_still_ends_at_the_crossing(tmp_path, factor):
-    before = cold(tmp_path)
-    n, _ = crossing(before)
-    warm = run(tmp_path, "wrong", f"sweep.prior_n={n * factor}")
-    agree(warm, [before, cold(tmp_path, "after")])
+    _, warm = warm_between_colds(
+        tmp_path, lambda b: [f"sweep.prior_n={crossing(b)[0] * factor}"])
     ws = warm["result"]["warm_start"]
     assert not ws["bracketed"]
     # Too high: never reached (the sweep went over first); too low: the
