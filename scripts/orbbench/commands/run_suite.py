@@ -344,14 +344,21 @@ AT_N_WARMUP = 2
 AT_N_SWITCH = 2
 
 
+def scenario_doc(scenario):
+    """A scenario file's JSON object, or None when it does not parse to
+    one (its run then says what is wrong)."""
+    try:
+        doc = json.loads(scenario.read_text())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
 def scenario_kind(scenario):
     """The kind a scenario file names (the default when it names none), or
     None when it does not parse (its run then says what is wrong)."""
-    try:
-        return json.loads(scenario.read_text()).get(
-            "kind", orbresults.DEFAULT_KIND)
-    except (OSError, ValueError, AttributeError):
-        return None
+    doc = scenario_doc(scenario)
+    return None if doc is None else doc.get("kind", orbresults.DEFAULT_KIND)
 
 
 def at_n_sets(a, scenario):
@@ -373,15 +380,13 @@ def paired_sets(a, scenario):
     + 2, measured in docs/kinds/sweep.md) as KIND.warmup_rounds and
     KIND.switch_rounds, each unless the scenario file gives it; none with
     --at-n (at_n_sets gives its own) or for a kind without one."""
-    if a.at_n is not None:
+    doc = scenario_doc(scenario) if a.at_n is None else None
+    if doc is None:
         return []
-    k = orbresults.KINDS.get(scenario_kind(scenario))
+    k = orbresults.KINDS.get(doc.get("kind", orbresults.DEFAULT_KIND))
     if not (k and k.settings and k.paired_opening):
         return []
-    try:
-        given = json.loads(scenario.read_text()).get(k.settings) or {}
-    except (OSError, ValueError, AttributeError):
-        return []
+    given = doc.get(k.settings) or {}
     if not isinstance(given, dict):
         return []
     return [f"{k.settings}.{key}={value}" for key, value in
