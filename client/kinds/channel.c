@@ -337,7 +337,10 @@ struct chan {
     struct ior proxy;   /* the channel's ProxyPushConsumer */
     int64_t *sent;      /* each measured event's stamp */
     struct samples call_ns;
-    int64_t pushed;     /* measured events pushed */
+    int64_t pushed;     /* measured events pushed (their push replied) */
+    /* measured events whose stamp went out: pushed, or one more whose
+     * push had no reply, which may still reach the consumer */
+    int64_t stamped;
     uint64_t base;      /* log records before the measured events */
     /* A run stopped because events were not delivered: the log's records
      * then, the ones its message counts; 0: read them all. */
@@ -638,6 +641,10 @@ static int run_phase(struct chan *c, int64_t n, bool measured)
         c->inv.why[0] = 0;
         /* The stamp goes out in the host's order, as the request. */
         memcpy(c->req.data + c->stamp_at, &t, sizeof t);
+        if (measured) {
+            c->sent[i] = t;
+            c->stamped = i + 1;
+        }
         int rc = *c->s->interrupted ? -EINTR
                  : invoke_call(&c->inv, &c->req,
                                due < deadline ? due : deadline, &body);
@@ -652,7 +659,6 @@ static int run_phase(struct chan *c, int64_t n, bool measured)
             return -1;
         }
         if (measured) {
-            c->sent[i] = t;
             c->pushed = i + 1;
             if (samples_add(&c->call_ns, t2 - t) != 0) {
                 run_stop(c->o, STOP_RESOURCE, 0, "out of memory "
@@ -690,7 +696,9 @@ static void read_back(struct chan *c)
     struct event_log_record rec;
     const char *name = payload_name(c->pt);
     int64_t got = 0;
-    for (uint64_t k = 0; k < have && got < c->pushed; k++) {
+    /* An event whose push had no reply may have been logged (the channel
+     * forwarded it, then stopped): it counts, as the stop's message does. */
+    for (uint64_t k = 0; k < have && got < c->stamped; k++) {
         if (event_log_next(&c->log, &at, &rec) != 0) {
             if (!c->o->stop_reason)
                 run_stop(c->o, STOP_CALL_FAILED, 1, "event "

@@ -161,13 +161,28 @@ class EventLog {
 
 class Consumer : public POA_CosEventComm::PushConsumer {
   public:
-    explicit Consumer(EventLog &log) : log_(log) {}
-    void push(const CORBA::Any &data) override { log_.append(data); }
+    Consumer(EventLog &log, uint64_t hang_after)
+        : log_(log), hang_after_(hang_after)
+    {
+    }
+    void push(const CORBA::Any &data) override
+    {
+        log_.append(data);
+        // --hang-after N: event N is logged, and its push (and every later
+        // one) never replies: an event that reached the consumer while the
+        // client saw no reply. Bounded: the client ends the process.
+        if (hang_after_ &&
+            __atomic_add_fetch(&pushes_, 1, __ATOMIC_RELAXED) >= hang_after_)
+            for (int s = 0; s < 600; s++)
+                sleep(1);
+    }
     // The channel went away: the client sees no more events logged.
     void disconnect_push_consumer() override {}
 
   private:
     EventLog &log_;
+    uint64_t hang_after_; // 0: never
+    uint64_t pushes_ = 0;
 };
 
 struct options {
@@ -177,6 +192,7 @@ struct options {
     uint64_t log_bytes = 64u << 20;
     long long cycle_period_ns = -1; // -1: omniEvents's default (0.1 s)
     bool connect = true;
+    uint64_t hang_after = 0; // --hang-after: a fault for tests; 0: never
 };
 
 // A whole decimal number within [0, max]. 0, or -1.
@@ -196,7 +212,7 @@ void usage(FILE *f)
     std::fprintf(f,
                  "usage: %s --log FILE [--log-bytes N] [--factory REF "
                  "[--cycle-period-ns N] | --channel REF] [--no-connect] "
-                 "[-ORB...]\n"
+                 "[--hang-after N] [-ORB...]\n"
                  "       %s --version\n",
                  prog, prog);
 }
@@ -235,6 +251,13 @@ int parse(int argc, char **argv, options *o)
                 return 2;
             }
             o->cycle_period_ns = (long)n;
+        } else if (std::strcmp(a, "--hang-after") == 0) {
+            if (parse_u64(v, (uint64_t)1 << 40, &n) != 0 || n == 0) {
+                std::fprintf(stderr, "%s: --hang-after: \"%s\" is not a "
+                             "number of events above 0\n", prog, v);
+                return 2;
+            }
+            o->hang_after = n;
         } else if (!takes)
             o->connect = false;
         else {
@@ -305,7 +328,8 @@ int main(int argc, char **argv)
         if (log.create(o.log, o.log_bytes) != 0)
             return 1;
         step = "activating the consumer";
-        CORBA::Object_var ref = activate_in_root_poa(orb, new Consumer(log));
+        CORBA::Object_var ref =
+            activate_in_root_poa(orb, new Consumer(log, o.hang_after));
         CosEventComm::PushConsumer_var self =
             CosEventComm::PushConsumer::_narrow(ref);
         CORBA::String_var ior = orb->object_to_string(ref);

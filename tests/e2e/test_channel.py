@@ -215,6 +215,29 @@ def test_consumer_that_does_not_connect(orbbench, tmp_path):
     assert r.doc["channel"]["events_pushed"] >= 1
 
 
+@pytest.mark.parametrize("via", ["direct", "channel"])
+def test_an_event_logged_while_its_push_had_no_reply_is_counted(
+        orbbench, tmp_path, via):
+    """The consumer logs its 5th event and never replies to its push (nor
+    to any later one): the 5th reached the consumer, so the message, the
+    result's count and its latency samples all say 5."""
+    r = orbbench(small(tmp_path, via=via, events=50, warmup=0,
+                       deadline_ms=1500),
+                 "server.args=--hang-after 5")
+    assert r.rc == 1, r.stderr
+    assert r.doc["result"]["stop_reason"] == "not_delivered"
+    m = re.search(r"(\d+) of 50 events reached the consumer within "
+                  r"1500 ms", r.stderr)
+    assert m, r.stderr
+    assert int(m.group(1)) == 5
+    assert r.doc["channel"]["events_logged"] == 5
+    assert r.doc["latency_us"]["push_to_logged"]["count"] == 5
+    if via == "direct":
+        # the 5th push's reply never came: four replied
+        assert "(a push had no reply by then)" in r.stderr
+        assert r.doc["channel"]["events_pushed"] == 4
+
+
 def test_stopped_channel_ends_in_the_named_error(tmp_path):
     proc, out, procs = start_long(tmp_path, "channel.deadline_ms=3000",
                                   "call.timeout_ms=60000")
