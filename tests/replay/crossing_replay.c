@@ -113,6 +113,8 @@ static bool first_probes(const struct crossing_point *p, size_t k,
                          struct crossing_estimate *e)
 {
     struct crossing_point *s = calloc(k ? k : 1, sizeof *s);
+    if (!s)
+        return false;
     size_t m = 0, probes = 0, hi = k, lo = k;
     for (size_t i = 0; i < k; i++) {
         if (p[i].probe && probes++ >= keep)
