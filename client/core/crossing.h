@@ -181,10 +181,10 @@ void crossing_estimate_fit(const struct crossing_point *p, size_t k,
 double crossing_half_width(const struct crossing_estimate *e);
 
 /* ---- the search ---------------------------------------------------------
- * What the sweep's driver (kinds/sweeper.c) measures next, as a function
- * of what it has measured: the driver sets N to s->target, takes the
- * measurement s->phase asks for, appends it and calls
- * crossing_search_next, until that says the search is over. */
+ * What the stepper (kinds/stepper.h, the sweep's driver) measures next,
+ * as a function of what it has measured: the driver sets N to
+ * s->target, takes the measurement s->phase asks for, appends it and
+ * calls crossing_search_next, until that says the search is over. */
 
 /* One measurement as the search reads it: N, its timed rounds in the
  * order taken (ns: the caller owns them), their median, and whether the
@@ -222,7 +222,8 @@ enum crossing_end {
                         * out (crossing_next_n still gives an N) */
 };
 
-/* The settings the search follows (the driver's: kinds/sweeper.h). */
+/* The settings the search follows (the driver's: kinds/stepper_grid.h,
+ * stepper_rules). */
 struct crossing_rules {
     double max_ms;
     int64_t max_n;

@@ -41,7 +41,7 @@ enum eta_stage {
 struct eta_plan {
     double max_ms;
     int64_t max_n;
-    /* The sweep's next N after n (sweeper_next_n); the estimate clamps it
+    /* The sweep's next N after n (stepper_next_n); the estimate clamps it
      * to max_n. */
     int64_t (*next_n)(const void *ctx, int64_t n);
     const void *next_ctx;
