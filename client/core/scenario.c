@@ -18,9 +18,6 @@
 static const char *const transports[] = {"tcp", "unix", "pipe", NULL};
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
-static const char *const kinds[] = {"omniorb", "tao", "orbit2", "raw",
-                                    "giop-min", "combat", "external",
-                                    NULL};
 
 #define OFF(f) SCENARIO_OFF(f)
 #define SZ(f) SCENARIO_SZ(f)
@@ -41,7 +38,7 @@ static const struct scenario_key keys[] = {
      .help = "how the client reaches the servers (loopback only; pipe: a "
      "pipe pair per server, raw servers only)"},
     {.key = "server.kind", .type = SCENARIO_ENUM, .off = OFF(server.kind),
-     .size = SZ(server.kind), .choices = kinds, .def_str = "omniorb",
+     .size = SZ(server.kind), .def_str = "omniorb", /* choices: schema's */
      .help = "which echo server to fork: omniorb, tao and orbit2 (builds of "
      "scripts/build-orb, named by server.orb), combat (the Tcl ORB; tcp "
      "only), or the ORB-less raw (length-prefixed echo) and giop-min (GIOP "
@@ -136,14 +133,17 @@ struct row {
 };
 
 /* The common rows, then each kind's; "kind" choices are the kinds'
- * names. */
+ * names, "server.kind" choices the server kinds' (the schema's). */
 #define MAX_ROWS 256
 #define MAX_KINDS 32
+#define MAX_SERVERS 32
 struct rows {
     struct row r[MAX_ROWS];
     size_t n;
     struct scenario_key kind_key;
     const char *kind_names[MAX_KINDS + 1];
+    struct scenario_key server_key;
+    const char *server_names[MAX_SERVERS + 1];
 };
 
 static int rows_build(const struct scenario_schema *schema, struct rows *rs)
@@ -154,12 +154,24 @@ static int rows_build(const struct scenario_schema *schema, struct rows *rs)
     for (size_t i = 0; i < schema->nkinds; i++)
         rs->kind_names[i] = schema->kinds[i]->name;
     rs->kind_names[schema->nkinds] = NULL;
+    size_t ns = 0;
+    for (const char *name;
+         schema->server_name && (name = schema->server_name(ns)); ns++) {
+        if (ns == MAX_SERVERS)
+            return -E2BIG;
+        rs->server_names[ns] = name;
+    }
+    rs->server_names[ns] = NULL;
     for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
         rs->r[rs->n].k = &keys[i];
         if (strcmp(keys[i].key, "kind") == 0) {
             rs->kind_key = keys[i];
             rs->kind_key.choices = rs->kind_names;
             rs->r[rs->n].k = &rs->kind_key;
+        } else if (strcmp(keys[i].key, "server.kind") == 0) {
+            rs->server_key = keys[i];
+            rs->server_key.choices = rs->server_names;
+            rs->r[rs->n].k = &rs->server_key;
         }
         rs->r[rs->n++].owner = NULL;
     }

@@ -413,7 +413,7 @@ static const struct stepper_axis connections_axis = {
     .step_cost = connection_cost,
 };
 
-static void fanin_run(struct run *sides, struct run_outcome *o,
+static void fanin_run(struct side *sides, struct run_outcome *o,
                       size_t nsides)
 {
     stepper_drive(&connections_axis, sides, o, nsides);

@@ -66,7 +66,7 @@ static const struct scenario_key latency_keys[] = {
 #define LATENCY_MAX_SERVERS 256
 
 struct latency {
-    struct run *s;
+    struct side *s;
     struct run_outcome *o;
     struct conn conns[LATENCY_MAX_SERVERS];
     size_t n; /* conns open */
@@ -202,7 +202,8 @@ static void record(struct latency *l)
     json_object_set_new(l->s->doc, "latency", lat);
 }
 
-static void latency_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void latency_run(struct side *sides, struct run_outcome *o,
+                        size_t nsides)
 {
     static struct latency l; /* 256 conns: not on the stack */
     memset(&l, 0, sizeof l);

@@ -99,7 +99,7 @@ static int marshal_check(const struct scenario_ctx *c,
 #define MARSHAL_MAX_ANSWER (1u << 20)
 
 struct marshal {
-    struct run *s;
+    struct side *s;
     struct run_outcome *o;
     int64_t t0_ns, deadline_ns;
     const struct payload_type *types[MARSHAL_MAX_PAYLOADS];
@@ -392,7 +392,8 @@ static void time_omniorb(struct marshal *m)
     json_decref(answer);
 }
 
-static void marshal_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void marshal_run(struct side *sides, struct run_outcome *o,
+                        size_t nsides)
 {
     struct marshal m = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
     const struct scenario *sc = m.s->sc;

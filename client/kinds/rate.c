@@ -119,7 +119,7 @@ struct snap {
 };
 
 struct rate {
-    struct run *s;
+    struct side *s;
     struct run_outcome *o;
     struct rconn *rc;
     struct pollfd *pfd;
@@ -147,11 +147,11 @@ static int fail(struct rate *r, size_t i, int err, const char *fmt, ...)
 }
 
 static const char *rate_unsupported(const struct scenario *sc,
-                             const struct server_kind *kind,
+                             const struct server_kind *server,
                              const char **key)
 {
     if (rate_opts(sc)->oneway &&
-        (!kind->wire->encode_oneway || !kind->wire->encode_count)) {
+        (!server->wire->encode_oneway || !server->wire->encode_count)) {
         *key = "rate.oneway";
         return "has no oneway operation";
     }
@@ -714,7 +714,7 @@ static bool start(struct rate *r)
     }
     char lib[512];
     json_t *orb = json_object_get(r->s->doc, "orb");
-    if (orb && probe_mapped_library(r->rc[0].c.pid, r->s->kind->library,
+    if (orb && probe_mapped_library(r->rc[0].c.pid, r->s->server->library,
                                     lib, sizeof lib) == 0)
         json_object_set_new(orb, "library_path", json_string(lib));
     return true;
@@ -778,7 +778,7 @@ static void measure(struct rate *r)
          rate_opts(sc)->duration_s);
 }
 
-static void rate_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void rate_run(struct side *sides, struct run_outcome *o, size_t nsides)
 {
     struct rate r = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
     const struct scenario *sc = r.s->sc;

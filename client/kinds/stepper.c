@@ -38,7 +38,7 @@ double stepper_full_rounds_from(const struct stepper_driver *d)
 /* Side r ready to sweep. Its memory baseline is `base` when given (the
  * first side's: one machine, one baseline), else taken now. */
 static void init_side(struct stepper_driver *d, struct stepper_side *r,
-                      struct run *s, struct run_outcome *o,
+                      struct side *s, struct run_outcome *o,
                       const struct footprint *base)
 {
     const struct scenario *sc = s->sc;
@@ -169,7 +169,7 @@ static bool set_up(struct stepper_driver *d, struct stepper_side *r)
     return false;
 }
 
-void stepper_drive(const struct stepper_axis *axis, struct run *sides,
+void stepper_drive(const struct stepper_axis *axis, struct side *sides,
                    struct run_outcome *o, size_t nsides)
 {
     struct stepper_driver d = {.nsides = nsides, .t0_ns = now_ns(),

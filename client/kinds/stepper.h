@@ -42,7 +42,7 @@
 
 /* What an axis sees of one side. */
 struct stepper_hand {
-    struct run *s;
+    struct side *s;
     struct run_outcome *o;
     struct conn *conns;    /* stepper_opts(sc)->max_n of them; conns[0..n-1]
                             * are called once each round */
@@ -90,7 +90,7 @@ struct stepper_axis {
 };
 
 /* Run the sides (1, or 2 paired) of a sweep along `axis`: a kind's run. */
-void stepper_drive(const struct stepper_axis *axis, struct run *sides,
+void stepper_drive(const struct stepper_axis *axis, struct side *sides,
                    struct run_outcome *o, size_t nsides);
 
 /* A call or connect on conns[i] failed with err (-errno) and `why`: stop

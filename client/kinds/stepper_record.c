@@ -261,7 +261,7 @@ void stepper_record_library(struct stepper_side *r)
     if (r->lib_recorded || r->h.n == 0)
         return;
     if (orb && r->h.conns[0].pid > 0 &&
-        probe_mapped_library(r->h.conns[0].pid, r->h.s->kind->library, lib,
+        probe_mapped_library(r->h.conns[0].pid, r->h.s->server->library, lib,
                              sizeof lib) == 0)
         json_object_set_new(orb, "library_path", json_string(lib));
     r->lib_recorded = true;

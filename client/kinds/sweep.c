@@ -178,7 +178,7 @@ static const struct stepper_axis servers_axis = {
     .step_cost = servers_cost,
 };
 
-static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void sweep_run(struct side *sides, struct run_outcome *o, size_t nsides)
 {
     stepper_drive(&servers_axis, sides, o, nsides);
 }
