@@ -44,7 +44,6 @@ static const struct latency_opts *latency_opts(const struct scenario *sc)
 
 /* The keys of kind latency: fields of struct latency_opts. */
 #define OPT(f) SCENARIO_KIND_OFF(struct latency_opts, f)
-#define OPT_SZ(f) SCENARIO_KIND_SZ(struct latency_opts, f)
 static const struct scenario_key latency_keys[] = {
     {.key = "latency.servers", .type = SCENARIO_INT, .off = OPT(servers),
      .min = 1, .max = 256, .def_num = 1,
@@ -60,7 +59,6 @@ static const struct scenario_key latency_keys[] = {
      .help = "kind latency: stop the run after this long (s)"},
 };
 #undef OPT
-#undef OPT_SZ
 
 
 #define LATENCY_MAX_SERVERS 256

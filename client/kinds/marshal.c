@@ -51,7 +51,6 @@ static const struct marshal_opts *marshal_opts(const struct scenario *sc)
 
 /* The keys of kind marshal: fields of struct marshal_opts. */
 #define OPT(f) SCENARIO_KIND_OFF(struct marshal_opts, f)
-#define OPT_SZ(f) SCENARIO_KIND_SZ(struct marshal_opts, f)
 static const struct scenario_key marshal_keys[] = {
     {.key = "marshal.payloads", .type = SCENARIO_STRLIST, .off = OPT(payloads),
      .size = OPT(npayloads), .max = MARSHAL_MAX_PAYLOADS,
@@ -72,7 +71,6 @@ static const struct scenario_key marshal_keys[] = {
      .help = "kind marshal: stop the run after this long (s)"},
 };
 #undef OPT
-#undef OPT_SZ
 
 /* Each payload once, and only typed ones. */
 static int marshal_check(const struct scenario_ctx *c,

@@ -49,7 +49,6 @@ static const struct rate_opts *rate_opts(const struct scenario *sc)
 
 /* The keys of kind rate: fields of struct rate_opts. */
 #define OPT(f) SCENARIO_KIND_OFF(struct rate_opts, f)
-#define OPT_SZ(f) SCENARIO_KIND_SZ(struct rate_opts, f)
 static const struct scenario_key rate_keys[] = {
     {.key = "rate.window", .type = SCENARIO_INT, .off = OPT(window), .min = 1,
      .max = 1024, .def_num = 1,
@@ -72,7 +71,6 @@ static const struct scenario_key rate_keys[] = {
      "read back after each window"},
 };
 #undef OPT
-#undef OPT_SZ
 
 /* Kind rate echoes strings (call.payload_bytes long). */
 static int rate_check(const struct scenario_ctx *c, const struct scenario *sc)

@@ -232,9 +232,9 @@ static size_t signal_others(struct stepper_side *r, int sig)
  * block opens with GROUP.warmup_rounds + GROUP.switch_rounds untimed
  * rounds, whichever ran before it: the first block of a tick follows both
  * sides' new servers' start, the second the other side's rounds, and
- * either disturbs the next 5-8 rounds (docs/measured/2026-12-01-one-
- * answer.md, "settling"); an opening that differed by the block's place
- * made the first block of each tick the slower one. Then every timed
+ * either disturbs the rounds that follow (docs/measured/2026-12-01-one-
+ * answer.md, "Settling"); an opening that differed by the block's place
+ * would make the first block of each tick the slower one. Then every timed
  * round follows the side's own, as in a solo run. A finished side does
  * not call along: nothing follows it. */
 static void measure_blocks(struct stepper_side **who, size_t k)
