@@ -563,36 +563,37 @@ static json_t *doc_json(const struct ior_doc *d, const char *src,
                      profiles, "connect", connect_json(ci));
 }
 
-struct run {
+/* What `orbbench ior` has shown so far. */
+struct tally {
     json_t *all; /* --json: the array being built, else NULL */
     unsigned shown;
     unsigned bad;
 };
 
 /* Decode and show one IOR; `src` says where it came from. */
-static void one(struct run *run, const char *ior, const char *src)
+static void one(struct tally *t, const char *ior, const char *src)
 {
     struct ior_doc d;
     char why[512];
     int rc = ior_decode(ior, &d, why, sizeof why);
     if (rc) {
         fprintf(stderr, "orbbench: ior: %s: %s\n", src, why);
-        run->bad++;
-        if (run->all)
-            json_array_append_new(run->all, json_pack("{s:s, s:s}", "input",
+        t->bad++;
+        if (t->all)
+            json_array_append_new(t->all, json_pack("{s:s, s:s}", "input",
                                                       src, "error", why));
         return;
     }
     struct connect_info ci;
     connect_info(ior, &ci);
-    if (run->all) {
-        json_array_append_new(run->all, doc_json(&d, src, &ci));
+    if (t->all) {
+        json_array_append_new(t->all, doc_json(&d, src, &ci));
     } else {
-        if (run->shown)
+        if (t->shown)
             putchar('\n');
         print_doc(&d, src, &ci);
     }
-    run->shown++;
+    t->shown++;
     ior_doc_free(&d);
 }
 
@@ -601,7 +602,7 @@ static void one(struct run *run, const char *ior, const char *src)
  * and the end (exit 2), never read whole into memory. A read error or an
  * allocation that fails is an error (exit 1), not the end of the input.
  * Returns 0, EXIT_USAGE or EXIT_RUN_FAILED. */
-static int from_stdin(struct run *run)
+static int from_stdin(struct tally *t)
 {
     /* The line, its newline and fgets's NUL. */
     char *line = malloc(MAX_LINE_BYTES + 2);
@@ -630,7 +631,7 @@ static int from_stdin(struct run *run)
         }
         if (memchr(line, 0, n)) {
             fprintf(stderr, "orbbench: ior: %s: holds a NUL byte\n", src);
-            run->bad++;
+            t->bad++;
             continue;
         }
         char *hash = strchr(line, '#');
@@ -645,10 +646,10 @@ static int from_stdin(struct run *run)
                     strtok_r(NULL, " \t\r\n", &save))) {
             fprintf(stderr, "orbbench: ior: %s: expected \"IOR [PID]\"\n",
                     src);
-            run->bad++;
+            t->bad++;
             continue;
         }
-        one(run, word, src);
+        one(t, word, src);
     }
     int e = errno;
     free(line);
@@ -682,24 +683,24 @@ int iorcmd_main(int argc, char **argv)
                         "standard input)\n");
         return EXIT_USAGE;
     }
-    struct run run = {json ? json_array() : NULL, 0, 0};
+    struct tally t = {json ? json_array() : NULL, 0, 0};
     char src[64];
     for (int i = optind; i < argc; i++) {
         if (strcmp(argv[i], "-") == 0) {
-            int rc = from_stdin(&run);
+            int rc = from_stdin(&t);
             if (rc) {
-                json_decref(run.all);
+                json_decref(t.all);
                 return rc;
             }
             continue;
         }
         snprintf(src, sizeof src, "argument %d", i - optind + 1);
-        one(&run, argv[i], src);
+        one(&t, argv[i], src);
     }
-    if (run.all) {
-        json_dumpf(run.all, stdout, JSON_INDENT(2));
+    if (t.all) {
+        json_dumpf(t.all, stdout, JSON_INDENT(2));
         putchar('\n');
-        json_decref(run.all);
+        json_decref(t.all);
     }
-    return run.bad ? EXIT_USAGE : EXIT_OK;
+    return t.bad ? EXIT_USAGE : EXIT_OK;
 }

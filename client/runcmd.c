@@ -55,10 +55,10 @@ static void default_out(const struct scenario *sc, char *buf, size_t len)
 }
 
 /* What one side of a run needs: its scenario, server, result. */
-struct side {
+struct side_setup {
     struct scenario sc;
     bool loaded;
-    const struct server_kind *kind;
+    const struct server_kind *server; /* what server.kind names */
     const struct transport_ops *tp;
     const struct callmode_ops *mode;
     char server_path[PATH_MAX];
@@ -75,54 +75,54 @@ struct side {
 
 /* Resolve side s's kind, transport, mode and server; ask the server its
  * version. Exits 2 on a scenario that cannot run. */
-static void resolve_side(struct side *s, const char *path)
+static void resolve_side(struct side_setup *s, const char *path)
 {
     const struct scenario *sc = &s->sc;
     char why[1024];
-    s->kind = server_kind_lookup(sc->server.kind);
+    s->server = server_kind_lookup(sc->server.kind);
     s->tp = transport_lookup(sc->transport);
     s->mode = callmode_lookup(sc->mode);
-    if (!s->kind || !s->tp || !s->mode)
+    if (!s->server || !s->tp || !s->mode)
         cli_die(EXIT_USAGE, "%s: server.kind, transport or mode has no "
                 "implementation", path);
     char served[128];
-    if (!server_kind_serves(s->kind, sc->transport, served, sizeof served))
+    if (!server_kind_serves(s->server, sc->transport, served, sizeof served))
         cli_die(EXIT_USAGE,
                 "%s: key \"transport\": server kind \"%s\" does not "
-                "serve \"%s\" (it serves %s)", path, s->kind->name,
+                "serve \"%s\" (it serves %s)", path, s->server->name,
                 sc->transport, served);
-    if (sc->server.work_us > 0 && !s->kind->work_option)
+    if (sc->server.work_us > 0 && !s->server->work_option)
         cli_die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
-                "has no work option", path, s->kind->name);
-    if (sc->server.work_ns > 0 && !s->kind->work_ns_option)
+                "has no work option", path, s->server->name);
+    if (sc->server.work_ns > 0 && !s->server->work_ns_option)
         cli_die(EXIT_USAGE, "%s: key \"server.work_ns\": server kind \"%s\" "
                 "has no work option in ns (use server.work_us)", path,
-                s->kind->name);
+                s->server->name);
     const struct kind_ops *m = kind_lookup(sc->kind);
     const char *key = NULL, *no = m && m->unsupported
-                                          ? m->unsupported(sc, s->kind, &key)
+                                          ? m->unsupported(sc, s->server, &key)
                                           : NULL;
     if (no)
         cli_die(EXIT_USAGE, "%s: key \"%s\": server kind \"%s\" %s", path, key,
-                s->kind->name, no);
-    if (!server_kind_starts(s->kind)) {
+                s->server->name, no);
+    if (!server_kind_starts(s->server)) {
         s->server_path[0] = 0;
     } else if (sc->server.path[0]) {
         str_copy(s->server_path, sizeof s->server_path, sc->server.path);
     } else {
         char dir[PATH_MAX - 64];
         helper_dir(dir, sizeof dir);
-        if (server_resolve(s->kind, sc->server.orb, dir, s->server_path,
+        if (server_resolve(s->server, sc->server.orb, dir, s->server_path,
                            sizeof s->server_path, why, sizeof why) != 0)
             cli_die(EXIT_USAGE, "%s: key \"server.orb\": %s", path, why);
     }
-    if (!server_kind_starts(s->kind)) {
+    if (!server_kind_starts(s->server)) {
         /* Servers orbbench does not start: nothing to run or ask. */
         str_copy(s->orb_name, sizeof s->orb_name, "unknown");
         s->vrc = -ENOENT;
         snprintf(s->vwhy, sizeof s->vwhy, "server.kind %s: orbbench did not "
                  "start the servers and does not ask their version",
-                 s->kind->name);
+                 s->server->name);
         return;
     }
     if (access(s->server_path, X_OK) != 0)
@@ -157,7 +157,7 @@ static void catch_signals(void)
 /* How a run ends on stdout: the kind's block, or (--format json) one
  * line of JSON: the scenario, kind, ORB, result file and result (costs
  * and all); `side` "a" or "b" in a paired run, else NULL. */
-static void print_end(const struct kind_ops *what, const struct side *s,
+static void print_end(const struct kind_ops *what, const struct side_setup *s,
                       const struct run_outcome *o, bool as_json,
                       const char *side)
 {
@@ -180,7 +180,7 @@ static void print_end(const struct kind_ops *what, const struct side *s,
 
 /* A kind that starts no server (clock, marshal): its result, run and
  * summary; s->out was checked. Returns the exit code. */
-static int run_serverless(const struct kind_ops *what, struct side *s,
+static int run_serverless(const struct kind_ops *what, struct side_setup *s,
                           const char *path, int argc, char **typed,
                           bool show_progress, bool as_json, int progress_fd)
 {
@@ -190,7 +190,7 @@ static int run_serverless(const struct kind_ops *what, struct side *s,
     json_object_set_new(s->doc, "orb", json_null());
     json_object_set(s->doc, "scenario", s->sc.resolved);
     json_object_set_new(s->doc, "scenario_file", json_string(path));
-    struct run sw = {.sc = &s->sc, .doc = s->doc, .out_path = s->out,
+    struct side sw = {.sc = &s->sc, .doc = s->doc, .out_path = s->out,
                        .interrupted = &interrupted,
                        .progress = show_progress,
                        .progress_fd = progress_fd};
@@ -228,7 +228,7 @@ static long long rlim_json(rlim_t v)
  * hard limit too where this process may (CAP_SYS_RESOURCE, up to
  * fs.nr_open). The spawner and servers inherit it. */
 static void raise_nofile(const struct kind_ops *what,
-                         const struct side *sides, size_t nsides,
+                         const struct side_setup *sides, size_t nsides,
                          struct nofile *nf)
 {
     memset(nf, 0, sizeof *nf);
@@ -274,7 +274,8 @@ static void record_nofile(json_t *doc, const struct nofile *nf)
 /* A paired run's side B differs from A only in server.* keys: the client
  * (mode, transport, sweep, calls) must be the same, or the comparison is
  * not of the servers. */
-static void check_versus(char *const *versus, size_t n, const struct side *a)
+static void check_versus(char *const *versus, size_t n,
+                         const struct side_setup *a)
 {
     for (size_t i = 0; i < n; i++)
         if (strncmp(versus[i], "server.", 7) != 0)
@@ -307,7 +308,7 @@ static void pairing_id(char *buf, size_t len)
  * (the scenario's and --allow-host's), and the kind's options fitted to
  * the list (the sweep's max_n). Exits 2 on a list or an allowance that
  * cannot run. */
-static void load_external(const struct kind_ops *what, struct side *s,
+static void load_external(const struct kind_ops *what, struct side_setup *s,
                           const char *path, char **cli,
                           size_t ncli, struct ior_list *l, char **allow,
                           size_t *nallow, char *max_n_why, size_t len)
@@ -344,7 +345,7 @@ struct runcmd {
     const char *path;
     bool paired;
     const struct kind_ops *what;
-    struct side *sides;
+    struct side_setup *sides;
     size_t nsides;
     bool external;            /* server.kind external: an IOR list */
     struct ior_list iors;
@@ -368,7 +369,7 @@ static void load_sides(struct runcmd *r)
 {
     const struct runcmd_args *a = r->a;
     char err[1024];
-    struct side *sides = r->sides;
+    struct side_setup *sides = r->sides;
     if (scenario_load(kind_schema(), r->path, a->sets, a->nsets,
                       &sides[0].sc, err, sizeof err) != 0)
         cli_die(EXIT_USAGE, "%s", err);
@@ -414,7 +415,7 @@ static int print_resolved(struct runcmd *r)
 /* Where the results go: refuse now rather than lose a run at the end. */
 static void choose_outputs(struct runcmd *r)
 {
-    struct side *sides = r->sides;
+    struct side_setup *sides = r->sides;
     if (r->a->out)
         str_copy(sides[0].out, sizeof sides[0].out, r->a->out);
     else
@@ -442,10 +443,10 @@ static void resolve_servers(struct runcmd *r)
 {
     for (size_t i = 0; i < r->nsides; i++)
         resolve_side(&r->sides[i], r->path);
-    r->external = !server_kind_starts(r->sides[0].kind);
+    r->external = !server_kind_starts(r->sides[0].server);
     if (r->a->nallow_cli && !r->external)
         cli_die(EXIT_USAGE, "--allow-host: only for server.kind external");
-    if (r->paired && (r->external || !server_kind_starts(r->sides[1].kind)))
+    if (r->paired && (r->external || !server_kind_starts(r->sides[1].server)))
         cli_die(EXIT_USAGE, "%s: key \"server.kind\": external servers "
                 "cannot run paired", r->path);
     if (r->external)
@@ -484,7 +485,7 @@ static void warn_unsafe_env(void)
  * nothing behind. */
 static void start_spawner(struct runcmd *r)
 {
-    struct side *sides = r->sides;
+    struct side_setup *sides = r->sides;
     const char *path = r->path;
     char *why = r->why;
     int rc;
@@ -525,9 +526,9 @@ static void start_spawner(struct runcmd *r)
         .start_parallel = (int)sides[0].sc.server.start_parallel,
     };
     for (size_t i = 0; i < r->nsides; i++) {
-        struct side *s = &sides[i];
+        struct side_setup *s = &sides[i];
         s->launch = (struct server_launch){
-            s->kind,        s->server_path, s->sc.server.args,
+            s->server,        s->server_path, s->sc.server.args,
             s->sc.server.nargs, s->sc.transport, r->run_dir,
             s->sc.server.work_us, s->sc.server.work_ns};
         scfg->groups[i] = (struct spawn_group){
@@ -567,15 +568,15 @@ static void start_spawner(struct runcmd *r)
  * set up (its ORB, limits, machine, IOR list, pairing). */
 static json_t *side_doc(struct runcmd *r, size_t i, const char *pair_id)
 {
-    struct side *s = &r->sides[i];
+    struct side_setup *s = &r->sides[i];
     json_t *doc = result_new(r->what->scenario.name, r->a->argc, r->a->argv);
     probe_describe(doc);
     json_object_set_new(
         doc, "orb",
         json_pack("{s:s, s:s, s:s*, s:s*, s:s, s:s*}", "id",
                   s->sc.server.path[0] ? "custom"
-                  : s->kind->library   ? s->sc.server.orb
-                                       : s->kind->name,
+                  : s->server->library   ? s->sc.server.orb
+                                       : s->server->name,
                   "name", s->orb_name, "version",
                   s->vrc ? NULL : s->orb_version, "build",
                   !s->vrc && s->orb_build[0] ? s->orb_build : NULL,
@@ -613,7 +614,7 @@ static int finish(struct runcmd *r, const struct run_outcome *o)
 {
     int exit_code = 0, wrc = 0;
     for (size_t i = 0; i < r->nsides; i++) {
-        struct side *s = &r->sides[i];
+        struct side_setup *s = &r->sides[i];
         int w = result_write(s->doc, s->out);
         if (r->paired && !r->a->json)
             printf("[%s] ", i ? "B" : "A");
@@ -641,7 +642,7 @@ static int finish(struct runcmd *r, const struct run_outcome *o)
 
 int runcmd_main(const struct runcmd_args *a)
 {
-    static struct side sides[RUN_MAX_SIDES];
+    static struct side_setup sides[RUN_MAX_SIDES];
     static struct runcmd r;
     r = (struct runcmd){.a = a, .path = a->path, .sides = sides,
                         .paired = a->paired || a->nversus > 0};
@@ -666,13 +667,13 @@ int runcmd_main(const struct runcmd_args *a)
         server_source_list(&list_src, &r.iors);
     char pair_id[64];
     pairing_id(pair_id, sizeof pair_id);
-    struct run sw[RUN_MAX_SIDES];
+    struct side sw[RUN_MAX_SIDES];
     struct run_outcome o[RUN_MAX_SIDES];
     for (size_t i = 0; i < r.nsides; i++) {
-        struct side *s = &sides[i];
+        struct side_setup *s = &sides[i];
         s->doc = side_doc(&r, i, pair_id);
-        sw[i] = (struct run){
-            .sc = &s->sc, .kind = s->kind, .tp = s->tp, .mode = s->mode,
+        sw[i] = (struct side){
+            .sc = &s->sc, .server = s->server, .tp = s->tp, .mode = s->mode,
             .sp = r.sp, .group = (int)i, .machine = &s->machine,
             .doc = s->doc, .out_path = s->out, .interrupted = &interrupted,
             .progress = a->progress, .progress_fd = a->progress_fd,

@@ -10,7 +10,7 @@
 #include "fuzz.h"
 #include "core/scenario.h"
 #include "kinds/kind.h"
-#include "kinds/sweeper.h"
+#include "kinds/stepper.h"
 
 #define FUZZ_MAX_SETS 8
 
@@ -47,15 +47,16 @@ static void check_loaded(const struct scenario *sc)
         FUZZ_CHECK(sc->server.args[i] != NULL);
     FUZZ_CHECK(json_is_object(sc->resolved));
     FUZZ_CHECK(kind_lookup(sc->kind) != NULL);
-    /* The kinds whose options hold the driver's (kinds/sweeper.h). */
+    /* The kinds whose options hold the stepper's (kinds/stepper.h). */
     if (strcmp(sc->kind, "sweep") != 0 && strcmp(sc->kind, "fanin") != 0)
         return;
-    const struct sweeper_opts *so = sweeper_opts(sc);
+    const struct stepper_opts *so = stepper_opts(sc);
+    struct stepper_grid grid = stepper_grid_of(sc);
     FUZZ_CHECK(so->start >= 1 && so->start <= so->max_n);
     FUZZ_CHECK(so->growth >= 1);
     /* The sweep always moves on. */
     for (int64_t n = so->start; n < so->start + 3; n++)
-        FUZZ_CHECK(sweeper_next_n(sc, n) > n);
+        FUZZ_CHECK(stepper_next_n(&grid, n) > n);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -208,8 +208,8 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
     /* The bracket's ends were measured (lo under max_ms, hi over), so the
      * interval always holds them: it is consistent with what the search
      * saw. The probes' mean is the better estimate near them (it pools
-     * every probe: per-run B/A of paired A/A runs sd 1.2%, against 2.6%
-     * for the bracket's interpolation), so it stands even a little
+     * every probe; docs/measured/2026-11-30-crossing-constants.md), so
+     * it stands even a little
      * outside a bracket narrower than the round-time noise, and `why`
      * says so; its own interval holds it by construction. Far outside
      * (a slope bent by drift, too uncertain for its interval to miss
@@ -282,11 +282,10 @@ void crossing_local_fit(const struct crossing_point *p, size_t k,
      * the line's level as for the mean of an AR(1) series, (1 + r) /
      * (1 - r), r within [0, 0.8]; a line's residuals read about 2/m low
      * (m measurements: -0.21 for independent ones at m = 10,
-     * tests/unit/test_search.c), hence r = lag1 + 2/m. Without it the
-     * seeded drifting trials held the crossing in 68% (with it: 81%).
-     * The slope's variance is not inflated: that made the Fieller
-     * interval unbounded in practice where the slope was loose (11 of
-     * 128 replayed intervals past ±15%, one +270%) for 83% instead. */
+     * tests/unit/test_search.c), hence r = lag1 + 2/m. The slope's
+     * variance is not inflated: that made the Fieller interval unbounded
+     * in practice where the slope was loose. What either choice does to
+     * coverage: docs/measured/2026-11-30-crossing-constants.md. */
     double r1 = l.lag1 + 2.0 / (double)l.used;
     r1 = r1 < 0 ? 0 : r1 > 0.8 ? 0.8 : r1;
     out->lag1 = l.lag1;

@@ -99,14 +99,11 @@ struct crossing_estimate {
 #define CROSSING_SLOPE_SPAN 2.0
 #define CROSSING_SPAN 1.2
 
-/* How far outside the measured bracket the probes' mean may lie when its
- * interval still holds the bracket: in 122 sweeps of 2026-11-30 it lay
- * at most 6% outside (95% within 4.5%), the small scatter of a mean
- * taken over drifting seconds, and there it is the better estimate
- * (per-run B/A of paired A/A runs: sd 1.2%, against 2.6% for the
- * bracket's interpolation); one run with a shallow, uncertain slope
- * (0.64 ± 0.19) put it 16% above, its interval wide enough to hold the
- * bracket. */
+/* How far outside the measured bracket (a factor) the probes' mean may
+ * lie when its interval still holds the bracket: within it, the scatter
+ * of a mean over drifting seconds, the mean stands; past it, a slope
+ * bent by drift. Measured: docs/measured/2026-11-30-crossing-constants.md
+ */
 #define CROSSING_OUTSIDE 1.1
 
 /* Estimate the crossing of max_ms from the measurements (any order, an N
@@ -136,16 +133,10 @@ void crossing_estimate(const struct crossing_point *p, size_t k,
 
 /* The local fit's window: the measurements with N within a factor
  * CROSSING_FIT_SPAN of the fit's own crossing. Local, because the curve
- * is no power law over wide ranges (the replayed fits' local slopes run
- * from 0.8 to 2.4, scenario to scenario); wide enough that a ×1.1
- * sweep puts 4 steps below the crossing in it, which fix the slope that
- * the closely spaced probes cannot. Replayed on the 128 searches of the
- * 2026-11-30 examples (crossing-replay, docs/kinds/sweep.md): at ×1.25
- * (2 steps) the slope was so loose that 17 intervals passed ±15% (one
- * unbounded in practice), median ±5.2%; at ×1.5 7 did, median ±3.9%;
- * ×2 was no narrower (±4.0%). The median shift from the probes'
- * estimate stayed +0.2% from ×1.2 to ×1.5 (+0.3% at ×2): no sign of the
- * curve's bend within ×1.5. */
+ * is no power law over wide ranges; wide enough that a ×1.1 sweep puts 4
+ * steps below the crossing in it, which fix the slope that the closely
+ * spaced probes cannot. Measured:
+ * docs/measured/2026-11-30-crossing-constants.md */
 #define CROSSING_FIT_SPAN 1.5
 
 /* The local fit of ln(median ms) on ln N over p[0..k-1] (weights:
@@ -181,10 +172,10 @@ void crossing_estimate_fit(const struct crossing_point *p, size_t k,
 double crossing_half_width(const struct crossing_estimate *e);
 
 /* ---- the search ---------------------------------------------------------
- * What the sweep's driver (kinds/sweeper.c) measures next, as a function
- * of what it has measured: the driver sets N to s->target, takes the
- * measurement s->phase asks for, appends it and calls
- * crossing_search_next, until that says the search is over. */
+ * What the stepper (kinds/stepper.h, the sweep's driver) measures next,
+ * as a function of what it has measured: the driver sets N to
+ * s->target, takes the measurement s->phase asks for, appends it and
+ * calls crossing_search_next, until that says the search is over. */
 
 /* One measurement as the search reads it: N, its timed rounds in the
  * order taken (ns: the caller owns them), their median, and whether the
@@ -222,7 +213,8 @@ enum crossing_end {
                         * out (crossing_next_n still gives an N) */
 };
 
-/* The settings the search follows (the driver's: kinds/sweeper.h). */
+/* The settings the search follows (the driver's: kinds/stepper_grid.h,
+ * stepper_rules). */
 struct crossing_rules {
     double max_ms;
     int64_t max_n;

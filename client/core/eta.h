@@ -41,7 +41,7 @@ enum eta_stage {
 struct eta_plan {
     double max_ms;
     int64_t max_n;
-    /* The sweep's next N after n (sweeper_next_n); the estimate clamps it
+    /* The sweep's next N after n (stepper_next_n); the estimate clamps it
      * to max_n. */
     int64_t (*next_n)(const void *ctx, int64_t n);
     const void *next_ctx;
@@ -60,11 +60,9 @@ struct eta_plan {
 /* The steps fitted for each trend: the last ones, where the sweep is. */
 #define ETA_WINDOW 6
 /* The measurements the local fit places after the confirmation and the
- * low end, on average: 36 sweeps of the Grisby suite on a quiet host,
- * 2026-12-02 (omniORB 4.2.5, TAO 2.2.1 and ORBit2 2.14.19 over four
- * scenarios, 3 repeats; docs/measured/2026-12-02-orbit2-beside-omniorb-and-tao.md)
- * took 3.36 measurements a search (median 3, at most 11), so 1.36 beyond
- * those two. The bisection's rule spent about half its budget. */
+ * low end, on average: a search's mean count less those two. Measured:
+ * docs/measured/2026-12-02-orbit2-beside-omniorb-and-tao.md, "The
+ * crossing search, per run". */
 #define ETA_REFINES 1.36
 
 struct eta {

@@ -152,6 +152,10 @@ struct scenario_schema {
     const struct scenario_kind *const *kinds;
     size_t nkinds;
     int (*check)(const struct scenario_ctx *c, const struct scenario *sc);
+    /* The server kinds, server.kind's choices: the i-th one's name (i
+     * from 0), NULL past the last. Their one list is the host layer's
+     * (host/server_kind.c), above this one. */
+    const char *(*server_name)(size_t i);
 };
 
 /* Load `path`, apply `nsets` overrides "dotted.key=value" and validate.

@@ -111,6 +111,11 @@ static const struct server_kind kinds[] = {
     {"external", &wire_giop, NULL, NULL, external_endpoints, NULL, NULL, NULL},
 };
 
+const char *server_kind_name(size_t i)
+{
+    return i < ARRAY_LEN(kinds) ? kinds[i].name : NULL;
+}
+
 /* A loopback host: 127.0.0.0/8, localhost, ::1 (bracketed or not). */
 static bool loopback_host(const char *h, size_t len)
 {

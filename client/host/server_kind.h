@@ -81,6 +81,11 @@ int server_args_check(char *const *args, size_t nargs, char *why,
 /* The kind called `name`, or NULL. */
 const struct server_kind *server_kind_lookup(const char *name);
 
+/* The i-th server kind's name (i from 0), NULL past the last: the one
+ * list of server kinds, server.kind's choices (kinds/registry.c hands it
+ * to the scenario loader). */
+const char *server_kind_name(size_t i);
+
 /* True when the kind's server serves `transport`; `list` gets the ones it
  * does serve, comma-separated, for the message when it does not. */
 bool server_kind_serves(const struct server_kind *kind,

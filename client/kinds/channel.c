@@ -297,10 +297,10 @@ static int channel_spawn_setup(const struct scenario *sc, const char *bin_dir,
 }
 
 static const char *channel_unsupported(const struct scenario *sc,
-                                const struct server_kind *kind,
+                                const struct server_kind *server,
                                 const char **key)
 {
-    if (strcmp(kind->name, "omniorb") != 0) {
+    if (strcmp(server->name, "omniorb") != 0) {
         *key = "server.kind";
         return "has no event consumer (kind channel: omniorb only)";
     }
@@ -321,7 +321,7 @@ static const char *channel_unsupported(const struct scenario *sc,
 /* ---- the run ------------------------------------------------------------ */
 
 struct chan {
-    struct run *s;
+    struct side *s;
     struct run_outcome *o;
     const struct payload_type *pt;
     const char *label; /* "event channel" or "direct push": errors say it */
@@ -741,7 +741,8 @@ static void read_back(struct chan *c)
     samples_free(&received);
 }
 
-static void channel_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void channel_run(struct side *sides, struct run_outcome *o,
+                        size_t nsides)
 {
     const struct scenario *sc = sides[0].sc;
     struct chan c = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};

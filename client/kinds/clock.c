@@ -280,7 +280,7 @@ static void *worker_main(void *arg)
 }
 
 struct clock_bench {
-    struct run *s;
+    struct side *s;
     struct run_outcome *o;
     int cpus[CLOCK_MAX_THREADS]; /* the CPUs usable, the first k used */
     int ncpus;
@@ -550,7 +550,7 @@ static void measure(struct clock_bench *b, json_t *list)
          clock_opts(sc)->duration_s);
 }
 
-static void clock_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void clock_run(struct side *sides, struct run_outcome *o, size_t nsides)
 {
     struct clock_bench b = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
     char why[256];

@@ -93,7 +93,7 @@ static int64_t connect_max_connections(const struct scenario *sc)
 
 
 struct connect {
-    struct run *s;
+    struct side *s;
     struct run_outcome *o;
     struct conn server; /* idle: known by pid and address */
     const struct payload_type *payload;
@@ -384,7 +384,7 @@ static void record(struct connect *x)
     json_object_set_new(x->s->doc, "connect", c);
 }
 
-static void connect_run(struct run *sides, struct run_outcome *o,
+static void connect_run(struct side *sides, struct run_outcome *o,
                         size_t nsides)
 {
     struct connect x = {.s = &sides[0], .o = &o[0], .settle_ms = -1};

@@ -1,8 +1,8 @@
 /* Many clients on one server (kind fanin, issue 25): k servers started
  * once, N connections to them grown step by step (each its own socket and
  * GIOP connection, connection i to server i mod k), a round calls once
- * over every connection, until a round crosses max_ms. The sweep's driver
- * (kinds/sweeper.c) with connections as its axis: the crossing search
+ * over every connection, until a round crosses max_ms. The stepper
+ * (kinds/stepper.h) with connections as its axis: the crossing search
  * drops and re-opens connections instead of servers. Each step records
  * the servers' footprint against their baseline with no connection, per
  * connection (threads, descriptors, RSS/PSS/USS), and a step that would
@@ -23,11 +23,11 @@
 #include "host/probe.h"
 #include "kinds/kind.h"
 #include "kinds/servers.h"
-#include "kinds/sweeper.h"
+#include "kinds/stepper.h"
 
 /* The keys of kind fanin. */
 struct fanin_opts {
-    struct sweeper_opts sweeper; /* first: sweeper_opts(sc) reads it */
+    struct stepper_opts stepper; /* first: stepper_opts(sc) reads it */
     int64_t servers;             /* k */
     int64_t client_nofile;       /* the client's soft RLIMIT_NOFILE; 0: as
                                   * raised for max_n */
@@ -35,8 +35,8 @@ struct fanin_opts {
                                   * inherited */
 };
 
-_Static_assert(offsetof(struct fanin_opts, sweeper) == 0,
-               "sweeper_opts(sc) reads struct sweeper_opts at the start");
+_Static_assert(offsetof(struct fanin_opts, stepper) == 0,
+               "stepper_opts(sc) reads struct stepper_opts at the start");
 
 static const struct fanin_opts *fanin_opts(const struct scenario *sc)
 {
@@ -45,7 +45,7 @@ static const struct fanin_opts *fanin_opts(const struct scenario *sc)
 
 #define OPT(f) SCENARIO_KIND_OFF(struct fanin_opts, f)
 static const struct scenario_key fanin_keys[] = {
-    SWEEPER_KEY_ROWS("fanin", "connections"),
+    STEPPER_KEY_ROWS("fanin", "connections"),
     {.key = "fanin.servers", .type = SCENARIO_INT, .off = OPT(servers),
      .min = 1, .max = 1000, .def_num = 1,
      .help = "servers started once; connection i goes to server i mod "
@@ -72,13 +72,13 @@ static int fanin_check(const struct scenario_ctx *c,
     if (!sc->client.connect)
         return scenario_fail(c, "client.connect", "kind fanin measures "
                              "connections: it must be true");
-    return sweeper_check_start(c, sc);
+    return stepper_check_start(c, sc);
 }
 
 /* Every connection is the client's. */
 static int64_t fanin_max_connections(const struct scenario *sc)
 {
-    return sweeper_opts(sc)->max_n;
+    return stepper_opts(sc)->max_n;
 }
 
 /* The axis's state: the k servers, known by pid and address, never
@@ -122,7 +122,7 @@ static struct conn *server_slot(void *arg, size_t k)
 /* Each server's RLIMIT_NOFILE to fanin.server_nofile, the client's to
  * fanin.client_nofile (the servers were forked with the limit raised for
  * max_n). False when one cannot be set: the run stops. */
-static bool set_limits(struct sweeper_hand *h, struct fanin *f)
+static bool set_limits(struct stepper_hand *h, struct fanin *f)
 {
     const struct fanin_opts *fo = fanin_opts(h->s->sc);
     for (size_t j = 0; fo->server_nofile && j < f->k; j++) {
@@ -154,7 +154,7 @@ static bool set_limits(struct sweeper_hand *h, struct fanin *f)
 /* The descriptor limits the servers declared (a select() reactor's
  * FD_SETSIZE, say), recorded in the result as declared_limits. False when
  * a declaration cannot be read: the run stops, naming it. */
-static bool read_declared(struct sweeper_hand *h, struct fanin *f)
+static bool read_declared(struct stepper_hand *h, struct fanin *f)
 {
     json_t *list = json_array();
     bool ok = true;
@@ -181,7 +181,7 @@ static bool read_declared(struct sweeper_hand *h, struct fanin *f)
 }
 
 /* Start the k servers, set the limits, read what they declared. */
-static bool fanin_begin(struct sweeper_hand *h)
+static bool fanin_begin(struct stepper_hand *h)
 {
     const struct fanin_opts *fo = fanin_opts(h->s->sc);
     struct fanin *f = calloc(1, sizeof *f);
@@ -217,11 +217,11 @@ static bool fanin_begin(struct sweeper_hand *h)
 }
 
 /* The servers' footprint with no connection, once every side's are up. */
-static void fanin_baseline(struct sweeper_hand *h)
+static void fanin_baseline(struct stepper_hand *h)
 {
     struct fanin *f = h->axis;
     json_t *scratch = json_object();
-    sweeper_probe_servers(h, f->servers, f->k, f->k, scratch);
+    stepper_probe_servers(h, f->servers, f->k, f->k, scratch);
     json_t *fp = json_object_get(scratch, "footprint");
     if (!totals(fp, f->base))
         memset(f->base, 0, sizeof f->base);
@@ -231,7 +231,7 @@ static void fanin_baseline(struct sweeper_hand *h)
 
 /* Would going from n to `target` connections pass a limit? Then stop the
  * side as `resource`, naming it, and return false. */
-static bool headroom(struct sweeper_hand *h, struct fanin *f, size_t target)
+static bool headroom(struct stepper_hand *h, struct fanin *f, size_t target)
 {
     int64_t added = (int64_t)(target - h->n), would;
     struct rlimit rl;
@@ -308,7 +308,7 @@ static bool headroom(struct sweeper_hand *h, struct fanin *f, size_t target)
 }
 
 /* Open connections n..target-1, in order, so conns stay dense. */
-static bool grow(struct sweeper_hand *h, struct fanin *f, size_t target)
+static bool grow(struct stepper_hand *h, struct fanin *f, size_t target)
 {
     const struct payload_type *payload = payload_lookup(h->s->sc->call.payload);
     if (!headroom(h, f, target))
@@ -327,7 +327,7 @@ static bool grow(struct sweeper_hand *h, struct fanin *f, size_t target)
             char at[48];
             snprintf(at, sizeof at, " at N=%zu", h->n);
             if (!servers_resource_stop(h->o, rc, c->why, at))
-                sweeper_call_failure(h, h->n, rc, c->why);
+                stepper_call_failure(h, h->n, rc, c->why);
             conn_close(c);
             return false;
         }
@@ -338,7 +338,7 @@ static bool grow(struct sweeper_hand *h, struct fanin *f, size_t target)
 
 /* Open or close connections until exactly `target` are up; the servers
  * stay. */
-static bool fanin_set_n(struct sweeper_hand *h, size_t target)
+static bool fanin_set_n(struct stepper_hand *h, size_t target)
 {
     struct fanin *f = h->axis;
     if (target > h->n)
@@ -352,12 +352,12 @@ static bool fanin_set_n(struct sweeper_hand *h, size_t target)
 
 /* The servers' footprint (the sweep's fields, over the k servers), their
  * totals and what each connection added to them since the baseline. */
-static void fanin_footprint(struct sweeper_hand *h, json_t *step,
+static void fanin_footprint(struct stepper_hand *h, json_t *step,
                             size_t on_machine)
 {
     struct fanin *f = h->axis;
     double t[FP_NFIELDS];
-    sweeper_probe_servers(h, f->servers, f->k, on_machine, step);
+    stepper_probe_servers(h, f->servers, f->k, on_machine, step);
     if (!totals(json_object_get(step, "footprint"), t) || h->n == 0)
         return;
     json_t *total = json_object(), *per = json_object();
@@ -372,7 +372,7 @@ static void fanin_footprint(struct sweeper_hand *h, json_t *step,
     f->fds_per_conn = (t[FP_FDS] - f->base[FP_FDS]) / (double)h->n;
 }
 
-static void fanin_end(struct sweeper_hand *h)
+static void fanin_end(struct stepper_hand *h)
 {
     struct fanin *f = h->axis;
     if (!f)
@@ -401,7 +401,7 @@ static json_t *connection_cost(json_t *st)
                      json_object_get(per, "fds"));
 }
 
-static const struct sweeper_axis connections_axis = {
+static const struct stepper_axis connections_axis = {
     .noun = "connections",
     .held_key = "max_connections",
     .begin = fanin_begin,
@@ -413,10 +413,10 @@ static const struct sweeper_axis connections_axis = {
     .step_cost = connection_cost,
 };
 
-static void fanin_run(struct run *sides, struct run_outcome *o,
+static void fanin_run(struct side *sides, struct run_outcome *o,
                       size_t nsides)
 {
-    sweeper_drive(&connections_axis, sides, o, nsides);
+    stepper_drive(&connections_axis, sides, o, nsides);
 }
 
 /* The closing block: what ran, how many connections the servers held,
@@ -430,7 +430,7 @@ static void fanin_summary(const struct scenario *sc, json_t *doc,
              (long long)fanin_opts(sc)->servers,
              fanin_opts(sc)->servers == 1 ? "" : "s",
              (long long)o->held);
-    sweeper_summary_head(sc, doc, held);
+    stepper_summary_head(sc, doc, held);
     json_t *last = json_array_get(steps, json_array_size(steps) - 1);
     json_t *per = json_object_get(last, "per_connection");
     for (size_t i = 0; per && i < FP_NFIELDS; i++)
@@ -440,7 +440,7 @@ static void fanin_summary(const struct scenario *sc, json_t *doc,
     if (per)
         printf(" to the servers at N=%lld\n",
                (long long)json_integer_value(json_object_get(last, "n")));
-    sweeper_summary_end(sc, doc, o, out);
+    stepper_summary_end(sc, doc, o, out);
 }
 
 const struct kind_ops kind_fanin = {

@@ -28,7 +28,7 @@ struct kind_ops {
     unsigned flags;
     /* Run the sides (1, or 2 with KIND_PAIRS) to their stops: fill every
      * o[i] and each side's doc, rewriting out_path as the run goes. */
-    void (*run)(struct run *sides, struct run_outcome *o, size_t nsides);
+    void (*run)(struct side *sides, struct run_outcome *o, size_t nsides);
     /* One paragraph on stdout: what ran, the figures, the stop, where
      * the result is. */
     void (*summary)(const struct scenario *sc, json_t *doc,
@@ -36,7 +36,7 @@ struct kind_ops {
     /* Why this kind of server cannot run the scenario (and the key to
      * blame in *key), or NULL. Optional. */
     const char *(*unsupported)(const struct scenario *sc,
-                               const struct server_kind *kind,
+                               const struct server_kind *server,
                                const char **key);
     /* For a kind that starts other processes than the scenario's echo
      * servers: set up the spawner's groups for them before the spawner is

@@ -44,7 +44,6 @@ static const struct latency_opts *latency_opts(const struct scenario *sc)
 
 /* The keys of kind latency: fields of struct latency_opts. */
 #define OPT(f) SCENARIO_KIND_OFF(struct latency_opts, f)
-#define OPT_SZ(f) SCENARIO_KIND_SZ(struct latency_opts, f)
 static const struct scenario_key latency_keys[] = {
     {.key = "latency.servers", .type = SCENARIO_INT, .off = OPT(servers),
      .min = 1, .max = 256, .def_num = 1,
@@ -60,13 +59,12 @@ static const struct scenario_key latency_keys[] = {
      .help = "kind latency: stop the run after this long (s)"},
 };
 #undef OPT
-#undef OPT_SZ
 
 
 #define LATENCY_MAX_SERVERS 256
 
 struct latency {
-    struct run *s;
+    struct side *s;
     struct run_outcome *o;
     struct conn conns[LATENCY_MAX_SERVERS];
     size_t n; /* conns open */
@@ -202,7 +200,8 @@ static void record(struct latency *l)
     json_object_set_new(l->s->doc, "latency", lat);
 }
 
-static void latency_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void latency_run(struct side *sides, struct run_outcome *o,
+                        size_t nsides)
 {
     static struct latency l; /* 256 conns: not on the stack */
     memset(&l, 0, sizeof l);

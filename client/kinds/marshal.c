@@ -51,7 +51,6 @@ static const struct marshal_opts *marshal_opts(const struct scenario *sc)
 
 /* The keys of kind marshal: fields of struct marshal_opts. */
 #define OPT(f) SCENARIO_KIND_OFF(struct marshal_opts, f)
-#define OPT_SZ(f) SCENARIO_KIND_SZ(struct marshal_opts, f)
 static const struct scenario_key marshal_keys[] = {
     {.key = "marshal.payloads", .type = SCENARIO_STRLIST, .off = OPT(payloads),
      .size = OPT(npayloads), .max = MARSHAL_MAX_PAYLOADS,
@@ -72,7 +71,6 @@ static const struct scenario_key marshal_keys[] = {
      .help = "kind marshal: stop the run after this long (s)"},
 };
 #undef OPT
-#undef OPT_SZ
 
 /* Each payload once, and only typed ones. */
 static int marshal_check(const struct scenario_ctx *c,
@@ -99,7 +97,7 @@ static int marshal_check(const struct scenario_ctx *c,
 #define MARSHAL_MAX_ANSWER (1u << 20)
 
 struct marshal {
-    struct run *s;
+    struct side *s;
     struct run_outcome *o;
     int64_t t0_ns, deadline_ns;
     const struct payload_type *types[MARSHAL_MAX_PAYLOADS];
@@ -392,7 +390,8 @@ static void time_omniorb(struct marshal *m)
     json_decref(answer);
 }
 
-static void marshal_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void marshal_run(struct side *sides, struct run_outcome *o,
+                        size_t nsides)
 {
     struct marshal m = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
     const struct scenario *sc = m.s->sc;

@@ -49,7 +49,6 @@ static const struct rate_opts *rate_opts(const struct scenario *sc)
 
 /* The keys of kind rate: fields of struct rate_opts. */
 #define OPT(f) SCENARIO_KIND_OFF(struct rate_opts, f)
-#define OPT_SZ(f) SCENARIO_KIND_SZ(struct rate_opts, f)
 static const struct scenario_key rate_keys[] = {
     {.key = "rate.window", .type = SCENARIO_INT, .off = OPT(window), .min = 1,
      .max = 1024, .def_num = 1,
@@ -72,7 +71,6 @@ static const struct scenario_key rate_keys[] = {
      "read back after each window"},
 };
 #undef OPT
-#undef OPT_SZ
 
 /* Kind rate echoes strings (call.payload_bytes long). */
 static int rate_check(const struct scenario_ctx *c, const struct scenario *sc)
@@ -119,7 +117,7 @@ struct snap {
 };
 
 struct rate {
-    struct run *s;
+    struct side *s;
     struct run_outcome *o;
     struct rconn *rc;
     struct pollfd *pfd;
@@ -147,11 +145,11 @@ static int fail(struct rate *r, size_t i, int err, const char *fmt, ...)
 }
 
 static const char *rate_unsupported(const struct scenario *sc,
-                             const struct server_kind *kind,
+                             const struct server_kind *server,
                              const char **key)
 {
     if (rate_opts(sc)->oneway &&
-        (!kind->wire->encode_oneway || !kind->wire->encode_count)) {
+        (!server->wire->encode_oneway || !server->wire->encode_count)) {
         *key = "rate.oneway";
         return "has no oneway operation";
     }
@@ -714,7 +712,7 @@ static bool start(struct rate *r)
     }
     char lib[512];
     json_t *orb = json_object_get(r->s->doc, "orb");
-    if (orb && probe_mapped_library(r->rc[0].c.pid, r->s->kind->library,
+    if (orb && probe_mapped_library(r->rc[0].c.pid, r->s->server->library,
                                     lib, sizeof lib) == 0)
         json_object_set_new(orb, "library_path", json_string(lib));
     return true;
@@ -778,7 +776,7 @@ static void measure(struct rate *r)
          rate_opts(sc)->duration_s);
 }
 
-static void rate_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void rate_run(struct side *sides, struct run_outcome *o, size_t nsides)
 {
     struct rate r = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
     const struct scenario *sc = r.s->sc;

@@ -7,6 +7,7 @@
 
 #include "codec/payload.h"
 #include "core/util.h"
+#include "host/server_kind.h"
 
 /* In the order `orbbench keys` lists their keys. */
 #define KINDS(X) \
@@ -50,6 +51,9 @@ static int check_payload(const struct scenario_ctx *c,
 const struct scenario_schema *kind_schema(void)
 {
     static const struct scenario_schema schema = {
-        scenario_kinds, ARRAY_LEN(scenario_kinds), check_payload};
+        .kinds = scenario_kinds,
+        .nkinds = ARRAY_LEN(scenario_kinds),
+        .check = check_payload,
+        .server_name = server_kind_name};
     return &schema;
 }

@@ -24,7 +24,7 @@ void run_stop(struct run_outcome *o, const char *reason, int exit_code,
     va_end(ap);
 }
 
-int run_checkpoint(const struct run *s, struct run_outcome *o)
+int run_checkpoint(const struct side *s, struct run_outcome *o)
 {
     int w = s->out_path ? result_write(s->doc, s->out_path) : 0;
     if (w)
@@ -48,7 +48,7 @@ static void duration(char *buf, size_t len, double s)
 
 /* The live line: "NAME: [A] N=313  sweep  round 12.07 of 100 ms  12 steps
  * about 45 s left  (31 s)". */
-static void live_line(const struct run *s, const struct run_progress *p)
+static void live_line(const struct side *s, const struct run_progress *p)
 {
     char left[32], spent[32];
     fprintf(stderr, "\r\033[K%s: ", s->sc->name);
@@ -86,7 +86,7 @@ static void live_line(const struct run *s, const struct run_progress *p)
  * PIPE_BUF bytes is atomic, and the descriptor is non-blocking there
  * (main.c), so a reader that lags loses lines instead of stalling the
  * run. */
-static void fd_line(const struct run *s, const struct run_progress *p)
+static void fd_line(const struct side *s, const struct run_progress *p)
 {
     json_t *o = json_pack(
         "{s:i, s:s, s:s*, s:s, s:s*, s:I, s:f, s:f, s:I, s:I, s:I, s:f, "
@@ -124,7 +124,7 @@ static void fd_line(const struct run *s, const struct run_progress *p)
     free(text);
 }
 
-void run_progress(const struct run *s, const struct run_progress *p)
+void run_progress(const struct side *s, const struct run_progress *p)
 {
     if (s->progress)
         live_line(s, p);
@@ -132,7 +132,7 @@ void run_progress(const struct run *s, const struct run_progress *p)
         fd_line(s, p);
 }
 
-void run_progress_count(const struct run *s, const char *phase,
+void run_progress_count(const struct side *s, const char *phase,
                         const char *unit, int64_t done, int64_t total,
                         double counted_s, double elapsed_s,
                         const char *extra)
@@ -148,7 +148,7 @@ void run_progress_count(const struct run *s, const char *phase,
     run_progress(s, &p);
 }
 
-void run_progress_end(const struct run *s)
+void run_progress_end(const struct side *s)
 {
     if (s->progress) {
         fprintf(stderr, "\r\033[K");

@@ -1,10 +1,11 @@
-/* The run context every kind of measurement gets, and how a run ends.
+/* A run's sides, what every kind of measurement gets, and how a run ends.
  *
  * A run has one side, or two (a paired run, `orbbench run --versus`): two
  * sets of servers on the machine at once, measured in turns
- * (sweep.pairing), so that the host's drifting speed falls on both alike. main fills one
- * struct run per side and calls the kind's run (kinds/kind.h); the kind
- * fills one struct run_outcome per side. No kind owns this context. */
+ * (sweep.pairing), so that the host's drifting speed falls on both
+ * alike. main fills one struct side per side and calls the kind's run
+ * (kinds/kind.h); the kind fills one struct run_outcome per side. No kind
+ * owns this context. */
 #ifndef ORBBENCH_RUN_H
 #define ORBBENCH_RUN_H
 
@@ -25,9 +26,9 @@
 
 /* One side of a run. A kind that starts no server (KIND_SERVERLESS) gets
  * only sc, doc, out_path, interrupted and progress. */
-struct run {
+struct side {
     const struct scenario *sc;
-    const struct server_kind *kind;
+    const struct server_kind *server; /* what server.kind names */
     const struct transport_ops *tp;
     const struct callmode_ops *mode;
     struct spawner *sp;   /* shared by the sides */
@@ -92,7 +93,7 @@ void run_stop(struct run_outcome *o, const char *reason, int exit_code,
  * written: then this has ended the run, run_stop(o, STOP_WRITE_FAILED, 1,
  * "cannot write ..."), the file keeps the last result written whole, and
  * the kind stops at once (measures nothing more). */
-int run_checkpoint(const struct run *s, struct run_outcome *o);
+int run_checkpoint(const struct side *s, struct run_outcome *o);
 
 /* Where a run is, after a measurement: what run_progress shows. */
 struct run_progress {
@@ -120,18 +121,18 @@ struct run_progress {
  * descriptor, written whole or not at all (a full pipe drops it: the
  * measurement never waits for a reader). The line's fields and their
  * stability: docs/usage.md#progress. */
-void run_progress(const struct run *s, const struct run_progress *p);
+void run_progress(const struct side *s, const struct run_progress *p);
 
 /* run_progress for a kind that counts `unit`s (repeat, event, payload):
  * done of total so far, the counted ones having taken counted_s of the
  * run's elapsed_s; the estimate left is the rest at their pace. extra:
  * the kind's own figure ("63.4 kHz"), or NULL. */
-void run_progress_count(const struct run *s, const char *phase,
+void run_progress_count(const struct side *s, const char *phase,
                         const char *unit, int64_t done, int64_t total,
                         double counted_s, double elapsed_s,
                         const char *extra);
 
 /* The run is over: erase the live line (with s->progress). */
-void run_progress_end(const struct run *s);
+void run_progress_end(const struct side *s);
 
 #endif

@@ -133,7 +133,7 @@ struct pair {
 };
 
 struct scaling {
-    struct run *s;
+    struct side *s;
     struct run_outcome *o;
     struct pair *p;
     size_t npairs;   /* servers started and connected */
@@ -587,7 +587,7 @@ static void measure(struct scaling *g)
          (long long)scaling_opts(sc)->repeats, scaling_opts(sc)->duration_s);
 }
 
-static void scaling_run(struct run *sides, struct run_outcome *o,
+static void scaling_run(struct side *sides, struct run_outcome *o,
                  size_t nsides)
 {
     struct scaling g = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};

@@ -136,7 +136,7 @@ bool servers_resource_stop(struct run_outcome *o, int err, const char *why,
     return true;
 }
 
-const struct server_source *servers_source(const struct run *s,
+const struct server_source *servers_source(const struct side *s,
                                            struct server_source *own)
 {
     if (s->src)
@@ -145,7 +145,7 @@ const struct server_source *servers_source(const struct run *s,
     return own;
 }
 
-void servers_failed(struct run *s, struct run_outcome *o,
+void servers_failed(struct side *s, struct run_outcome *o,
                     const struct servers_failure *f)
 {
     struct server_source own;
@@ -197,7 +197,7 @@ void servers_failed(struct run *s, struct run_outcome *o,
 }
 
 /* The default for a connect that failed: as each kind did. */
-static void connect_failed(struct run *s, struct run_outcome *o,
+static void connect_failed(struct side *s, struct run_outcome *o,
                            const struct server_source *src,
                            const struct servers_want *w, struct conn *c,
                            int err)
@@ -223,7 +223,7 @@ static void connect_failed(struct run *s, struct run_outcome *o,
 }
 
 /* A start that failed: rc and the first result that has it. */
-static void start_failed(struct run *s, struct run_outcome *o,
+static void start_failed(struct side *s, struct run_outcome *o,
                          const struct servers_want *w, int64_t oom0, int rc,
                          const struct spawn_result *res)
 {
@@ -261,19 +261,19 @@ static void start_failed(struct run *s, struct run_outcome *o,
     }
 }
 
-int servers_open_conn(const struct run *s, struct conn *c,
+int servers_open_conn(const struct side *s, struct conn *c,
                       const struct target *t, unsigned index, pid_t pid,
                       const struct payload_type *payload)
 {
     const struct scenario *sc = s->sc;
-    int crc = conn_open(c, s->tp, s->kind->wire, t, index, pid,
+    int crc = conn_open(c, s->tp, s->server->wire, t, index, pid,
                         (size_t)sc->call.payload_bytes, sc->call.timeout_ms);
     if (!crc && payload)
         crc = conn_use_payload(c, payload);
     return crc;
 }
 
-size_t servers_start(struct run *s, struct run_outcome *o,
+size_t servers_start(struct side *s, struct run_outcome *o,
                      const struct servers_want *w, struct spawn_result *res)
 {
     struct server_source own;
@@ -319,7 +319,7 @@ size_t servers_start(struct run *s, struct run_outcome *o,
             break;
         struct target t;
         char why[CONN_WHY_BYTES];
-        int prc = s->kind->wire->parse_ready(sr->line, &t, why, sizeof why);
+        int prc = s->server->wire->parse_ready(sr->line, &t, why, sizeof why);
         if (prc) {
             char who[600];
             src->ops->describe(src->ctx, sr->index, who, sizeof who);

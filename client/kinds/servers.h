@@ -43,7 +43,7 @@ bool servers_resource_stop(struct run_outcome *o, int err, const char *why,
 
 /* The run's server source; `own` is filled with the spawner's when the
  * run names none (s->src NULL), as a sweep defaults. */
-const struct server_source *servers_source(const struct run *s,
+const struct server_source *servers_source(const struct side *s,
                                            struct server_source *own);
 
 /* What to start, and what to do with the servers. */
@@ -102,14 +102,14 @@ struct servers_failure {
  * kills rose, else server_died with its wait status (1); a live server
  * at a task limit (it could not start the thread for its connection):
  * resource (0); else call_failed (1). The source is servers_source(s). */
-void servers_failed(struct run *s, struct run_outcome *o,
+void servers_failed(struct side *s, struct run_outcome *o,
                     const struct servers_failure *f);
 
 /* Open conn c to server `index` (pid) at t with the scenario's call
  * settings (payload_bytes, timeout_ms), the payload attached (NULL: none):
  * conn_open and conn_use_payload. 0 or -errno (see c->why); c is then
  * still to be closed. */
-int servers_open_conn(const struct run *s, struct conn *c,
+int servers_open_conn(const struct side *s, struct conn *c,
                       const struct target *t, unsigned index, pid_t pid,
                       const struct payload_type *payload);
 
@@ -119,7 +119,7 @@ int servers_open_conn(const struct run *s, struct conn *c,
  * failure; start-only: count when all started, else 0). When that is
  * short of w->count the run is stopped (o->stop_reason set). The source
  * is servers_source(s). */
-size_t servers_start(struct run *s, struct run_outcome *o,
+size_t servers_start(struct side *s, struct run_outcome *o,
                      const struct servers_want *w, struct spawn_result *res);
 
 #endif

@@ -2,7 +2,7 @@
  * grown step by step until a round of calls to all of them crosses
  * max_ms. This file is the axis of servers: starting them (and
  * connecting) as N grows, stopping the newest as the crossing search
- * drops N; the driver in kinds/sweeper.c does the rest. */
+ * drops N; the stepper (kinds/stepper.h) does the rest. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,12 +12,12 @@
 #include "core/util.h"
 #include "kinds/kind.h"
 #include "kinds/servers.h"
-#include "kinds/sweeper.h"
+#include "kinds/stepper.h"
 
 /* Every server of the last step has its connection (or none: idle). */
 static int64_t sweep_max_connections(const struct scenario *sc)
 {
-    return sweeper_opts(sc)->max_n;
+    return stepper_opts(sc)->max_n;
 }
 
 /* N grows over an IOR list in order: it ends at the list's end. */
@@ -25,7 +25,7 @@ static int sweep_fit_servers(struct scenario *sc, size_t available,
                              const char *list, char *note, size_t note_len,
                              char *why, size_t why_len)
 {
-    struct sweeper_opts *so = (struct sweeper_opts *)(void *)sc->kind_opts;
+    struct stepper_opts *so = (struct stepper_opts *)(void *)sc->kind_opts;
     note[0] = 0;
     if ((size_t)so->start > available) {
         snprintf(why, why_len, "key \"sweep.start\": %lld is above the %zu "
@@ -47,30 +47,30 @@ static const char *const sweep_uses[] = {"mode", "client", "probe", NULL};
 
 /* The keys of kind sweep: the driver's settings, as sweep.*. */
 static const struct scenario_key sweep_keys[] = {
-    SWEEPER_KEY_ROWS("sweep", "servers"),
+    STEPPER_KEY_ROWS("sweep", "servers"),
 };
 
 /* The sweep's own rules: it starts no higher than it may go. */
 static int sweep_check(const struct scenario_ctx *c,
                        const struct scenario *sc)
 {
-    return sweeper_check_start(c, sc);
+    return stepper_check_start(c, sc);
 }
 
 static struct conn *grow_slot(void *arg, size_t k)
 {
-    struct sweeper_hand *h = arg;
+    struct stepper_hand *h = arg;
     return &h->conns[h->n + k];
 }
 
 static void grow_failed(void *arg, size_t k, struct conn *c, int err)
 {
-    struct sweeper_hand *h = arg;
-    sweeper_call_failure(h, h->n + k, err, c->why);
+    struct stepper_hand *h = arg;
+    stepper_call_failure(h, h->n + k, err, c->why);
 }
 
 /* Start servers n..target-1 and connect to each. True when all are up. */
-static bool grow(struct sweeper_hand *h, size_t target)
+static bool grow(struct stepper_hand *h, size_t target)
 {
     const struct scenario *sc = h->s->sc;
     size_t count = target - h->n;
@@ -99,7 +99,7 @@ static bool grow(struct sweeper_hand *h, size_t target)
 /* Drop the newest servers until n remain: close their connections, then
  * have the source drop them (the spawner kills and reaps its own; servers
  * of a list are left running). True when all went. */
-static bool shrink(struct sweeper_hand *h, size_t target)
+static bool shrink(struct stepper_hand *h, size_t target)
 {
     size_t count = h->n - target;
     pid_t *pids = malloc(count * sizeof *pids);
@@ -136,7 +136,7 @@ static bool shrink(struct sweeper_hand *h, size_t target)
 }
 
 /* Start or stop servers until exactly `target` run. */
-static bool servers_set_n(struct sweeper_hand *h, size_t target)
+static bool servers_set_n(struct stepper_hand *h, size_t target)
 {
     bool ok = target > h->n   ? grow(h, target)
               : target < h->n ? shrink(h, target)
@@ -146,10 +146,10 @@ static bool servers_set_n(struct sweeper_hand *h, size_t target)
 }
 
 /* Each server's footprint: N of them. */
-static void servers_footprint(struct sweeper_hand *h, json_t *step,
+static void servers_footprint(struct stepper_hand *h, json_t *step,
                               size_t on_machine)
 {
-    sweeper_probe_servers(h, h->conns, h->n, on_machine, step);
+    stepper_probe_servers(h, h->conns, h->n, on_machine, step);
 }
 
 /* What one server cost at step st: memory, threads and descriptors
@@ -169,7 +169,7 @@ static json_t *servers_cost(json_t *st)
                      "fds", json_object_get(json_object_get(fp, "fds"), "mean"));
 }
 
-static const struct sweeper_axis servers_axis = {
+static const struct stepper_axis servers_axis = {
     .noun = "servers",
     .held_key = "max_servers",
     .set_n = servers_set_n,
@@ -178,9 +178,9 @@ static const struct sweeper_axis servers_axis = {
     .step_cost = servers_cost,
 };
 
-static void sweep_run(struct run *sides, struct run_outcome *o, size_t nsides)
+static void sweep_run(struct side *sides, struct run_outcome *o, size_t nsides)
 {
-    sweeper_drive(&servers_axis, sides, o, nsides);
+    stepper_drive(&servers_axis, sides, o, nsides);
 }
 
 /* The closing block: what ran, how far it got, what each server cost
@@ -191,7 +191,7 @@ static void sweep_summary(const struct scenario *sc, json_t *doc,
     char held[64];
     snprintf(held, sizeof held, "the machine held %lld servers",
              (long long)o->held);
-    sweeper_summary_head(sc, doc, held);
+    stepper_summary_head(sc, doc, held);
     json_t *costs = json_object_get(json_object_get(doc, "result"), "costs");
     json_t *mem = json_object_get(costs, "memory");
     if (mem) {
@@ -217,7 +217,7 @@ static void sweep_summary(const struct scenario *sc, json_t *doc,
         printf("  server CPU per call at N=%lld: %.1f us\n",
                (long long)json_integer_value(json_object_get(cpu, "n")),
                json_number_value(json_object_get(cpu, "us_per_call")));
-    sweeper_summary_end(sc, doc, o, out);
+    stepper_summary_end(sc, doc, o, out);
 }
 
 const struct kind_ops kind_sweep = {

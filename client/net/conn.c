@@ -400,11 +400,9 @@ int conn_call(struct conn *c, int64_t *latency_ns)
         }
         if (rc == 1) {
             /* A read before the first poll almost always finds nothing
-             * (4 system calls a call where 3 would do), yet measured here
-             * it is the faster order: 10 interleaved pairs of 1,000 calls
-             * to one server, median of pair ratios, poll first took 8.5%
-             * longer over unix and 1.2% over TCP for 2% less client CPU
-             * (README, "Measured here"). Keep the faster one. */
+             * (4 system calls a call where 3 would do), yet it is the
+             * faster order (docs/measured/2026-11-30-misbehaving-
+             * servers.md, "Read before poll, or poll first"). */
             rc = conn_read_some(c, latency_ns);
             while (rc == 0) {
                 rc = wait_fd(c, c->fds.rfd, POLLIN);

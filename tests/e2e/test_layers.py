@@ -46,8 +46,9 @@ def test_an_include_without_its_layer_fails(tmp_path):
 
 def test_a_kind_including_another_kinds_header_fails(tmp_path):
     """kinds/rate.c defines kind_rate: a header of its own is rate.c's, and
-    fanin.c may not reach into it (as fanin.c and sweeper.c did into
-    kinds/sweep.h before the driver's settings moved to sweeper.h)."""
+    fanin.c may not reach into it (as fanin.c and the sweep's driver did
+    into kinds/sweep.h before the driver's settings had their own header,
+    kinds/stepper_keys.h)."""
     client, fanin = planted(tmp_path, "kinds/fanin.c", "kinds/rate.h")
     (client / "kinds" / "rate.h").write_text("/* rate's own */\n")
     r = run(client)
@@ -65,8 +66,21 @@ def test_a_kind_may_include_its_own_header(tmp_path):
 
 
 def test_shared_headers_of_kinds_are_no_kinds(tmp_path):
-    """The driver, the row, the run context and servers are shared: no
+    """The stepper, the row, the run context and servers are shared: no
     kind's own header, so any kind includes them."""
-    client, _ = planted(tmp_path, "kinds/rate.c", "kinds/sweeper.h")
+    client, _ = planted(tmp_path, "kinds/rate.c", "kinds/stepper.h")
     r = run(client)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_an_impl_header_is_its_modules_alone(tmp_path):
+    """kinds/stepper_impl.h is what the stepper's files share: a kind
+    that reaches into it fails; the stepper's own files may."""
+    client, sweep = planted(tmp_path, "kinds/sweep.c",
+                            "kinds/stepper_impl.h")
+    r = run(client)
+    assert r.returncode == 1
+    assert (f'{sweep}:1: "kinds/stepper_impl.h" is the inside of module '
+            f'stepper: only its files (kinds/stepper*.c) may include it'
+            ) in r.stdout
+    assert r.stdout.count("check-layers:") == 1, r.stdout

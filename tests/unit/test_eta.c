@@ -13,7 +13,7 @@
 
 #include "core/eta.h"
 
-/* The Grisby suite's sweep: N grows by 10% a step (sweeper_next_n). */
+/* The Grisby suite's sweep: N grows by 10% a step (stepper_next_n). */
 static int64_t grow10(const void *ctx, int64_t n)
 {
     (void)ctx;

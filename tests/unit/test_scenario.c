@@ -14,7 +14,7 @@
 
 #include "core/scenario.h"
 #include "kinds/kind.h"
-#include "kinds/sweeper.h"
+#include "kinds/stepper.h"
 
 /* An integer of the resolved scenario's group `group`. */
 static long long resolved_int(const struct scenario *sc, const char *group,
@@ -39,8 +39,8 @@ static void test_text_values_and_defaults(void **state)
     assert_string_equal(sc.source, "dir/mine.json");
     assert_string_equal(sc.name, "mine"); /* the source's base name */
     assert_string_equal(sc.transport, "unix");
-    assert_int_equal(sweeper_opts(&sc)->max_n, 50);
-    assert_int_equal(sweeper_opts(&sc)->step, 5);
+    assert_int_equal(stepper_opts(&sc)->max_n, 50);
+    assert_int_equal(stepper_opts(&sc)->step, 5);
     assert_string_equal(sc.mode, "sync");
     assert_int_equal(sc.call.timeout_ms, 5000);
     assert_non_null(sc.resolved);
@@ -81,7 +81,7 @@ static void test_text_and_file_agree(void **state)
                                         &b, err, sizeof err),
                      0);
     unlink(path);
-    assert_int_equal(sweeper_opts(&b)->max_n, 2000);
+    assert_int_equal(stepper_opts(&b)->max_n, 2000);
     assert_string_equal(b.mode, "event");
     assert_true(json_equal(a.resolved, b.resolved));
     scenario_free(&a);
@@ -213,7 +213,7 @@ static void test_kind_scaling(void **state)
     assert_non_null(strstr(err, "--set scaling.k: 1024 pairs, above the"));
 }
 
-/* The sweep's driver's settings (kinds/sweeper.h) under each kind's
+/* The stepper's settings (kinds/stepper_keys.h) under each kind's
  * group: the same defaults, the start check naming the kind's own keys,
  * the stepping rule. */
 static void test_driver_settings_by_group(void **state)
@@ -228,14 +228,15 @@ static void test_driver_settings_by_group(void **state)
                                         strlen(fanin), NULL, 0, &sc, err,
                                         sizeof err),
                      0);
-    const struct sweeper_opts *so = sweeper_opts(&sc);
+    const struct stepper_opts *so = stepper_opts(&sc);
+    struct stepper_grid grid = stepper_grid_of(&sc);
     assert_int_equal(so->start, 50);
     assert_int_equal(so->max_n, 1000);
     assert_int_equal(so->max_probes, 12);
     assert_string_equal(so->pairing, "blocks");
     /* ceil(50 × 1.15) = 58; ceil(58 × 1.15 = 66.7) = 67 */
-    assert_int_equal(sweeper_next_n(&sc, 50), 58);
-    assert_int_equal(sweeper_next_n(&sc, 58), 67);
+    assert_int_equal(stepper_next_n(&grid, 50), 58);
+    assert_int_equal(stepper_next_n(&grid, 58), 67);
     scenario_free(&sc);
 
     /* Linear: start, start + step. */
@@ -243,7 +244,8 @@ static void test_driver_settings_by_group(void **state)
                                         strlen(text), NULL, 0, &sc, err,
                                         sizeof err),
                      0);
-    assert_int_equal(sweeper_next_n(&sc, 1), 6);
+    grid = stepper_grid_of(&sc);
+    assert_int_equal(stepper_next_n(&grid, 1), 6);
     scenario_free(&sc);
 
     static const char high[] =

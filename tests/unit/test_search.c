@@ -66,7 +66,7 @@ struct host {
     double (*round_ms)(int64_t n, int visit);
     struct drift *drift;
     size_t step_rounds;
-    /* A warm start's steps of fewer rounds (kinds/sweeper.c's rule):
+    /* A warm start's steps of fewer rounds (kinds/stepper_grid.c's rule):
      * below far_below, but the first step and those within x1.5 of
      * cost_n, far_rounds each (0: none). */
     double far_below, cost_n;
@@ -92,7 +92,7 @@ static int64_t doubling(const void *ctx, int64_t n)
 
 static const int64_t step10 = 10;
 
-/* The sweep scenario's defaults (kinds/sweeper.h): max_ms 100,
+/* The sweep scenario's defaults (kinds/stepper_keys.h): max_ms 100,
  * resolution 0.02, near_rounds 20, max_probes 12; max_n 1000, steps of
  * 10. */
 static struct crossing_rules defaults(void)
