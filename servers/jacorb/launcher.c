@@ -71,12 +71,7 @@ int main(int argc, char **argv)
     }
     snprintf(dir_prop, sizeof dir_prop, "-Dorbbench.dir=%s", dir);
 
-    /* java, the -J options, ours, the class, the server's words. */
-    char **args = calloc((size_t)argc + 8, sizeof *args);
-    if (!args)
-        return 1;
-    int k = 0;
-    args[k++] = (char *)JACORB_JAVA;
+    /* The -J options first: refused ones end it here. */
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "-J", 2) != 0)
             continue;
@@ -93,8 +88,18 @@ int main(int argc, char **argv)
                         refused[r].why);
                 return 2;
             }
-        args[k++] = (char *)opt;
     }
+
+    /* java, the -J options, ours, the class, the server's words (exec
+     * replaces this program: freed only when it fails). */
+    char **args = calloc((size_t)argc + 8, sizeof *args);
+    if (!args)
+        return 1;
+    int k = 0;
+    args[k++] = (char *)JACORB_JAVA;
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], "-J", 2) == 0)
+            args[k++] = argv[i] + 2;
     args[k++] = "-Dorbbench.build=" JACORB_BUILD;
     args[k++] = dir_prop;
     args[k++] = "-cp";
@@ -108,13 +113,16 @@ int main(int argc, char **argv)
     /* Die with the parent (nothing may outlive the benchmark); SIGTERM
      * keeps its default action, which the JVM turns into an exit. */
     pid_t parent = getppid();
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
+        free(args);
         return 3;
+    }
     signal(SIGTERM, SIG_DFL);
     unsetenv("JAVA_TOOL_OPTIONS");
     unsetenv("_JAVA_OPTIONS");
     unsetenv("JDK_JAVA_OPTIONS");
     execv(JACORB_JAVA, args);
     fprintf(stderr, "%s: exec %s: %s\n", prog, JACORB_JAVA, strerror(errno));
+    free(args);
     return 127;
 }
