@@ -9,8 +9,9 @@
 //   --work-ns N    and N ns more (a step finer than a µs)
 //   -Dkey=value    a JacORB property for ORB.init (jacorb.poa.thread_pool_max
 //                  ...), above any file's and the JVM's system properties
-//   -ORB...        JacORB's own options, given to ORB.init as they are
-//                  (-ORBListenEndpoints iiop://127.0.0.1:0: the endpoint)
+//   -ORBName V     JacORB's own options (-ORBName=V too), given to ORB.init
+//                  as they are (-ORBListenEndpoints iiop://127.0.0.1:0: the
+//                  endpoint)
 // Anything else is exit 2. The server model is JacORB's: an acceptor
 // thread, one receptor thread per connection that reads its requests
 // (jacorb.connection.server.max_receptor_threads, 1,000 by default), and
@@ -255,7 +256,13 @@ public final class EchoServer {
                 endpoint = true;
                 i++;
             } else if (a.startsWith("-ORB")) {
+                // JacORB reads "-ORBName value" and "-ORBName=value" (a
+                // property ORBName: none of the refused ones).
                 orbArgs.add(a);
+                if (a.indexOf('=') < 0 && v != null) {
+                    orbArgs.add(v);
+                    i++;
+                }
             } else {
                 return usage("unknown argument \"%s\"", a);
             }

@@ -265,6 +265,19 @@ def start_server(jacorb, *args, cwd=None):
     return p, p.stdout.readline().strip() if ready else ""
 
 
+def test_orb_options_take_their_value(jacorb):
+    """-ORBName VALUE goes to ORB.init whole (the value is not an unknown
+    argument of the server's)."""
+    p, line = start_server(jacorb, "-ORBListenEndpoints",
+                           "iiop://127.0.0.1:0", "-ORBInitRef",
+                           "Foo=corbaloc::127.0.0.1:1/Foo")
+    try:
+        assert line.startswith("IOR:"), p.stderr
+    finally:
+        p.kill()
+        p.communicate(timeout=30)
+
+
 def listening(pid):
     """The local addresses ("0100007F:9C41") of pid's listening TCP
     sockets (tcp and tcp6: Java listens on a v6 socket)."""
