@@ -102,9 +102,15 @@ TAO_SERVERS := $(TAO_IDS:%=$(BIN)/orbs/%/echo-server)
 ORBIT2_IDS := $(patsubst $(ORBS_DIR)/%/bin/orbit-idl-2,%,\
 	$(wildcard $(ORBS_DIR)/*/bin/orbit-idl-2))
 ORBIT2_SERVERS := $(ORBIT2_IDS:%=$(BIN)/orbs/%/echo-server)
+# JacORB builds (scripts/build-orb jacorb): found by their jacorb.jar (their
+# IDL compiler's name, bin/idl, is not JacORB's alone).
+JACORB_IDS := $(patsubst $(ORBS_DIR)/%/lib/jacorb.jar,%,\
+	$(wildcard $(ORBS_DIR)/*/lib/jacorb.jar))
+JACORB_SERVERS := $(JACORB_IDS:%=$(BIN)/orbs/%/echo-server)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) $(TAO_SERVERS) \
 	$(ORBIT2_SERVERS) \
+	$(JACORB_SERVERS) \
 	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/combat-echo-server \
 	$(BIN)/omniorb-event-consumer $(BIN)/omniorb-marshal-bench
 
@@ -286,6 +292,42 @@ $(ORBIT2_SERVERS): $(BIN)/orbs/%/echo-server: servers/orbit2/echo_server.c \
 		$(LDFLAGS) -Wl,--disable-new-dtags \
 		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) \
 		$(shell cat $(ORBS_DIR)/$*/LIBS)
+
+# ---- the JacORB echo servers (servers/jacorb) ----------------------------
+# Stubs and skeletons of echo.idl and the payloads it includes (-all) by
+# that build's IDL compiler, compiled by the JDK it was built with: the
+# generated code without warnings, our EchoServer.java with every lint
+# warning an error; both into echo-server.jar beside the launcher, a C
+# program (our flags) that execs the JDK's java with the build's class
+# path, made absolute here (orbs/ID/CLASSPATH is relative to the build),
+# and says how it was built (BUILD_INFO, the second --version line): the
+# three go into a header, each a C string.
+JACORB_GEN = $(BUILD)/orbs/$*/gen
+JACORB_JDK = $(dir $(shell cat $(ORBS_DIR)/$*/JAVAC))
+c_string = sed 's/[\\"]/\\&/g; s/.*/\#define $(1) "&"/'
+$(JACORB_SERVERS): $(BIN)/orbs/%/echo-server: servers/jacorb/launcher.c \
+		servers/jacorb/EchoServer.java idl/echo.idl idl/payloads.idl \
+		$(ORBS_DIR)/%/lib/jacorb.jar $(ORBS_DIR)/%/JAVA $(ORBS_DIR)/%/JAVAC \
+		$(ORBS_DIR)/%/CLASSPATH $(ORBS_DIR)/%/BUILD_INFO
+	@rm -rf $(JACORB_GEN)
+	@mkdir -p $(JACORB_GEN)/src $(JACORB_GEN)/classes $(@D)
+	$(ORBS_DIR)/$*/bin/idl -all -Iidl -d $(JACORB_GEN)/src idl/echo.idl
+	sed 's|[^:][^:]*|$(abspath $(ORBS_DIR)/$*)/&|g' $(ORBS_DIR)/$*/CLASSPATH \
+		> $(JACORB_GEN)/classpath
+	find $(JACORB_GEN)/src -name '*.java' > $(JACORB_GEN)/stubs
+	$(JACORB_JDK)javac -nowarn -encoding UTF-8 \
+		-cp "$$(cat $(JACORB_GEN)/classpath)" -d $(JACORB_GEN)/classes \
+		@$(JACORB_GEN)/stubs
+	$(JACORB_JDK)javac -Xlint:all -Werror -encoding UTF-8 \
+		-cp "$(JACORB_GEN)/classes:$$(cat $(JACORB_GEN)/classpath)" \
+		-d $(JACORB_GEN)/classes servers/jacorb/EchoServer.java
+	$(JACORB_JDK)jar cf $(@D)/echo-server.jar -C $(JACORB_GEN)/classes .
+	{ $(call c_string,JACORB_JAVA) $(ORBS_DIR)/$*/JAVA; \
+	  $(call c_string,JACORB_CLASSPATH) $(JACORB_GEN)/classpath; \
+	  $(call c_string,JACORB_BUILD) $(ORBS_DIR)/$*/BUILD_INFO; } \
+		> $(JACORB_GEN)/launcher.h
+	$(CC) $(CFLAGS) -include $(JACORB_GEN)/launcher.h -o $@ \
+		servers/jacorb/launcher.c $(LDFLAGS)
 
 # ---- tests ---------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclient.a | deps

@@ -70,6 +70,10 @@ struct side_setup {
     char out[PATH_MAX];
     struct machine machine;
     struct server_launch launch;
+    /* The server.jvm.* keys as the JVM kind's -J words (launch's). */
+    char jvm_words[SERVER_JVM_MAX_WORDS][SERVER_JVM_WORD];
+    char *jvm_word_ptrs[SERVER_JVM_MAX_WORDS];
+    size_t njvm_words;
     json_t *doc;
 };
 
@@ -94,6 +98,13 @@ static void resolve_side(struct side_setup *s, const char *path)
     if (sc->server.work_us > 0 && !s->server->work_option)
         cli_die(EXIT_USAGE, "%s: key \"server.work_us\": server kind \"%s\" "
                 "has no work option", path, s->server->name);
+    const char *jvm_key = NULL;
+    s->njvm_words = server_jvm_words(&sc->server.jvm, s->jvm_words, &jvm_key);
+    if (s->njvm_words && !s->server->jvm)
+        cli_die(EXIT_USAGE, "%s: key \"%s\": server kind \"%s\" runs no "
+                "JVM", path, jvm_key, s->server->name);
+    for (size_t i = 0; i < s->njvm_words; i++)
+        s->jvm_word_ptrs[i] = s->jvm_words[i];
     if (sc->server.work_ns > 0 && !s->server->work_ns_option)
         cli_die(EXIT_USAGE, "%s: key \"server.work_ns\": server kind \"%s\" "
                 "has no work option in ns (use server.work_us)", path,
@@ -530,7 +541,8 @@ static void start_spawner(struct runcmd *r)
         s->launch = (struct server_launch){
             s->server,        s->server_path, s->sc.server.args,
             s->sc.server.nargs, s->sc.transport, r->run_dir,
-            s->sc.server.work_us, s->sc.server.work_ns};
+            s->sc.server.work_us, s->sc.server.work_ns, s->jvm_word_ptrs,
+            s->njvm_words};
         scfg->groups[i] = (struct spawn_group){
             .make_argv_arg = &s->launch, .machine = &s->machine,
             .pipe_pair = s->tp->spawner_pipes};

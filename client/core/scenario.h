@@ -31,6 +31,18 @@ struct scenario_klist {
     int64_t v[SCENARIO_MAX_K];
 };
 
+/* The JVM's settings for a server kind that runs on one (JacORB), each
+ * at its default the JVM's own choice (docs/servers.md#jacorb). */
+struct scenario_jvm {
+    int64_t heap_max_mb;     /* -Xmx; 0: the JVM's (a quarter of memory) */
+    int64_t heap_initial_mb; /* -Xms; 0: the JVM's (1/64 of memory) */
+    int64_t thread_stack_kb; /* -Xss; 0: the JVM's (1 MB on x86_64) */
+    char gc[16];             /* "default" (the JVM's), "serial", ... */
+    char jit[16];            /* "tiered" (the JVM's), "c1", "c2",
+                              * "interpreter" */
+    bool cds;                /* class data sharing (the JVM's: on) */
+};
+
 struct scenario {
     char source[512]; /* the file it came from */
     char name[128];
@@ -50,6 +62,7 @@ struct scenario {
         int64_t work_us; /* CPU each call burns in the server, 0 = none */
         int64_t work_ns; /* more of it, in ns (a finer step), 0 = none */
         char iors[512];  /* kind "external": the IOR list, "-" = stdin */
+        struct scenario_jvm jvm; /* kinds on a JVM only */
     } server;
     struct {
         int64_t timeout_ms;

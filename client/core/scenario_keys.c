@@ -13,6 +13,10 @@
 static const char *const transports[] = {"tcp", "unix", "pipe", NULL};
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
+static const char *const jvm_gcs[] = {"default", "serial", "parallel", "g1",
+                                      "z", "shenandoah", NULL};
+static const char *const jvm_jits[] = {"tiered", "c1", "c2", "interpreter",
+                                       NULL};
 
 #define OFF(f) SCENARIO_OFF(f)
 #define SZ(f) SCENARIO_SZ(f)
@@ -34,10 +38,10 @@ static const struct scenario_key keys[] = {
      "pipe pair per server, raw servers only)"},
     {.key = "server.kind", .type = SCENARIO_ENUM, .off = OFF(server.kind),
      .size = SZ(server.kind), .def_str = "omniorb", /* choices: schema's */
-     .help = "which echo server to fork: omniorb, tao and orbit2 (builds of "
-     "scripts/build-orb, named by server.orb), combat (the Tcl ORB; tcp "
-     "only), or the ORB-less raw (length-prefixed echo) and giop-min (GIOP "
-     "1.2, no ORB); external: start none, call those listed in server.iors"},
+     .help = "which echo server to fork (docs/servers.md): an ORB's (those "
+     "built by scripts/build-orb named by server.orb), the ORB-less raw "
+     "(length-prefixed echo) and giop-min (GIOP 1.2, no ORB); external: "
+     "start none, call those listed in server.iors"},
     {.key = "server.iors", .type = SCENARIO_STRING, .off = OFF(server.iors),
      .size = SZ(server.iors), .def_str = "",
      .help = "server.kind external: a file of stringified IORs, one a line "
@@ -68,6 +72,35 @@ static const struct scenario_key keys[] = {
      .max = 1000000000,
      .help = "more CPU time each call burns, in ns (beside server.work_us: "
      "a step finer than a µs; omniORB's server only; 0 = none)"},
+    /* The JVM's settings (kinds that run on one: JacORB): at their
+     * defaults the JVM chooses, as a server started by hand would get. */
+    {.key = "server.jvm.heap_max_mb", .type = SCENARIO_INT,
+     .off = OFF(server.jvm.heap_max_mb), .max = 1048576,
+     .help = "a JVM server's heap limit (-Xmx), MB; 0: the JVM's own (a "
+     "quarter of the memory it sees: the host's, or machine.mem_limit_mb)"},
+    {.key = "server.jvm.heap_initial_mb", .type = SCENARIO_INT,
+     .off = OFF(server.jvm.heap_initial_mb), .max = 1048576,
+     .help = "a JVM server's initial heap (-Xms), MB; 0: the JVM's own "
+     "(1/64 of the memory it sees)"},
+    {.key = "server.jvm.thread_stack_kb", .type = SCENARIO_INT,
+     .off = OFF(server.jvm.thread_stack_kb), .max = 1048576,
+     .help = "a JVM server's thread stack size (-Xss), KB; 0: the JVM's "
+     "own (1024 on x86_64 Linux)"},
+    {.key = "server.jvm.gc", .type = SCENARIO_ENUM, .off = OFF(server.jvm.gc),
+     .size = SZ(server.jvm.gc), .choices = jvm_gcs, .def_str = "default",
+     .help = "a JVM server's garbage collector (-XX:+UseSerialGC, ...); "
+     "default: the JVM's choice (G1 with 2 CPUs and 1792 MB or more, "
+     "Serial below)"},
+    {.key = "server.jvm.jit", .type = SCENARIO_ENUM,
+     .off = OFF(server.jvm.jit), .size = SZ(server.jvm.jit),
+     .choices = jvm_jits, .def_str = "tiered",
+     .help = "a JVM server's compilers: tiered (the JVM's: C1, then C2), c1 "
+     "(-XX:TieredStopAtLevel=1), c2 (-XX:-TieredCompilation), interpreter "
+     "(-Xint)"},
+    {.key = "server.jvm.cds", .type = SCENARIO_BOOL,
+     .off = OFF(server.jvm.cds), .def_num = 1,
+     .help = "a JVM server's class data sharing (the JDK's archive, mapped "
+     "and shared between JVMs); false: -Xshare:off"},
     {.key = "call.timeout_ms", .type = SCENARIO_INT,
      .off = OFF(call.timeout_ms), .min = 1, .max = 600000, .def_num = 5000,
      .help = "a call without a reply by then fails the run"},

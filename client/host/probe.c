@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -347,6 +348,24 @@ int probe_mapped_library(pid_t pid, const char *prefix, char *path,
         }
     }
     fclose(f);
+    if (rc == 0)
+        return 0;
+    char fd_dir[64], link[64], file[PATH_MAX];
+    snprintf(fd_dir, sizeof fd_dir, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(fd_dir);
+    for (struct dirent *e; rc && d && (e = readdir(d));) {
+        snprintf(link, sizeof link, "%s/%.16s", fd_dir, e->d_name);
+        ssize_t n = readlink(link, file, sizeof file - 1);
+        if (n <= 0 || file[0] != '/')
+            continue; /* ".", "..", sockets, pipes */
+        file[n] = 0;
+        if (strncmp(strrchr(file, '/') + 1, prefix, strlen(prefix)) == 0) {
+            str_copy(path, len, file);
+            rc = 0;
+        }
+    }
+    if (d)
+        closedir(d);
     return rc;
 }
 

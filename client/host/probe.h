@@ -44,8 +44,10 @@ struct proc_footprint {
 int probe_process(pid_t pid, struct proc_footprint *fp);
 
 /* The path of the first file mapped into pid whose name starts with
- * `prefix` (e.g. "libomniORB4"), from /proc/PID/maps. 0 or -ENOENT (also
- * for a NULL prefix: an ORB-less server has no library to find). */
+ * `prefix` (e.g. "libomniORB4"), from /proc/PID/maps, or else of the first
+ * such file it holds open (/proc/PID/fd: a JVM reads its jars through
+ * descriptors and maps none). 0 or -ENOENT (also for a NULL prefix: an
+ * ORB-less server has no library to find). */
 int probe_mapped_library(pid_t pid, const char *prefix, char *path,
                          size_t len);
 

@@ -80,6 +80,14 @@ static const struct endpoint_form orbit2_endpoints[] = {
     {NULL, {NULL}},
 };
 
+/* JacORB (servers/jacorb, Java) takes TAO's endpoint option; it has no
+ * Unix sockets. Its server refuses a non-loopback endpoint and the
+ * properties that would move it. */
+static const struct endpoint_form jacorb_endpoints[] = {
+    {"tcp", {"-ORBListenEndpoints", "iiop://127.0.0.1:0"}},
+    {NULL, {NULL}},
+};
+
 /* Servers orbbench did not start: transports only, no words. */
 static const struct endpoint_form external_endpoints[] = {
     {"tcp", {NULL}},
@@ -88,27 +96,40 @@ static const struct endpoint_form external_endpoints[] = {
 };
 
 static const struct server_kind kinds[] = {
-    {"omniorb", &wire_giop, "omniorb-echo-server", "libomniORB4",
-     omniorb_endpoints, "--work-us", "run make", "--work-ns"},
+    {.name = "omniorb", .wire = &wire_giop, .binary = "omniorb-echo-server",
+     .library = "libomniORB4", .endpoints = omniorb_endpoints,
+     .work_option = "--work-us", .build_hint = "run make",
+     .work_ns_option = "--work-ns"},
     /* TAO has no Debian package: no system installation, only builds of
      * scripts/build-orb (bin/orbs/tao-VERSION/echo-server). */
-    {"tao", &wire_giop, NULL, "libTAO.so", tao_endpoints, "--work-us",
-     "scripts/build-orb tao VERSION --source PATH, then make", NULL},
+    {.name = "tao", .wire = &wire_giop, .library = "libTAO.so",
+     .endpoints = tao_endpoints, .work_option = "--work-us",
+     .build_hint = "scripts/build-orb tao VERSION --source PATH, then make"},
     /* ORBit2 has no Debian package either: builds of scripts/build-orb
      * (bin/orbs/orbit2-VERSION/echo-server). */
-    {"orbit2", &wire_giop, NULL, "libORBit-2.so", orbit2_endpoints,
-     "--work-us", "scripts/build-orb orbit2 VERSION --source PATH, then make",
-     NULL},
-    {"raw", &wire_raw, "raw-server", NULL, raw_endpoints, NULL, NULL, NULL},
-    {"giop-min", &wire_giop, "giop-min-server", NULL, giop_min_endpoints,
-     NULL, NULL, NULL},
+    {.name = "orbit2", .wire = &wire_giop, .library = "libORBit-2.so",
+     .endpoints = orbit2_endpoints, .work_option = "--work-us",
+     .build_hint = "scripts/build-orb orbit2 VERSION --source PATH, then "
+                   "make"},
+    {.name = "raw", .wire = &wire_raw, .binary = "raw-server",
+     .endpoints = raw_endpoints},
+    {.name = "giop-min", .wire = &wire_giop, .binary = "giop-min-server",
+     .endpoints = giop_min_endpoints},
     /* No work option: Tcl has no clock of the thread's CPU time, and
      * spinning on the wall clock would count time the server was not
      * running. */
-    {"combat", &wire_giop, "combat-echo-server", NULL, combat_endpoints,
-     NULL, NULL, NULL},
+    {.name = "combat", .wire = &wire_giop, .binary = "combat-echo-server",
+     .endpoints = combat_endpoints},
+    /* JacORB has no Debian package: builds of scripts/build-orb
+     * (bin/orbs/jacorb-VERSION/echo-server, a launcher of the JDK's java),
+     * on a JVM whose settings are the server.jvm.* keys. */
+    {.name = "jacorb", .wire = &wire_giop, .library = "jacorb.jar",
+     .endpoints = jacorb_endpoints, .work_option = "--work-us",
+     .build_hint = "scripts/build-orb jacorb VERSION --source PATH, then "
+                   "make",
+     .work_ns_option = "--work-ns", .jvm = true},
     /* Servers orbbench did not start: a list of IORs (client/source.c). */
-    {"external", &wire_giop, NULL, NULL, external_endpoints, NULL, NULL, NULL},
+    {.name = "external", .wire = &wire_giop, .endpoints = external_endpoints},
 };
 
 const char *server_kind_name(size_t i)
@@ -268,6 +289,50 @@ static bool orbit2_option_ok(const struct orbit2_option *o, const char *v)
     return strcmp(v, o->value) == 0;
 }
 
+/* JacORB's properties (-Dkey=value for its server, -J-Dkey=value for its
+ * JVM) and JVM options (-JOPTION) that would move or add a listener,
+ * change what the IOR publishes, or read settings from a file orbbench
+ * does not check; servers/jacorb refuses them too. By prefix. */
+static const struct {
+    const char *prefix, *rule;
+} jacorb_refused[] = {
+    {"-DOA", "JacORB's OA properties: the endpoint is -ORBListenEndpoints "
+             "iiop://127.x.x.x:PORT"},
+    {"-Djacorb.ior_proxy_", "JacORB's IIOP on loopback only"},
+    {"-Djacorb.transport.factories", "JacORB's IIOP on loopback only"},
+    {"-Djacorb.transport.server.listeners", "JacORB's IIOP on loopback only"},
+    {"-Djacorb.net.", "JacORB's IIOP on loopback only"},
+    {"-Djacorb.security.", "JacORB's IIOP on loopback only"},
+    {"-Djacorb.ssl.", "JacORB's IIOP on loopback only"},
+    {"-Djacorb.dns.enable", "JacORB's IIOP on loopback only"},
+    {"-Dcustom.props", "a configuration file can set endpoints orbbench "
+                       "does not check; give the properties in server.args"},
+    {"-Djacorb.config.dir", "a configuration file can set endpoints "
+                            "orbbench does not check; give the properties "
+                            "in server.args"},
+    {"-Djacorb.home", "a configuration file can set endpoints orbbench "
+                      "does not check; give the properties in server.args"},
+    {"-DORBid", "a configuration file can set endpoints orbbench does not "
+                "check; give the properties in server.args"},
+    {"-J-agentlib:jdwp", "the JVM's debugger agent listens on a socket"},
+    {"-J-Xrunjdwp", "the JVM's debugger agent listens on a socket"},
+    {"-J-Dcom.sun.management.jmxremote", "JMX remote listens on a socket"},
+    {"-J-XX:+ManagementServer", "JMX remote listens on a socket"},
+};
+
+/* The rule a JacORB word breaks (a -J-D word as its -D), or NULL. */
+static const char *jacorb_refused_rule(const char *a)
+{
+    const char *prop = strncmp(a, "-J-D", 4) == 0 ? a + 2 : a;
+    for (size_t k = 0; k < ARRAY_LEN(jacorb_refused); k++) {
+        const char *p = jacorb_refused[k].prefix;
+        if (strncmp(a, p, strlen(p)) == 0 ||
+            strncmp(prop, p, strlen(p)) == 0)
+            return jacorb_refused[k].rule;
+    }
+    return NULL;
+}
+
 int server_args_check(char *const *args, size_t nargs, char *why,
                       size_t why_len)
 {
@@ -283,6 +348,12 @@ int server_args_check(char *const *args, size_t nargs, char *why,
         const char *rule = "";
         if (eq)
             v = eq + 1; /* -ORBendPoint=...: omniORB refuses it, so do we */
+        const char *jacorb_rule = jacorb_refused_rule(a);
+        if (jacorb_rule) {
+            snprintf(why, why_len, "key \"server.args\": \"%s\": servers "
+                     "listen on loopback only (%s)", a, jacorb_rule);
+            return -EINVAL;
+        }
         for (size_t k = 0; k < ARRAY_LEN(omni); k++)
             if (strlen(omni[k]) == name_len &&
                 strncasecmp(a, omni[k], name_len) == 0)
@@ -423,6 +494,52 @@ int server_resolve(const struct server_kind *kind, const char *orb,
     return -ENOENT;
 }
 
+size_t server_jvm_words(const struct scenario_jvm *jvm,
+                        char words[][SERVER_JVM_WORD],
+                        const char **first_key)
+{
+    /* The collectors and compilers by their key value; "default" and
+     * "tiered" are the JVM's own choice: no word. */
+    static const struct {
+        const char *value, *word;
+    } gcs[] = {{"serial", "-J-XX:+UseSerialGC"},
+               {"parallel", "-J-XX:+UseParallelGC"},
+               {"g1", "-J-XX:+UseG1GC"},
+               {"z", "-J-XX:+UseZGC"},
+               {"shenandoah", "-J-XX:+UseShenandoahGC"}},
+      jits[] = {{"c1", "-J-XX:TieredStopAtLevel=1"},
+                {"c2", "-J-XX:-TieredCompilation"},
+                {"interpreter", "-J-Xint"}};
+    size_t n = 0;
+    const char *first = NULL;
+#define JVM_WORD(key, ...)                                                  \
+    do {                                                                    \
+        snprintf(words[n++], SERVER_JVM_WORD, __VA_ARGS__);                 \
+        first = first ? first : (key);                                      \
+    } while (0)
+    if (jvm->heap_max_mb > 0)
+        JVM_WORD("server.jvm.heap_max_mb", "-J-Xmx%lldm",
+                 (long long)jvm->heap_max_mb);
+    if (jvm->heap_initial_mb > 0)
+        JVM_WORD("server.jvm.heap_initial_mb", "-J-Xms%lldm",
+                 (long long)jvm->heap_initial_mb);
+    if (jvm->thread_stack_kb > 0)
+        JVM_WORD("server.jvm.thread_stack_kb", "-J-Xss%lldk",
+                 (long long)jvm->thread_stack_kb);
+    for (size_t i = 0; i < ARRAY_LEN(gcs); i++)
+        if (strcmp(jvm->gc, gcs[i].value) == 0)
+            JVM_WORD("server.jvm.gc", "%s", gcs[i].word);
+    for (size_t i = 0; i < ARRAY_LEN(jits); i++)
+        if (strcmp(jvm->jit, jits[i].value) == 0)
+            JVM_WORD("server.jvm.jit", "%s", jits[i].word);
+    if (!jvm->cds)
+        JVM_WORD("server.jvm.cds", "-J-Xshare:off");
+#undef JVM_WORD
+    if (first_key)
+        *first_key = first;
+    return n;
+}
+
 /* Copy `word` into buf with "{dir}" and "{index}" replaced. Bytes used,
  * the terminator included, or 0 when it does not fit. */
 static size_t expand_word(const char *word, const char *dir, unsigned index,
@@ -476,6 +593,8 @@ void server_make_argv(const void *arg, unsigned index, char **argv,
         argv[argc++] = buf + used;
         used += n;
     }
+    for (size_t i = 0; i < l->njvm_words; i++)
+        argv[argc++] = l->jvm_words[i];
     const struct {
         const char *option;
         int64_t value;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/scenario.h"
 #include "net/wire.h"
 
 /* How a kind's server is told its endpoint over one transport: the words
@@ -46,6 +47,10 @@ struct server_kind {
     /* The option that makes each call burn N ns of CPU beside work_us
      * ("--work-ns": a step finer than a µs), or NULL when it has none. */
     const char *work_ns_option;
+    /* Runs on a JVM (JacORB): its executable takes -JOPTION words for the
+     * JVM, which the scenario's server.jvm.* keys become
+     * (server_jvm_words); a kind without one refuses those keys. */
+    bool jvm;
 };
 
 /* Does orbbench start this kind's servers (every kind but external)? */
@@ -64,7 +69,23 @@ struct server_launch {
     const char *run_dir;
     int64_t work_us; /* > 0: pass the kind's work_option with it */
     int64_t work_ns; /* > 0: pass the kind's work_ns_option with it */
+    /* Words after the endpoint's (a JVM kind's -J options), or none. */
+    char *const *jvm_words;
+    size_t njvm_words;
 };
+
+/* The longest -J word server_jvm_words makes, its terminator included. */
+#define SERVER_JVM_WORD 48
+#define SERVER_JVM_MAX_WORDS 6
+
+/* The JVM options that `jvm` (a scenario's server.jvm.* keys) asks for, as
+ * -JOPTION words into words[0..] (room for SERVER_JVM_MAX_WORDS), none
+ * for a key at its default (the
+ * JVM's own choice). Their count; *first_key (when not NULL) names the
+ * first key not at its default, for the message of a kind with no JVM. */
+size_t server_jvm_words(const struct scenario_jvm *jvm,
+                        char words[][SERVER_JVM_WORD],
+                        const char **first_key);
 
 /* Servers listen on loopback only: is every endpoint that `args` (a
  * scenario's server.args) would give a server on loopback (127.0.0.0/8,
@@ -73,7 +94,8 @@ struct server_launch {
  * -ORBendPointNoPublish (giop:tcp:HOST:PORT, giop:ssl:HOST:PORT,
  * giop:unix:PATH, comma lists), -ORBconfigFile (a file that could set
  * them), the ORB-less servers' --endpoint (tcp:HOST:PORT, unix:PATH,
- * pipe:R,W) and Combat's -ORBHostName. 0, or -EINVAL with one line
+ * pipe:R,W), Combat's -ORBHostName, and JacORB's properties and JVM
+ * options that would listen or publish elsewhere. 0, or -EINVAL with one line
  * naming the argument in `why`. */
 int server_args_check(char *const *args, size_t nargs, char *why,
                       size_t why_len);
@@ -92,9 +114,8 @@ bool server_kind_serves(const struct server_kind *kind,
                         const char *transport, char *list, size_t list_len);
 
 /* spawn_argv_fn for a struct server_launch: path, the endpoint's words for
- * its transport, the work options and their values when work_us or
- * work_ns > 0, then the
- * scenario's server.args. */
+ * its transport, the JVM's words, the work options and their values when
+ * work_us or work_ns > 0, then the scenario's server.args. */
 void server_make_argv(const void *launch, unsigned index, char **argv,
                       char *buf, size_t buf_len);
 

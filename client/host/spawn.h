@@ -17,7 +17,10 @@ struct machine;
 
 #define SPAWN_MAX_LINE 4096
 #define SPAWN_WHY_BYTES 512
-#define SPAWN_MAX_ARGS 80
+/* The most words of a server's command line: its path, an endpoint's
+ * (ENDPOINT_MAX_WORDS), a JVM's (SERVER_JVM_MAX_WORDS), the work options
+ * and server.args (SCENARIO_MAX_ARGS), with room to spare. */
+#define SPAWN_MAX_ARGS 88
 
 /* Builds the argument list of server `index`: fills argv (NULL-terminated,
  * at most SPAWN_MAX_ARGS entries) using `buf` (buf_len bytes) for any

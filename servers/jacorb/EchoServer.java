@@ -1,0 +1,314 @@
+// JacORB echo server for orbbench: activates one Bench::Echo object in the
+// RootPOA, prints its stringified IOR as one line on stdout, and serves
+// until killed. Started by its launcher (launcher.c, the echo-server
+// executable), which gives the JVM its options and this class path.
+//   --version      prints "JacORB <version>" (JacORB's own Version) and, on
+//                  a second line, how this JacORB was built (the launcher's
+//                  orbbench.build property: scripts/build-orb's BUILD_INFO)
+//   --work-us N    each call burns N µs of CPU before replying
+//   --work-ns N    and N ns more (a step finer than a µs)
+//   -Dkey=value    a JacORB property for ORB.init (jacorb.poa.thread_pool_max
+//                  ...), above any file's and the JVM's system properties
+//   -ORBName V     JacORB's own options (-ORBName=V too), given to ORB.init
+//                  as they are (-ORBListenEndpoints iiop://127.0.0.1:0: the
+//                  endpoint)
+// Anything else is exit 2. The server model is JacORB's: an acceptor
+// thread, one receptor thread per connection that reads its requests
+// (jacorb.connection.server.max_receptor_threads, 1,000 by default), and
+// the RootPOA's pool of request processors that runs the upcalls
+// (jacorb.poa.thread_pool_min 5, thread_pool_max 20).
+// It listens on loopback only: a property that would move its listener
+// or what it publishes, or read settings from a file orbbench does not
+// check, is refused (exit 2), whether given here or to the JVM; JacORB's
+// default endpoint is pinned to 127.0.0.1, and JacORB's own configuration
+// folder is the server's (which holds no jacorb.properties).
+import java.io.File;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+
+public final class EchoServer {
+    static final String PROG = "echo-server";
+    static final long MAX_WORK_US = 1000000;
+    static final long MAX_WORK_NS = 1000000000;
+
+    // What a call's work is (servers/common/work.h, the same loop): a
+    // fixed count of steps of a chain of dependent multiply-adds, counted
+    // once at start-up on the thread's CPU clock.
+    static final class Work {
+        // Keeps the chain's result alive: the JIT may not drop the loop.
+        static volatile int sink;
+
+        static void spin(long steps) {
+            int acc = sink;
+            for (long i = 0; i < steps; i++)
+                acc = acc * 1664525 + 1013904223;
+            sink = acc;
+        }
+
+        // The loop's steps per ns of this thread's CPU: the fastest of 5
+        // passes of 2^16 steps, as work.h times them, after a warm-up that
+        // lets the JIT compile spin() (HotSpot's tiered thresholds: a few
+        // hundred calls and a loop's back edges), so that the passes time
+        // the code the calls will run, not the interpreter's.
+        static double stepsPerNs() {
+            ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+            final long passSteps = 1L << 16;
+            for (int i = 0; i < 2000; i++)
+                spin(1L << 12);
+            double best = 0;
+            for (int p = 0; p < 5; p++) {
+                long t0 = mx.getCurrentThreadCpuTime();
+                spin(passSteps);
+                long dt = mx.getCurrentThreadCpuTime() - t0;
+                double rate = (double)passSteps / (double)(dt > 0 ? dt : 1);
+                if (rate > best)
+                    best = rate;
+            }
+            return best;
+        }
+
+        // The steps that burn workNs of CPU at the speed measured now (0
+        // for none; once, at start-up).
+        static long steps(long workNs) {
+            if (workNs <= 0)
+                return 0;
+            double s = (double)workNs * stepsPerNs() + 0.5;
+            return s < 1 ? 1 : (long)s;
+        }
+    }
+
+    static final class Echo extends Bench.EchoPOA {
+        private final long workSteps;
+        private final AtomicLong oneways = new AtomicLong();
+
+        Echo(long workSteps) {
+            this.workSteps = workSteps;
+        }
+
+        private void work() {
+            if (workSteps > 0)
+                Work.spin(workSteps);
+        }
+
+        public String echoString(String mesg) {
+            work();
+            return mesg;
+        }
+
+        public void sendOneway(String mesg) {
+            work();
+            oneways.incrementAndGet();
+        }
+
+        public String onewayCount() {
+            return Long.toString(oneways.get());
+        }
+
+        // The typed payloads (call.payload): each returns its argument,
+        // which the skeleton marshals and then drops.
+        public void echoNone() {
+            work();
+        }
+
+        public byte[] echoOctet1K(byte[] v) {
+            work();
+            return v;
+        }
+
+        public byte[] echoOctet100K(byte[] v) {
+            work();
+            return v;
+        }
+
+        public Bench.Odometry echoOdometry(Bench.Odometry v) {
+            work();
+            return v;
+        }
+
+        public Bench.RangeSensor echoRangeSensor(Bench.RangeSensor v) {
+            work();
+            return v;
+        }
+
+        public Bench.BeliefObject[] echoSharedBelief(Bench.BeliefObject[] v) {
+            work();
+            return v;
+        }
+    }
+
+    // JacORB properties that could move the listener off loopback, change
+    // what the IOR publishes, add transports, or read a file orbbench does
+    // not check: refused from the command line and from the JVM's system
+    // properties alike (the endpoint is -ORBListenEndpoints).
+    static String refusedProperty(String key) {
+        if (key.startsWith("OA"))
+            return "the endpoint is -ORBListenEndpoints iiop://127.x.x.x:PORT";
+        if (key.startsWith("jacorb.ior_proxy_") ||
+            key.equals("jacorb.transport.factories") ||
+            key.equals("jacorb.transport.server.listeners") ||
+            key.startsWith("jacorb.net.") ||
+            key.startsWith("jacorb.security.") ||
+            key.startsWith("jacorb.ssl.") ||
+            key.equals("jacorb.dns.enable"))
+            return "servers listen on loopback only, with JacORB's IIOP alone";
+        if (key.equals("custom.props") || key.equals("jacorb.config.dir") ||
+            key.equals("jacorb.home") || key.equals("ORBid"))
+            return "a configuration file can set endpoints orbbench does " +
+                   "not check; give the properties on the command line";
+        return null;
+    }
+
+    // An -ORBListenEndpoints value: iiop:// endpoints on loopback hosts
+    // only ("iiop://127.0.0.1:0", ";"- or ","-separated).
+    static boolean loopbackEndpoints(String v) {
+        String list = v.trim();
+        if (list.length() >= 2 && list.startsWith("'") && list.endsWith("'"))
+            list = list.substring(1, list.length() - 1);
+        boolean any = false;
+        for (String e : list.split("[;,]")) {
+            e = e.trim();
+            if (e.isEmpty())
+                continue;
+            if (!e.regionMatches(true, 0, "iiop://", 0, 7))
+                return false;
+            String addr = e.substring(7);
+            int at = addr.indexOf('@');
+            if (at >= 0)
+                addr = addr.substring(at + 1); // a version: 1.2@host:port
+            int slash = addr.indexOf('/', addr.lastIndexOf(']') + 1);
+            if (slash >= 0)
+                addr = addr.substring(0, slash);
+            String host;
+            if (addr.startsWith("[")) {
+                int close = addr.indexOf(']');
+                if (close < 0)
+                    return false;
+                host = addr.substring(1, close);
+            } else {
+                int colon = addr.lastIndexOf(':');
+                host = colon >= 0 ? addr.substring(0, colon) : addr;
+            }
+            if (!(host.startsWith("127.") || host.equals("localhost") ||
+                  host.equals("::1")))
+                return false;
+            any = true;
+        }
+        return any;
+    }
+
+    static int usage(String fmt, Object... args) {
+        System.err.println(PROG + ": " + String.format(fmt, args));
+        return 2;
+    }
+
+    // A value of --work-us or --work-ns: an integer in [0, max], digits
+    // only; -1 when it is not.
+    static long parseWork(String name, String v, long max) {
+        if (v == null || v.isEmpty() || !v.chars().allMatch(Character::isDigit)
+            || v.length() > 10 || Long.parseLong(v) > max) {
+            usage("%s: \"%s\" is not an integer in [0, %d]", name, v, max);
+            return -1;
+        }
+        return Long.parseLong(v);
+    }
+
+    static int run(String[] argv) throws Exception {
+        if (argv.length > 0 && argv[0].equals("--version")) {
+            System.out.println("JacORB " + org.jacorb.util.Version.version);
+            System.out.println(System.getProperty("orbbench.build", "unknown"));
+            return 0;
+        }
+        long workUs = 0, workNs = 0;
+        Properties props = new Properties();
+        List<String> orbArgs = new ArrayList<>();
+        boolean endpoint = false;
+        for (int i = 0; i < argv.length; i++) {
+            String a = argv[i];
+            String v = i + 1 < argv.length ? argv[i + 1] : null;
+            if (a.equals("--work-us") || a.equals("--work-ns")) {
+                boolean us = a.equals("--work-us");
+                long n = parseWork(a, v, us ? MAX_WORK_US : MAX_WORK_NS);
+                if (n < 0)
+                    return 2;
+                if (us)
+                    workUs = n;
+                else
+                    workNs = n;
+                i++;
+            } else if (a.startsWith("-D") && a.indexOf('=') > 2) {
+                String key = a.substring(2, a.indexOf('='));
+                String why = refusedProperty(key);
+                if (why != null)
+                    return usage("%s: %s", a, why);
+                props.setProperty(key, a.substring(a.indexOf('=') + 1));
+            } else if (a.equalsIgnoreCase("-ORBListenEndpoints")) {
+                if (v == null || !loopbackEndpoints(v))
+                    return usage("%s %s: servers listen on loopback only " +
+                                 "(iiop://HOST:PORT with HOST 127.x.x.x, " +
+                                 "localhost or ::1)", a, v == null ? "" : v);
+                orbArgs.add(a);
+                orbArgs.add(v);
+                endpoint = true;
+                i++;
+            } else if (a.startsWith("-ORB")) {
+                // JacORB reads "-ORBName value" and "-ORBName=value" (a
+                // property ORBName: none of the refused ones).
+                orbArgs.add(a);
+                if (a.indexOf('=') < 0 && v != null) {
+                    orbArgs.add(v);
+                    i++;
+                }
+            } else {
+                return usage("unknown argument \"%s\"", a);
+            }
+        }
+        for (Map.Entry<Object, Object> e : System.getProperties().entrySet()) {
+            String why = refusedProperty(e.getKey().toString());
+            if (why != null)
+                return usage("system property %s: %s", e.getKey(), why);
+        }
+        if (!endpoint)
+            return usage("no -ORBListenEndpoints: name a loopback endpoint " +
+                         "(iiop://127.0.0.1:0)");
+        long steps = Work.steps(workUs * 1000 + workNs);
+
+        // JacORB's own classes, named (its org.omg.CORBA.ORB defaults to
+        // them too); the default endpoint, unused beside the command
+        // line's, pinned to loopback; its configuration folder the
+        // server's own, which holds no jacorb.properties (it would
+        // otherwise read one from the working folder).
+        props.setProperty("org.omg.CORBA.ORBClass", "org.jacorb.orb.ORB");
+        props.setProperty("org.omg.CORBA.ORBSingletonClass",
+                          "org.jacorb.orb.ORBSingleton");
+        props.setProperty("OAIAddr", "127.0.0.1");
+        props.setProperty("jacorb.config.dir",
+                          System.getProperty("orbbench.dir", "/nonexistent"));
+        org.omg.CORBA.ORB orb =
+            org.omg.CORBA.ORB.init(orbArgs.toArray(new String[0]), props);
+        org.omg.PortableServer.POA root = org.omg.PortableServer.POAHelper
+            .narrow(orb.resolve_initial_references("RootPOA"));
+        org.omg.CORBA.Object ref = root.servant_to_reference(new Echo(steps));
+        root.the_POAManager().activate();
+        System.out.println(orb.object_to_string(ref));
+        System.out.flush();
+        orb.run();
+        return 0;
+    }
+
+    public static void main(String[] argv) {
+        int rc;
+        try {
+            rc = run(argv);
+        } catch (Exception | LinkageError e) {
+            System.err.println(PROG + ": " + e);
+            rc = 1;
+        }
+        System.out.flush();
+        System.exit(rc);
+    }
+}
