@@ -102,9 +102,15 @@ TAO_SERVERS := $(TAO_IDS:%=$(BIN)/orbs/%/echo-server)
 ORBIT2_IDS := $(patsubst $(ORBS_DIR)/%/bin/orbit-idl-2,%,\
 	$(wildcard $(ORBS_DIR)/*/bin/orbit-idl-2))
 ORBIT2_SERVERS := $(ORBIT2_IDS:%=$(BIN)/orbs/%/echo-server)
+# omniORBpy builds (scripts/build-orb omniorbpy): a Python script each,
+# with stubs from the omniidl that build matches.
+OMNIORBPY_IDS := $(patsubst $(ORBS_DIR)/%/PYTHONPATH,%,\
+	$(wildcard $(ORBS_DIR)/omniorbpy-*/PYTHONPATH))
+OMNIORBPY_SERVERS := $(OMNIORBPY_IDS:%=$(BIN)/orbs/%/echo-server)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) $(TAO_SERVERS) \
 	$(ORBIT2_SERVERS) \
+	$(OMNIORBPY_SERVERS) \
 	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/combat-echo-server \
 	$(BIN)/omniorb-event-consumer $(BIN)/omniorb-marshal-bench
 
@@ -286,6 +292,30 @@ $(ORBIT2_SERVERS): $(BIN)/orbs/%/echo-server: servers/orbit2/echo_server.c \
 		$(LDFLAGS) -Wl,--disable-new-dtags \
 		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) \
 		$(shell cat $(ORBS_DIR)/$*/LIBS)
+
+# ---- the omniORBpy echo servers (servers/omniorbpy) ------------------------
+# Nothing to compile: the script is installed with the build's module
+# folder (its PYTHONPATH file, relative to the prefix), the folder of the
+# stubs that build's omniidl back end makes of payloads.idl and echo.idl
+# (python.py, in that module folder), and how it was built (BUILD_INFO,
+# the second --version line) written into it as Python string literals.
+OMNIPY_GEN = $(BUILD)/orbs/$*/gen
+OMNIPY_SITE = $(abspath $(ORBS_DIR)/$*/$(shell cat $(ORBS_DIR)/$*/PYTHONPATH))
+$(OMNIORBPY_SERVERS): $(BIN)/orbs/%/echo-server: \
+		servers/omniorbpy/echo_server.py idl/echo.idl idl/payloads.idl \
+		$(ORBS_DIR)/%/PYTHONPATH $(ORBS_DIR)/%/OMNIIDL $(ORBS_DIR)/%/BUILD_INFO
+	@mkdir -p $(OMNIPY_GEN) $(@D)
+	rm -rf $(OMNIPY_GEN)/*
+	$(shell cat $(ORBS_DIR)/$*/OMNIIDL) -bpython -p $(OMNIPY_SITE) -Iidl \
+		-C$(OMNIPY_GEN) idl/payloads.idl idl/echo.idl
+	OMNIPY_PATH=$(OMNIPY_SITE) STUBS_PATH=$(abspath $(OMNIPY_GEN)) \
+	BUILD_INFO_FILE=$(ORBS_DIR)/$*/BUILD_INFO python3 -c \
+		'import os, sys; s = open(sys.argv[1]).read(); \
+		os.environ["BUILD_INFO"] = open(os.environ["BUILD_INFO_FILE"]).read().strip(); \
+		s = [s := s.replace(chr(34) + "@" + k + "@" + chr(34), repr(os.environ[k])) \
+		     for k in ("OMNIPY_PATH", "STUBS_PATH", "BUILD_INFO")][-1]; \
+		open(sys.argv[2], "w").write(s)' $< $@.tmp
+	chmod 755 $@.tmp && mv $@.tmp $@
 
 # ---- tests ---------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclient.a | deps

@@ -99,6 +99,13 @@ static const struct server_kind kinds[] = {
     {"orbit2", &wire_giop, NULL, "libORBit-2.so", orbit2_endpoints,
      "--work-us", "scripts/build-orb orbit2 VERSION --source PATH, then make",
      NULL},
+    /* omniORBpy (servers/omniorbpy, Python) is omniORB's core under a
+     * Python mapping: omniORB's endpoints. Debian 12 has no omniORBpy:
+     * builds of scripts/build-orb; the library is its module _omnipy. */
+    {"omniorbpy", &wire_giop, NULL, "_omnipy", omniorb_endpoints,
+     "--work-us",
+     "scripts/build-orb omniorbpy VERSION --source PATH, then make",
+     "--work-ns"},
     {"raw", &wire_raw, "raw-server", NULL, raw_endpoints, NULL, NULL, NULL},
     {"giop-min", &wire_giop, "giop-min-server", NULL, giop_min_endpoints,
      NULL, NULL, NULL},

@@ -460,11 +460,12 @@ def is_loopback(addr):
     ("omniorb", "tcp"), ("omniorb", "unix"), ("giop-min", "tcp"),
     ("giop-min", "unix"), ("raw", "tcp"), ("raw", "unix"), ("raw", "pipe"),
     ("combat", "tcp"), ("tao", "tcp"), ("tao", "unix"), ("orbit2", "tcp"),
-    ("orbit2", "unix")])
+    ("orbit2", "unix"), ("omniorbpy", "tcp"), ("omniorbpy", "unix")])
 def test_servers_listen_on_loopback_or_unix_only(tmp_path, kind, transport):
     out = tmp_path / "r.json"
     orb = []
-    if kind in ("tao", "orbit2"):  # builds only: the newest one, if any
+    # builds only: the newest one, if any
+    if kind in ("tao", "orbit2", "omniorbpy"):
         builds = sorted((BIN / "orbs").glob(f"{kind}-*/echo-server"))
         if not builds:
             pytest.skip(f"no {kind} build: scripts/build-orb {kind} "
