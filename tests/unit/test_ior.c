@@ -1451,6 +1451,8 @@ static void test_names(void **state)
     assert_string_equal(ior_profile_name(0), "TAG_INTERNET_IOP");
     assert_string_equal(ior_profile_name(1), "TAG_MULTIPLE_COMPONENTS");
     assert_string_equal(ior_profile_name(0xbadfaeca), "TAG_ORBIT_SPECIFIC");
+    /* MICO has no vendor block: its own profile numbers name it. */
+    assert_string_equal(ior_profile_name(20002), "TAG_UNIX_IOP (MICO)");
     assert_null(ior_profile_name(0x56495301));
     assert_string_equal(ior_component_name(0x41545402),
                         "TAG_OMNIORB_UNIX_TRANS");
