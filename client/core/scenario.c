@@ -19,7 +19,7 @@ static const char *const transports[] = {"tcp", "unix", "pipe", NULL};
 static const char *const modes[] = {"sync", "thread-per-call", "pool",
                                     "event", NULL};
 static const char *const kinds[] = {"omniorb", "tao", "orbit2",
-                                    "omniorbpy", "raw",
+                                    "omniorbpy", "mico", "raw",
                                     "giop-min", "combat", "external",
                                     NULL};
 
@@ -43,8 +43,8 @@ static const struct scenario_key keys[] = {
      "pipe pair per server, raw servers only)"},
     {.key = "server.kind", .type = SCENARIO_ENUM, .off = OFF(server.kind),
      .size = SZ(server.kind), .choices = kinds, .def_str = "omniorb",
-     .help = "which echo server to fork: omniorb, tao, orbit2 and "
-     "omniorbpy (omniORB's Python mapping; builds of scripts/build-orb, "
+     .help = "which echo server to fork: omniorb, tao, orbit2, omniorbpy "
+     "(omniORB's Python mapping) and mico (builds of scripts/build-orb, "
      "named by server.orb), combat (the Tcl ORB; tcp "
      "only), or the ORB-less raw (length-prefixed echo) and giop-min (GIOP "
      "1.2, no ORB); external: start none, call those listed in server.iors"},

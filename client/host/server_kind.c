@@ -80,6 +80,16 @@ static const struct endpoint_form orbit2_endpoints[] = {
     {NULL, {NULL}},
 };
 
+/* MICO (servers/mico) listens where -ORBIIOPAddr says: inet:HOST:PORT,
+ * or unix:PATH (its own Unix-socket profile, TAG_UNIX_IOP); -ORBNoResolve
+ * keeps the IOR's host an address (MICO would resolve it to a name, which
+ * the TCP transport does not resolve). */
+static const struct endpoint_form mico_endpoints[] = {
+    {"tcp", {"-ORBNoResolve", "-ORBIIOPAddr", "inet:127.0.0.1:0"}},
+    {"unix", {"-ORBIIOPAddr", "unix:{dir}/s{index}.sock"}},
+    {NULL, {NULL}},
+};
+
 /* Servers orbbench did not start: transports only, no words. */
 static const struct endpoint_form external_endpoints[] = {
     {"tcp", {NULL}},
@@ -106,6 +116,9 @@ static const struct server_kind kinds[] = {
      "--work-us",
      "scripts/build-orb omniorbpy VERSION --source PATH, then make",
      "--work-ns"},
+    /* MICO has no Debian package: builds of scripts/build-orb. */
+    {"mico", &wire_giop, NULL, "libmico", mico_endpoints, "--work-us",
+     "scripts/build-orb mico VERSION --source PATH, then make", "--work-ns"},
     {"raw", &wire_raw, "raw-server", NULL, raw_endpoints, NULL, NULL, NULL},
     {"giop-min", &wire_giop, "giop-min-server", NULL, giop_min_endpoints,
      NULL, NULL, NULL},
@@ -190,6 +203,21 @@ static bool tao_endpoint_ok(char *ep)
         ok = port ? loopback_host_port(a) : loopback_host(a, strlen(a));
     }
     return ok;
+}
+
+/* One MICO address, as -ORBIIOPAddr takes it (orb/address.cc's
+ * parsers): inet:HOST:PORT (or inet-stream:, inet-dgram:) with a loopback
+ * HOST, or unix:PATH; MICO's other address kinds are refused. */
+static bool mico_address_ok(const char *v)
+{
+    static const char *const inet[] = {"inet:", "inet-stream:",
+                                       "inet-dgram:"};
+    if (strncmp(v, "unix:", 5) == 0)
+        return true;
+    for (size_t k = 0; k < ARRAY_LEN(inet); k++)
+        if (strncmp(v, inet[k], strlen(inet[k])) == 0)
+            return loopback_host_port(v + strlen(inet[k]));
+    return false;
 }
 
 /* A value of omniORB's endpoint options (comma-separated omniORB
@@ -302,6 +330,16 @@ int server_args_check(char *const *args, size_t nargs, char *why,
             ok = false;
             rule = "a configuration file can set endpoints orbbench does "
                    "not check; give the options in server.args";
+        } else if (name_len == 12 && strncmp(a, "-ORBIIOPAddr", 12) == 0) {
+            known = true;
+            rule = "MICO's inet:HOST:PORT with HOST 127.x.x.x, localhost "
+                   "or ::1, or unix:PATH";
+            ok = v && mico_address_ok(v);
+        } else if (name_len == 12 && strncmp(a, "-ORBConfFile", 12) == 0) {
+            known = true;
+            ok = false;
+            rule = "MICO's configuration file can set addresses orbbench "
+                   "does not check; give the options in server.args";
         } else if (name_len == 10 && strncmp(a, "--endpoint", 10) == 0) {
             known = true;
             rule = "tcp:HOST:PORT with a loopback HOST, unix:PATH or "

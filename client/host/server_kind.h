@@ -73,7 +73,9 @@ struct server_launch {
  * -ORBendPointNoPublish (giop:tcp:HOST:PORT, giop:ssl:HOST:PORT,
  * giop:unix:PATH, comma lists), -ORBconfigFile (a file that could set
  * them), the ORB-less servers' --endpoint (tcp:HOST:PORT, unix:PATH,
- * pipe:R,W) and Combat's -ORBHostName. 0, or -EINVAL with one line
+ * pipe:R,W), Combat's -ORBHostName, and MICO's -ORBIIOPAddr (inet:HOST:PORT,
+ * unix:PATH) and -ORBConfFile (refused, as omniORB's file). 0, or
+ * -EINVAL with one line
  * naming the argument in `why`. */
 int server_args_check(char *const *args, size_t nargs, char *why,
                       size_t why_len);
