@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/python3 -Es
 """omniORBpy echo server for orbbench: activates one Bench::Echo object in
 the RootPOA, prints its stringified IOR as one line on stdout, and serves
 until killed. The same contract as the C++ servers (docs/servers.md):
@@ -9,11 +9,16 @@ until killed. The same contract as the C++ servers (docs/servers.md):
 Every other argument is omniORB's (-ORBendPoint giop:tcp:127.0.0.1:,
 giop:unix:PATH, -ORBthreadPerConnectionPolicy 0, ...): omniORBpy is
 omniORB's C++ core under a Python mapping, so its server model is
-omniORB's (a thread per connection, a pool past 100 connections), every
-upcall taking Python's global interpreter lock.
+omniORB's (a thread per connection, a pool past
+-ORBthreadPerConnectionUpperLimit connections), every upcall taking
+Python's global interpreter lock.
 
 make installs this file as bin/orbs/omniorbpy-VERSION/echo-server with
-the three names below filled in."""
+the three names below filled in. Python runs with -E -s: the caller's
+PYTHON* variables (PYTHONMALLOC, PYTHONPATH, ...) and user site-packages
+do not reach a server, whose interpreter settings are then the same in
+every run (docs/servers.md#omniorbpy: none of them moved the footprint
+by more than 5%)."""
 import ctypes
 import os
 import signal
@@ -164,7 +169,11 @@ def main():
     if len(argv) > 1 and argv[1] == "--version":
         sys.path[:0] = [OMNIPY_PATH]
         import omniORB
-        print(f"omniORBpy {omniORB.__version__}\n{BUILD_INFO}")
+        flags = "".join(f for f, on in (("E", sys.flags.ignore_environment),
+                                        ("s", sys.flags.no_user_site)) if on)
+        print(f"omniORBpy {omniORB.__version__}\n{BUILD_INFO}; the server "
+              f"runs {os.path.basename(sys.executable)} "
+              f"{'-' + flags if flags else 'without -E -s'}")
         return 0
     work_us = take_int_option(argv, "--work-us", MAX_WORK_US)
     work_ns = take_int_option(argv, "--work-ns", MAX_WORK_NS)

@@ -47,6 +47,8 @@ def test_version_says_how_it_was_built(omnipy):
     assert first == "omniORBpy " + omnipy[0].removeprefix("omniorbpy-")
     assert build.startswith("omniORB ") and "Python 3." in build
     assert "configure --with-omniorb=" in build
+    # Python's settings are the server's, not the caller's environment's.
+    assert build.endswith("; the server runs python3 -Es")
 
 
 @pytest.mark.parametrize("transport", ["tcp", "unix"])
