@@ -61,7 +61,7 @@ def test_small_sweep_records_omniorbpy(orbbench, omnipy, transport):
     assert "Python 3." in orb["build"]
     # The module of this build, not some other omniORBpy on the path.
     assert f"/orbs/{omnipy[0]}/" in orb["library_path"]
-    assert "/_omnipy.so" in orb["library_path"]
+    assert "/_omnipy." in orb["library_path"]
     assert [s["n"] for s in r.doc["steps"]] == [2, 3]
     assert r.doc["result"]["stop_reason"] == "max_n"
     fp = r.doc["steps"][-1]["footprint"]
@@ -114,6 +114,36 @@ def test_shipped_scenarios_run(orbbench, omnipy):
         r = orbbench(f, f"server.orb={omnipy[0]}", "sweep.start=2",
                      "sweep.max_n=2", "sweep.rounds=2")
         assert r.rc == 0, (f, r.stderr)
+
+
+@pytest.mark.parametrize("server", BUILDS or [None],
+                         ids=[b.parent.name for b in BUILDS] or ["none"])
+def test_it_maps_the_omniorb_it_was_built_against(server):
+    """omniORBpy X.Y runs on omniORB X.Y only: a build against a build of
+    orbs/ loads that build's libomniORB4 (its modules' RPATH), one against
+    Debian's the system's. Every build, not only the newest."""
+    if server is None:
+        pytest.skip(BUILD)
+    build = subprocess.run([str(server), "--version"], capture_output=True,
+                           text=True, timeout=30).stdout.splitlines()[1]
+    p = subprocess.Popen([str(server), "-ORBendPoint", "giop:tcp:127.0.0.1:"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        assert p.stdout.readline().startswith("IOR:"), p.stderr
+        with open(f"/proc/{p.pid}/maps") as f:
+            libs = {line.split()[-1] for line in f
+                    if "/libomniORB4.so" in line}
+    finally:
+        p.kill()
+        p.communicate(timeout=30)
+    assert len(libs) == 1, libs
+    [lib] = libs
+    if "(Debian " in build:
+        assert lib.startswith(("/usr/lib/", "/lib/")), lib
+    else:
+        omni = build.split("(", 1)[1].split(")", 1)[0]
+        assert lib.startswith(omni + "/lib/"), (lib, build)
 
 
 def test_ior_names_omniorb(omnipy, tmp_path):
