@@ -313,11 +313,11 @@ $(OMNIORBPY_SERVERS): $(BIN)/orbs/%/echo-server: \
 	$(shell cat $(ORBS_DIR)/$*/OMNIIDL) -bpython -p $(OMNIPY_SITE) -Iidl \
 		-C$(OMNIPY_GEN) idl/payloads.idl idl/echo.idl
 	OMNIPY_PATH=$(OMNIPY_SITE) STUBS_PATH=$(abspath $(OMNIPY_GEN)) \
-	BUILD_INFO_FILE=$(ORBS_DIR)/$*/BUILD_INFO python3 -c \
-		'import os, sys; s = open(sys.argv[1]).read(); \
-		os.environ["BUILD_INFO"] = open(os.environ["BUILD_INFO_FILE"]).read().strip(); \
-		s = [s := s.replace(chr(34) + "@" + k + "@" + chr(34), repr(os.environ[k])) \
-		     for k in ("OMNIPY_PATH", "STUBS_PATH", "BUILD_INFO")][-1]; \
+	BUILD_INFO="$$(cat $(ORBS_DIR)/$*/BUILD_INFO)" $(PYTHON) -c \
+		'import functools, os, sys; \
+		fill = lambda s, k: s.replace("\"@" + k + "@\"", repr(os.environ[k])); \
+		s = functools.reduce(fill, ("OMNIPY_PATH", "STUBS_PATH", "BUILD_INFO"), \
+		                     open(sys.argv[1]).read()); \
 		open(sys.argv[2], "w").write(s)' $< $@.tmp
 	chmod 755 $@.tmp && mv $@.tmp $@
 
