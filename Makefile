@@ -108,9 +108,19 @@ JACORB_IDS := $(patsubst $(ORBS_DIR)/%/lib/jacorb.jar,%,\
 	$(wildcard $(ORBS_DIR)/*/lib/jacorb.jar))
 JACORB_SERVERS := $(JACORB_IDS:%=$(BIN)/orbs/%/echo-server)
 
+# omniORBpy builds (scripts/build-orb omniorbpy): a Python script each,
+# with stubs from the omniidl that build matches.
+OMNIORBPY_IDS := $(patsubst $(ORBS_DIR)/%/PYTHONPATH,%,\
+	$(wildcard $(ORBS_DIR)/omniorbpy-*/PYTHONPATH))
+OMNIORBPY_SERVERS := $(OMNIORBPY_IDS:%=$(BIN)/orbs/%/echo-server)
+# MICO builds (scripts/build-orb mico): stubs from that build's idl.
+MICO_IDS := $(patsubst $(ORBS_DIR)/%/bin/mico-cpp,%,\
+	$(wildcard $(ORBS_DIR)/mico-*/bin/mico-cpp))
+MICO_SERVERS := $(MICO_IDS:%=$(BIN)/orbs/%/echo-server)
+
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) $(TAO_SERVERS) \
 	$(ORBIT2_SERVERS) \
-	$(JACORB_SERVERS) \
+	$(JACORB_SERVERS) $(OMNIORBPY_SERVERS) $(MICO_SERVERS) \
 	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/combat-echo-server \
 	$(BIN)/omniorb-event-consumer $(BIN)/omniorb-marshal-bench
 
@@ -328,6 +338,63 @@ $(JACORB_SERVERS): $(BIN)/orbs/%/echo-server: servers/jacorb/launcher.c \
 		> $(JACORB_GEN)/launcher.h
 	$(CC) $(CFLAGS) -include $(JACORB_GEN)/launcher.h -o $@ \
 		servers/jacorb/launcher.c $(LDFLAGS)
+
+# ---- the omniORBpy echo servers (servers/omniorbpy) ------------------------
+# Nothing to compile: the script is installed with the build's module
+# folder (its PYTHONPATH file, relative to the prefix), the folder of the
+# stubs that build's omniidl back end makes of payloads.idl and echo.idl
+# (python.py, in that module folder), and how it was built (BUILD_INFO,
+# the second --version line) written into it as Python string literals.
+OMNIPY_GEN = $(BUILD)/orbs/$*/gen
+OMNIPY_SITE = $(abspath $(ORBS_DIR)/$*/$(shell cat $(ORBS_DIR)/$*/PYTHONPATH))
+$(OMNIORBPY_SERVERS): $(BIN)/orbs/%/echo-server: \
+		servers/omniorbpy/echo_server.py idl/echo.idl idl/payloads.idl \
+		$(ORBS_DIR)/%/PYTHONPATH $(ORBS_DIR)/%/OMNIIDL $(ORBS_DIR)/%/BUILD_INFO
+	@mkdir -p $(OMNIPY_GEN) $(@D)
+	rm -rf $(OMNIPY_GEN)/*
+	$(shell cat $(ORBS_DIR)/$*/OMNIIDL) -bpython -p $(OMNIPY_SITE) -Iidl \
+		-C$(OMNIPY_GEN) idl/payloads.idl idl/echo.idl
+	OMNIPY_PATH=$(OMNIPY_SITE) STUBS_PATH=$(abspath $(OMNIPY_GEN)) \
+	BUILD_INFO="$$(cat $(ORBS_DIR)/$*/BUILD_INFO)" $(PYTHON) -c \
+		'import functools, os, sys; \
+		fill = lambda s, k: s.replace("\"@" + k + "@\"", repr(os.environ[k])); \
+		s = functools.reduce(fill, ("OMNIPY_PATH", "STUBS_PATH", "BUILD_INFO"), \
+		                     open(sys.argv[1]).read()); \
+		open(sys.argv[2], "w").write(s)' $< $@.tmp
+	chmod 755 $@.tmp && mv $@.tmp $@
+
+# ---- the MICO echo servers (servers/mico) ----------------------------------
+# Stubs and skeletons of payloads.idl and echo.idl, each into its own
+# files (MICO's idl writes an included file's definitions only into that
+# file's stubs), by the build's idl with the build's preprocessor;
+# compiled with MICO's own flags for programs (CXXFLAGS, LIBS: what its
+# mico-c++ and mico-ld add), our flags for our file only (never for
+# IDL-generated code; MICO's headers use std::binary_function, deprecated
+# since C++11), said how it was built (BUILD_INFO, the second --version
+# line), an RPATH to the build's lib/.
+MICO_GEN = $(BUILD)/orbs/$*/gen
+MICO_ENV = LD_LIBRARY_PATH=$(abspath $(ORBS_DIR)/$*/lib)
+$(MICO_SERVERS): $(BIN)/orbs/%/echo-server: servers/mico/echo_server.cc \
+		servers/common/echo_servant.hh servers/common/activate.hh \
+		idl/echo.idl idl/payloads.idl $(ORBS_DIR)/%/bin/mico-cpp \
+		$(ORBS_DIR)/%/CXXFLAGS $(ORBS_DIR)/%/LIBS $(ORBS_DIR)/%/BUILD_INFO
+	@mkdir -p $(MICO_GEN) $(@D)
+	cd $(MICO_GEN) && for f in payloads echo; do \
+		$(MICO_ENV) $(abspath $(ORBS_DIR)/$*/bin/idl) \
+			--cpp $(abspath $(ORBS_DIR)/$*/bin/mico-cpp) --c++-suffix cc \
+			-I$(abspath idl) $(abspath idl)/$$f.idl || exit 1; done
+	for f in payloads echo; do \
+		$(CXX) -O2 -g -w $(shell cat $(ORBS_DIR)/$*/CXXFLAGS) -I$(MICO_GEN) \
+			-I$(ORBS_DIR)/$*/include -c $(MICO_GEN)/$$f.cc \
+			-o $(MICO_GEN)/$$f.o || exit 1; done
+	$(CXX) $(CXXFLAGS) -Wno-deprecated-declarations \
+		$(shell cat $(ORBS_DIR)/$*/CXXFLAGS) \
+		-DORBBENCH_MICO_BUILD='"$(subst ','\'',$(shell cat $(ORBS_DIR)/$*/BUILD_INFO))"' \
+		-I$(MICO_GEN) -I$(ORBS_DIR)/$*/include -o $@ servers/mico/echo_server.cc \
+		$(MICO_GEN)/echo.o $(MICO_GEN)/payloads.o $(LDFLAGS) \
+		-L$(ORBS_DIR)/$*/lib -Wl,--disable-new-dtags \
+		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) \
+		$(shell cat $(ORBS_DIR)/$*/LIBS)
 
 # ---- tests ---------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclient.a | deps

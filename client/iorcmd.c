@@ -30,12 +30,13 @@ static void usage(FILE *f)
             "Decode stringified IORs as omniORB's catior does: byte order, "
             "type id, each\n"
             "profile (IIOP version, host, port, object key, tagged "
-            "components; TAO's UIOP\n"
-            "profile with its socket path, ORBit2's profiles), and what "
-            "orbbench would\n"
-            "connect to over tcp and unix. `-` reads one IOR a line from "
-            "standard input\n"
-            "(\"IOR [PID]\" lines as in server.iors files; # starts a "
+            "components; TAO's and\n"
+            "MICO's UIOP profiles with their socket path, ORBit2's "
+            "profiles), and what\n"
+            "orbbench would connect to over tcp and unix. `-` reads one "
+            "IOR a line from\n"
+            "standard input (\"IOR [PID]\" lines as in server.iors files; "
+            "# starts a\n"
             "comment).\n"
             "\n"
             "options:\n"
@@ -162,8 +163,8 @@ static void connect_info(const char *ior, struct connect_info *ci)
         str_escape(ci->unix_ep.text, sizeof ci->unix_ep.text, t->unix_path);
     } else {
         snprintf(ci->unix_ep.text, sizeof ci->unix_ep.text, "no UIOP "
-                 "profile (TAO's) or TAG_ORBIT_SPECIFIC one with a socket "
-                 "path (ORBit2's), and the first IIOP profile has no "
+                 "profile (TAO's, MICO's) or TAG_ORBIT_SPECIFIC one with a "
+                 "socket path (ORBit2's), and the first IIOP profile has no "
                  "TAG_OMNIORB_UNIX_TRANS component (omniORB's)");
     }
 }
@@ -441,7 +442,8 @@ static void print_doc(const struct ior_doc *d, const char *src,
         if (p->decoded)
             printf(", %s", order_name(p->little));
         printf(")");
-        bool uiop = p->tag == IOR_TAG_TAO_UIOP;
+        bool mico = p->tag == IOR_TAG_MICO_UIOP;
+        bool uiop = p->tag == IOR_TAG_TAO_UIOP || mico;
         if (p->tag == IOR_TAG_INTERNET_IOP || uiop) {
             printf(": %s %u.%u", uiop ? "UIOP" : "IIOP", p->iiop_major,
                    p->iiop_minor);
@@ -449,7 +451,12 @@ static void print_doc(const struct ior_doc *d, const char *src,
                 printf(" (only %s 1.x is decoded)", uiop ? "UIOP" : "IIOP");
         }
         if ((p->tag == IOR_TAG_INTERNET_IOP || uiop) && p->decoded) {
-            if (uiop) {
+            if (mico) {
+                char *h = escaped(p->host.s, p->host.len);
+                s = escaped(p->path.s, p->path.len);
+                printf(", host %s, path %s\n", h ? h : "", s ? s : "");
+                free(h);
+            } else if (uiop) {
                 s = escaped(p->path.s, p->path.len);
                 printf(", rendezvous point %s\n", s ? s : "");
             } else {
@@ -526,7 +533,8 @@ static json_t *doc_json(const struct ior_doc *d, const char *src,
         if (p->decoded)
             json_object_set_new(o, "byte_order",
                                 json_string(p->little ? "little" : "big"));
-        bool uiop = p->tag == IOR_TAG_TAO_UIOP;
+        bool mico = p->tag == IOR_TAG_MICO_UIOP;
+        bool uiop = p->tag == IOR_TAG_TAO_UIOP || mico;
         if (p->tag == IOR_TAG_INTERNET_IOP || uiop) {
             char v[16];
             snprintf(v, sizeof v, "%u.%u", p->iiop_major, p->iiop_minor);
@@ -541,6 +549,9 @@ static json_t *doc_json(const struct ior_doc *d, const char *src,
                                                         p->host.len));
             json_object_set_new(o, "port", json_integer(p->port));
         }
+        if (mico && p->decoded)
+            json_object_set_new(o, "host", json_escaped(p->host.s,
+                                                        p->host.len));
         if ((p->tag == IOR_TAG_INTERNET_IOP || uiop) && p->decoded) {
             json_object_set_new(o, "object_key_hex",
                                 json_hex(p->key, p->key_len));

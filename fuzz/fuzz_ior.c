@@ -86,8 +86,9 @@ static void decode(const char *line, int rc, const struct ior *ior)
         if (!iiop && p->tag == IOR_TAG_INTERNET_IOP)
             iiop = p;
         /* The first Unix profile a run would take its key from: TAO's
-         * UIOP or ORBit2's own. */
+         * or MICO's UIOP or ORBit2's own. */
         if (!uiop && p->decoded && (p->tag == IOR_TAG_TAO_UIOP ||
+                                    p->tag == IOR_TAG_MICO_UIOP ||
                                     (p->tag == IOR_TAG_ORBIT_SPECIFIC &&
                                      p->path.len && p->path.s[0])))
             uiop = p;
@@ -97,10 +98,13 @@ static void decode(const char *line, int rc, const struct ior *ior)
             check_inside(&d, p->key, p->key_len);
         }
         if (p->decoded && (p->tag == IOR_TAG_TAO_UIOP ||
+                           p->tag == IOR_TAG_MICO_UIOP ||
                            p->tag == IOR_TAG_ORBIT_SPECIFIC)) {
             check_str(&d, p->path);
             check_inside(&d, p->key, p->key_len);
         }
+        if (p->decoded && p->tag == IOR_TAG_MICO_UIOP)
+            check_str(&d, p->host);
         if (p->decoded && p->tag == IOR_TAG_ORBIT_GENERIC_IOP) {
             check_str(&d, p->proto);
             check_str(&d, p->host);
@@ -112,8 +116,8 @@ static void decode(const char *line, int rc, const struct ior *ior)
         FUZZ_CHECK(ior_profile_name(p->tag) != NULL || p->tag > 4);
     }
     if (rc == 0 && !ior->has_iiop) {
-        /* Only a Unix profile (TAO's UIOP, ORBit2's with a path): the
-         * client took its key. */
+        /* Only a Unix profile (TAO's or MICO's UIOP, ORBit2's with a
+         * path): the client took its key. */
         FUZZ_CHECK(!iiop && uiop && ior->has_unix);
         FUZZ_CHECK(ior->key_len == uiop->key_len &&
                    memcmp(ior->key, uiop->key, ior->key_len) == 0);

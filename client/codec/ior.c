@@ -168,6 +168,38 @@ static int parse_uiop_profile(const uint8_t *p, size_t n, struct ior *out,
     return take_unix_profile(out, path, path_len, key, key_len, take_key);
 }
 
+/* MICO's UIOP profile (TAG_UNIX_IOP, orb/ior.cc UIOPProfile::encode):
+ * its GIOP version, the host it names, the socket's path, the object key,
+ * and from 1.1 on components, which are not needed here; taken as
+ * parse_uiop_profile takes TAO's (MICO's decoder refuses a version above
+ * 1.2; so does this one, as a major version other than 1: skipped, 1). */
+static int parse_mico_uiop_profile(const uint8_t *p, size_t n,
+                                   struct ior *out, bool take_key)
+{
+    struct cdr_in in;
+    const char *host, *path;
+    size_t host_len, path_len, key_len;
+    const uint8_t *key;
+    int rc = cdr_in_encap(&in, p, n);
+    if (rc)
+        return rc;
+    uint8_t major = cdr_get_octet(&in);
+    (void)cdr_get_octet(&in);
+    if (in.err)
+        return in.err;
+    if (major != 1)
+        return 1;
+    if ((rc = cdr_get_string(&in, &host, &host_len)) ||
+        (rc = cdr_get_string(&in, &path, &path_len)) ||
+        (rc = cdr_get_octet_seq(&in, &key, &key_len)))
+        return rc;
+    bool had_unix = out->has_unix;
+    rc = take_unix_profile(out, path, path_len, key, key_len, take_key);
+    if (!rc && !had_unix)
+        rc = copy_str(out->unix_host, sizeof out->unix_host, host, host_len);
+    return rc;
+}
+
 /* ORBit2's TAG_ORBIT_SPECIFIC profile (iop-profiles.c,
  * IOP_TAG_ORBIT_SPECIFIC_marshal): two version octets, the Unix socket's
  * path, the IPv6 port, the object key; taken as parse_uiop_profile takes
@@ -275,7 +307,7 @@ int ior_read(struct cdr_in *in, struct ior *out)
 {
     const char *s;
     size_t len;
-    bool iiop = false, uiop = false, orbit = false;
+    bool iiop = false, uiop = false, orbit = false, mico = false;
     memset(out, 0, sizeof *out);
     int rc = cdr_get_string(in, &s, &len);
     if (!rc)
@@ -290,18 +322,25 @@ int ior_read(struct cdr_in *in, struct ior *out)
             rc = parse_iiop_profile(data, data_len, out);
             iiop = true;
         } else if (!rc && tag == IOR_TAG_TAO_UIOP && !uiop) {
-            rc = parse_uiop_profile(data, data_len, out, !iiop && !orbit);
+            rc = parse_uiop_profile(data, data_len, out,
+                                    !iiop && !orbit && !mico);
             uiop = rc == 0;
             rc = rc == 1 ? 0 : rc;
+        } else if (!rc && tag == IOR_TAG_MICO_UIOP && !mico) {
+            rc = parse_mico_uiop_profile(data, data_len, out,
+                                         !iiop && !uiop && !orbit);
+            mico = rc == 0;
+            rc = rc == 1 ? 0 : rc;
         } else if (!rc && tag == IOR_TAG_ORBIT_SPECIFIC && !orbit) {
-            rc = parse_orbit_profile(data, data_len, out, !iiop && !uiop);
+            rc = parse_orbit_profile(data, data_len, out,
+                                     !iiop && !uiop && !mico);
             orbit = rc == 0;
             rc = rc == 1 ? 0 : rc;
         }
     }
     if (!rc)
         rc = in->err;
-    if (!rc && !iiop && !uiop && !orbit)
+    if (!rc && !iiop && !uiop && !orbit && !mico)
         rc = -ENOENT;
     return rc;
 }
@@ -383,9 +422,9 @@ const char *ior_strerror(int err)
     case -EPROTO:
         return "unknown IIOP version";
     case -EDESTADDRREQ:
-        return "a Unix socket path (UIOP rendezvous point, ORBit2's "
-               "profile or omniORB's unix component) that is empty or not "
-               "absolute";
+        return "a Unix socket path (UIOP rendezvous point, MICO's UIOP "
+               "or ORBit2's profile or omniORB's unix component) that is "
+               "empty or not absolute";
     case -ENOMEM:
         return "out of memory";
     default:
@@ -426,7 +465,9 @@ size_t ior_escape(const void *p, size_t n, char *out, size_t cap)
 
 /* ---- Names -------------------------------------------------------------
  * Tags from CORBA 3 (IOP module, CSIIOP, FT, MIOP) and the vendor ranges
- * the OMG assigned (omniORB "ATT", TAO "TAO", ORBit "OBT"). */
+ * the OMG assigned (omniORB "ATT", TAO "TAO", ORBit "OBT"); MICO's own
+ * profile numbers (include/mico/ior.h: it has no vendor block, and its
+ * IORs carry no TAG_ORB_TYPE). */
 
 struct tag_name {
     uint32_t tag;
@@ -439,6 +480,9 @@ static const struct tag_name profile_names[] = {
     {2, "TAG_SCCP_IOP"},
     {3, "TAG_UIPMC"},
     {4, "TAG_MOBILE_TERMINAL_IOP"},
+    {20000, "TAG_LOCAL (MICO)"},
+    {20002, "TAG_UNIX_IOP (MICO)"}, /* MICO's UIOP */
+    {20004, "TAG_UDP_IOP (MICO)"},
     {0x4f425400, "TAG_GENERIC_IOP"},  /* ORBit2: Unix sockets, IPv6 */
     {0xbadfaeca, "TAG_ORBIT_SPECIFIC"}, /* ORBit */
     {0x54414f00, "TAO_TAG_UIOP_PROFILE"},
@@ -907,13 +951,15 @@ static int decode_components(struct rd *r, struct ior_profile *p,
 
 /* An IIOP profile body: version, host, port, key, and from 1.1 on its
  * components; or TAO's UIOP one, the same with the socket's path (its
- * "rendezvous point") for host and port (see parse_uiop_profile).
+ * "rendezvous point") for host and port (see parse_uiop_profile), or
+ * MICO's, with a host and the path (see parse_mico_uiop_profile).
  * Another major version is listed undecoded, as the layout after the
  * version is only known for 1.x. */
 static int decode_iiop(struct ior_profile *p, const char *where, char *why,
                        size_t why_len)
 {
-    bool uiop = p->tag == IOR_TAG_TAO_UIOP;
+    bool mico = p->tag == IOR_TAG_MICO_UIOP;
+    bool uiop = p->tag == IOR_TAG_TAO_UIOP || mico;
     struct rd r;
     int rc = rd_open(&r, p->data, p->len, where, why, why_len);
     if (!rc)
@@ -925,7 +971,11 @@ static int decode_iiop(struct ior_profile *p, const char *where, char *why,
     if (rc || p->iiop_major != 1)
         return rc;
     p->little = r.in.little;
-    if (uiop) {
+    if (mico) {
+        rc = rd_string(&r, "the host", &p->host);
+        if (!rc)
+            rc = rd_string(&r, "the socket path", &p->path);
+    } else if (uiop) {
         rc = rd_string(&r, "the rendezvous point", &p->path);
     } else {
         rc = rd_string(&r, "the host", &p->host);
@@ -1022,7 +1072,8 @@ int ior_decode(const char *str, struct ior_doc *doc, char *why,
         doc->nprofiles++;
         name_place(where, sizeof where, "profile", i,
                    ior_profile_name(p->tag), p->tag, "");
-        if (p->tag == IOR_TAG_INTERNET_IOP || p->tag == IOR_TAG_TAO_UIOP)
+        if (p->tag == IOR_TAG_INTERNET_IOP || p->tag == IOR_TAG_TAO_UIOP ||
+            p->tag == IOR_TAG_MICO_UIOP)
             rc = decode_iiop(p, where, why, why_len);
         else if (p->tag == IOR_TAG_MULTIPLE_COMPONENTS)
             rc = decode_multiple(p, where, why, why_len);

@@ -1,6 +1,6 @@
 /* Stringified IOR parsing: the IIOP profile (host, port, object key) and
- * the Unix-socket endpoints of omniORB (a component), TAO (its UIOP
- * profile) and ORBit2 (its TAG_ORBIT_SPECIFIC profile) for the client's
+ * the Unix-socket endpoints of omniORB (a component), TAO and MICO (their
+ * UIOP profiles) and ORBit2 (its TAG_ORBIT_SPECIFIC profile) for the client's
  * connections (ior_parse), and the whole IOR as catior shows it
  * (ior_decode). */
 #ifndef ORBBENCH_IOR_H
@@ -19,6 +19,12 @@
  * an IIOP 1.x profile with the socket's path (TAO's "rendezvous point")
  * where IIOP has host and port. */
 #define IOR_TAG_TAO_UIOP 0x54414f00u
+/* MICO's Unix-socket profile (TAG_UNIX_IOP, 20002, a "mico-extension" of
+ * include/mico/ior.h; orb/ior.cc, UIOPProfile::encode): the body of an
+ * IIOP 1.x profile with the host and then the socket's path where IIOP
+ * has host and port. MICO's SSL build gives TAG_SSL_INTERNET_IOP the same
+ * number, but encodes an SSL profile under its transport's own tag. */
+#define IOR_TAG_MICO_UIOP 20002u
 /* ORBit2's own profile (IOP_TAG_ORBIT_SPECIFIC, src/orb/orb-core/
  * iop-profiles.c): two version octets (1.2, "for ORBit1"), the Unix
  * socket's path, an IPv6 port (0: none), the object key. */
@@ -59,7 +65,8 @@ struct ior {
     size_t key_len;
     /* A Unix socket: omniORB's TAG_OMNIORB_UNIX_TRANS component in the
      * IIOP profile (unix_host is the machine it names), TAO's UIOP
-     * profile or ORBit2's TAG_ORBIT_SPECIFIC one (unix_host empty). */
+     * profile or ORBit2's TAG_ORBIT_SPECIFIC one (unix_host empty), or
+     * MICO's UIOP profile (unix_host: the host it names). */
     bool has_unix;
     char unix_host[IOR_MAX_HOST];
     char unix_path[IOR_MAX_PATH];
@@ -67,10 +74,10 @@ struct ior {
 
 /* Parse a stringified IOR ("IOR:" then hex; surrounding whitespace is
  * allowed) into *out: the first IIOP profile (and its omniORB Unix
- * component), the first UIOP profile of TAO and the first
+ * component), the first UIOP profile of TAO and of MICO and the first
  * TAG_ORBIT_SPECIFIC profile of ORBit2 that names a socket. The object
- * key is the IIOP profile's, or else the first Unix profile's (TAO and
- * ORBit2 give every profile of an object the same key); the Unix path the
+ * key is the IIOP profile's, or else the first Unix profile's (TAO, MICO
+ * and ORBit2 give every profile of an object the same key); the Unix path the
  * first one found. Returns 0, or:
  *   -EINVAL       not "IOR:" followed by an even number of hex digits
  *   -EBADMSG      the CDR is truncated or a length runs past its end
@@ -172,17 +179,18 @@ struct ior_profile {
     uint32_t tag;
     const uint8_t *data; /* profile_data, borrowed */
     size_t len;
-    /* TAG_INTERNET_IOP, TAO's UIOP and ORBit2's two profiles with major
-     * version 1, TAG_MULTIPLE_COMPONENTS: the body was decoded (little:
-     * its byte order). Other profiles are listed by tag and length only. */
+    /* TAG_INTERNET_IOP, TAO's and MICO's UIOP and ORBit2's two profiles
+     * with major version 1, TAG_MULTIPLE_COMPONENTS: the body was decoded
+     * (little: its byte order). Other profiles are listed by tag and
+     * length only. */
     bool decoded;
     bool little;
-    /* TAG_INTERNET_IOP, even undecoded; TAO's UIOP and ORBit2's profiles
-     * have the same two octets (a GIOP version) */
+    /* TAG_INTERNET_IOP, even undecoded; TAO's and MICO's UIOP and
+     * ORBit2's profiles have the same two octets (a GIOP version) */
     uint8_t iiop_major, iiop_minor;
-    struct ior_str host; /* IIOP, ORBit2's generic profile */
-    /* UIOP: the socket's path (rendezvous point); TAG_ORBIT_SPECIFIC: the
-     * socket's path (empty: none) */
+    struct ior_str host; /* IIOP, MICO's UIOP, ORBit2's generic profile */
+    /* UIOP: the socket's path (TAO's rendezvous point);
+     * TAG_ORBIT_SPECIFIC: the socket's path (empty: none) */
     struct ior_str path;
     struct ior_str proto;   /* ORBit2's generic profile: "UNIX", "IPv6" */
     struct ior_str service; /* ORBit2's generic profile: path or port */

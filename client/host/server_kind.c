@@ -88,6 +88,16 @@ static const struct endpoint_form jacorb_endpoints[] = {
     {NULL, {NULL}},
 };
 
+/* MICO (servers/mico) listens where -ORBIIOPAddr says: inet:HOST:PORT,
+ * or unix:PATH (its own Unix-socket profile, TAG_UNIX_IOP); -ORBNoResolve
+ * keeps the IOR's host an address (MICO would resolve it to a name, which
+ * the TCP transport does not resolve). */
+static const struct endpoint_form mico_endpoints[] = {
+    {"tcp", {"-ORBNoResolve", "-ORBIIOPAddr", "inet:127.0.0.1:0"}},
+    {"unix", {"-ORBIIOPAddr", "unix:{dir}/s{index}.sock"}},
+    {NULL, {NULL}},
+};
+
 /* Servers orbbench did not start: transports only, no words. */
 static const struct endpoint_form external_endpoints[] = {
     {"tcp", {NULL}},
@@ -111,6 +121,19 @@ static const struct server_kind kinds[] = {
      .endpoints = orbit2_endpoints, .work_option = "--work-us",
      .build_hint = "scripts/build-orb orbit2 VERSION --source PATH, then "
                    "make"},
+    /* omniORBpy (servers/omniorbpy, Python) is omniORB's core under a
+     * Python mapping: omniORB's endpoints. Debian 12 has no omniORBpy:
+     * builds of scripts/build-orb; the library is its module _omnipy. */
+    {.name = "omniorbpy", .wire = &wire_giop, .library = "_omnipy",
+     .endpoints = omniorb_endpoints, .work_option = "--work-us",
+     .build_hint = "scripts/build-orb omniorbpy VERSION --source PATH, then "
+                   "make",
+     .work_ns_option = "--work-ns"},
+    /* MICO has no Debian package: builds of scripts/build-orb. */
+    {.name = "mico", .wire = &wire_giop, .library = "libmico",
+     .endpoints = mico_endpoints, .work_option = "--work-us",
+     .build_hint = "scripts/build-orb mico VERSION --source PATH, then make",
+     .work_ns_option = "--work-ns"},
     {.name = "raw", .wire = &wire_raw, .binary = "raw-server",
      .endpoints = raw_endpoints},
     {.name = "giop-min", .wire = &wire_giop, .binary = "giop-min-server",
@@ -209,6 +232,21 @@ static bool tao_endpoint_ok(char *ep)
         ok = port ? loopback_host_port(a) : loopback_host(a, strlen(a));
     }
     return ok;
+}
+
+/* One MICO address, as -ORBIIOPAddr takes it (orb/address.cc's
+ * parsers): inet:HOST:PORT (or inet-stream:, inet-dgram:) with a loopback
+ * HOST, or unix:PATH; MICO's other address kinds are refused. */
+static bool mico_address_ok(const char *v)
+{
+    static const char *const inet[] = {"inet:", "inet-stream:",
+                                       "inet-dgram:"};
+    if (strncmp(v, "unix:", 5) == 0)
+        return true;
+    for (size_t k = 0; k < ARRAY_LEN(inet); k++)
+        if (strncmp(v, inet[k], strlen(inet[k])) == 0)
+            return loopback_host_port(v + strlen(inet[k]));
+    return false;
 }
 
 /* A value of omniORB's endpoint options (comma-separated omniORB
@@ -371,6 +409,16 @@ int server_args_check(char *const *args, size_t nargs, char *why,
             ok = false;
             rule = "a configuration file can set endpoints orbbench does "
                    "not check; give the options in server.args";
+        } else if (name_len == 12 && strncmp(a, "-ORBIIOPAddr", 12) == 0) {
+            known = true;
+            rule = "MICO's inet:HOST:PORT with HOST 127.x.x.x, localhost "
+                   "or ::1, or unix:PATH";
+            ok = v && mico_address_ok(v);
+        } else if (name_len == 12 && strncmp(a, "-ORBConfFile", 12) == 0) {
+            known = true;
+            ok = false;
+            rule = "MICO's configuration file can set addresses orbbench "
+                   "does not check; give the options in server.args";
         } else if (name_len == 10 && strncmp(a, "--endpoint", 10) == 0) {
             known = true;
             rule = "tcp:HOST:PORT with a loopback HOST, unix:PATH or "

@@ -94,8 +94,10 @@ size_t server_jvm_words(const struct scenario_jvm *jvm,
  * -ORBendPointNoPublish (giop:tcp:HOST:PORT, giop:ssl:HOST:PORT,
  * giop:unix:PATH, comma lists), -ORBconfigFile (a file that could set
  * them), the ORB-less servers' --endpoint (tcp:HOST:PORT, unix:PATH,
- * pipe:R,W), Combat's -ORBHostName, and JacORB's properties and JVM
- * options that would listen or publish elsewhere. 0, or -EINVAL with one line
+ * pipe:R,W), Combat's -ORBHostName, JacORB's properties and JVM options
+ * that would listen or publish elsewhere, and MICO's -ORBIIOPAddr
+ * (inet:HOST:PORT, unix:PATH) and -ORBConfFile (refused, as omniORB's
+ * file). 0, or -EINVAL with one line
  * naming the argument in `why`. */
 int server_args_check(char *const *args, size_t nargs, char *why,
                       size_t why_len);

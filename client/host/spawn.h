@@ -87,7 +87,8 @@ struct spawner;
 /* Is environment variable `name` one that would let a server listen
  * beyond what its arguments say (omniORB's ORBendPoint* parameters, its
  * OMNIORB_CONFIG file, TAO's TAO_ORBENDPOINT, ORBit2's ORBIT_SOCKETDIR,
- * the folder of its Unix sockets)? The spawner drops these from its
+ * the folder of its Unix sockets, MICO's MICORC, its options file)? The
+ * spawner drops these from its
  * environment, so no server sees them. */
 bool spawn_env_unsafe(const char *name, size_t len);
 

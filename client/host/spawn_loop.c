@@ -147,7 +147,8 @@ bool spawn_env_unsafe(const char *name, size_t len)
             strncasecmp(name, endpoint, sizeof endpoint - 1) == 0) ||
            (len == 14 && strncmp(name, "OMNIORB_CONFIG", 14) == 0) ||
            (len == 15 && strncmp(name, "TAO_ORBENDPOINT", 15) == 0) ||
-           (len == 15 && strncmp(name, "ORBIT_SOCKETDIR", 15) == 0);
+           (len == 15 && strncmp(name, "ORBIT_SOCKETDIR", 15) == 0) ||
+           (len == 6 && strncmp(name, "MICORC", 6) == 0);
 }
 
 /* Servers listen where their arguments say: what the environment would

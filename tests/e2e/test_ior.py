@@ -20,6 +20,7 @@ FIXTURES = ROOT / "tests" / "fixtures" / "iors"
 CATIOR = shutil.which("catior")
 TAO_UIOP = 0x54414f00  # TAO_TAG_UIOP_PROFILE
 ORBIT_PROFILES = (0xbadfaeca, 0x4f425400)  # ORBit2's own, its generic one
+MICO_UIOP = 20002  # MICO's TAG_UNIX_IOP
 ECHO = BIN / "omniorb-echo-server"
 
 
@@ -198,6 +199,11 @@ def compare(ior):
             # fields are checked against TAO's own layout in
             # tests/unit/test_ior_tao.c.
             assert o["decoded"] and o["uiop_version"] == "1.2"
+        elif t["tag"] == MICO_UIOP:
+            # The same for MICO's (tests/unit/test_ior_mico.c against
+            # MICO's layout).
+            assert o["decoded"] and o["uiop_version"] == "1.2"
+            assert o["host"] and o["path"].startswith("/")
         elif t["tag"] in ORBIT_PROFILES:
             # The same for ORBit2's profiles (tests/unit/test_ior_orbit2.c
             # against ORBit2's layouts).

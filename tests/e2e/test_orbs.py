@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -212,6 +213,83 @@ def test_build_orb_orbit2_checks_its_source(tmp_path, given, needle):
     # (and the prefix it was made for: a tree restored elsewhere rebuilds)
     assert sorted(p.name for p in work.iterdir()) == ["build.log", "prefix"]
     assert not (tree / "orbs" / "orbit2-2.14.19").exists()
+
+
+def copied_build_orb(tmp_path):
+    """build-orb copied into a tree of the test's own (its orbs/ is made
+    there)."""
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    for name in ("build-orb", "progress.sh"):
+        shutil.copy(ROOT / "scripts" / name, tree / "scripts")
+    return tree
+
+
+@pytest.mark.parametrize("given,needle", [
+    ("release", "holds MICO 9.9.9, not 2.3.13"),
+    ("not-a-release", "is not a MICO tree"),
+])
+def test_build_orb_mico_checks_its_source(tmp_path, given, needle):
+    """A tree that is not MICO 2.3.13 is refused before configure runs,
+    and leaves only the log."""
+    tree = copied_build_orb(tmp_path)
+    src = tmp_path / "mico"
+    (src / "orb").mkdir(parents=True)
+    (src / "configure").write_text("#!/bin/sh\nexit 1\n")
+    (src / "configure").chmod(0o755)
+    (src / "VERSION").write_text("9.9.9\n")
+    if given == "release":
+        (src / "orb" / "orb.cc").write_text("")
+    r = subprocess.run([str(tree / "scripts" / "build-orb"), "mico",
+                        "2.3.13", "--source", str(src), "-j", "1"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert needle in r.stderr
+    work = tree / "orbs" / ".build-mico-2.3.13"
+    assert sorted(p.name for p in work.iterdir()) == ["build.log", "prefix"]
+    assert not (tree / "orbs" / "mico-2.3.13").exists()
+
+
+def omniorbpy_release(tmp_path, version):
+    """A fake omniORBpy release tree saying `version`."""
+    src = tmp_path / "omniORBpy"
+    (src / "modules").mkdir(parents=True)
+    (src / "modules" / "omnipy.cc").write_text("")
+    (src / "configure").write_text("#!/bin/sh\nexit 1\n")
+    (src / "configure").chmod(0o755)
+    (src / ("THIS_IS_OMNIORBPY_" + version.replace(".", "_"))).write_text("")
+    return src
+
+
+@pytest.mark.skipif(not Path("/usr/include/omniORB4/CORBA.h").exists(),
+                    reason="no Debian omniORB (libomniorb4-dev)")
+def test_build_orb_omniorbpy_checks_its_source(tmp_path):
+    """omniORBpy 4.2.x goes with Debian's omniORB 4.2.5; a tree saying
+    another version is refused before configure runs."""
+    tree = copied_build_orb(tmp_path)
+    src = omniorbpy_release(tmp_path, "9.9.9")
+    r = subprocess.run([str(tree / "scripts" / "build-orb"), "omniorbpy",
+                        "4.2.6", "--source", str(src), "-j", "1"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "holds omniORBpy 9.9.9, not 4.2.6" in r.stderr
+    work = tree / "orbs" / ".build-omniorbpy-4.2.6"
+    assert sorted(p.name for p in work.iterdir()) == ["build.log", "prefix"]
+
+
+def test_build_orb_omniorbpy_needs_its_omniorb(tmp_path):
+    """omniORBpy X.Y works with omniORB X.Y only: without one (neither
+    the system's nor a build in orbs/) it is refused, naming the build to
+    make first, and nothing is written."""
+    tree = copied_build_orb(tmp_path)
+    src = omniorbpy_release(tmp_path, "5.1.0")
+    r = subprocess.run([str(tree / "scripts" / "build-orb"), "omniorbpy",
+                        "5.1.0", "--source", str(src), "-j", "1"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "omniORBpy 5.1.0 needs omniORB 5.1.x" in r.stderr
+    assert "scripts/build-orb omniorb 5.1.N --source PATH" in r.stderr
+    assert not (tree / "orbs").exists()
 
 
 def omniorb_tree(tmp_path):

@@ -378,6 +378,10 @@ def test_a_run_killed_with_its_spawner_is_cleaned_up_by_the_next(tmp_path):
     "-ORBEndpoint iiop://127.0.0.1:0,192.0.2.1:0",
     "-ORBListenEndpoints uiop:///tmp/x;iiop://[::]:0",
     "-ORBListenEndpoints shmiop://",
+    "-ORBIIOPAddr inet:0.0.0.0:0",
+    "-ORBIIOPAddr inet-stream:192.0.2.1:0",
+    "-ORBIIOPAddr bt-l2cap:00:00:00:00:00:00#1",
+    "-ORBConfFile /etc/micorc",
 ])
 @pytest.mark.parametrize("cmd", ["check", "run"])
 def test_a_server_endpoint_beyond_loopback_is_refused(tmp_path, cmd, args):
@@ -405,6 +409,9 @@ def test_a_server_endpoint_beyond_loopback_is_refused(tmp_path, cmd, args):
     "-ORBListenEndpoints iiop://127.0.0.1:0",
     "-ORBEndpoint iiop://1.2@[::1]:0,localhost/portspan=2",
     "-ORBListenEndpoints uiop:///tmp/x.sock;iiop://127.0.0.1:0",
+    "-ORBIIOPAddr inet:127.0.0.1:0",
+    "-ORBIIOPAddr unix:/tmp/x.sock",
+    "-ORBThreadPerConnection -ORBConnLimit 1000",
 ])
 def test_loopback_and_unix_endpoints_stay_allowed(args):
     r = run_cli("check", SCENARIOS / "sync-tcp.json", "--set",
@@ -460,11 +467,13 @@ def is_loopback(addr):
     ("omniorb", "tcp"), ("omniorb", "unix"), ("giop-min", "tcp"),
     ("giop-min", "unix"), ("raw", "tcp"), ("raw", "unix"), ("raw", "pipe"),
     ("combat", "tcp"), ("tao", "tcp"), ("tao", "unix"), ("orbit2", "tcp"),
-    ("orbit2", "unix")])
+    ("orbit2", "unix"), ("omniorbpy", "tcp"), ("omniorbpy", "unix"),
+    ("mico", "tcp"), ("mico", "unix")])
 def test_servers_listen_on_loopback_or_unix_only(tmp_path, kind, transport):
     out = tmp_path / "r.json"
     orb = []
-    if kind in ("tao", "orbit2"):  # builds only: the newest one, if any
+    # builds only: the newest one, if any
+    if kind in ("tao", "orbit2", "omniorbpy", "mico"):
         builds = sorted((BIN / "orbs").glob(f"{kind}-*/echo-server"))
         if not builds:
             pytest.skip(f"no {kind} build: scripts/build-orb {kind} "

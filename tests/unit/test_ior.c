@@ -1411,12 +1411,48 @@ static void test_decode_agrees_with_parse(void **state)
     }
 }
 
+/* omniORBpy 4.2.6 (servers/omniorbpy) over Debian's omniORB 4.2.5, with
+ * -ORBendPoint giop:tcp:127.0.0.1: and giop:unix:/tmp/orbbench-
+ * omniorbpy-ior/s0.sock: omniORB's C++ core writes the IOR, so it is an
+ * omniORB IOR, TAG_ORB_TYPE "ATT\0" and the Unix component included;
+ * orbbench ior names its ORB omniORB. */
+static const char omniorbpy_ior[] =
+    "IOR:"
+    "010000001300000049444c3a42656e63682f4563686f3a312e30000001000000"
+    "000000009c000000010102000a0000003132372e302e302e31008bc40e000000"
+    "fe6fd1146b000007520000000000000003000000000000000800000001000000"
+    "00545441010000001c0000000100000001000100010000000100010509010100"
+    "010000000901010002545441340000000100000003000000766d000024000000"
+    "2f746d702f6f726262656e63682d6f6d6e696f726270792d696f722f73302e73"
+    "6f636b00";
+
+static void test_omniorbpy_is_omniorb(void **state)
+{
+    (void)state;
+    struct ior r;
+    assert_int_equal(ior_parse(omniorbpy_ior, &r), 0);
+    assert_string_equal(r.host, "127.0.0.1");
+    assert_string_equal(r.unix_path, "/tmp/orbbench-omniorbpy-ior/s0.sock");
+    struct ior_doc d;
+    char why[256];
+    assert_int_equal(ior_decode(omniorbpy_ior, &d, why, sizeof why), 0);
+    assert_int_equal(d.nprofiles, 1);
+    const struct ior_profile *p = &d.profiles[0];
+    assert_int_equal(p->ncomps, 3);
+    assert_int_equal(p->comps[0].kind, IOR_COMP_ORB_TYPE);
+    assert_string_equal(ior_orb_vendor(p->comps[0].u.orb_type), "omniORB");
+    assert_int_equal(p->comps[2].kind, IOR_COMP_UNIX);
+    ior_doc_free(&d);
+}
+
 static void test_names(void **state)
 {
     (void)state;
     assert_string_equal(ior_profile_name(0), "TAG_INTERNET_IOP");
     assert_string_equal(ior_profile_name(1), "TAG_MULTIPLE_COMPONENTS");
     assert_string_equal(ior_profile_name(0xbadfaeca), "TAG_ORBIT_SPECIFIC");
+    /* MICO has no vendor block: its own profile numbers name it. */
+    assert_string_equal(ior_profile_name(20002), "TAG_UNIX_IOP (MICO)");
     assert_null(ior_profile_name(0x56495301));
     assert_string_equal(ior_component_name(0x41545402),
                         "TAG_OMNIORB_UNIX_TRANS");
@@ -1573,6 +1609,7 @@ int main(void)
         cmocka_unit_test(test_decode_cuts),
         cmocka_unit_test(test_decode_component_layouts),
         cmocka_unit_test(test_decode_agrees_with_parse),
+        cmocka_unit_test(test_omniorbpy_is_omniorb),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_loopback),

@@ -89,6 +89,20 @@ static void test_endpoint_words(void **state)
     assert_true(at > 0);
     assert_string_equal(argv[at + 1], "1");
     assert_int_equal(ns, 0);
+    /* MICO's: an address kind and a Unix socket's path in one word. */
+    make_ns("mico", "tcp", 0, 700, 0, argv, buf, sizeof buf);
+    assert_argv(argv, (const char *const[]){"/bin/srv", "-ORBNoResolve",
+                                            "-ORBIIOPAddr",
+                                            "inet:127.0.0.1:0", "--work-ns",
+                                            "700", "-x", "y", NULL});
+    make("mico", "unix", 0, 4, argv, buf, sizeof buf);
+    assert_argv(argv, (const char *const[]){"/bin/srv", "-ORBIIOPAddr",
+                                            "unix:/tmp/run/s4.sock", "-x",
+                                            "y", NULL});
+    make("omniorbpy", "unix", 0, 4, argv, buf, sizeof buf);
+    assert_argv(argv, (const char *const[]){"/bin/srv", "-ORBendPoint",
+                                            "giop:unix:/tmp/run/s4.sock",
+                                            "-x", "y", NULL});
     /* A kind with no work option never gets one. */
     make("giop-min", "unix", 25, 1, argv, buf, sizeof buf);
     assert_argv(argv, (const char *const[]){"/bin/srv", "--endpoint",
@@ -123,7 +137,7 @@ static void test_serves(void **state)
                                    sizeof list));
     assert_string_equal(list, "tcp, unix, pipe");
     assert_null(combat->work_option);
-    assert_null(server_kind_lookup("mico"));
+    assert_null(server_kind_lookup("visibroker"));
     const struct server_kind *jacorb = server_kind_lookup("jacorb");
     assert_false(server_kind_serves(jacorb, "unix", list, sizeof list));
     assert_string_equal(list, "tcp");
