@@ -1,6 +1,13 @@
 /* Stringified IOR parsing: see ior.h. Layouts from CORBA 3 part 2, 13.6
  * (IOP::IOR, IIOP::ProfileBody_1_1, CONV_FRAME::CodeSetComponentInfo,
- * the standard components) and omniORB's components (TAG_OMNIORB_*). */
+ * the standard components) and omniORB's components (TAG_OMNIORB_*).
+ *
+ * The one file in client/ over 800 lines, on purpose: it is one job, the
+ * IOR's layout decoded in the order the specification gives it (the
+ * profile, then each component by its tag), in short functions (the
+ * longest about 50 lines); split by component, the one table a reader
+ * checks against the specification would be scattered over files that
+ * share every helper. fuzz_ior covers it whole. */
 #include "codec/ior.h"
 
 #include <arpa/inet.h>

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "core/scenario.h"
+#include "host/server_kind.h"
 #include "kinds/kind.h"
 #include "kinds/stepper.h"
 
@@ -267,6 +268,41 @@ static void test_driver_settings_by_group(void **state)
                              "sweep.max_n (10)");
 }
 
+/* server.kind's choices are the host's one list of server kinds: each
+ * name of it loads (those whose other keys it needs aside), and the
+ * message for a name not in it lists exactly them, in its order. */
+static void test_server_kinds_are_one_list(void **state)
+{
+    (void)state;
+    struct scenario sc;
+    char err[512] = "", want[256] = "", doc[256];
+    for (size_t i = 0; server_kind_name(i); i++) {
+        const char *name = server_kind_name(i);
+        snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s",
+                 i ? ", " : "", name);
+        if (strcmp(name, "external") == 0)
+            continue; /* needs server.iors */
+        snprintf(doc, sizeof doc, "{\"server\": {\"kind\": \"%s\"}}",
+                 name);
+        assert_int_equal(scenario_load_text(kind_schema(), "s.json", doc,
+                                            strlen(doc), NULL, 0, &sc, err,
+                                            sizeof err),
+                         0);
+        assert_string_equal(sc.server.kind, name);
+        scenario_free(&sc);
+    }
+    assert_non_null(strstr(want, "omniorb, "));
+    static const char bad[] = "{\"server\": {\"kind\": \"corba\"}}";
+    assert_int_equal(scenario_load_text(kind_schema(), "s.json", bad,
+                                        strlen(bad), NULL, 0, &sc, err,
+                                        sizeof err),
+                     -EINVAL);
+    char msg[512];
+    snprintf(msg, sizeof msg, "s.json: key \"server.kind\": \"corba\" is "
+             "not one of: %s", want);
+    assert_string_equal(err, msg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_kind_rate),
         cmocka_unit_test(test_kind_scaling),
         cmocka_unit_test(test_driver_settings_by_group),
+        cmocka_unit_test(test_server_kinds_are_one_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
