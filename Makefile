@@ -107,10 +107,14 @@ ORBIT2_SERVERS := $(ORBIT2_IDS:%=$(BIN)/orbs/%/echo-server)
 JACORB_IDS := $(patsubst $(ORBS_DIR)/%/lib/jacorb.jar,%,\
 	$(wildcard $(ORBS_DIR)/*/lib/jacorb.jar))
 JACORB_SERVERS := $(JACORB_IDS:%=$(BIN)/orbs/%/echo-server)
+# Callers (docs/callers.md): orbbench's own, omniORB's for the system's
+# installation and for every omniORB build above (bin/orbs/ID/caller).
+OMNI_CALLERS := $(ORB_IDS:%=$(BIN)/orbs/%/caller)
+CALLERS := $(BIN)/orbbench-caller
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) $(TAO_SERVERS) \
 	$(ORBIT2_SERVERS) \
-	$(JACORB_SERVERS) \
+	$(JACORB_SERVERS) $(CALLERS) \
 	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/combat-echo-server \
 	$(BIN)/omniorb-event-consumer $(BIN)/omniorb-marshal-bench
 
@@ -140,6 +144,17 @@ $(BUILD)/libclient.a: $(LIB_OBJS)
 $(BIN)/orbbench: $(BUILD)/client/main.o $(BUILD)/libclient.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson -lm
+
+# ---- callers (callers/, docs/callers.md): each ORB's own client ---------
+# orbbench's own client as a caller: the client's library, its call modes.
+$(BUILD)/callers/%.o: callers/%.c | deps $(REV_H)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEFS) $(CLIENT_INC) -MMD -MP -c $< -o $@
+
+$(BIN)/orbbench-caller: $(BUILD)/callers/orbbench/caller.o \
+		$(BUILD)/libclient.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -ljansson -lm -lpthread
 
 # ---- ORB-less servers in C (servers/raw, servers/giop_min) ---------------
 $(BUILD)/servers/%.o: servers/%.c | deps
