@@ -110,7 +110,7 @@ JACORB_SERVERS := $(JACORB_IDS:%=$(BIN)/orbs/%/echo-server)
 # Callers (docs/callers.md): orbbench's own, omniORB's for the system's
 # installation and for every omniORB build above (bin/orbs/ID/caller).
 OMNI_CALLERS := $(ORB_IDS:%=$(BIN)/orbs/%/caller)
-CALLERS := $(BIN)/orbbench-caller
+CALLERS := $(BIN)/orbbench-caller $(BIN)/omniorb-caller $(OMNI_CALLERS)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) $(TAO_SERVERS) \
 	$(ORBIT2_SERVERS) \
@@ -155,6 +155,42 @@ $(BIN)/orbbench-caller: $(BUILD)/callers/orbbench/caller.o \
 		$(BUILD)/libclient.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson -lm -lpthread
+
+# omniORB's caller (callers/omniorb): stubs of its own, with AMI where the
+# release has it (omniidl -Wbami, 4.2 and later: omniORB4/ami.h), DII
+# (libomniDynamic4: deferred calls); one for the system's omniORB and one
+# for every build (bin/orbs/ID/caller), like the echo servers.
+CALLER_GEN := $(GEN)/caller
+$(CALLER_GEN)/echo.hh $(CALLER_GEN)/echoSK.cc $(CALLER_GEN)/payloadsSK.cc &: \
+		idl/echo.idl idl/payloads.idl | deps
+	@mkdir -p $(CALLER_GEN)
+	omniidl $(OMNIIDL_FLAGS) -Wbami -C$(CALLER_GEN) idl/echo.idl
+	omniidl $(OMNIIDL_FLAGS) -C$(CALLER_GEN) idl/payloads.idl
+
+$(BIN)/omniorb-caller: callers/omniorb/caller.cc $(CALLER_GEN)/echo.hh \
+		$(CALLER_GEN)/echoSK.cc $(CALLER_GEN)/payloadsSK.cc
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) -DORBBENCH_AMI -I$(CALLER_GEN) -o $@ $< \
+		$(CALLER_GEN)/echoSK.cc $(CALLER_GEN)/payloadsSK.cc $(LDFLAGS) \
+		$(OMNI_DYN_LIBS)
+
+omni_ami = $(wildcard $(ORBS_DIR)/$1/include/omniORB4/ami.h)
+$(BIN)/orbs/%/caller: callers/omniorb/caller.cc idl/echo.idl \
+		idl/payloads.idl $(ORBS_DIR)/%/bin/omniidl | deps
+	@mkdir -p $(BUILD)/orbs/$*/caller-gen $(@D)
+	$(ORBS_DIR)/$*/bin/omniidl $(OMNIIDL_FLAGS) \
+		$(if $(call omni_ami,$*),-Wbami) \
+		-C$(BUILD)/orbs/$*/caller-gen idl/echo.idl
+	$(ORBS_DIR)/$*/bin/omniidl $(OMNIIDL_FLAGS) \
+		-C$(BUILD)/orbs/$*/caller-gen idl/payloads.idl
+	$(CXX) $(CXXFLAGS) $(if $(call omni_ami,$*),-DORBBENCH_AMI) \
+		$(if $(call omni_build,$*),-DORBBENCH_OMNI_BUILD='"$(subst ','\'',$(shell cat $(call omni_build,$*)))"') \
+		-I$(BUILD)/orbs/$*/caller-gen -I$(ORBS_DIR)/$*/include \
+		-o $@ $< $(BUILD)/orbs/$*/caller-gen/echoSK.cc \
+		$(BUILD)/orbs/$*/caller-gen/payloadsSK.cc \
+		$(LDFLAGS) -L$(ORBS_DIR)/$*/lib \
+		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) -lomniDynamic4 \
+		-lomniORB4 -lomnithread -lpthread
 
 # ---- ORB-less servers in C (servers/raw, servers/giop_min) ---------------
 $(BUILD)/servers/%.o: servers/%.c | deps
