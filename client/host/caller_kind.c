@@ -35,6 +35,11 @@ const struct caller_kind *caller_kind_lookup(const char *name)
     return NULL;
 }
 
+const char *caller_kind_name(size_t i)
+{
+    return i < ARRAY_LEN(callers) ? callers[i].name : NULL;
+}
+
 void caller_kind_names(char *buf, size_t len)
 {
     size_t used = 0;

@@ -35,6 +35,10 @@ struct caller_kind {
 /* The caller called `name`, or NULL ("none" is no caller: NULL). */
 const struct caller_kind *caller_kind_lookup(const char *name);
 
+/* The i-th caller's name (i from 0), NULL past the last: caller.kind's
+ * choices, after "none" (scenario_schema.caller_name). */
+const char *caller_kind_name(size_t i);
+
 /* Every caller's name, ", "-separated, for a message. */
 void caller_kind_names(char *buf, size_t len);
 

@@ -30,7 +30,8 @@ ID:server.orb=ID. Examples:
   --orb omniorb-system --orb omniorb-4.3.3     two ORB installations
 Variant names: letters, digits, '.', '_', '-'; each once.
 
-Two variants that differ only in server.* keys are paired by default:
+Two variants that differ only in server.* and caller.* keys (the servers,
+and the ORB client that calls them: docs/callers.md) are paired by default:
 each scenario of a kind that pairs (sweep, fanin) runs once per repeat as
 one paired run (orbbench run --versus): both variants' servers on the
 machine at once, measured in alternating blocks with the other side's
@@ -236,7 +237,7 @@ def parse_args(argv):
     if a.until_verdict:
         if not a.paired:
             die("--until-verdict: needs paired runs: two variants that "
-                "differ only in server.* keys, without --solo")
+                "differ only in server.* and caller.* keys, without --solo")
         if a.repeat == 1:
             a.repeat = 3
         if a.budget is not None and a.budget <= 0:
@@ -249,21 +250,27 @@ def parse_args(argv):
     return a
 
 
+# What the sides of a paired run may differ in (orbbench run --versus).
+PAIRED_PREFIXES = ("server.", "caller.")
+
+
 def set_keys(sets):
     return [s.split("=", 1)[0] for s in sets]
 
 
 def pair_problem(variants):
     """Why the variants cannot run as paired runs (two variants; B sets
-    every key A sets; only server.*), or None."""
+    every key A sets; only server.* and caller.*: each side its own
+    servers and its own caller), or None."""
     if len(variants) != 2:
         return f"needs exactly two variants (got {len(variants)})"
     va, vb = variants
     for v in variants:
         for k in set_keys(v["set"]):
-            if not k.startswith("server."):
+            if not k.startswith(PAIRED_PREFIXES):
                 return (f"variant {v['name']!r} sets {k}: the sides of a "
-                        "paired run differ only in server.* keys")
+                        "paired run differ only in server.* and caller.* "
+                        "keys")
     missing = [k for k in set_keys(va["set"]) if k not in set_keys(vb["set"])]
     if missing:
         return (f"variant {vb['name']!r} must set {missing[0]} too (variant "
@@ -430,7 +437,7 @@ def run_one(a, scenario, out, progress, variant=None, prior=None):
 
 def run_pair(a, scenario, outs, progress, variants, prior=None):
     """One paired run of a scenario: variant A's settings, and B's server.*
-    keys as --versus, both sides warm-started from `prior` (or cold);
+    and caller.* keys as --versus, both sides warm-started from `prior` (or cold);
     return a row per variant."""
     va, vb = variants
     args = [a.orbbench, "run", str(scenario), "--out", str(outs[0]),
