@@ -11,7 +11,10 @@
  *                   [-- [--pool-size K] [--thread-stack-kb K]]
  *
  * After `--`, the client's own settings (client.pool_size,
- * client.thread_stack_kb: its defaults 100 and 64). */
+ * client.thread_stack_kb: its defaults 100 and 64), and the faults the
+ * tests make it commit after K rounds: --die-after K (exit 3),
+ * --hang-after K (never answer again), --garble-after K (answer a line
+ * that is not the protocol's). */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -45,6 +48,9 @@ struct caller {
     size_t n, cap;
     char *out; /* a round's answer */
     size_t out_cap;
+    /* Faults for the tests: after this many rounds (-1: never). */
+    int64_t die_after, hang_after, garble_after;
+    int64_t rounds;
 };
 
 static volatile sig_atomic_t never;
@@ -163,10 +169,34 @@ static void drop(struct caller *c, size_t k)
     replyf("ok %zu\n", c->n);
 }
 
+/* The tests' faults, before round number c->rounds + 1. */
+static void fault(struct caller *c)
+{
+    if (c->rounds == c->die_after) {
+        fprintf(stderr, "orbbench-caller: dying after %lld rounds, as told "
+                "(--die-after)\n", (long long)c->rounds);
+        exit(3);
+    }
+    if (c->rounds == c->hang_after) {
+        fprintf(stderr, "orbbench-caller: hanging after %lld rounds, as "
+                "told (--hang-after)\n", (long long)c->rounds);
+        for (;;)
+            pause();
+    }
+    if (c->rounds == c->garble_after) {
+        fprintf(stderr, "orbbench-caller: garbling after %lld rounds, as "
+                "told (--garble-after)\n", (long long)c->rounds);
+        replyf("hello there\n");
+        c->garble_after = -1;
+    }
+}
+
 /* One round: calls to conns[0..n-1] in the mode, then its answer. */
 static void round_of(struct caller *c, uint64_t seq, size_t n, bool record,
                      int64_t t0)
 {
+    fault(c);
+    c->rounds++;
     struct round_info info = {0};
     struct samples service = {0}, completion = {0};
     if (n > c->n) {
@@ -269,7 +299,9 @@ static void serve(struct caller *c)
 int main(int argc, char **argv)
 {
     struct caller c = {.mode = "sync", .payload_bytes = 16,
-                       .timeout_ms = 5000, .pool_size = 100, .stack_kb = 64};
+                       .timeout_ms = 5000, .pool_size = 100, .stack_kb = 64,
+                       .die_after = -1, .hang_after = -1,
+                       .garble_after = -1};
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -302,6 +334,12 @@ int main(int argc, char **argv)
             c.pool_size = number_arg(a, v, 1, 10000);
         else if (strcmp(a, "--thread-stack-kb") == 0)
             c.stack_kb = number_arg(a, v, 32, 65536);
+        else if (strcmp(a, "--die-after") == 0)
+            c.die_after = number_arg(a, v, 0, INT32_MAX);
+        else if (strcmp(a, "--hang-after") == 0)
+            c.hang_after = number_arg(a, v, 0, INT32_MAX);
+        else if (strcmp(a, "--garble-after") == 0)
+            c.garble_after = number_arg(a, v, 0, INT32_MAX);
         else
             die(2, "unknown client argument %s", a);
         i++;

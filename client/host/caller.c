@@ -48,6 +48,7 @@ struct callmode {
     uint64_t *inodes0;          /* the servers' sockets at the start */
     size_t ninodes0;
     size_t servers0;            /* servers whose sockets were read */
+    bool measuring;             /* costs_begin came, costs_end not yet */
     json_t *fails;              /* the failed round's fail lines */
 };
 
@@ -84,8 +85,9 @@ static int fail(struct callmode *m, int err, const char *fmt, ...)
     label(m, who, sizeof who);
     spawner_log_tail(m->spec->sp, m->spec->group, m->spec->index, tail,
                      sizeof tail);
-    snprintf(m->why, sizeof m->why, "%s %s%s%s", who, what,
-             tail[0] ? "; its last stderr line: " : "", tail);
+    snprintf(m->why, sizeof m->why, "%s %s%s%s%s", who, what,
+             tail[0] ? " (its last stderr line: \"" : "", tail,
+             tail[0] ? "\")" : "");
     m->broken = err;
     return err;
 }
@@ -221,6 +223,8 @@ static int read_ok(struct callmode *m, size_t want, int64_t deadline,
     return 0;
 }
 
+static void caller_destroy(struct callmode *m);
+
 static int caller_create(struct callmode **out,
                          const struct callmode_config *cfg)
 {
@@ -233,13 +237,14 @@ static int caller_create(struct callmode **out,
     m->cfg = *cfg;
     m->spec = c;
     m->rfd = m->wfd = -1;
-    *out = m;
+    *out = NULL;
     struct spawn_result res;
     int rc = spawner_spawn(c->sp, c->group, c->index, 1, &res);
     if (rc) {
         if (cfg->why)
             snprintf(cfg->why, cfg->why_len, "%s",
                      res.why[0] ? res.why : strerror(-rc));
+        caller_destroy(m);
         return rc;
     }
     m->pid = res.pid;
@@ -260,9 +265,14 @@ static int caller_create(struct callmode **out,
     else if (strcmp(r.mode, c->launch->mode) != 0)
         rc = fail(m, -EPROTO, "is ready in mode %s, not %s", r.mode,
                   c->launch->mode);
-    if (rc && cfg->why)
-        snprintf(cfg->why, cfg->why_len, "%s", m->why);
-    return rc;
+    if (rc) {
+        if (cfg->why)
+            snprintf(cfg->why, cfg->why_len, "%s", m->why);
+        caller_destroy(m); /* kills it: it is broken */
+        return rc;
+    }
+    *out = m;
+    return 0;
 }
 
 static int caller_targets(struct callmode *m, const struct conn *conns,
@@ -345,7 +355,7 @@ static int read_round(struct callmode *m, size_t n, bool record,
 {
     char during[64], why[200];
     size_t pairs = 0, listed = 0;
-    snprintf(during, sizeof during, "in round %" PRIu64 " of %zu calls",
+    snprintf(during, sizeof during, "in round %" PRIu64 " (%zu calls)",
              m->seq, n);
     (void)t0;
     for (;;) {
@@ -377,13 +387,8 @@ static int read_round(struct callmode *m, size_t n, bool record,
             if (r.index >= n)
                 return broke(m, line, "a failed call's target below N",
                              during);
-            if (listed++ == 0) {
+            if (listed++ == 0)
                 *first_fail = (size_t)r.index;
-                if (m->fails) {
-                    json_decref(m->fails);
-                    m->fails = NULL;
-                }
-            }
             keep_fail(m, &r);
         } else if (r.type == CALLER_DONE) {
             if (r.calls + r.failed != n || (record && pairs != r.calls) ||
@@ -412,6 +417,8 @@ static int caller_round(struct callmode *m, struct conn *conns, size_t n,
         str_copy(info->why, sizeof info->why, m->why);
         return info->err;
     }
+    json_decref(m->fails); /* a round's fail lines are its own */
+    m->fails = NULL;
     char text[96];
     int len = snprintf(text, sizeof text, "round %" PRIu64 " %zu %d\n",
                        ++m->seq, n, record ? 1 : 0);
@@ -496,6 +503,7 @@ static void caller_costs_begin(struct callmode *m, const struct conn *conns,
     m->cpu_ok = m->spec->machine &&
                 machine_server_cpu(m->spec->machine, &m->cpu0) == 0;
     m->servers0 = server_sockets(conns, n, &m->inodes0, &m->ninodes0);
+    m->measuring = true;
 }
 
 /* Sockets in a but not in b (both sorted). */
@@ -534,7 +542,10 @@ static json_t *caller_costs_end(struct callmode *m, const struct conn *conns,
     uint64_t *inodes1;
     size_t ninodes1;
     json_t *j = json_pack("{s:i}", "pid", (int)m->pid);
-    if (m->cpu_ok && machine_server_cpu(m->spec->machine, &cpu1) == 0) {
+    bool measuring = m->measuring;
+    m->measuring = false;
+    if (measuring && m->cpu_ok &&
+        machine_server_cpu(m->spec->machine, &cpu1) == 0) {
         double total = (double)(cpu1.total_ns - m->cpu0.total_ns) / 1e9;
         double user = (double)(cpu1.user_ns - m->cpu0.user_ns);
         double sys = (double)(cpu1.sys_ns - m->cpu0.sys_ns);
@@ -564,6 +575,10 @@ static json_t *caller_costs_end(struct callmode *m, const struct conn *conns,
         json_object_set_new(j, "protocol_overhead_us",
                             summary_us(&m->overhead_ns));
     }
+    if (m->fails && m->broken == 0 && json_array_size(m->fails))
+        json_object_set(j, "fails", m->fails);
+    if (!measuring)
+        return j; /* a measurement that failed before its timed rounds */
     size_t servers1 = server_sockets(conns, n, &inodes1, &ninodes1);
     json_object_set_new(
         j, "server_sockets",
