@@ -446,7 +446,8 @@ check-sanitizers: deps
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := build/fuzz
 FUZZ_CC := clang
-FUZZ_TARGETS := fuzz_ior fuzz_giop_reply fuzz_wire_raw fuzz_scenario
+FUZZ_TARGETS := fuzz_ior fuzz_giop_reply fuzz_wire_raw fuzz_scenario \
+	fuzz_caller
 # Every module but main: scenario loading takes its key rows from the kind
 # registry, which links every kind.
 FUZZ_MODULES := $(patsubst client/%.c,%,$(filter-out client/main.c,\
