@@ -262,9 +262,11 @@ static void sweep_summary(const struct scenario *sc, json_t *doc,
         /* The client's own row: what the caller's calls cost it. */
         json_t *per = json_object_get(caller, "cpu_per_call_us");
         json_t *fp = json_object_get(caller, "footprint");
+        /* USS: its PSS falls as servers of the same ORB share its
+         * library's pages. */
         json_t *slope = json_object_get(json_object_get(caller,
                                                         "memory_per_server_kb"),
-                                        "pss_kb");
+                                        "uss_kb");
         printf("  the caller: CPU per call at N=%lld: %.1f us (user %.1f, "
                "sys %.1f)",
                (long long)json_integer_value(json_object_get(caller, "n")),
@@ -281,7 +283,7 @@ static void sweep_summary(const struct scenario *sc, json_t *doc,
                                                                  "threads")),
                    (long long)json_integer_value(json_object_get(fp, "fds")));
         if (json_is_number(slope))
-            printf("; PSS %.1f kB per server", json_number_value(slope));
+            printf("; USS %.1f kB per server", json_number_value(slope));
         printf("\n");
     }
     stepper_summary_end(sc, doc, o, out);

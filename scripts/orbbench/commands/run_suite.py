@@ -536,6 +536,8 @@ def make_row(scenario, out, proc, dt, variant):
                    crossing_interval=res.get("crossing_interval"),
                    costs=res.get("costs"),
                    orb=orb_text(doc.get("orb")))
+        if doc.get("caller"):
+            row["caller"] = caller_text(doc["caller"])
         blocks = [s for s in doc.get("steps") or [] if "block" in s]
         if blocks:
             row["blocks"] = len(blocks)
@@ -547,6 +549,13 @@ def make_row(scenario, out, proc, dt, variant):
         if variant["orb"]:
             row["orb_id"] = variant["orb"]
     return row
+
+
+def caller_text(caller):
+    """'omniorb deferred (omniORB 4.2.5)': who made a run's calls
+    (docs/callers.md)."""
+    return (f"{caller.get('kind', '?')} {caller.get('mode', '?')} "
+            f"({caller.get('name', '?')} {caller.get('version') or '?'})")
 
 
 def crossing_text(r):
@@ -591,6 +600,27 @@ def cost_cells(r):
 
 COST_HEAD = ("PSS kB", "USS kB", "threads", "fds", "at N", "CPU us/call",
              "call us")
+# The client's own row, beside the servers', when a caller made the calls
+# (result.costs.caller, docs/callers.md).
+CALLER_HEAD = ("caller", "client CPU us/call", "client threads",
+               "client USS kB/server")
+CALLER_NOTE = ("caller: the ORB client that made the calls (caller.kind, "
+               "mode); client CPU us/call: its CPU per call at the "
+               "measurement nearest sweep.cost_n (@N); client threads: at "
+               "the largest step; client USS kB/server: the slope of its "
+               "USS over N (its PSS falls as servers of the same ORB share "
+               "its library's pages).")
+
+
+def caller_cells(r):
+    """The closing table's caller columns of a row (result.costs.caller),
+    dashes for a row whose calls orbbench made itself."""
+    c = (r.get("costs") or {}).get("caller") or {}
+    cpu = (c.get("cpu_per_call_us") or {}).get("total")
+    per = (c.get("memory_per_server_kb") or {}).get("uss_kb")
+    return (r.get("caller", "—"), at(num(cpu, "{:.1f}"), c.get("n")),
+            num((c.get("footprint") or {}).get("threads")),
+            num(per, "{:.1f}"))
 COST_NOTE = ("PSS, USS, threads, descriptors: per server at the largest "
              "step measured (at N). CPU us/call: the servers' CPU per call "
              "at the measurement nearest sweep.cost_n (@N, where compare "
@@ -606,10 +636,12 @@ def table(rows):
     # suite of rate or connect rows has neither: a row of dashes).
     swept = any(r.get("costs") or r.get("crossing_n") is not None
                 for r in rows)
+    called = any((r.get("costs") or {}).get("caller") for r in rows)
     head = ("scenario", " / ".join(
         headline(k) for k in orbresults.KINDS
         if k in kinds and orbresults.KINDS[k].headline) or "max servers") + \
-        (("crossing N (95%)",) + COST_HEAD if swept else ()) + ("stop",)
+        (("crossing N (95%)",) + COST_HEAD if swept else ()) + \
+        (CALLER_HEAD if called else ()) + ("stop",)
     body = []
     for r in rows:
         name = r["scenario"]
@@ -623,7 +655,8 @@ def table(rows):
         else:
             body.append((name, str(r.get("headline", "?"))) +
                         ((crossing_text(r),) + cost_cells(r) if swept
-                         else ()) + (r.get("stop_reason", "?"),))
+                         else ()) + (caller_cells(r) if called else ()) +
+                        (r.get("stop_reason", "?"),))
     return head, body
 
 
@@ -647,6 +680,7 @@ def closing_table(fmt, head, body, rows, meta):
     if fmt == "json":
         return json.dumps({"columns": list(head), "rows": [
             {k: r.get(k) for k in ("scenario", "variant", "repeat", "orb",
+                                   "caller",
                                    "held", "held_unit", "headline",
                                    "crossing_n",
                                    "crossing_interval", "costs",
@@ -663,6 +697,7 @@ def notes(rows, head):
     the memory columns' unit."""
     return " ".join(x for x in (
         legend(rows), COST_NOTE if COST_HEAD[0] in head else "",
+        CALLER_NOTE if CALLER_HEAD[0] in head else "",
         unit_note(rows)) if x)
 
 
