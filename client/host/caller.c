@@ -350,14 +350,13 @@ static void keep_fail(struct callmode *m, const struct caller_reply *r)
 /* Read a round's answer: times (when record), fail lines, done. 0 with
  * *done, or -errno (broken). */
 static int read_round(struct callmode *m, size_t n, bool record,
-                      int64_t deadline, int64_t bound, int64_t t0,
+                      int64_t deadline, int64_t bound,
                       struct caller_reply *done, size_t *first_fail)
 {
     char during[64], why[200];
     size_t pairs = 0, listed = 0;
     snprintf(during, sizeof during, "in round %" PRIu64 " (%zu calls)",
              m->seq, n);
-    (void)t0;
     for (;;) {
         char *line;
         struct caller_reply r;
@@ -429,7 +428,7 @@ static int caller_round(struct callmode *m, struct conn *conns, size_t n,
     size_t first = 0;
     int rc = send_text(m, text, (size_t)len, deadline, bound, "to a round");
     if (!rc)
-        rc = read_round(m, n, record, deadline, bound, t0, &done, &first);
+        rc = read_round(m, n, record, deadline, bound, &done, &first);
     int64_t t1 = now_ns();
     if (rc) {
         info->err = rc;

@@ -40,15 +40,6 @@ const char *caller_kind_name(size_t i)
     return i < ARRAY_LEN(callers) ? callers[i].name : NULL;
 }
 
-void caller_kind_names(char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = 0;
-    for (size_t i = 0; i < ARRAY_LEN(callers) && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s",
-                                 i ? ", " : "", callers[i].name);
-}
-
 int caller_resolve(const struct caller_kind *k, const char *orb,
                    const char *bin_dir, char *path, size_t path_len,
                    char *why, size_t why_len)

@@ -39,9 +39,6 @@ const struct caller_kind *caller_kind_lookup(const char *name);
  * choices, after "none" (scenario_schema.caller_name). */
 const char *caller_kind_name(size_t i);
 
-/* Every caller's name, ", "-separated, for a message. */
-void caller_kind_names(char *buf, size_t len);
-
 /* The program of installation `orb` of caller `k` beside the orbbench
  * executable in `bin_dir` (install_resolve). 0 or -ENOENT with `why`. */
 int caller_resolve(const struct caller_kind *k, const char *orb,
