@@ -241,8 +241,12 @@ static int caller_create(struct callmode **out,
     struct spawn_result res;
     int rc = spawner_spawn(c->sp, c->group, c->index, 1, &res);
     if (rc) {
+        /* The spawner's words: "caller 0 (pid P) exited with status 2
+         * before printing its ready line: <its last stderr line>". */
+        char who[200];
+        label(m, who, sizeof who);
         if (cfg->why)
-            snprintf(cfg->why, cfg->why_len, "%s",
+            snprintf(cfg->why, cfg->why_len, "%s did not start: %s", who,
                      res.why[0] ? res.why : strerror(-rc));
         caller_destroy(m);
         return rc;

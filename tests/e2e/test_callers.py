@@ -105,6 +105,7 @@ def test_a_caller_that_exits_before_ready_is_named(orbbench):
                  'caller.args=["--no-such-option"]')
     assert r.rc == 1
     line = r.stderr.strip().splitlines()[-1]
+    assert "caller orbbench (orbbench " in line and " did not start: " in line
     assert "caller 0 (pid" in line and "exited with status 2" in line
     assert "unknown client argument --no-such-option" in line
     assert r.doc["steps"] == []
