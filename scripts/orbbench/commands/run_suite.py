@@ -437,8 +437,8 @@ def run_one(a, scenario, out, progress, variant=None, prior=None):
 
 def run_pair(a, scenario, outs, progress, variants, prior=None):
     """One paired run of a scenario: variant A's settings, and B's server.*
-    and caller.* keys as --versus, both sides warm-started from `prior` (or cold);
-    return a row per variant."""
+    and caller.* keys as --versus, both sides warm-started from `prior`
+    (or cold); return a row per variant."""
     va, vb = variants
     args = [a.orbbench, "run", str(scenario), "--out", str(outs[0]),
             "--out-versus", str(outs[1]), "--paired"]
