@@ -107,6 +107,10 @@ ORBIT2_SERVERS := $(ORBIT2_IDS:%=$(BIN)/orbs/%/echo-server)
 JACORB_IDS := $(patsubst $(ORBS_DIR)/%/lib/jacorb.jar,%,\
 	$(wildcard $(ORBS_DIR)/*/lib/jacorb.jar))
 JACORB_SERVERS := $(JACORB_IDS:%=$(BIN)/orbs/%/echo-server)
+# Callers (docs/callers.md): orbbench's own, omniORB's for the system's
+# installation and for every omniORB build above (bin/orbs/ID/caller).
+OMNI_CALLERS := $(ORB_IDS:%=$(BIN)/orbs/%/caller)
+CALLERS := $(BIN)/orbbench-caller $(BIN)/omniorb-caller $(OMNI_CALLERS)
 
 # omniORBpy builds (scripts/build-orb omniorbpy): a Python script each,
 # with stubs from the omniidl that build matches.
@@ -120,7 +124,7 @@ MICO_SERVERS := $(MICO_IDS:%=$(BIN)/orbs/%/echo-server)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) $(TAO_SERVERS) \
 	$(ORBIT2_SERVERS) \
-	$(JACORB_SERVERS) $(OMNIORBPY_SERVERS) $(MICO_SERVERS) \
+	$(JACORB_SERVERS) $(OMNIORBPY_SERVERS) $(MICO_SERVERS) $(CALLERS) \
 	$(BIN)/raw-server $(BIN)/giop-min-server $(BIN)/combat-echo-server \
 	$(BIN)/omniorb-event-consumer $(BIN)/omniorb-marshal-bench
 
@@ -150,6 +154,53 @@ $(BUILD)/libclient.a: $(LIB_OBJS)
 $(BIN)/orbbench: $(BUILD)/client/main.o $(BUILD)/libclient.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson -lm
+
+# ---- callers (callers/, docs/callers.md): each ORB's own client ---------
+# orbbench's own client as a caller: the client's library, its call modes.
+$(BUILD)/callers/%.o: callers/%.c | deps $(REV_H)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEFS) $(CLIENT_INC) -MMD -MP -c $< -o $@
+
+$(BIN)/orbbench-caller: $(BUILD)/callers/orbbench/caller.o \
+		$(BUILD)/libclient.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -ljansson -lm -lpthread
+
+# omniORB's caller (callers/omniorb): stubs of its own, with AMI where the
+# release has it (omniidl -Wbami, 4.2 and later: omniORB4/ami.h), DII
+# (libomniDynamic4: deferred calls); one for the system's omniORB and one
+# for every build (bin/orbs/ID/caller), like the echo servers.
+CALLER_GEN := $(GEN)/caller
+$(CALLER_GEN)/echo.hh $(CALLER_GEN)/echoSK.cc $(CALLER_GEN)/payloadsSK.cc &: \
+		idl/echo.idl idl/payloads.idl | deps
+	@mkdir -p $(CALLER_GEN)
+	omniidl $(OMNIIDL_FLAGS) -Wbami -C$(CALLER_GEN) idl/echo.idl
+	omniidl $(OMNIIDL_FLAGS) -C$(CALLER_GEN) idl/payloads.idl
+
+$(BIN)/omniorb-caller: callers/omniorb/caller.cc $(CALLER_GEN)/echo.hh \
+		$(CALLER_GEN)/echoSK.cc $(CALLER_GEN)/payloadsSK.cc
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) -DORBBENCH_AMI -I$(CALLER_GEN) -o $@ $< \
+		$(CALLER_GEN)/echoSK.cc $(CALLER_GEN)/payloadsSK.cc $(LDFLAGS) \
+		$(OMNI_DYN_LIBS)
+
+omni_ami = $(wildcard $(ORBS_DIR)/$1/include/omniORB4/ami.h)
+$(BIN)/orbs/%/caller: callers/omniorb/caller.cc idl/echo.idl \
+		idl/payloads.idl $(ORBS_DIR)/%/bin/omniidl | deps
+	@mkdir -p $(BUILD)/orbs/$*/caller-gen $(@D)
+	$(ORBS_DIR)/$*/bin/omniidl $(OMNIIDL_FLAGS) \
+		$(if $(call omni_ami,$*),-Wbami) \
+		-C$(BUILD)/orbs/$*/caller-gen idl/echo.idl
+	$(ORBS_DIR)/$*/bin/omniidl $(OMNIIDL_FLAGS) \
+		-C$(BUILD)/orbs/$*/caller-gen idl/payloads.idl
+	$(CXX) $(CXXFLAGS) $(if $(call omni_ami,$*),-DORBBENCH_AMI) \
+		$(if $(call omni_build,$*),-DORBBENCH_OMNI_BUILD='"$(subst ','\'',$(shell cat $(call omni_build,$*)))"') \
+		-I$(BUILD)/orbs/$*/caller-gen -I$(ORBS_DIR)/$*/include \
+		-o $@ $< $(BUILD)/orbs/$*/caller-gen/echoSK.cc \
+		$(BUILD)/orbs/$*/caller-gen/payloadsSK.cc \
+		$(LDFLAGS) -L$(ORBS_DIR)/$*/lib \
+		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) -lomniDynamic4 \
+		-lomniORB4 -lomnithread -lpthread
 
 # ---- ORB-less servers in C (servers/raw, servers/giop_min) ---------------
 $(BUILD)/servers/%.o: servers/%.c | deps
@@ -462,7 +513,8 @@ check-sanitizers: deps
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := build/fuzz
 FUZZ_CC := clang
-FUZZ_TARGETS := fuzz_ior fuzz_giop_reply fuzz_wire_raw fuzz_scenario
+FUZZ_TARGETS := fuzz_ior fuzz_giop_reply fuzz_wire_raw fuzz_scenario \
+	fuzz_caller
 # Every module but main: scenario loading takes its key rows from the kind
 # registry, which links every kind.
 FUZZ_MODULES := $(patsubst client/%.c,%,$(filter-out client/main.c,\

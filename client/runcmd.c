@@ -21,6 +21,8 @@
 
 #include "modes/callmode.h"
 #include "kinds/kind.h"
+#include "host/caller.h"
+#include "host/caller_kind.h"
 #include "host/machine.h"
 #include "host/probe.h"
 #include "core/result.h"
@@ -75,6 +77,16 @@ struct side_setup {
     char *jvm_word_ptrs[SERVER_JVM_MAX_WORDS];
     size_t njvm_words;
     json_t *doc;
+    /* Its caller (caller.kind; NULL: orbbench's own client makes the
+     * calls): the program, what it says it is, how it is started, its
+     * cgroup, and what the call mode that talks to it needs. */
+    const struct caller_kind *caller;
+    char caller_path[PATH_MAX];
+    char caller_orb[64];
+    struct caller_identity caller_id;
+    struct caller_launch caller_launch;
+    struct machine caller_machine;
+    struct caller_spec caller_spec;
 };
 
 /* Resolve side s's kind, transport, mode and server; ask the server its
@@ -149,6 +161,58 @@ static void resolve_side(struct side_setup *s, const char *path)
                                   sizeof s->vwhy);
     if (s->vrc)
         fprintf(stderr, "orbbench: warning: %s\n", s->vwhy);
+}
+
+/* Side s's caller (caller.*, docs/callers.md): its program, what it
+ * is and which modes it has, the mode asked for (or its default) and
+ * its arguments. Exits 2 on a caller that cannot run the scenario,
+ * before anything starts. */
+static void resolve_caller(struct side_setup *s, const char *path)
+{
+    struct scenario *sc = &s->sc;
+    char why[1024], dir[PATH_MAX - 64];
+    if (!sc->caller.kind[0] || strcmp(sc->caller.kind, "none") == 0)
+        return;
+    s->caller = caller_kind_lookup(sc->caller.kind);
+    if (!s->caller)
+        cli_die(EXIT_USAGE, "%s: key \"caller.kind\": \"%s\" has no "
+                "implementation", path, sc->caller.kind);
+    if (server_args_check_key(sc->caller.args, sc->caller.nargs,
+                              "caller.args", why, sizeof why))
+        cli_die(EXIT_USAGE, "%s: %s", path, why);
+    helper_dir(dir, sizeof dir);
+    if (caller_resolve(s->caller, sc->caller.orb, dir, s->caller_path,
+                       sizeof s->caller_path, why, sizeof why) != 0)
+        cli_die(EXIT_USAGE, "%s: key \"caller.orb\": %s", path, why);
+    if (caller_query(s->caller_path, &s->caller_id, why, sizeof why) != 0)
+        cli_die(EXIT_USAGE, "%s: key \"caller.kind\": %s", path, why);
+    if (strcmp(sc->caller.orb, "system") == 0 || !s->caller->library)
+        snprintf(s->caller_orb, sizeof s->caller_orb, "%s-system",
+                 s->caller->name);
+    else
+        str_copy(s->caller_orb, sizeof s->caller_orb, sc->caller.orb);
+    if (!sc->caller.mode[0])
+        str_copy(sc->caller.mode, sizeof sc->caller.mode,
+                 s->caller_id.modes[0]);
+    if (!caller_has_mode(&s->caller_id, sc->caller.mode)) {
+        char have[400] = "";
+        for (size_t i = 0; i < s->caller_id.nmodes; i++)
+            snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s",
+                     i ? ", " : "", s->caller_id.modes[i]);
+        cli_die(EXIT_USAGE, "%s: key \"caller.mode\": caller %s (%s %s, "
+                "%s) has no mode \"%s\" (it has: %s)", path,
+                s->caller->name, s->caller_id.name, s->caller_id.version,
+                s->caller_orb, sc->caller.mode, have);
+    }
+    /* The result's scenario says which mode ran, the default too. */
+    json_t *cj = json_object_get(sc->resolved, "caller");
+    if (cj)
+        json_object_set_new(cj, "mode", json_string(sc->caller.mode));
+    s->caller_launch = (struct caller_launch){
+        .path = s->caller_path, .mode = sc->caller.mode,
+        .payload_bytes = sc->call.payload_bytes,
+        .timeout_ms = sc->call.timeout_ms, .args = sc->caller.args,
+        .nargs = sc->caller.nargs};
 }
 
 /* SIGINT, SIGTERM, SIGHUP end the run at its next check; a closed
@@ -289,9 +353,10 @@ static void check_versus(char *const *versus, size_t n,
                          const struct side_setup *a)
 {
     for (size_t i = 0; i < n; i++)
-        if (strncmp(versus[i], "server.", 7) != 0)
-            cli_die(EXIT_USAGE, "--versus %s: only server.* keys may differ "
-                    "between the sides of a paired run",
+        if (strncmp(versus[i], "server.", 7) != 0 &&
+            strncmp(versus[i], "caller.", 7) != 0)
+            cli_die(EXIT_USAGE, "--versus %s: only server.* and caller.* "
+                    "keys may differ between the sides of a paired run",
                     versus[i]);
     if (a->sc.machine.mem_limit_mb > 0)
         cli_die(EXIT_USAGE, "a paired run: machine.mem_limit_mb would be "
@@ -452,8 +517,10 @@ static void choose_outputs(struct runcmd *r)
  * start. Exits 2 on what cannot run. */
 static void resolve_servers(struct runcmd *r)
 {
-    for (size_t i = 0; i < r->nsides; i++)
+    for (size_t i = 0; i < r->nsides; i++) {
         resolve_side(&r->sides[i], r->path);
+        resolve_caller(&r->sides[i], r->path);
+    }
     r->external = !server_kind_starts(r->sides[0].server);
     if (r->a->nallow_cli && !r->external)
         cli_die(EXIT_USAGE, "--allow-host: only for server.kind external");
@@ -471,6 +538,7 @@ static void remove_cgroups(struct runcmd *r)
     for (size_t i = 0; i < r->nsides; i++) {
         machine_remove_cgroup(r->sides[i].machine.cgroup_dir);
         machine_remove_cgroup(r->sides[i].machine.acct_dir);
+        machine_remove_cgroup(r->sides[i].caller_machine.acct_dir);
     }
 }
 
@@ -514,9 +582,12 @@ static void start_spawner(struct runcmd *r)
      * own, so its servers' CPU is counted apart. */
     for (size_t i = 0; i < r->nsides; i++)
         if (machine_setup(&sides[i].machine, &sides[i].sc, i ? "-b" : "",
-                          why, sizeof r->why) != 0) {
-            if (i)
-                machine_remove_cgroup(sides[0].machine.acct_dir);
+                          why, sizeof r->why) != 0 ||
+            (sides[i].caller &&
+             machine_setup_caller(&sides[i].caller_machine, &sides[i].sc,
+                                  i ? "-cb" : "-c", why,
+                                  sizeof r->why) != 0)) {
+            remove_cgroups(r);
             cli_die(EXIT_USAGE, "%s: %s", path, why);
         }
     snprintf(r->run_dir, sizeof r->run_dir, "/tmp/orbbench-%d-XXXXXX",
@@ -547,6 +618,22 @@ static void start_spawner(struct runcmd *r)
             .make_argv_arg = &s->launch, .machine = &s->machine,
             .pipe_pair = s->tp->spawner_pipes};
     }
+    /* Each side's caller: a group of its own after the servers', one
+     * process talking on its stdin and stdout, in its own cgroup. */
+    for (size_t i = 0; i < r->nsides; i++) {
+        struct side_setup *s = &sides[i];
+        if (!s->caller)
+            continue;
+        int g = scfg->ngroups++;
+        scfg->groups[g] = (struct spawn_group){
+            .make_argv = caller_make_argv, .make_argv_arg = &s->caller_launch,
+            .machine = &s->caller_machine, .stdio_pipes = true,
+            .log_prefix = "c", .noun = "caller"};
+        s->caller_spec = (struct caller_spec){
+            .kind = s->caller, .orb = s->caller_orb, .id = &s->caller_id,
+            .launch = &s->caller_launch, .group = g, .index = (unsigned)i,
+            .machine = &s->caller_machine};
+    }
     char bin_dir[PATH_MAX - 64];
     helper_dir(bin_dir, sizeof bin_dir);
     if (r->what->spawn_setup &&
@@ -560,6 +647,8 @@ static void start_spawner(struct runcmd *r)
     /* Before any thread exists: the spawner is forked from a plain,
      * single-threaded process. */
     rc = spawner_start(&r->sp, scfg);
+    for (size_t i = 0; rc == 0 && i < r->nsides; i++)
+        sides[i].caller_spec.sp = r->sp;
     if (rc) {
         rmdir(r->run_dir);
         remove_cgroups(r);
@@ -603,6 +692,8 @@ static json_t *side_doc(struct runcmd *r, size_t i, const char *pair_id)
     json_object_set_new(doc, "process_group",
                         json_integer(spawner_pgid(r->sp)));
     json_object_set_new(doc, "machine", machine_describe(&s->machine));
+    if (s->caller)
+        json_object_set_new(doc, "caller", caller_describe(&s->caller_spec));
     if (r->external)
         json_object_set_new(doc, "external",
                             ior_list_json(&r->iors, r->allow, r->nallow,
@@ -690,6 +781,12 @@ int runcmd_main(const struct runcmd_args *a)
             .doc = s->doc, .out_path = s->out, .interrupted = &interrupted,
             .progress = a->progress, .progress_fd = a->progress_fd,
             .label = r.paired ? (i ? "B" : "A") : NULL};
+        if (s->caller) {
+            /* The caller makes the calls: its call mode in place of the
+             * client's own. */
+            sw[i].mode = &callmode_caller;
+            sw[i].mode_ext = &s->caller_spec;
+        }
         if (r.external) {
             /* Not our servers: no cgroup holds them (its CPU and OOM
              * counts would be someone else's). */

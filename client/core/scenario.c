@@ -115,7 +115,10 @@ static int check_cross(const struct scenario_ctx *c, const struct scenario *sc)
     if (sc->machine.limit_client && sc->machine.mem_limit_mb == 0)
         return fail(c, "machine.limit_client",
                     "needs machine.mem_limit_mb");
-    const char *ids[][2] = {{"name", sc->name}, {"server.orb", sc->server.orb}};
+    const char *ids[][2] = {{"name", sc->name},
+                            {"server.orb", sc->server.orb},
+                            {"caller.orb", sc->caller.orb},
+                            {"caller.mode", sc->caller.mode}};
     for (size_t i = 0; i < ARRAY_LEN(ids); i++)
         for (const char *p = ids[i][1]; *p; p++)
             if (!(isalnum((unsigned char)*p) || strchr("._-", *p)))

@@ -64,6 +64,16 @@ struct scenario {
         char iors[512];  /* kind "external": the IOR list, "-" = stdin */
         struct scenario_jvm jvm; /* kinds on a JVM only */
     } server;
+    /* Who makes the calls (docs/callers.md): orbbench's own client
+     * ("none", the default), or a caller, an ORB's own client. */
+    struct {
+        char kind[32];   /* "none", or a caller (host/caller_kind.c) */
+        char orb[64];    /* its installation: "system" (KIND-system), or a
+                          * build's id */
+        char mode[32];   /* one of its modes; "": its default */
+        char *args[SCENARIO_MAX_ARGS]; /* to its ORB_init */
+        size_t nargs;
+    } caller;
     struct {
         int64_t timeout_ms;
         int64_t payload_bytes;
@@ -169,6 +179,10 @@ struct scenario_schema {
      * from 0), NULL past the last. Their one list is the host layer's
      * (host/server_kind.c), above this one. */
     const char *(*server_name)(size_t i);
+    /* The callers, caller.kind's choices after "none" (orbbench's own
+     * client): the i-th one's name, NULL past the last; their one list
+     * is host/caller_kind.c's. */
+    const char *(*caller_name)(size_t i);
 };
 
 /* Load `path`, apply `nsets` overrides "dotted.key=value" and validate.

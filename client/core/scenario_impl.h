@@ -23,6 +23,7 @@ struct row {
 #define MAX_ROWS 256
 #define MAX_KINDS 32
 #define MAX_SERVERS 32
+#define MAX_CALLERS 32
 struct rows {
     struct row r[MAX_ROWS];
     size_t n;
@@ -30,6 +31,8 @@ struct rows {
     const char *kind_names[MAX_KINDS + 1];
     struct scenario_key server_key;
     const char *server_names[MAX_SERVERS + 1];
+    struct scenario_key caller_key;
+    const char *caller_names[MAX_CALLERS + 2]; /* "none" first */
 };
 
 /* One load: where its text came from, its overrides, where its message

@@ -101,6 +101,25 @@ static const struct scenario_key keys[] = {
      .off = OFF(server.jvm.cds), .def_num = 1,
      .help = "a JVM server's class data sharing (the JDK's archive, mapped "
      "and shared between JVMs); false: -Xshare:off"},
+    {.key = "caller.kind", .type = SCENARIO_ENUM, .off = OFF(caller.kind),
+     .size = SZ(caller.kind), .def_str = "none",
+     .help = "who makes the calls: none (orbbench's own client, the "
+     "default), or an ORB's own client, a caller (docs/callers.md), which "
+     "makes each round on orbbench's command in place of mode"},
+    {.key = "caller.orb", .type = SCENARIO_STRING, .off = OFF(caller.orb),
+     .size = SZ(caller.orb), .min = 1, .def_str = "system",
+     .help = "the caller's ORB installation: system (KIND-system, the "
+     "caller beside orbbench), or a build's id (bin/orbs/ID/caller: "
+     "omniorb-4.0.7)"},
+    {.key = "caller.mode", .type = SCENARIO_STRING, .off = OFF(caller.mode),
+     .size = SZ(caller.mode), .def_str = "",
+     .help = "the caller's mode (sync, deferred, ami-poller, ami-callback, "
+     "async, ...: what its build offers, CALLER --modes); empty: its "
+     "default"},
+    {.key = "caller.args", .type = SCENARIO_STRLIST, .off = OFF(caller.args),
+     .size = OFF(caller.nargs), .max = SCENARIO_MAX_ARGS,
+     .help = "arguments for the caller's ORB_init (e.g. "
+     "-ORBmaxClientThreadPoolSize 5)"},
     {.key = "call.timeout_ms", .type = SCENARIO_INT,
      .off = OFF(call.timeout_ms), .min = 1, .max = 600000, .def_num = 5000,
      .help = "a call without a reply by then fails the run"},
@@ -177,6 +196,15 @@ int scenario_rows_build(const struct scenario_schema *schema,
         rs->server_names[ns] = name;
     }
     rs->server_names[ns] = NULL;
+    size_t nc = 0;
+    rs->caller_names[nc++] = "none";
+    for (const char *name;
+         schema->caller_name && (name = schema->caller_name(nc - 1)); nc++) {
+        if (nc == MAX_CALLERS + 1)
+            return -E2BIG;
+        rs->caller_names[nc] = name;
+    }
+    rs->caller_names[nc] = NULL;
     for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
         rs->r[rs->n].k = &keys[i];
         if (strcmp(keys[i].key, "kind") == 0) {
@@ -187,6 +215,10 @@ int scenario_rows_build(const struct scenario_schema *schema,
             rs->server_key = keys[i];
             rs->server_key.choices = rs->server_names;
             rs->r[rs->n].k = &rs->server_key;
+        } else if (strcmp(keys[i].key, "caller.kind") == 0) {
+            rs->caller_key = keys[i];
+            rs->caller_key.choices = rs->caller_names;
+            rs->r[rs->n].k = &rs->caller_key;
         }
         rs->r[rs->n++].owner = NULL;
     }
@@ -202,9 +234,10 @@ int scenario_rows_build(const struct scenario_schema *schema,
 }
 
 /* Groups of common keys that only the kinds listing them in their `uses`
- * take: how calls are issued and by which client threads, and the
- * footprint probes. */
-static const char *const gated[] = {"mode", "client", "probe", NULL};
+ * take: how calls are issued and by which client threads (or which
+ * caller), and the footprint probes. */
+static const char *const gated[] = {"mode", "client", "probe", "caller",
+                                    NULL};
 
 /* The gated group `key` is in, or NULL. */
 static const char *gated_group(const char *key)

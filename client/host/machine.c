@@ -266,6 +266,24 @@ int machine_setup(struct machine *m, const struct scenario *sc,
     return 0;
 }
 
+int machine_setup_caller(struct machine *m, const struct scenario *sc,
+                         const char *suffix, char *why, size_t why_len)
+{
+    memset(m, 0, sizeof *m);
+    str_copy(m->name_suffix, sizeof m->name_suffix, suffix);
+    /* The caller is the client: it takes the client's CPUs, as a
+     * server takes the servers'. */
+    if (sc->machine.client_cpus[0]) {
+        int rc = parse_cpu_list(sc->machine.client_cpus, &m->server_cpus,
+                                why, why_len);
+        if (rc)
+            return rc;
+        m->has_server_cpus = true;
+    }
+    make_acct(m);
+    return 0;
+}
+
 int machine_enter_client(struct machine *m, bool limit_client, char *why,
                          size_t why_len)
 {

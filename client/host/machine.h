@@ -49,6 +49,15 @@ struct cpu_usage {
 int machine_setup(struct machine *m, const struct scenario *sc,
                   const char *suffix, char *why, size_t why_len);
 
+/* The cgroup of a caller (docs/callers.md): a CPU accounting group of
+ * its own, orbbench-PID`suffix`, read by machine_server_cpu as a
+ * server group's is, and the client's CPUs (machine.client_cpus), which
+ * machine_enter_server gives it; no memory limit. The result says why
+ * the accounting is missing when it is (acct_unavailable). 0, or -errno
+ * for a CPU list that cannot be used. */
+int machine_setup_caller(struct machine *m, const struct scenario *sc,
+                         const char *suffix, char *why, size_t why_len);
+
 /* In the client, after the spawner is forked: join the cgroup when
  * limit_client, pin this thread (and so every later thread) to
  * client_cpus. 0 or -errno with a reason. */

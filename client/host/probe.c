@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -265,6 +266,42 @@ int probe_process(pid_t pid, struct proc_footprint *fp)
             fp->fds++;
     closedir(d);
     return 0;
+}
+
+int probe_socket_inodes(pid_t pid, uint64_t **inodes, size_t *n,
+                        size_t *cap)
+{
+    char path[64], link[64], target[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return -errno;
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(link, sizeof link, "%s/%s", path, e->d_name);
+        ssize_t len = readlink(link, target, sizeof target - 1);
+        unsigned long long ino;
+        if (len <= 0)
+            continue; /* closed meanwhile */
+        target[len] = 0;
+        if (sscanf(target, "socket:[%llu]", &ino) != 1)
+            continue;
+        if (*n == *cap) {
+            size_t more = *cap ? *cap * 2 : 256;
+            uint64_t *p = realloc(*inodes, more * sizeof *p);
+            if (!p) {
+                rc = -ENOMEM;
+                break;
+            }
+            *inodes = p;
+            *cap = more;
+        }
+        (*inodes)[(*n)++] = ino;
+    }
+    closedir(d);
+    return rc;
 }
 
 /* Tcp RetransSegs from /proc/net/snmp: the first "Tcp:" line names the

@@ -43,6 +43,13 @@ struct proc_footprint {
  * -errno (-ENOENT: the process is gone). */
 int probe_process(pid_t pid, struct proc_footprint *fp);
 
+/* Append the inodes of the sockets pid holds (its /proc/PID/fd links
+ * "socket:[INODE]": listening and connected alike) to *inodes, n of cap
+ * used, growing it (realloc; the caller frees it). 0, or -errno
+ * (-ENOENT: the process is gone; -ENOMEM). */
+int probe_socket_inodes(pid_t pid, uint64_t **inodes, size_t *n,
+                        size_t *cap);
+
 /* The path of the first file mapped into pid whose name starts with
  * `prefix` (e.g. "libomniORB4"), from /proc/PID/maps, or else of the first
  * such file it holds open (/proc/PID/fd: a JVM reads its jars through

@@ -2,19 +2,14 @@
 #include "host/server_kind.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "host/install.h"
 #include "host/spawn.h"
 #include "core/util.h"
 
@@ -374,6 +369,12 @@ static const char *jacorb_refused_rule(const char *a)
 int server_args_check(char *const *args, size_t nargs, char *why,
                       size_t why_len)
 {
+    return server_args_check_key(args, nargs, "server.args", why, why_len);
+}
+
+int server_args_check_key(char *const *args, size_t nargs, const char *key,
+                          char *why, size_t why_len)
+{
     static const char *const omni[] = {
         "-ORBendPoint", "-ORBendPointPublish", "-ORBendPointNoListen",
         "-ORBendPointNoPublish", "-ORBListenEndpoints", "-ORBLaneEndpoint",
@@ -445,12 +446,15 @@ int server_args_check(char *const *args, size_t nargs, char *why,
         if (!known)
             continue;
         if (!ok) {
+            const char *who = strncmp(key, "caller.", 7) == 0 ? "callers"
+                                                              : "servers";
             if (eq || !v)
-                snprintf(why, why_len, "key \"server.args\": \"%s\": "
-                         "servers listen on loopback only (%s)", a, rule);
+                snprintf(why, why_len, "key \"%s\": \"%s\": "
+                         "%s listen on loopback only (%s)", key, a, who,
+                         rule);
             else
-                snprintf(why, why_len, "key \"server.args\": \"%s %s\": "
-                         "servers listen on loopback only (%s)", a, v,
+                snprintf(why, why_len, "key \"%s\": \"%s %s\": "
+                         "%s listen on loopback only (%s)", key, a, v, who,
                          rule);
             return -EINVAL;
         }
@@ -488,58 +492,13 @@ int server_resolve(const struct server_kind *kind, const char *orb,
                    const char *bin_dir, char *path, size_t path_len,
                    char *why, size_t why_len)
 {
-    if (!kind->library) {
-        snprintf(path, path_len, "%s/%s", bin_dir, kind->binary);
-        if (access(path, X_OK) == 0)
-            return 0;
-        snprintf(why, why_len, "server kind \"%s\" has no %s (run make "
-                 "first?)", kind->name, path);
-        return -ENOENT;
-    }
-    char system_id[64], prefix[64];
-    snprintf(system_id, sizeof system_id, "%s-system", kind->name);
-    snprintf(prefix, sizeof prefix, "%s-", kind->name);
-    bool system = strcmp(orb, system_id) == 0 || strcmp(orb, "system") == 0;
-    bool ours = system || strncmp(orb, prefix, strlen(prefix)) == 0;
-    if (system && kind->binary)
-        snprintf(path, path_len, "%s/%s", bin_dir, kind->binary);
-    else
-        snprintf(path, path_len, "%s/orbs/%s/echo-server", bin_dir, orb);
-    if (ours && (!system || kind->binary) && access(path, X_OK) == 0)
-        return 0;
-    /* Name only this kind's installations whose server is there to run. */
-    char dir[600], exe[PATH_MAX], list[400] = "";
-    size_t used = 0;
-    snprintf(exe, sizeof exe, "%s/%s", bin_dir,
-             kind->binary ? kind->binary : "");
-    if (kind->binary && access(exe, X_OK) == 0)
-        used = (size_t)snprintf(list, sizeof list, "%s", system_id);
-    snprintf(dir, sizeof dir, "%s/orbs", bin_dir);
-    DIR *d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        snprintf(exe, sizeof exe, "%s/%s/echo-server", dir, e->d_name);
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
-            used < sizeof list && access(exe, X_OK) == 0)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
-                                     used ? ", " : "", e->d_name);
-    }
-    if (d)
-        closedir(d);
-    char none[160];
-    snprintf(none, sizeof none, "none: %s",
-             kind->build_hint ? kind->build_hint : "run make");
-    if (!ours)
-        snprintf(why, why_len, "\"%s\" is not an installation of server "
-                 "kind \"%s\" (theirs are named %s*; built here: %s)", orb,
-                 kind->name, prefix, used ? list : none);
-    else if (system && !kind->binary)
-        snprintf(why, why_len, "server kind \"%s\" has no system "
-                 "installation; name a build (built here: %s)", kind->name,
-                 used ? list : none);
-    else
-        snprintf(why, why_len, "no ORB installation \"%s\" built (%s "
-                 "missing; built here: %s)", orb, path, used ? list : none);
-    return -ENOENT;
+    const struct install_form f = {.family = kind->name,
+                                   .noun = "server kind",
+                                   .binary = kind->binary,
+                                   .library = kind->library,
+                                   .exe = "echo-server",
+                                   .build_hint = kind->build_hint};
+    return install_resolve(&f, orb, bin_dir, path, path_len, why, why_len);
 }
 
 size_t server_jvm_words(const struct scenario_jvm *jvm,
@@ -688,50 +647,12 @@ static int query_version(const char *path, const char *option, char *name,
                          char *build, size_t build_len, char *why,
                          size_t why_len)
 {
-    int pfd[2];
-    if (access(path, X_OK) != 0) {
-        int e = errno;
-        snprintf(why, why_len, "server %s: %s (run make first?)", path,
-                 strerror(e));
-        return -e;
-    }
-    if (pipe2(pfd, O_CLOEXEC) != 0)
-        return -errno;
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(pfd[1], 1);
-        /* The server's stderr is not ours to pass to the terminal raw
-         * (escape sequences, invalid UTF-8): what it prints when asked
-         * its version is dropped; its stdout is read and escaped. */
-        int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-        if (null >= 0)
-            dup2(null, 2);
-        execl(path, path, option, (char *)NULL);
-        _exit(127);
-    }
-    close(pfd[1]);
-    if (pid < 0) {
-        int e = errno;
-        close(pfd[0]);
-        snprintf(why, why_len, "fork for %s %s: %s", path, option,
-                 strerror(e));
-        return -e;
-    }
-    char line[768] = "";
-    size_t len = 0;
-    int64_t deadline = now_ns() + 5000000000LL;
-    struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-    while (len < sizeof line - 1 && poll(&p, 1, ms_until(deadline)) > 0) {
-        ssize_t n = read(pfd[0], line + len, sizeof line - 1 - len);
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
-    line[len] = 0;
-    close(pfd[0]);
-    kill(pid, SIGKILL);
-    int st;
-    waitpid(pid, &st, 0);
+    char line[768];
+    int rc = install_ask(path, option, "server", line, sizeof line, why,
+                         why_len);
+    if (rc)
+        return rc;
+    size_t len = strlen(line);
     char *nl = strchr(line, '\n');
     if (nl)
         *nl = 0;

@@ -101,6 +101,10 @@ size_t server_jvm_words(const struct scenario_jvm *jvm,
  * naming the argument in `why`. */
 int server_args_check(char *const *args, size_t nargs, char *why,
                       size_t why_len);
+/* The same for the arguments of another key (a caller's caller.args),
+ * named `key` in the message. */
+int server_args_check_key(char *const *args, size_t nargs, const char *key,
+                          char *why, size_t why_len);
 
 /* The kind called `name`, or NULL. */
 const struct server_kind *server_kind_lookup(const char *name);

@@ -28,7 +28,8 @@ struct machine;
 typedef void (*spawn_argv_fn)(const void *arg, unsigned index, char **argv,
                               char *buf, size_t buf_len);
 
-#define SPAWN_MAX_GROUPS 2
+/* Each side's servers, and each side's caller (docs/callers.md). */
+#define SPAWN_MAX_GROUPS 4
 
 /* With spawn_group.pipe_pair, each server reads the client's bytes on
  * this descriptor and writes its replies on that one. */
@@ -38,6 +39,8 @@ typedef void (*spawn_argv_fn)(const void *arg, unsigned index, char **argv,
 /* One kind of server the spawner starts: a paired run has two, the
  * servers of side A and of side B. */
 struct spawn_group {
+    /* Builds its processes' argv; NULL: the config's make_argv. */
+    spawn_argv_fn make_argv;
     const void *make_argv_arg;
     /* Servers join its cgroups and take its CPUs before exec; its cgroups
      * are removed when the spawner ends. NULL: none. */
@@ -53,6 +56,20 @@ struct spawn_group {
      * running (omniEvents): a write after the ready line finds the pipe
      * closed. */
     const char *ready_marker;
+    /* A process that talks on its stdin and stdout (a caller,
+     * docs/callers.md): its stdin is a pipe and, once its ready line is
+     * in, the client gets that pipe's write end and the read end of its
+     * stdout (the spawn result's fds[1] and fds[0], the latter
+     * non-blocking) and the spawner keeps neither. A byte it wrote after
+     * its ready line's newline, read together with it, fails its start
+     * (the client would never see it). Not with pipe_pair or
+     * ready_marker. */
+    bool stdio_pipes;
+    /* Its log is log_dir/PREFIX<index>.log; NULL: "s" (every server's:
+     * spawner_declared_limit reads those). */
+    const char *log_prefix;
+    /* Names the process in messages ("caller"); NULL: "server". */
+    const char *noun;
 };
 
 struct spawn_config {
@@ -137,6 +154,12 @@ int spawn_parse_limit(char *line, const char *what, int64_t *value,
 int spawner_declared_limit(const struct spawner *sp, unsigned index,
                            const char *what, int64_t *value, char *reason,
                            size_t reason_len);
+
+/* The last non-empty line process `index` of `group` wrote to its log
+ * (its stderr), escaped for a message; "" when it wrote none or its log
+ * is gone. */
+void spawner_log_tail(const struct spawner *sp, int group, unsigned index,
+                      char *buf, size_t len);
 
 /* Has server `pid` exited? Waits up to wait_ms for it to. Returns 1 (with
  * *wstatus), 0 (still running) or -errno. */

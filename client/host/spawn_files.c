@@ -15,13 +15,14 @@
 #include "host/spawn.h"
 #include "host/spawn_impl.h"
 
-/* The last non-empty line a server wrote to its log, for error messages. */
-void spawn_log_tail(const char *dir, unsigned index, char *out,
-                    size_t cap)
+/* The last non-empty line a process wrote to its log, for error
+ * messages. */
+void spawn_log_tail(const char *dir, const char *prefix, unsigned index,
+                    char *out, size_t cap)
 {
     char path[600], buf[1024];
     out[0] = 0;
-    snprintf(path, sizeof path, "%s/s%u.log", dir, index);
+    snprintf(path, sizeof path, "%s/%s%u.log", dir, prefix, index);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
@@ -143,4 +144,18 @@ int spawner_declared_limit(const struct spawner *sp, unsigned index,
         snprintf(reason, reason_len, "server %u %s", index, why);
     }
     return found;
+}
+
+void spawner_log_tail(const struct spawner *sp, int group, unsigned index,
+                      char *buf, size_t len)
+{
+    const char *prefix = "s";
+    if (group >= 0 && group < sp->cfg->ngroups &&
+        sp->cfg->groups[group].log_prefix)
+        prefix = sp->cfg->groups[group].log_prefix;
+    if (!sp->cfg->log_dir) {
+        buf[0] = 0;
+        return;
+    }
+    spawn_log_tail(sp->cfg->log_dir, prefix, index, buf, len);
 }

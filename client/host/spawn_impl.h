@@ -66,10 +66,12 @@ int spawn_serve_start(const struct spawn_config *cfg, int cmd_fd,
                       int rep_fd, int null_fd, int group, unsigned first,
                       unsigned count, int cpu, struct live *live);
 
-/* spawn_files.c: server `index`'s last non-empty log line, escaped,
- * into out ("" without one); remove folder `dir` with its files and
- * those of folders `depth` levels down. */
-void spawn_log_tail(const char *dir, unsigned index, char *out, size_t cap);
+/* spawn_files.c: process `index`'s last non-empty log line (its log
+ * dir/PREFIX<index>.log: "s" for a server), escaped, into out ("" without
+ * one); remove folder `dir` with its files and those of folders `depth`
+ * levels down. */
+void spawn_log_tail(const char *dir, const char *prefix, unsigned index,
+                    char *out, size_t cap);
 void spawn_remove_dir(const char *dir, int depth);
 
 #endif

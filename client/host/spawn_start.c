@@ -22,6 +22,9 @@
 
 struct pending {
     unsigned index;
+    const char *log_prefix; /* of its log's name: "s", or its group's */
+    const char *noun;       /* "server", or its group's */
+    bool stdio;             /* spawn_group.stdio_pipes */
     pid_t pid;
     int fd;
     int pipe_fds[2]; /* the client's ends of its pipe pair, or -1 */
@@ -78,10 +81,10 @@ static void send_result(int rep_fd, const struct spawn_result *r, int *fds,
 }
 
 static void child_exec(const struct spawn_group *g, char **argv,
-                       int out_fd, int log_fd, int null_fd, pid_t spawner,
+                       int out_fd, int log_fd, int in_fd, pid_t spawner,
                        const int *srv_fds, int cpu)
 {
-    dup2(null_fd, 0);
+    dup2(in_fd, 0); /* /dev/null, or a caller's command pipe */
     /* With a ready marker the ready line comes on stderr. */
     dup2(g->ready_marker ? log_fd : out_fd, 1);
     dup2(g->ready_marker ? out_fd : log_fd, 2);
@@ -152,10 +155,19 @@ static int launch(const struct spawn_config *cfg, int group, unsigned index,
     char *argv[SPAWN_MAX_ARGS + 1];
     char buf[4096], path[600];
     int pfd[2];
-    /* A pipe pair: to_srv carries requests, from_srv replies. */
+    /* A pipe pair: to_srv carries requests, from_srv replies; a caller's
+     * stdin is to_srv (its stdout is pfd, handed over once ready). */
     int to_srv[2] = {-1, -1}, from_srv[2] = {-1, -1};
     const struct spawn_group *g = &cfg->groups[group];
-    cfg->make_argv(g->make_argv_arg, index, argv, buf, sizeof buf);
+    const char *prefix = g->log_prefix ? g->log_prefix : "s";
+    (g->make_argv ? g->make_argv : cfg->make_argv)(g->make_argv_arg, index,
+                                                   argv, buf, sizeof buf);
+    if (g->stdio_pipes && pipe2(to_srv, O_CLOEXEC) != 0) {
+        int e = errno;
+        snprintf(r->why, sizeof r->why, "stdin pipe for %s%u: %s", prefix,
+                 index, strerror(e));
+        return -e;
+    }
     if (g->pipe_pair && (pipe2(to_srv, O_CLOEXEC) != 0 ||
                          pipe2(from_srv, O_CLOEXEC) != 0)) {
         int e = errno;
@@ -172,7 +184,7 @@ static int launch(const struct spawn_config *cfg, int group, unsigned index,
         close_fds(from_srv, 2);
         return -e;
     }
-    snprintf(path, sizeof path, "%s/s%u.log", cfg->log_dir, index);
+    snprintf(path, sizeof path, "%s/%s%u.log", cfg->log_dir, prefix, index);
     /* O_APPEND: the spawner may write to it too (ready_marker). */
     int log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
                                 O_CLOEXEC, 0600);
@@ -190,11 +202,15 @@ static int launch(const struct spawn_config *cfg, int group, unsigned index,
     p->t0 = now_ns();
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(g, argv, pfd[1], log_fd, null_fd, self,
+        child_exec(g, argv, pfd[1], log_fd,
+                   g->stdio_pipes ? to_srv[0] : null_fd, self,
                    g->pipe_pair ? srv_fds : NULL, cpu);
     int e = errno;
     close(pfd[1]);
     p->marker = g->ready_marker;
+    p->log_prefix = prefix;
+    p->noun = g->noun ? g->noun : "server";
+    p->stdio = g->stdio_pipes;
     p->log_fd = -1;
     if (pid > 0 && g->ready_marker)
         p->log_fd = log_fd; /* closed once the ready line is in */
@@ -226,7 +242,7 @@ static void fail_pending(const struct spawn_config *cfg, struct pending *p,
     r->index = p->index;
     r->pid = p->pid;
     r->err = err;
-    if (err == -ETIMEDOUT)
+    if (err == -ETIMEDOUT || err == -EPROTO)
         kill(p->pid, SIGKILL);
     /* A server that closed stdout is dying; give it a moment to finish. */
     if (spawn_reap(p->pid, err == -ETIMEDOUT ? 5000 : 2000, &r->wstatus) != 1) {
@@ -240,17 +256,22 @@ static void fail_pending(const struct spawn_config *cfg, struct pending *p,
         close(p->log_fd);
         p->log_fd = -1;
     }
-    spawn_log_tail(cfg->log_dir, p->index, tail, sizeof tail);
+    spawn_log_tail(cfg->log_dir, p->log_prefix, p->index, tail, sizeof tail);
     if (err == -ETIMEDOUT)
         snprintf(r->why, sizeof r->why,
-                 "server %u (pid %d) printed no ready line within %lld ms "
+                 "%s %u (pid %d) printed no ready line within %lld ms "
                  "and was killed%s%s",
-                 p->index, (int)p->pid, (long long)cfg->start_timeout_ms,
+                 p->noun, p->index, (int)p->pid,
+                 (long long)cfg->start_timeout_ms,
                  tail[0] ? "; its last words: " : "", tail);
+    else if (err == -EPROTO)
+        snprintf(r->why, sizeof r->why, "%s %u (pid %d) %s and was killed",
+                 p->noun, p->index, (int)p->pid, p->line);
     else
         snprintf(r->why, sizeof r->why,
-                 "server %u (pid %d) %s before printing its ready line%s%s",
-                 p->index, (int)p->pid, status, tail[0] ? ": " : "", tail);
+                 "%s %u (pid %d) %s before printing its ready line%s%s",
+                 p->noun, p->index, (int)p->pid, status,
+                 tail[0] ? ": " : "", tail);
     close(p->fd);
     close_fds(p->pipe_fds, 2);
 }
@@ -314,12 +335,26 @@ static void settle(const struct spawn_config *cfg, int rep_fd,
 {
     memset(r, 0, sizeof *r);
     int *fds = NULL;
+    if (rc == 1 && p->stdio && strlen(p->line) + 1 < p->len) {
+        /* Bytes after the ready line: read here, lost to the client,
+         * which would wait for them. */
+        rc = -EPROTO;
+        snprintf(p->line, sizeof p->line, "wrote more than its ready line "
+                 "before any command");
+        p->len = strlen(p->line);
+    }
     if (rc == 1) {
         r->index = p->index;
         r->pid = p->pid;
         r->start_ns = now_ns() - p->t0;
-        memcpy(r->line, p->line, p->len + 1);
-        close(p->fd);
+        memcpy(r->line, p->line, strlen(p->line) + 1);
+        if (p->stdio) {
+            /* Its stdout is the client's from here on. */
+            p->pipe_fds[0] = p->fd;
+            p->fd = -1;
+        } else {
+            close(p->fd);
+        }
         if (p->log_fd >= 0)
             close(p->log_fd);
         if (spawn_live_add(live, p->pid) != 0)

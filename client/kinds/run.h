@@ -22,7 +22,7 @@
 #include "modes/callmode.h"
 #include "net/transport.h"
 
-#define RUN_MAX_SIDES SPAWN_MAX_GROUPS
+#define RUN_MAX_SIDES 2 /* A and B; each may have a caller: spawn.h */
 
 /* One side of a run. A kind that starts no server (KIND_SERVERLESS) gets
  * only sc, doc, out_path, interrupted and progress. */
@@ -31,6 +31,9 @@ struct side {
     const struct server_kind *server; /* what server.kind names */
     const struct transport_ops *tp;
     const struct callmode_ops *mode;
+    /* The mode's own settings (callmode_config.ext: a caller's, host/
+     * caller.h), or NULL. */
+    const void *mode_ext;
     struct spawner *sp;   /* shared by the sides */
     int group;            /* the spawner group of this side's servers */
     const struct machine *machine;

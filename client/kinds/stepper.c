@@ -42,11 +42,15 @@ static void init_side(struct stepper_driver *d, struct stepper_side *r,
                       const struct footprint *base)
 {
     const struct scenario *sc = s->sc;
+    char why[700] = "";
     struct callmode_config mcfg = {
         .timeout_ms = sc->call.timeout_ms,
         .pool_size = sc->client.pool_size,
         .thread_stack_kb = sc->client.thread_stack_kb,
         .interrupted = s->interrupted,
+        .ext = s->mode_ext,
+        .why = why,
+        .why_len = sizeof why,
     };
     memset(o, 0, sizeof *o);
     *r = (struct stepper_side){.h = {.s = s, .o = o,
@@ -71,7 +75,15 @@ static void init_side(struct stepper_driver *d, struct stepper_side *r,
     json_object_set_new(s->doc, "probes", json_array());
     r->h.oom_kills = s->machine ? machine_oom_kills(s->machine) : -1;
     int mrc = r->h.conns ? s->mode->create(&r->h.mode, &mcfg) : -ENOMEM;
-    if (mrc) {
+    if (mrc && why[0]) {
+        /* The mode said why: a caller that did not come up. */
+        if (mrc == -EINTR && *s->interrupted)
+            run_stop(r->h.o, STOP_INTERRUPTED, 130, "interrupted starting "
+                     "the %s", s->mode->name);
+        else
+            run_stop(r->h.o, STOP_CALL_FAILED, 1, "%s", why);
+        r->search.phase = CROSSING_DONE;
+    } else if (mrc) {
         run_stop(r->h.o, STOP_RESOURCE, 0, "cannot start call mode %s: %s",
              s->mode->name, strerror(-mrc));
         r->search.phase = CROSSING_DONE;
@@ -102,6 +114,8 @@ static void free_side(struct stepper_side *r)
     free(r->points);
     free(r->points_end_ns);
     json_decref(r->crossing);
+    json_decref(r->mode_costs);
+    json_decref(r->mode_failure);
 }
 
 /* A side failed (exit 1) or was interrupted: a paired run is one

@@ -74,6 +74,12 @@ struct stepper_side {
     const char *last_what;
     double last_ms;
     int64_t last_mem_kb;
+    /* A mode whose calls another process makes (a caller, with
+     * costs_end): what they cost over the measurement's timed rounds, the
+     * measurement's "caller" block; and the measurement that failed, for
+     * result.caller_failure. NULL: none. */
+    json_t *mode_costs;
+    json_t *mode_failure;
 };
 
 /* The sides of one run and what they share. */

@@ -55,6 +55,8 @@ void stepper_measure_begin(struct stepper_side *r)
     r->neighbour_cpu = r->d->nsides > 1;
     r->place = 0;
     r->held = 0;
+    json_decref(r->mode_costs);
+    r->mode_costs = NULL;
 }
 
 /* The other sides' servers' CPU so far (ns), or -1 when some side has no
@@ -83,6 +85,9 @@ static bool one_round(struct stepper_side *r, int64_t k, int64_t warmup)
     struct round_info info;
     struct rusage ru0, ru1;
     bool timed = k >= warmup;
+    const struct callmode_ops *mode = r->h.s->mode;
+    if (timed && k == warmup && mode->costs_begin)
+        mode->costs_begin(r->h.mode, r->h.conns, r->h.n);
     if (timed && k == warmup)
         r->client.server_cpu =
             r->h.s->machine &&
@@ -102,9 +107,27 @@ static bool one_round(struct stepper_side *r, int64_t k, int64_t warmup)
         r->neighbour_cpu = false;
     char at[48];
     snprintf(at, sizeof at, " at N=%zu", r->h.n);
+    if (rc && mode->costs_end && !r->mode_failure) {
+        /* What the calls cost up to the failure, and the caller's words
+         * for it (its fail lines): result.caller_failure. */
+        r->mode_failure = mode->costs_end(r->h.mode, r->h.conns, r->h.n,
+                                          info.calls);
+        if (r->mode_failure)
+            json_object_set_new(r->mode_failure, "n",
+                                json_integer((json_int_t)r->h.n));
+    }
     if (rc && info.client_resource &&
         servers_resource_stop(r->h.o, rc, info.why, at))
         return false;
+    if (rc && info.mode_failed) {
+        /* The process making the calls failed, not a server: it is named
+         * in info.why. */
+        if (rc == -EINTR && *r->h.s->interrupted)
+            run_stop(r->h.o, STOP_INTERRUPTED, 130, "interrupted%s", at);
+        else
+            run_stop(r->h.o, STOP_CALL_FAILED, 1, "%s%s", info.why, at);
+        return false;
+    }
     if (rc) {
         stepper_call_failure(&r->h, info.failed, rc, info.why);
         return false;
@@ -138,8 +161,14 @@ static bool one_round(struct stepper_side *r, int64_t k, int64_t warmup)
         if (cc->server_cpu)
             samples_add(&r->server_rounds, cc->server1.total_ns - before);
     }
-    if (k == warmup + r->timed - 1)
+    if (k == warmup + r->timed - 1) {
         r->h.s->mode->drain(r->h.mode, &r->calls, &r->completions);
+        if (mode->costs_end) {
+            json_decref(r->mode_costs);
+            r->mode_costs = mode->costs_end(r->h.mode, r->h.conns, r->h.n,
+                                            (uint64_t)r->calls.len);
+        }
+    }
     return true;
 }
 

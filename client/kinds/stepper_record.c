@@ -176,6 +176,10 @@ static json_t *measurement_json(struct stepper_side *r, const char *phase,
                   (json_int_t)(stepper_reconnects(r) - cc->reconnects0)));
     if (cc->server_cpu && r->calls.len)
         server_cpu_json(m, cc, (double)r->calls.len, &r->server_rounds);
+    /* The costs of calls another process made (a caller): its block,
+     * named by its mode ("caller"). */
+    if (r->mode_costs)
+        json_object_set(m, r->h.s->mode->name, r->mode_costs);
     if (keep_point(r, round_ms.median, strcmp(phase, "sweep") != 0) != 0)
         run_stop(r->h.o, STOP_RESOURCE, 0,
                  "out of memory in the client at N=%zu", r->h.n);

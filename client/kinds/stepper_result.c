@@ -63,6 +63,108 @@ static json_t *nearest_cpu(json_t *doc, int64_t want)
     return best;
 }
 
+/* The measurement (step or probe) whose `block` (a mode's costs, e.g.
+ * "caller") has a CPU per call, with its N nearest `want` (the larger of
+ * two as near), or NULL. */
+static json_t *nearest_block(json_t *doc, const char *block, int64_t want)
+{
+    static const char *const lists[] = {"steps", "probes"};
+    json_t *best = NULL;
+    int64_t best_n = 0;
+    for (size_t l = 0; l < ARRAY_LEN(lists); l++) {
+        size_t i;
+        json_t *m;
+        json_array_foreach(json_object_get(doc, lists[l]), i, m) {
+            json_t *b = json_object_get(m, block);
+            int64_t n = json_integer_value(json_object_get(m, "n"));
+            if (!json_object_get(b, "cpu_per_call_us"))
+                continue;
+            int64_t d = llabs(n - want), bd = llabs(best_n - want);
+            if (!best || d < bd || (d == bd && n > best_n)) {
+                best = m;
+                best_n = n;
+            }
+        }
+    }
+    return best;
+}
+
+/* The slope (kB per unit of N) of `field` of every step's `block` over
+ * N, least squares: what each server costs the process that calls them.
+ * NULL with fewer than two distinct N. */
+static json_t *slope_json(json_t *steps, const char *block,
+                          const char *field)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, lo = 0, hi = 0;
+    size_t k = 0, i;
+    json_t *st;
+    json_array_foreach(steps, i, st) {
+        json_t *v = json_object_get(json_object_get(st, block), field);
+        if (!json_is_integer(v))
+            continue;
+        double x = (double)json_integer_value(json_object_get(st, "n"));
+        double y = (double)json_integer_value(v);
+        lo = k == 0 || x < lo ? x : lo;
+        hi = k == 0 || x > hi ? x : hi;
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        k++;
+    }
+    double den = (double)k * sxx - sx * sx;
+    if (k < 2 || hi <= lo || den <= 0)
+        return NULL;
+    return json_real(((double)k * sxy - sx * sy) / den);
+}
+
+/* result.costs.caller: what the calls cost the process that made them
+ * (a caller: docs/callers.md), from each measurement's `block`: its CPU
+ * per call at the measurement nearest cost_n, its footprint at the
+ * largest step, and its memory per server (the slope over N). NULL when
+ * no measurement has the block. */
+static json_t *block_costs(json_t *doc, const char *block, int64_t cost_n)
+{
+    json_t *steps = json_object_get(doc, "steps");
+    json_t *m = nearest_block(doc, block, cost_n ? cost_n : INT64_MAX);
+    if (!m)
+        return NULL;
+    json_t *b = json_object_get(m, block);
+    json_t *c = json_pack("{s:O, s:O, s:I}", "n", json_object_get(m, "n"),
+                          "cpu_per_call_us",
+                          json_object_get(b, "cpu_per_call_us"), "cost_n",
+                          (json_int_t)cost_n);
+    static const char *const fields[] = {"rss_kb", "pss_kb", "uss_kb",
+                                         "threads", "fds"};
+    json_t *last = NULL;
+    for (size_t i = json_array_size(steps); i-- > 0 && !last;)
+        if (json_object_get(json_object_get(json_array_get(steps, i), block),
+                            "rss_kb"))
+            last = json_array_get(steps, i);
+    if (last) {
+        json_t *fp = json_pack("{s:O}", "n", json_object_get(last, "n"));
+        for (size_t i = 0; i < ARRAY_LEN(fields); i++)
+            json_object_set(fp, fields[i],
+                            json_object_get(json_object_get(last, block),
+                                            fields[i]));
+        json_object_set_new(c, "footprint", fp);
+    }
+    json_t *per = json_object();
+    for (size_t i = 0; i < 3; i++) {
+        json_t *v = slope_json(steps, block, fields[i]);
+        if (v)
+            json_object_set_new(per, fields[i], v);
+    }
+    if (json_object_size(per)) {
+        json_object_set_new(per, "method", json_string(
+            "least-squares slope over every step's N"));
+        json_object_set_new(c, "memory_per_server_kb", per);
+    } else {
+        json_decref(per);
+    }
+    return c;
+}
+
 /* result.costs: the axis's memory per unit of N; the servers' CPU per
  * call at the measurement nearest KIND.cost_n (it moves with N, and
  * compare reads it there: docs/compare.md), or the largest N measured
@@ -96,6 +198,9 @@ static json_t *result_costs(const struct stepper_axis *axis,
                       json_object_get(json_object_get(m, "cpu_per_call_us"),
                                       "server"),
                       "cost_n", (json_int_t)cost_n));
+    json_t *caller = block_costs(doc, "caller", cost_n);
+    if (caller)
+        json_object_set_new(costs, "caller", caller);
     json_t *first = json_array_get(json_object_get(doc, "steps"), 0);
     json_t *call = json_object_get(json_object_get(first, "call_us"), "median");
     if (json_is_number(call))
@@ -132,6 +237,10 @@ void stepper_outcome(struct stepper_side *r, const char *reason,
     json_t *costs = result_costs(r->d->axis, r->h.s->sc, r->h.s->doc);
     if (costs)
         json_object_set_new(res, "costs", costs);
+    /* The measurement whose calls failed: the caller's costs so far and
+     * its words for the failures (its fail lines). */
+    if (r->mode_failure)
+        json_object_set(res, "caller_failure", r->mode_failure);
 }
 
 /* How a found crossing was estimated, into `how`: the method, the slope,

@@ -8,10 +8,20 @@ void stepper_summary_head(const struct scenario *sc, json_t *doc,
                           const char *held)
 {
     json_t *orb = json_object_get(doc, "orb");
+    json_t *caller = json_object_get(doc, "caller");
     const char *version = json_string_value(json_object_get(orb, "version"));
-    printf("%s: %s %s over %s, %s calls, max_ms %g\n  %s", sc->name,
+    char calls[200];
+    if (caller) /* an ORB's own client made them (docs/callers.md) */
+        snprintf(calls, sizeof calls, "%s calls by the caller %s (%s %s)",
+                 json_string_value(json_object_get(caller, "mode")),
+                 json_string_value(json_object_get(caller, "kind")),
+                 json_string_value(json_object_get(caller, "name")),
+                 json_string_value(json_object_get(caller, "version")));
+    else
+        snprintf(calls, sizeof calls, "%s calls", sc->mode);
+    printf("%s: %s %s over %s, %s, max_ms %g\n  %s", sc->name,
            json_string_value(json_object_get(orb, "name")),
-           version ? version : "(version unknown)", sc->transport, sc->mode,
+           version ? version : "(version unknown)", sc->transport, calls,
            stepper_opts(sc)->max_ms, held);
     json_t *res = json_object_get(doc, "result");
     json_t *cx = json_object_get(res, "crossing_interval");

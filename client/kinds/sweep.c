@@ -43,7 +43,8 @@ static int sweep_fit_servers(struct scenario *sc, size_t available,
 }
 
 /* The common keys the sweep takes beside its own. */
-static const char *const sweep_uses[] = {"mode", "client", "probe", NULL};
+static const char *const sweep_uses[] = {"mode", "client", "probe", "caller",
+                                         NULL};
 
 /* The keys of kind sweep: the driver's settings, as sweep.*. */
 static const struct scenario_key sweep_keys[] = {
@@ -69,13 +70,48 @@ static void grow_failed(void *arg, size_t k, struct conn *c, int err)
     stepper_call_failure(h, h->n + k, err, c->why);
 }
 
-/* Start servers n..target-1 and connect to each. True when all are up. */
+/* A mode whose calls another process makes (a caller) connects to the
+ * new servers itself: hand it their IORs, conns[from..from+count-1]'s
+ * ready lines. True, or false when the side stopped. */
+static bool hand_targets(struct stepper_hand *h, size_t from, size_t count,
+                         const struct spawn_result *res)
+{
+    const char **lines = malloc((count ? count : 1) * sizeof *lines);
+    char why[700];
+    if (!lines) {
+        run_stop(h->o, STOP_RESOURCE, 0, "out of memory in the client at "
+                 "N=%zu", from);
+        return false;
+    }
+    for (size_t k = 0; k < count; k++)
+        lines[k] = res[k].line;
+    int rc = h->s->mode->targets(h->mode, h->conns, from, lines, count, why,
+                                 sizeof why);
+    free(lines);
+    if (rc == -EINTR && *h->s->interrupted)
+        run_stop(h->o, STOP_INTERRUPTED, 130, "interrupted at N=%zu", from);
+    else if (rc)
+        run_stop(h->o, STOP_CALL_FAILED, 1, "%s at N=%zu", why, from);
+    return rc == 0;
+}
+
+/* Start servers n..target-1 and connect to each (or, with a caller, hand
+ * it each one's IOR). True when all are up. */
 static bool grow(struct stepper_hand *h, size_t target)
 {
     const struct scenario *sc = h->s->sc;
-    size_t count = target - h->n;
+    size_t count = target - h->n, from = h->n;
+    /* A caller connects, never orbbench: the servers see only its
+     * connections. Their ready lines are kept for it. */
+    bool caller = h->s->mode->targets != NULL;
+    struct spawn_result *res = NULL;
     char at[48];
     snprintf(at, sizeof at, " at N=%zu", h->n);
+    if (caller && !(res = calloc(count, sizeof *res))) {
+        run_stop(h->o, STOP_RESOURCE, 0, "out of memory in the client%s",
+                 at);
+        return false;
+    }
     samples_clear(&h->starts);
     struct servers_want w = {
         .group = h->s->group,
@@ -87,13 +123,17 @@ static bool grow(struct stepper_hand *h, size_t target)
         .starts = &h->starts,
         .slot = grow_slot,
         .arg = h,
-        .idle = !sc->client.connect,
+        .idle = !sc->client.connect || caller,
         .payload = payload_lookup(sc->call.payload),
         .failed = grow_failed,
     };
     *h->next_index += (unsigned)count;
-    h->n += servers_start(h->s, h->o, &w, NULL);
-    return h->n == target && !h->o->stop_reason;
+    h->n += servers_start(h->s, h->o, &w, res);
+    bool ok = h->n == target && !h->o->stop_reason;
+    if (caller && h->n > from && !h->o->stop_reason)
+        ok = hand_targets(h, from, h->n - from, res) && ok;
+    free(res);
+    return ok;
 }
 
 /* Drop the newest servers until n remain: close their connections, then
@@ -217,6 +257,35 @@ static void sweep_summary(const struct scenario *sc, json_t *doc,
         printf("  server CPU per call at N=%lld: %.1f us\n",
                (long long)json_integer_value(json_object_get(cpu, "n")),
                json_number_value(json_object_get(cpu, "us_per_call")));
+    json_t *caller = json_object_get(costs, "caller");
+    if (caller) {
+        /* The client's own row: what the caller's calls cost it. */
+        json_t *per = json_object_get(caller, "cpu_per_call_us");
+        json_t *fp = json_object_get(caller, "footprint");
+        /* USS: its PSS falls as servers of the same ORB share its
+         * library's pages. */
+        json_t *slope = json_object_get(json_object_get(caller,
+                                                        "memory_per_server_kb"),
+                                        "uss_kb");
+        printf("  the caller: CPU per call at N=%lld: %.1f us (user %.1f, "
+               "sys %.1f)",
+               (long long)json_integer_value(json_object_get(caller, "n")),
+               json_number_value(json_object_get(per, "total")),
+               json_number_value(json_object_get(per, "user")),
+               json_number_value(json_object_get(per, "sys")));
+        if (fp)
+            printf("; at N=%lld: PSS %lld kB, %lld threads, %lld "
+                   "descriptors",
+                   (long long)json_integer_value(json_object_get(fp, "n")),
+                   (long long)json_integer_value(json_object_get(fp,
+                                                                 "pss_kb")),
+                   (long long)json_integer_value(json_object_get(fp,
+                                                                 "threads")),
+                   (long long)json_integer_value(json_object_get(fp, "fds")));
+        if (json_is_number(slope))
+            printf("; USS %.1f kB per server", json_number_value(slope));
+        printf("\n");
+    }
     stepper_summary_end(sc, doc, o, out);
 }
 

@@ -11,6 +11,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "net/conn.h"
 #include "core/stats.h"
 
@@ -20,6 +22,13 @@ struct callmode_config {
     int64_t thread_stack_kb;  /* stack of every thread a mode starts */
     /* Set by the signal handler: stop taking new calls, return -EINTR. */
     volatile sig_atomic_t *interrupted;
+    /* A mode's own settings, or NULL (host/caller.c: the caller to
+     * start). */
+    const void *ext;
+    /* Where create puts a one-line reason when it fails (why_len
+     * bytes), or NULL. */
+    char *why;
+    size_t why_len;
 };
 
 /* What one round did. */
@@ -30,6 +39,10 @@ struct round_info {
     unsigned threads_peak;     /* most client threads alive at once */
     int err;                   /* 0, or the first failure's -errno */
     bool client_resource;      /* the client itself ran out (threads) */
+    /* The mode itself failed, not a call to a server: the process that
+     * makes the calls (a caller) died, hung or broke its protocol. `why`
+     * names it; `failed` names no server. */
+    bool mode_failed;
     size_t failed;             /* conns index of that failure */
     char why[CONN_WHY_BYTES];  /* its one-line reason */
 };
@@ -54,6 +67,27 @@ struct callmode_ops {
     /* Optional: conns[from..] are about to be closed (the sweep is
      * dropping its newest servers); forget any state kept for them. */
     void (*forget)(struct callmode *m, struct conn *conns, size_t from);
+
+    /* A mode whose calls another process makes (a caller, host/caller.h)
+     * fills the three below. That process opens its own connections, so
+     * the harness opens none: its servers are known by pid only
+     * (conn_open is never called) and each new server's ready line (its
+     * IOR) is handed over here, outside the timed rounds:
+     * lines[0..count-1] are those of conns[from..from+count-1]. 0, or
+     * -errno with a one-line reason in `why`. */
+    int (*targets)(struct callmode *m, const struct conn *conns,
+                   size_t from, const char *const *lines, size_t count,
+                   char *why, size_t why_len);
+    /* Around a measurement's timed rounds over conns[0..n-1] (between
+     * rounds, never inside one): begin before the first, end after the
+     * last, with the calls they completed. end returns what the calls
+     * cost outside this process (the caller's CPU, memory, threads,
+     * descriptors; its connections as the servers see them) as a new
+     * object, or NULL. */
+    void (*costs_begin)(struct callmode *m, const struct conn *conns,
+                        size_t n);
+    json_t *(*costs_end)(struct callmode *m, const struct conn *conns,
+                         size_t n, uint64_t calls);
 };
 
 extern const struct callmode_ops callmode_sync;

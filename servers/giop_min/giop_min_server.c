@@ -96,6 +96,43 @@ static bool is_payload_echo(const struct giop_request *rq)
     return false;
 }
 
+/* A GIOP 1.2 LocateRequest (request id, a KeyAddr TargetAddress): an
+ * ORB's client sends one before its first call on a reference whose
+ * type it has not checked (omniORB's, after _unchecked_narrow: the
+ * callers of docs/callers.md). Answered with a LocateReply, OBJECT_HERE
+ * for our key and UNKNOWN_OBJECT for another; false for a malformed one
+ * (a MessageError then). */
+static bool locate(struct gconn *c, const uint8_t *msg, size_t len)
+{
+    struct giop_header h;
+    struct cdr_in in;
+    const uint8_t *key;
+    size_t key_len;
+    if (giop_header_parse(msg, len, &h) != 0 || h.minor != 2)
+        return false;
+    cdr_in_init(&in, msg, len, h.little);
+    in.pos = GIOP_HEADER_BYTES;
+    uint32_t id = cdr_get_long(&in);
+    uint16_t disposition = cdr_get_short(&in);
+    if (in.err || disposition != 0 ||
+        cdr_get_octet_seq(&in, &key, &key_len) != 0)
+        return false;
+    bool here = key_len == ECHO_KEY_LEN &&
+                memcmp(key, echo_key, ECHO_KEY_LEN) == 0;
+    c->out.origin = c->out.len;
+    cdr_put_bytes(&c->out, "GIOP", 4);
+    cdr_put_octet(&c->out, 1);
+    cdr_put_octet(&c->out, 2);
+    cdr_put_octet(&c->out, c->out.little ? 1 : 0);
+    cdr_put_octet(&c->out, GIOP_LOCATE_REPLY);
+    size_t size_at = c->out.len;
+    cdr_put_long(&c->out, 0);
+    cdr_put_long(&c->out, id);
+    cdr_put_long(&c->out, here ? 1 : 0); /* OBJECT_HERE, UNKNOWN_OBJECT */
+    giop_message_end(&c->out, size_at);
+    return true;
+}
+
 /* One whole message at msg: dispatch it, append what answers it. */
 static void handle(struct gconn *c, const uint8_t *msg, size_t len)
 {
@@ -104,6 +141,11 @@ static void handle(struct gconn *c, const uint8_t *msg, size_t len)
     int rc = giop_decode_request(msg, len, &rq, &type);
     if (rc == -ENOMSG && type == GIOP_CLOSE_CONNECTION) {
         c->closing = true;
+        return;
+    }
+    if (rc == -ENOMSG && type == GIOP_LOCATE_REQUEST) {
+        if (!locate(c, msg, len))
+            send_message_error(c);
         return;
     }
     if (rc) {
@@ -245,10 +287,15 @@ static int open_endpoint(const char *ep, struct ior *ior)
     int fd = server_listen("giop-min-server", ep, epfd, &a);
     if (a.is_unix) {
         /* As omniORB does: an IIOP profile (unused here) and the Unix
-         * component the client's unix transport connects to. */
+         * component the client's unix transport connects to, naming this
+         * machine as omniORB's own client wants it (gethostname: it takes
+         * the socket for a local one only then; orbbench's ignores it). */
         strcpy(ior->host, "127.0.0.1");
         ior->has_unix = true;
-        strcpy(ior->unix_host, "localhost");
+        if (gethostname(ior->unix_host, sizeof ior->unix_host) != 0 ||
+            !ior->unix_host[0])
+            strcpy(ior->unix_host, "localhost");
+        ior->unix_host[sizeof ior->unix_host - 1] = 0;
         strcpy(ior->unix_path, a.path);
     } else {
         strcpy(ior->host, a.host);

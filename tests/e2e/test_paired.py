@@ -92,7 +92,7 @@ def test_failing_side_stops_its_partner(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--versus", "sweep.max_n=5"],
-     "--versus sweep.max_n=5: only server.* keys may differ"),
+     "--versus sweep.max_n=5: only server.* and caller.* keys may differ"),
     (["--out-versus", "/tmp/x.json"], "--out-versus: only in a paired run"),
     (["--paired", "--set", "machine.mem_limit_mb=100"],
      "machine.mem_limit_mb would be one limit for both sides"),
@@ -211,7 +211,7 @@ def test_run_suite_paired_and_solo_exclude_each_other(tmp_path):
 @pytest.mark.parametrize("variants, message", [
     (["--variant", "a"], "needs exactly two variants"),
     (["--variant", "a:sweep.rounds=2", "--variant", "b:sweep.rounds=3"],
-     "differ only in server.* keys"),
+     "differ only in server.* and caller.* keys"),
     (["--variant", "a:server.work_us=5", "--variant", "b"],
      "must set server.work_us too"),
 ])

@@ -230,5 +230,5 @@ def test_until_verdict_needs_paired(tmp_path, args):
     assert r.returncode == 2
     assert r.stderr.strip() == \
         "run-suite: --until-verdict: needs paired runs: two variants " \
-        "that differ only in server.* keys, without --solo"
+        "that differ only in server.* and caller.* keys, without --solo"
     assert not (tmp_path / "o").exists()

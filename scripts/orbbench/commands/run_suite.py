@@ -30,7 +30,8 @@ ID:server.orb=ID. Examples:
   --orb omniorb-system --orb omniorb-4.3.3     two ORB installations
 Variant names: letters, digits, '.', '_', '-'; each once.
 
-Two variants that differ only in server.* keys are paired by default:
+Two variants that differ only in server.* and caller.* keys (the servers,
+and the ORB client that calls them: docs/callers.md) are paired by default:
 each scenario of a kind that pairs (sweep, fanin) runs once per repeat as
 one paired run (orbbench run --versus): both variants' servers on the
 machine at once, measured in alternating blocks with the other side's
@@ -236,7 +237,7 @@ def parse_args(argv):
     if a.until_verdict:
         if not a.paired:
             die("--until-verdict: needs paired runs: two variants that "
-                "differ only in server.* keys, without --solo")
+                "differ only in server.* and caller.* keys, without --solo")
         if a.repeat == 1:
             a.repeat = 3
         if a.budget is not None and a.budget <= 0:
@@ -249,21 +250,27 @@ def parse_args(argv):
     return a
 
 
+# What the sides of a paired run may differ in (orbbench run --versus).
+PAIRED_PREFIXES = ("server.", "caller.")
+
+
 def set_keys(sets):
     return [s.split("=", 1)[0] for s in sets]
 
 
 def pair_problem(variants):
     """Why the variants cannot run as paired runs (two variants; B sets
-    every key A sets; only server.*), or None."""
+    every key A sets; only server.* and caller.*: each side its own
+    servers and its own caller), or None."""
     if len(variants) != 2:
         return f"needs exactly two variants (got {len(variants)})"
     va, vb = variants
     for v in variants:
         for k in set_keys(v["set"]):
-            if not k.startswith("server."):
+            if not k.startswith(PAIRED_PREFIXES):
                 return (f"variant {v['name']!r} sets {k}: the sides of a "
-                        "paired run differ only in server.* keys")
+                        "paired run differ only in server.* and caller.* "
+                        "keys")
     missing = [k for k in set_keys(va["set"]) if k not in set_keys(vb["set"])]
     if missing:
         return (f"variant {vb['name']!r} must set {missing[0]} too (variant "
@@ -430,8 +437,8 @@ def run_one(a, scenario, out, progress, variant=None, prior=None):
 
 def run_pair(a, scenario, outs, progress, variants, prior=None):
     """One paired run of a scenario: variant A's settings, and B's server.*
-    keys as --versus, both sides warm-started from `prior` (or cold);
-    return a row per variant."""
+    and caller.* keys as --versus, both sides warm-started from `prior`
+    (or cold); return a row per variant."""
     va, vb = variants
     args = [a.orbbench, "run", str(scenario), "--out", str(outs[0]),
             "--out-versus", str(outs[1]), "--paired"]
@@ -529,6 +536,8 @@ def make_row(scenario, out, proc, dt, variant):
                    crossing_interval=res.get("crossing_interval"),
                    costs=res.get("costs"),
                    orb=orb_text(doc.get("orb")))
+        if doc.get("caller"):
+            row["caller"] = caller_text(doc["caller"])
         blocks = [s for s in doc.get("steps") or [] if "block" in s]
         if blocks:
             row["blocks"] = len(blocks)
@@ -540,6 +549,13 @@ def make_row(scenario, out, proc, dt, variant):
         if variant["orb"]:
             row["orb_id"] = variant["orb"]
     return row
+
+
+def caller_text(caller):
+    """'omniorb deferred (omniORB 4.2.5)': who made a run's calls
+    (docs/callers.md)."""
+    return (f"{caller.get('kind', '?')} {caller.get('mode', '?')} "
+            f"({caller.get('name', '?')} {caller.get('version') or '?'})")
 
 
 def crossing_text(r):
@@ -584,6 +600,27 @@ def cost_cells(r):
 
 COST_HEAD = ("PSS kB", "USS kB", "threads", "fds", "at N", "CPU us/call",
              "call us")
+# The client's own row, beside the servers', when a caller made the calls
+# (result.costs.caller, docs/callers.md).
+CALLER_HEAD = ("caller", "client CPU us/call", "client threads",
+               "client USS kB/server")
+CALLER_NOTE = ("caller: the ORB client that made the calls (caller.kind, "
+               "mode); client CPU us/call: its CPU per call at the "
+               "measurement nearest sweep.cost_n (@N); client threads: at "
+               "the largest step; client USS kB/server: the slope of its "
+               "USS over N (its PSS falls as servers of the same ORB share "
+               "its library's pages).")
+
+
+def caller_cells(r):
+    """The closing table's caller columns of a row (result.costs.caller),
+    dashes for a row whose calls orbbench made itself."""
+    c = (r.get("costs") or {}).get("caller") or {}
+    cpu = (c.get("cpu_per_call_us") or {}).get("total")
+    per = (c.get("memory_per_server_kb") or {}).get("uss_kb")
+    return (r.get("caller", "—"), at(num(cpu, "{:.1f}"), c.get("n")),
+            num((c.get("footprint") or {}).get("threads")),
+            num(per, "{:.1f}"))
 COST_NOTE = ("PSS, USS, threads, descriptors: per server at the largest "
              "step measured (at N). CPU us/call: the servers' CPU per call "
              "at the measurement nearest sweep.cost_n (@N, where compare "
@@ -599,10 +636,12 @@ def table(rows):
     # suite of rate or connect rows has neither: a row of dashes).
     swept = any(r.get("costs") or r.get("crossing_n") is not None
                 for r in rows)
+    called = any((r.get("costs") or {}).get("caller") for r in rows)
     head = ("scenario", " / ".join(
         headline(k) for k in orbresults.KINDS
         if k in kinds and orbresults.KINDS[k].headline) or "max servers") + \
-        (("crossing N (95%)",) + COST_HEAD if swept else ()) + ("stop",)
+        (("crossing N (95%)",) + COST_HEAD if swept else ()) + \
+        (CALLER_HEAD if called else ()) + ("stop",)
     body = []
     for r in rows:
         name = r["scenario"]
@@ -616,7 +655,8 @@ def table(rows):
         else:
             body.append((name, str(r.get("headline", "?"))) +
                         ((crossing_text(r),) + cost_cells(r) if swept
-                         else ()) + (r.get("stop_reason", "?"),))
+                         else ()) + (caller_cells(r) if called else ()) +
+                        (r.get("stop_reason", "?"),))
     return head, body
 
 
@@ -640,6 +680,7 @@ def closing_table(fmt, head, body, rows, meta):
     if fmt == "json":
         return json.dumps({"columns": list(head), "rows": [
             {k: r.get(k) for k in ("scenario", "variant", "repeat", "orb",
+                                   "caller",
                                    "held", "held_unit", "headline",
                                    "crossing_n",
                                    "crossing_interval", "costs",
@@ -656,6 +697,7 @@ def notes(rows, head):
     the memory columns' unit."""
     return " ".join(x for x in (
         legend(rows), COST_NOTE if COST_HEAD[0] in head else "",
+        CALLER_NOTE if CALLER_HEAD[0] in head else "",
         unit_note(rows)) if x)
 
 

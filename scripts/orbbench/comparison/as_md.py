@@ -1,8 +1,8 @@
 """A comparison as Markdown (GitHub tables)."""
 import orbbench.cli as orbcli
 from orbbench.comparison.parts import (
-    env_lines, interference_lines, kind_tables, main_table, method_lines,
-    note_lines, set_lines, steps_blocks, suite_lines, suite_table,
+    client_table, env_lines, interference_lines, kind_tables, main_table,
+    method_lines, note_lines, set_lines, steps_blocks, suite_lines, suite_table,
     unmatched_lines)
 
 
@@ -22,6 +22,13 @@ def render_md(cmps):
         lines += ["", "## Per scenario", "",
                   orbcli.md_table(head, rows,
                                   "l" + "r" * (len(head) - 2) + "l"), ""]
+    chead, crows = client_table(cmps)
+    if crows:
+        lines += ["", "## The client", "", "The caller that made the calls "
+                  "(orbbench's docs/callers.md); descriptive: 95% "
+                  "intervals, no verdict.", "",
+                  orbcli.md_table(chead, crows, "l" + "r" * (len(chead) - 1)),
+                  ""]
     for title, khead, krows in kind_tables(cmps):
         lines += ["", f"## {title}", "",
                   orbcli.md_table(khead, krows,

@@ -1,8 +1,8 @@
 """A comparison as text: the tables and the lines for a terminal."""
 import orbbench.cli as orbcli
 from orbbench.comparison.parts import (
-    env_lines, interference_lines, kind_tables, main_table, method_lines,
-    note_lines, set_lines, steps_blocks, suite_lines, suite_table,
+    client_table, env_lines, interference_lines, kind_tables, main_table,
+    method_lines, note_lines, set_lines, steps_blocks, suite_lines, suite_table,
     unmatched_lines)
 
 
@@ -16,6 +16,11 @@ def render_text(cmps):
     head, rows = main_table(cmps)
     if rows:
         lines += ["", "Per scenario:", "", orbcli.text_table(head, rows), ""]
+    chead, crows = client_table(cmps)
+    if crows:
+        lines += ["", "The client (the caller that made the calls, "
+                  "docs/callers.md; descriptive, 95% intervals):", "",
+                  orbcli.text_table(chead, crows), ""]
     for title, khead, krows in kind_tables(cmps):
         lines += ["", f"{title}:", "", orbcli.text_table(khead, krows), ""]
     lines += method_lines(cmps) + interference_lines(cmps)

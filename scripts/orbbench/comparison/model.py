@@ -38,6 +38,32 @@ def round_ms(step):
     return step["round_ms"]["median"]
 
 
+def client_cpu_per_call_us(step):
+    """The client's CPU per call: a caller's (its cgroup: the ORB's own
+    client, docs/callers.md) when one made the calls, else orbbench's own
+    (getrusage); None without either."""
+    own = ((step.get("caller") or {}).get("cpu_per_call_us") or {})
+    if orbresults.is_num(own.get("total")):
+        return own["total"]
+    cpu = step.get("cpu_per_call_us") or {}
+    u, s = cpu.get("client_user"), cpu.get("client_sys")
+    return u + s if orbresults.is_num(u) and orbresults.is_num(s) else None
+
+
+def client_threads(step):
+    """The client's threads after a measurement: the caller's, else
+    orbbench's own."""
+    t = (step.get("caller") or {}).get("threads")
+    if orbresults.is_num(t):
+        return t
+    return (step.get("client") or {}).get("threads")
+
+
+def has_caller(docs):
+    """Did a caller make some run's calls (result.caller)?"""
+    return any(d.get("caller") for d in docs)
+
+
 # What a metric's value per measurement is (the metric's
 # per_measurement in compare's JSON).
 PER_MEASUREMENT = {
@@ -45,6 +71,7 @@ PER_MEASUREMENT = {
     orbresults.round_ms_low: "cheapest 30% of rounds",
     orbresults.server_cpu_per_call_us: "total over the calls",
     orbresults.server_cpu_low_us: "cheapest 30% of rounds",
+    client_cpu_per_call_us: "total over the calls",
 }
 
 
@@ -185,7 +212,12 @@ def crossing_values(docs_a, docs_b):
 METRICS = (("crossing_n", "crossing N", True, False),
            ("round_ms", "round ms", False, False),
            ("server_cpu_us", "server CPU", False, False),
-           ("mem", None, False, True))
+           ("mem", None, False, True),
+           # The client half (docs/callers.md), descriptive: only where a
+           # caller made some run's calls.
+           ("client_cpu_us", "client CPU", False, False),
+           ("client_threads", "client threads", False, False),
+           ("client_uss_kb", "client USS/server", False, True))
 
 
 def metric_key(key, mem):
@@ -300,6 +332,9 @@ def scenario_metrics(docs_a, docs_b, at, mem):
             ("server_cpu_us", cheapest_or(docs, orbresults.server_cpu_low_us,
                                           orbresults.server_cpu_per_call_us),
              lambda s: s.get("calls")))
+    if has_caller(docs):
+        fits += (("client_cpu_us", client_cpu_per_call_us,
+                  lambda s: s.get("calls")),)
     fixed = fixed_n_blocks(docs_a, docs_b, paired)
     for key, read, weight in fits:
         runs = block_pairs(docs_a, docs_b, read) if fixed else None
@@ -346,7 +381,38 @@ def scenario_metrics(docs_a, docs_b, at, mem):
     out[f"{mem}_kb"] = metric([mem_at(d, nm, mem) for d in docs_a],
                               [mem_at(d, nm, mem) for d in docs_b],
                               False, memory=True, at_n=nm, paired=paired)
+    if has_caller(docs):
+        out.update(client_metrics(docs_a, docs_b, n, paired))
     return out
+
+
+def nearest_value(doc, n, read):
+    """read(measurement) at the measurement nearest n that has one (the
+    larger N of two as near), or None."""
+    got = [(abs(s["n"] - n), -s["n"], v) for s in measurements(doc)
+           if (v := read(s)) is not None]
+    return min(got)[2] if got and n is not None else None
+
+
+def client_metrics(docs_a, docs_b, n, paired):
+    """The client half's descriptive metrics beside client_cpu_us (a
+    fit, above): its threads at the measurement nearest n, and what each
+    server cost it in memory (result.costs.caller's slope of USS over N;
+    None for orbbench's own client, whose USS no step records)."""
+    def uss(d):
+        return orbresults.get(d, "result.costs.caller.memory_per_server_kb"
+                                 ".uss_kb")
+    return {
+        "client_threads": metric([nearest_value(d, n, client_threads)
+                                  for d in docs_a],
+                                 [nearest_value(d, n, client_threads)
+                                  for d in docs_b], False, at_n=n,
+                                 paired=paired),
+        "client_uss_kb": metric([uss(d) for d in docs_a],
+                                [uss(d) for d in docs_b], False,
+                                memory=True, paired=paired,
+                                missing="orbbench's own client: no USS per "
+                                        "server recorded")}
 
 
 def paired_points(da, db, n, read, weight, window):

@@ -62,6 +62,40 @@ def swept(cmps):
                                  if not own_kind(c)]) for cmp in cmps]
 
 
+# The client half's metrics (model.client_metrics, docs/callers.md), in
+# the client table's order.
+CLIENT_KEYS = ("client_cpu_us", "client_threads", "client_uss_kb")
+
+
+def client_table(cmps):
+    """The client half, where a caller made some run's calls: scenario,
+    then per client metric A's value (median (min–max) over runs) and each
+    set's X/A (descriptive: 95% intervals, no verdict). (head, rows);
+    rows empty without a caller."""
+    names = orbresults.seed_order(list(dict.fromkeys(
+        c["scenario"] for cmp in cmps for c in cmp["scenarios"]
+        if "client_cpu_us" in c["metrics"])))
+    mem = cmps[0]["mem_kind"] if cmps else None
+    head = ["scenario"]
+    for key in CLIENT_KEYS:
+        head.append(f"{metric_label(key, mem)} A")
+        head += [f"{metric_label(key, mem)} {x}/A"
+                 for x in LETTERS[1:len(cmps) + 1]]
+    rows = []
+    for name in names:
+        per = [next((c for c in cmp["scenarios"] if c["scenario"] == name),
+                    None) for cmp in cmps]
+        first = next(c for c in per if c)
+        row = [name]
+        for key in CLIENT_KEYS:
+            m = first["metrics"].get(key)
+            row.append(runs_cell(m["a_values"]) if m else "—")
+            row += [ratio_cell(c["metrics"][key])
+                    if c and key in c["metrics"] else "—" for c in per]
+        rows.append(tuple(row))
+    return tuple(head), rows
+
+
 def kind_tables(cmps):
     """[(title, head, rows)]: per kind with its own metrics that some
     scenario is of, one table: scenario, each metric's A (median (min–max)
