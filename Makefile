@@ -447,9 +447,10 @@ resolution: build
 		--max-repeat $(MAX_REPEAT) --budget $(BUDGET_MIN) \
 		--variant base --variant work:server.work_us=$(WORK_US),server.work_ns=$(WORK_NS)
 
-# RESULTS=folder reports on existing results instead of running the suite.
+# RESULTS=folder reports on existing results instead of running the suite;
+# the folder is one shell word (shq: quoted), whatever it holds.
 report: build
-	scripts/report $(if $(RESULTS),--results $(RESULTS))
+	scripts/report $(if $(RESULTS),--results $(call shq,$(RESULTS)))
 
 # ---- installing ----------------------------------------------------------
 # The man pages and the shell completion, from what the client prints
