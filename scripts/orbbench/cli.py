@@ -155,8 +155,11 @@ def fail(prog, msg, code=2):
     sys.exit(code)
 
 
-# What reading a result of an unexpected shape raises past check_shape.
-SHAPE_ERRORS = (KeyError, TypeError, AttributeError, IndexError)
+# What reading a result of an unexpected shape raises past check_shape
+# (and arithmetic on values no run gives): one line, exit 2, never a
+# traceback.
+SHAPE_ERRORS = (KeyError, TypeError, AttributeError, IndexError,
+                ArithmeticError)
 
 
 def shape_error(paths, e):

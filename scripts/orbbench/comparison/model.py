@@ -376,13 +376,17 @@ def paired_points(da, db, n, read, weight, window):
 def within_of(docs_a, docs_b, n, read, weight, window):
     """Each paired run's (log ratio, se, df) at n from its own pairs
     (orbbench.stats.paired_fit), for orbbench.stats.within_runs; None
-    with fewer than 2 runs or when some run has too few pairs."""
+    with fewer than 2 runs or when some run has too few pairs, or pairs
+    without a spread."""
     if n is None or len(docs_a) < 2:
         return None
     out = [orbstats.paired_fit(paired_points(da, db, n, read, weight,
                                              window), n)
            for da, db in zip(docs_a, docs_b)]
-    return None if any(w is None for w in out) else [list(w) for w in out]
+    # A run whose pairs all gave one ratio has no error to weigh it by
+    # (se 0): its values alone are tested, as for too few pairs.
+    return None if any(w is None or not w[1] > 0 for w in out) else \
+        [list(w) for w in out]
 
 
 def fixed_n_blocks(docs_a, docs_b, paired):
