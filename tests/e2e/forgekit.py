@@ -7,6 +7,7 @@ what `compare --format json` would print for runs with those values."""
 import json
 
 import orbbench.comparison.model as orbmodel
+from orbbench.comparison.as_json import json_doc
 
 # (higher is better, memory) of a sweep row's metrics (pss memory).
 DIRECTIONS = {"crossing_n": (True, False), "round_ms": (False, False),
@@ -47,13 +48,21 @@ def row(name, values, paired=False, kind="sweep", bias_log=None):
 def comparison(rows, alpha=0.05, only_in_a=(), suite=True):
     """A two-set comparison document of the rows, judged: what compare's
     JSON holds (its a, b, method, suite, only_in_a …), as plain JSON."""
-    cmp = {"a": [], "b": [], "mem_kind": "pss", "method": {},
-           "environment_differences": [], "only_in_a": list(only_in_a),
-           "only_in_b": [], "scenarios": rows}
-    orbmodel.judge([cmp], "pss", alpha)
+    doc = comparisons([rows], alpha, only_in_a)
     if not suite:
-        cmp.pop("suite")
-    return json.loads(json.dumps(cmp))
+        doc.pop("suite")
+    return doc
+
+
+def comparisons(rowsets, alpha=0.05, only_in_a=()):
+    """The document of one set after A per list of rows (two sets: the
+    comparison itself; more: {"sets", "method", "comparisons"}), judged
+    together as compare judges them: one BH family over every set."""
+    cmps = [{"a": [], "b": [], "mem_kind": "pss", "method": {},
+             "environment_differences": [], "only_in_a": list(only_in_a),
+             "only_in_b": [], "scenarios": rows} for rows in rowsets]
+    orbmodel.judge(cmps, "pss", alpha)
+    return json.loads(json.dumps(json_doc(cmps)))
 
 
 def hostile_comparison(names, values=SLOWER):
