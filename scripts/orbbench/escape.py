@@ -195,13 +195,14 @@ FILENAME_STEM = 100   # characters of a name kept in a file name
 
 def filename(s, empty):
     """A file name's stem from a name: runs of anything but letters,
-    digits, '.', '_' and '-' become '-', no leading dot; `empty` when
+    digits, '.', '_' and '-' become '-', no dot or dash at either end
+    (no hidden file, no "..", no option); `empty` when
     nothing is left. A longer stem is cut to FILENAME_STEM characters and
     given 8 hex digits of the whole name's sha256, so that it fits any
     file system's 255 bytes with a prefix and a suffix and two long names
     that share a start stay two files."""
     s = str(s)
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", s).strip("-").lstrip(".")
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", s).strip("-.")
     stem = stem or empty
     if len(stem) > FILENAME_STEM:
         digest = hashlib.sha256(s.encode("utf-8", "surrogatepass"))

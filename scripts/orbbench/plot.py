@@ -54,6 +54,20 @@ def slug(text, empty):
     return orbesc.filename(text, empty)
 
 
+def attempt(name, make, log):
+    """make() -> a figure, or None when it cannot be drawn, logged: its
+    Skip (the data are not there), or matplotlib's refusal to lay it out
+    (a ValueError: labels from the results too large for the figure),
+    named. A figure is not a verdict: the rest of a report goes on."""
+    try:
+        return make()
+    except Skip as e:
+        log(str(e))
+    except ValueError as e:
+        log(f"{name}: not drawn ({orbesc.terminal(e)})")
+    return None
+
+
 def palette(names):
     """{name: colour}, stable for a given list of names, all different:
     tab10, tab20 past 10 names, evenly spaced hues past 20."""
@@ -124,10 +138,9 @@ def one_figure(series, outdir, log, name, stem, title, data_of, draw,
         log(f"{name}: left out {label} ({why})")
     footer = orbresults.footer([orbresults.Result(None, d)
                                 for _, docs in series for d in docs])
-    try:
-        fig = draw(series, footer, title, data=data)
-    except Skip as e:
-        log(str(e))
+    fig = attempt(stem, lambda: draw(series, footer, title, data=data),
+                  log)
+    if fig is None:
         return []
     return [save(fig, outdir, stem, title, caption_of(data))]
 
@@ -156,7 +169,8 @@ def series_of(results):
     settings that differ (orbbench.results.group_by_scenario), seed order."""
     groups = orbresults.group_by_scenario(results, split_orbs=True,
                                  split_settings=True)
-    return [(name, [r.doc for r in rs]) for name, rs in groups.items()]
+    return [(orbesc.figure_text(name), [r.doc for r in rs])
+            for name, rs in groups.items()]
 
 
 def rounds_choice(series, names):

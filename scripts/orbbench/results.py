@@ -742,10 +742,12 @@ def dates(results):
 
 
 def footer(results):
-    """One line: host, ORB name and version, date, from the results."""
-    env = environment(results)
+    """One line: host, ORB name and version, date, from the results (each
+    value escaped and cut: orbbench.escape.terminal)."""
+    env = {k: orbesc.terminal(v) for k, v in environment(results).items()}
     return (f"host {env['host']} ({env['CPU']}, {env['CPUs online']} CPUs, "
-            f"kernel {env['kernel']}) · {env['ORB']} · {dates(results)}")
+            f"kernel {env['kernel']}) · {env['ORB']} · "
+            f"{orbesc.terminal(dates(results))}")
 
 
 def command_line(doc):

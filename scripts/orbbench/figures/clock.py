@@ -139,12 +139,11 @@ def clock_figures(series, outdir, log=None):
                     f"({s['skipped']})")
         footer = orbresults.footer([orbresults.Result(None, d) for d in docs])
         title = (f"Time-source calls per second by threads: {label}")
-        try:
-            fig = clock_figure(data, footer, title)
-        except Skip as e:
-            log(str(e))
-            continue
         stem = "clock" if len(series) == 1 else f"clock-{label}"
+        fig = orbplot.attempt(stem, lambda: clock_figure(data, footer,
+                                                         title), log)
+        if fig is None:
+            continue
         figures.append(orbplot.save(fig, outdir, stem, title,
                               clock_caption(data)))
     return figures
