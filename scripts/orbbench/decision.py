@@ -7,6 +7,7 @@ Exit 0 (no regression) or 1 (regressions, orbbench.gate's rule) only
 when the verdicts follow from the runs; everything else is a BadInput
 (exit 2, one line naming the file or the comparison), in this order:
   - the document's shape, types and numbers (orbbench.gate.check);
+  - what could not be measured (measured, below);
   - its verdicts re-derived (rederive): each metric's test is drawn
     again from the values it holds (a_values, b_values: each run's
     value; a paired run's own pairs, "within"), with compare's own
@@ -15,12 +16,11 @@ when the verdicts follow from the runs; everything else is a BadInput
     and the suite's verdict must be the ones compare gave; a metric,
     direction or suite row that compare would not have written is
     refused too. A verdict rewritten to "same" beside numbers that say
-    slower cannot pass;
-  - what could not be measured (unmeasured): a scenario of A missing
-    from a set, a scenario none of whose performance metrics could be
-    tested (its runs failed, one run on a side, none that ended), a
-    performance metric that some run gave and another run did not (a
-    run that measured nothing).
+    slower cannot pass.
+What could not be measured: a scenario of A missing from a set, a
+scenario none of whose performance metrics could be tested (its runs
+failed, one run on a side, none that ended), a performance metric that
+some run gave and another run did not (a run that measured nothing).
 The limit: a document whose values were rewritten along with every
 number drawn from them is a forged measurement; the gate reads the
 comparison, not the runs (docs/ci.md)."""
@@ -37,9 +37,9 @@ def decide(doc, fail_on, threshold, path):
     """(exit code, lines) of the gate on compare's JSON document doc
     (orbbench.gate.report: 1 and a line per regression, or 0); BadInput
     naming path when the comparison cannot decide."""
-    orbgate.check(doc, path)
-    rederive(doc, path)
+    orbgate.check(doc, path, require_tested=False)
     measured(doc, path)
+    rederive(doc, path)
     return orbgate.report(doc, fail_on, threshold)
 
 
@@ -250,7 +250,15 @@ def _runs_text(row):
 
 def problems(doc):
     """[text] of what the comparison could not measure (module
-    docstring), in the document's order."""
+    docstring), in the document's order; one text when no scenario of
+    any set has a tested metric."""
+    rows = [r for _, cmp in orbgate.comparisons(doc) for r in
+            cmp["scenarios"]]
+    if not any(m.get("p_value") is not None and
+               m.get("primary") is not False
+               for r in rows for m in r["metrics"].values()):
+        return [f"no tested metric in any scenario ({_runs_text(rows[0])}"
+                "): nothing to gate"]
     out = []
     for x, cmp in orbgate.comparisons(doc):
         tag = f"{x}: " if "comparisons" in doc else ""
@@ -267,11 +275,11 @@ def problems(doc):
                            f"tested ({_runs_text(row)})")
                 continue
             for k, m in perf.items():
-                for side, vals in (("A", m.get("a_values") or []),
-                                   (x, m.get("b_values") or [])):
+                va, vb = (v if isinstance(v, list) else [] for v in
+                          (m.get("a_values"), m.get("b_values")))
+                for side, vals in (("A", va), (x, vb)):
                     bad = [i + 1 for i, v in enumerate(vals) if not usable(v)]
-                    others = [v for v in (m.get("a_values") or []) +
-                              (m.get("b_values") or []) if usable(v)]
+                    others = [v for v in va + vb if usable(v)]
                     if bad and others:
                         out.append(f"{tag}{name}: {k}: {len(bad)} of "
                                    f"{len(vals)} value(s) of {side} "

@@ -26,7 +26,8 @@ ENDED = frozenset({"done", "latency", "max_n", "resource", "memory",
                    "thread_failed", "not_delivered", "log_full",
                    "partner_failed"})
 NOT_ENDED = {
-    "running": "killed before it ended (the file is its last checkpoint)",
+    "running": "its last checkpoint: the run was killed, or could not "
+               "write its end",
     "interrupted": "stopped by a signal before it ended",
     "write_failed": "its result could not be written whole",
 }
