@@ -6,8 +6,8 @@ every input.
 Exit 0 (no regression) or 1 (regressions, orbbench.gate's rule) only
 when the verdicts follow from the runs; everything else is a BadInput
 (exit 2, one line naming the file or the comparison), in this order:
-  - the document's shape, types and numbers (orbbench.gate.check);
-  - what could not be measured (measured, below);
+  - the document's shape, types and numbers (orbbench.gate.check), and
+    a tested metric somewhere (nothing_tested: which runs gave none);
   - its verdicts re-derived (rederive): each metric's test is drawn
     again from the values it holds (a_values, b_values: each run's
     value; a paired run's own pairs, "within"), with compare's own
@@ -16,11 +16,12 @@ when the verdicts follow from the runs; everything else is a BadInput
     and the suite's verdict must be the ones compare gave; a metric,
     direction or suite row that compare would not have written is
     refused too. A verdict rewritten to "same" beside numbers that say
-    slower cannot pass.
-What could not be measured: a scenario of A missing from a set, a
-scenario none of whose performance metrics could be tested (its runs
-failed, one run on a side, none that ended), a performance metric that
-some run gave and another run did not (a run that measured nothing).
+    slower cannot pass;
+  - what could not be measured (measured): a scenario of A missing from
+    a set, a scenario none of whose performance metrics could be tested
+    (its runs failed, one run on a side, none that ended), a
+    performance metric that some run gave and another run did not (a
+    run that measured nothing).
 The limit: a document whose values were rewritten along with every
 number drawn from them is a forged measurement; the gate reads the
 comparison, not the runs (docs/ci.md)."""
@@ -38,8 +39,9 @@ def decide(doc, fail_on, threshold, path):
     (orbbench.gate.report: 1 and a line per regression, or 0); BadInput
     naming path when the comparison cannot decide."""
     orbgate.check(doc, path, require_tested=False)
-    measured(doc, path)
+    nothing_tested(doc, path)
     rederive(doc, path)
+    measured(doc, path)
     return orbgate.report(doc, fail_on, threshold)
 
 
@@ -248,17 +250,23 @@ def _runs_text(row):
     return "; ".join(parts)
 
 
-def problems(doc):
-    """[text] of what the comparison could not measure (module
-    docstring), in the document's order; one text when no scenario of
-    any set has a tested metric."""
+def nothing_tested(doc, path):
+    """BadInput when no metric of any scenario of any set was tested,
+    naming the runs and their stops (the head's servers died, one run on
+    a side)."""
     rows = [r for _, cmp in orbgate.comparisons(doc) for r in
             cmp["scenarios"]]
     if not any(m.get("p_value") is not None and
                m.get("primary") is not False
                for r in rows for m in r["metrics"].values()):
-        return [f"no tested metric in any scenario ({_runs_text(rows[0])}"
-                "): nothing to gate"]
+        raise orbsafe.bad(path, None, "no tested metric in any scenario ("
+                          f"{_runs_text(rows[0])}): nothing to gate, the "
+                          "comparison cannot decide (fails closed)")
+
+
+def problems(doc):
+    """[text] of what the comparison could not measure (module
+    docstring), in the document's order."""
     out = []
     for x, cmp in orbgate.comparisons(doc):
         tag = f"{x}: " if "comparisons" in doc else ""

@@ -217,3 +217,27 @@ def refuse_copies(sets, letters):
                 raise orbsafe.bad(r.path, None, f"set {x} holds the run of "
                                   f"{ids[rid].path} (A; the same run id "
                                   "and side), edited: refused")
+
+
+def drop_lone_partners(sets, note):
+    """The sets without each side of a paired run stopped by its partner
+    (stop partner_failed) whose partner is in no other set given: its
+    partner did not end (left out) or is missing, so its sweep was cut
+    short by a failure it has no record of. Each is named in note."""
+    ids = [{run_id(r.doc)[1] for r in res
+            if (run_id(r.doc) or ("",))[0] == "paired"} for res in sets]
+    out = []
+    for i, res in enumerate(sets):
+        others = set().union(*(ids[:i] + ids[i + 1:]))
+        kept = []
+        for r in res:
+            rid = run_id(r.doc)
+            if r.doc["result"]["stop_reason"] == "partner_failed" and \
+                    rid and rid[0] == "paired" and rid[1] not in others:
+                note(f"{r.path}: stop partner_failed, its paired run not "
+                     "among the runs compared (it did not end, or is "
+                     "missing): not counted as a repeat, left out")
+                continue
+            kept.append(r)
+        out.append(kept)
+    return out

@@ -193,6 +193,45 @@ def test_a_run_whose_write_failed_is_named_and_left_out(tmp_path):
     assert c.returncode == 1, c.stderr
 
 
+def test_a_paired_run_whose_write_failed_is_left_out_with_its_partner(
+        paired_suite, tmp_path):
+    """The suite's own command for one more paired run, its writes cut by
+    a file size limit: the side whose write failed keeps its last
+    checkpoint (stop running), the other ends partner_failed. Both are
+    left out, named (a partner_failed run whose partner is not compared
+    was cut short by what it has no record of): the verdict is the
+    honest sets'."""
+    a, b = sets(tmp_path, paired_suite / "a", paired_suite / "b")
+    honest = compare(a, b, "--fail-on", "slower")
+    cmd = [x.replace(str(paired_suite / "a" / "sync-unix.r1.json"),
+                     str(a / "sync-unix.r4.json")).replace(
+                         str(paired_suite / "b" / "sync-unix.r1.json"),
+                         str(b / "sync-unix.r4.json"))
+           for x in json.loads((a / "sync-unix.r1.json").read_text())[
+               "command"]]
+    for limit in (12_000, 9_000, 15_000, 6_000):
+        def cut():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                           preexec_fn=cut)
+        written = [x / "sync-unix.r4.json" for x in (a, b)
+                   if (x / "sync-unix.r4.json").is_file()]
+        if r.returncode == 1 and "write_failed" in r.stderr and written:
+            break
+        for f in written:
+            f.unlink()
+    else:
+        pytest.fail("no size limit cut the paired run's writes short")
+    stops = {json.loads(f.read_text())["result"]["stop_reason"]
+             for f in written}
+    assert stops <= {"running", "partner_failed"} and "running" in stops
+    c = compare(a, b, "--fail-on", "slower")
+    for f in written:
+        assert f"{f}: stop " in c.stderr and "left out" in c.stderr
+    assert c.returncode == honest.returncode, c.stderr
+
+
 @pytest.mark.parametrize("stop", ["interrupted", "write_failed", "running"])
 def test_a_run_that_did_not_end_leaves_one_run_and_no_test(tmp_path, stop):
     """Two of three of B's runs of a scenario that did not end: one run is

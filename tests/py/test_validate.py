@@ -103,3 +103,14 @@ def test_a_number_a_metric_reads_out_of_range_is_refused(field, value):
     with pytest.raises(orbsafe.BadInput, match=re.escape(
             f"r.json: field steps[0].{field}")):
         orbvalidate.check_measurements({"steps": [step]}, "r.json")
+
+
+def test_a_partner_failed_run_without_its_partner_is_left_out():
+    notes = []
+    a = run("a.json", "running", paired={"id": "p1", "side": "a"})
+    b = run("b.json", "partner_failed", paired={"id": "p1", "side": "b"})
+    b2 = run("b2.json", "partner_failed", paired={"id": "p2", "side": "b"})
+    a2 = run("a2.json", "server_died", paired={"id": "p2", "side": "a"})
+    got = orbvalidate.drop_lone_partners([[a2], [b, b2]], notes.append)
+    assert [[r.path for r in s] for s in got] == [["a2.json"], ["b2.json"]]
+    assert notes and notes[0].startswith("b.json: stop partner_failed")

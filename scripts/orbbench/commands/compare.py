@@ -90,6 +90,7 @@ import orbbench.outlock as orboutlock
 import orbbench.results as orbresults
 import orbbench.sequential as orbseq
 import orbbench.stats as orbstats
+import orbbench.validate as orbvalidate
 from orbbench.comparison.as_json import json_doc
 from orbbench.comparison.model import LETTERS, compare_many
 from orbbench.comparison.render import render
@@ -201,6 +202,8 @@ def main(argv):
     try:
         sets = [orbresults.load_repeats([path], lambda m: orbcli.note(PROG, m))
                 for path in a.sets]
+        sets = orbvalidate.drop_lone_partners(
+            sets, lambda m: orbcli.note(PROG, m))
         orbresults.refuse_uncomparable([r for res in sets for r in res], "compare")
         alpha, why = alpha_of(a)
         cmps = compare_many(sets, a.at, a.mem, alpha, a.equivalence / 100)

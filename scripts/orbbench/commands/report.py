@@ -36,6 +36,7 @@ import orbbench.safeload as orbsafe
 import orbbench.kinds  # noqa: F401  (the kinds of results)
 import orbbench.paths as orbpaths
 import orbbench.results as orbresults
+import orbbench.validate as orbvalidate
 from orbbench.reportblocks import figure_blocks, to_html, to_markdown
 
 
@@ -338,6 +339,7 @@ def main(argv):
         elif sides:
             # interrupted runs are no repeats: named, left out
             res = [orbresults.load_repeats([f], log) for _, f in sides]
+            res = orbvalidate.drop_lone_partners(res, log)
             orbresults.refuse_uncomparable([x for r in res for x in r], "a comparison report")
             import orbbench.comparison.model as orbcmp  # scipy
             import orbbench.comparison.parts as cmp_parts
