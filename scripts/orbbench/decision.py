@@ -213,7 +213,8 @@ def rederive(doc, path):
             raise orbsafe.bad(path, pre + "suite", "not the suite rows its "
                               f"scenarios give ({', '.join(new['suite'])})")
         for k, m in new["suite"].items():
-            _agree(suite[k], m, path, f"{pre}suite.{k}", NUMBERS + WORDS)
+            _agree(suite[k], m, path, f"{pre}suite.{k}",
+                   NUMBERS + WORDS + ("n_scenarios",))
         _agree(saved, new, path, pre.rstrip(".") or "(top)",
                ("suite_verdict",))
         for i, (row, nrow) in enumerate(zip(saved["scenarios"],

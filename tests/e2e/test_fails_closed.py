@@ -611,3 +611,58 @@ def test_a_suite_that_cannot_write_its_summary_names_it(tmp_path):
     for f in runs(out):
         json.loads(f.read_text())          # whole
     assert not list(out.glob(".*.tmp"))
+
+
+# ---- more tries of our own ----------------------------------------------------------
+
+def test_a_result_file_over_16_mb_is_refused_unread(tmp_path):
+    a, b = sets(tmp_path)
+    big = b / "zz-big.json"
+    with open(big, "wb") as f:
+        f.truncate(17 << 20)                 # sparse: nothing to read
+    refused(compare(a, b, "--fail-on", "slower"), "zz-big.json",
+            "over the limit of 16777216")
+
+
+def test_gate_refuses_a_comparison_without_a_scenario_row(tmp_path):
+    """The regressing scenario's row taken out of a saved comparison: its
+    suite rows no longer follow from the scenarios left."""
+    a, b = sets(tmp_path)
+    f = saved(tmp_path, a, b)
+    doc = json.loads(f.read_text())
+    doc["scenarios"] = doc["scenarios"][:1]
+    f.write_text(json.dumps(doc))
+    refused(gate(f, "--fail-on", "slower"), "suite.", "does not follow")
+
+
+@pytest.mark.parametrize("length, code", [(200, 1), (201, 2)])
+def test_a_name_over_the_one_bound_is_refused(tmp_path, length, code):
+    a, b = sets(tmp_path)
+    for f in runs(a, "sync-unix") + runs(b, "sync-unix"):
+        edit(f, lambda d: d["scenario"].update(name="s" * length))
+    r = compare(a, b, "--fail-on", "slower")
+    assert r.returncode == code, r.stderr
+    if code == 2:
+        refused(r, "scenario.name", "a name of 201 characters (1 to 200)")
+
+
+def test_a_dollar_in_a_name_is_text_not_math(tmp_path):
+    """Figures draw names as text: a $ is no mathtext (which a name could
+    make fail to draw: plot exited 2 on "a$\\frac{$b")."""
+    a, _ = sets(tmp_path)
+    for f in runs(a, "sync-unix"):
+        edit(f, lambda d: d["scenario"].update(name="a$\\frac{$b"))
+    r = run(SCRIPTS / "plot", a, "--out", tmp_path / "plots")
+    assert r.returncode == 0, r.stderr
+    check_nothing_partial(tmp_path / "plots")
+    assert list((tmp_path / "plots").glob("rounds-a-frac-b.png"))
+
+
+def test_one_run_a_side_cannot_decide_in_either_front_door(tmp_path):
+    """tests/fixtures/A and B: one run a side of each scenario, no
+    scenario tested: compare --fail-on and gate both exit 2."""
+    a, b = FIXTURES / "A", FIXTURES / "B"
+    refused(compare(a, b, "--fail-on", "slower"), "no tested metric",
+            "runs A 1, B 1")
+    refused(gate(saved(tmp_path, a, b), "--fail-on", "slower"),
+            "no tested metric", "runs A 1, B 1")

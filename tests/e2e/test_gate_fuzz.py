@@ -8,8 +8,8 @@ by one corruption: a non-finite, negative, zero or boolean number, an
 unknown verdict, a missing or empty scenario list, no tested metric,
 deep nesting, a name of another type, an interval that does not hold
 its ratio; or forged: a verdict, ratio, value, direction, primary flag
-or alpha rewritten, a metric or the suite rows left out, a scenario of
-A missing, a run's value gone. For each, in every format:
+or alpha rewritten, a metric, a scenario's row or the suite rows left
+out, a scenario of A missing, a run's value gone. For each, in every format:
 
   - exit 0 or 1 for a well-formed one, exactly as its regressions say
     (orbbench.gate.regressions), 2 for a broken or forged one, with
@@ -147,7 +147,7 @@ def corrupt(draw, doc):
         "deep", "name-type", "interval", "missing-ratio", "top-type",
         "metrics-type", "rewrite-verdict", "rewrite-ratio", "value",
         "primary", "direction", "drop-suite", "drop-metric", "only-in-a",
-        "missing-value", "alpha"]))
+        "missing-value", "alpha", "drop-scenario"]))
     cmps = comparisons_of(doc)
     target = draw(st.sampled_from(metrics_tested(doc)))
     row = draw(st.sampled_from([r for c in cmps for r in c["scenarios"]]))
@@ -211,6 +211,9 @@ def corrupt(draw, doc):
         m = row["metrics"][draw(st.sampled_from(
             ["crossing_n", "server_cpu_us"]))]
         m["b_values"][0] = None
+    elif how == "drop-scenario":
+        c = draw(st.sampled_from(cmps))
+        del c["scenarios"][draw(st.integers(0, len(c["scenarios"]) - 1))]
     elif how == "alpha":
         for c in cmps:
             c["method"]["alpha"] = draw(st.sampled_from([0.01, 0.1]))
