@@ -74,8 +74,13 @@ def claim_new(folder):
     """claim(folder) for a suite's --out, which must be new or empty (the
     lock file aside): files already there would be read as the suite's
     results. Busy otherwise."""
-    folder = claim(folder)
+    def refuse():
+        return Busy(f"{folder}: not empty: its files would be taken for "
+                    "this run's results; give a new folder with --out")
+    folder = Path(folder)
+    if folder.is_dir() and others(folder):
+        raise refuse()          # before anything is made there
+    claim(folder)
     if others(folder):
-        raise Busy(f"{folder}: not empty: its files would be taken for "
-                   "this run's results; give a new folder with --out")
+        raise refuse()          # a writer came between
     return folder
