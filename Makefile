@@ -76,7 +76,7 @@ help:
 	@echo "make resolution    A/A and A/B (server.work_us) paired suites: can compare tell?"
 	@echo "make SANITIZE=address,undefined test   sanitized build in build/"
 	@echo "make fuzz       libFuzzer on the decoders, FUZZ_SECONDS (60) per target"
-	@echo "make fuzz-gate  the gate's property test, FUZZ_GATE_SECONDS (1200)"
+	@echo "make fuzz-gate  the gate's property tests, FUZZ_GATE_SECONDS (1200) each"
 	@echo "make fuzz-smoke the same for 5 s per target (CI)"
 	@echo "make install PREFIX=/usr/local DESTDIR=   client, servers, scripts, man pages, completion"
 	@echo "make deb       build/deb/orbbench_$(VERSION)_ARCH.deb (debhelper)"
@@ -549,13 +549,16 @@ fuzz: fuzz-build
 	$(PYTHON) scripts/run-fuzz --seconds $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # What CI runs: every target briefly, the seeds and regressions included.
-# The gate's property test (tests/e2e/test_gate_fuzz.py, python3-hypothesis)
-# for FUZZ_GATE_SECONDS instead of make test's few: generated comparisons
-# and forged result sets; it prints how many it tried.
+# The gate's property tests (tests/e2e/test_gate_fuzz.py: malformed and
+# rewritten comparisons and result fields; test_gate_forge.py: result sets
+# of real runs forged, and reports under a file size limit;
+# python3-hypothesis) for FUZZ_GATE_SECONDS each instead of make test's
+# few; each prints how many it tried.
 FUZZ_GATE_SECONDS ?= 1200
 fuzz-gate: build
 	ORBBENCH_BIN=$(abspath $(BIN)) ORBBENCH_FUZZ_SECONDS=$(FUZZ_GATE_SECONDS) \
-		$(PYTHON) -m pytest -q -rs -s -p no:cacheprovider tests/e2e/test_gate_fuzz.py
+		$(PYTHON) -m pytest -q -rs -s -p no:cacheprovider \
+		tests/e2e/test_gate_fuzz.py tests/e2e/test_gate_forge.py
 
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
@@ -608,9 +611,10 @@ resolution: build
 		--max-repeat $(MAX_REPEAT) --budget $(BUDGET_MIN) \
 		--variant base --variant work:server.work_us=$(WORK_US),server.work_ns=$(WORK_NS)
 
-# RESULTS=folder reports on existing results instead of running the suite.
+# RESULTS=folder reports on existing results instead of running the suite;
+# the folder is one shell word (shq: quoted), whatever it holds.
 report: build
-	scripts/report $(if $(RESULTS),--results $(RESULTS))
+	scripts/report $(if $(RESULTS),--results $(call shq,$(RESULTS)))
 
 # ---- installing ----------------------------------------------------------
 # The man pages and the shell completion, from what the client prints

@@ -15,8 +15,11 @@ MESSAGE_LIMIT = 2000
 
 
 def text_table(head, rows):
-    """Aligned columns: the first left, the rest right."""
-    cells = [list(map(str, head))] + [list(map(str, r)) for r in rows]
+    """Aligned columns: the first left, the rest right; every cell's
+    non-printables escaped (orbbench.escape.text: a name cannot break its
+    row)."""
+    cells = [[orbesc.text(c) for c in head]] + [
+        [orbesc.text(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
     lines = []
     for r in cells:
@@ -28,9 +31,11 @@ def text_table(head, rows):
 
 def md_table(head, rows, align=None):
     """A GitHub markdown table; align is 'l' or 'r' per column (default:
-    the first left, the rest right)."""
+    the first left, the rest right). Every cell is text, escaped for
+    Markdown (orbbench.escape.md_text: no cell can end its row, open a
+    link or hold HTML)."""
     def line(r):
-        cells = (str(c).replace("|", "\\|") for c in r)
+        cells = (orbesc.md_text(c) for c in r)
         return "| " + " | ".join(cells) + " |"
     align = align or "l" + "r" * (len(head) - 1)
     rule = "|" + "".join("---:|" if a == "r" else "---|" for a in align)
@@ -150,8 +155,11 @@ def fail(prog, msg, code=2):
     sys.exit(code)
 
 
-# What reading a result of an unexpected shape raises past check_shape.
-SHAPE_ERRORS = (KeyError, TypeError, AttributeError, IndexError)
+# What reading a result of an unexpected shape raises past check_shape
+# (and arithmetic on values no run gives): one line, exit 2, never a
+# traceback.
+SHAPE_ERRORS = (KeyError, TypeError, AttributeError, IndexError,
+                ArithmeticError)
 
 
 def shape_error(paths, e):

@@ -240,8 +240,9 @@ def drivers_text(m, esc=orbesc.terminal):
     largest = d.get("largest") if isinstance(d, dict) else None
     if not isinstance(largest, list):
         return ""
-    pairs = [x for x in largest[:5] if isinstance(x, list) and len(x) == 2
-             and orbsafe.is_num(x[1])]
+    # lists in a saved document, tuples in one compare made in memory
+    pairs = [x for x in largest[:5] if isinstance(x, (list, tuple)) and
+             len(x) == 2 and orbsafe.is_num(x[1])]
     if not pairs:
         return ""
     return "; largest: " + ", ".join(f"{esc(n)} {num(r)}" for n, r in pairs)

@@ -4,7 +4,6 @@ SVG, one_figure), the series of a set of results, and which figures a
 set gets (plot_all: each kind's, as orbbench.kinds registers them). The
 figures themselves are in orbbench.figures; a comparison's in
 orbbench.figures.compare."""
-import re
 from collections import namedtuple
 from pathlib import Path
 
@@ -13,12 +12,17 @@ import matplotlib
 matplotlib.use("Agg")
 # Text stays text in the SVGs: searchable, editable, smaller.
 matplotlib.rcParams["svg.fonttype"] = "none"
+# Names on a figure are data: a "$" in one is a dollar, never mathtext
+# (which a name could make fail to draw, or draw what it was not).
+matplotlib.rcParams["text.parse_math"] = False
 # plt, Line2D and Patch are the figure modules' too (orbplot.plt, ...).
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402,F401
 from matplotlib.patches import Patch  # noqa: E402,F401
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+import orbbench.atomic as orbatomic
+import orbbench.escape as orbesc
 import orbbench.results as orbresults
 
 DPI = 100
@@ -39,14 +43,29 @@ def put_footer(fig, footer):
     """The footer line(s) (host, ORB, date: orbresults.footer) at the
     figure's bottom left; nothing without one."""
     if footer:
-        fig.text(0.01, 0.01, footer, fontsize=8, color="0.35", ha="left",
-                 va="bottom")
+        fig.text(0.01, 0.01, orbesc.figure_text(footer, 2 * orbesc.LIMIT),
+                 fontsize=8, color="0.35", ha="left", va="bottom")
 
 
 def slug(text, empty):
-    """text as a file name's stem: runs of other characters than letters,
-    digits, '.', '_' and '-' become '-'; `empty` when nothing is left."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or empty
+    """text as a file name's stem (orbbench.escape.filename): runs of
+    other characters than letters, digits, '.', '_' and '-' become '-',
+    a long one cut with a digest; `empty` when nothing is left."""
+    return orbesc.filename(text, empty)
+
+
+def attempt(name, make, log):
+    """make() -> a figure, or None when it cannot be drawn, logged: its
+    Skip (the data are not there), or matplotlib's refusal to lay it out
+    (a ValueError: labels from the results too large for the figure),
+    named. A figure is not a verdict: the rest of a report goes on."""
+    try:
+        return make()
+    except Skip as e:
+        log(str(e))
+    except ValueError as e:
+        log(f"{name}: not drawn ({orbesc.terminal(e)})")
+    return None
 
 
 def palette(names):
@@ -63,10 +82,17 @@ def palette(names):
             for i, name in enumerate(names)}
 
 
+def suptitle(fig, title):
+    """The figure's title, escaped and cut (orbbench.escape.figure_text):
+    a title may hold names."""
+    fig.suptitle(orbesc.figure_text(title, 2 * orbesc.LIMIT), fontsize=13)
+
+
 def finish(fig, title, **margins):
     """Title and fixed margins (tight_layout took a third of the time);
-    the bottom leaves room for the footer line."""
-    fig.suptitle(title, fontsize=13)
+    the bottom leaves room for the footer line. The title is escaped and
+    cut (orbbench.escape.figure_text): it may hold names."""
+    suptitle(fig, title)
     m = dict(left=0.08, right=0.98, top=0.92, bottom=0.11, hspace=0.08,
              wspace=0.2)
     m.update(margins)
@@ -74,13 +100,21 @@ def finish(fig, title, **margins):
 
 
 def save(fig, outdir, stem, title, caption):
-    """Write stem.png and stem.svg into outdir; return a Figure."""
+    """Write stem.png and stem.svg into outdir, each whole or not at all
+    (orbbench.atomic: WriteError naming the file); return a Figure."""
     outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        plt.close(fig)
+        raise orbatomic.WriteError(f"{outdir}: cannot create the folder "
+                                   f"({e.strerror})") from None
     png, svg = outdir / f"{stem}.png", outdir / f"{stem}.svg"
-    fig.savefig(png, dpi=DPI)
-    fig.savefig(svg)
-    plt.close(fig)
+    try:
+        orbatomic.save_figure(fig, png, dpi=DPI)
+        orbatomic.save_figure(fig, svg)
+    finally:
+        plt.close(fig)
     return Figure(stem, title, caption, png, svg)
 
 
@@ -104,10 +138,9 @@ def one_figure(series, outdir, log, name, stem, title, data_of, draw,
         log(f"{name}: left out {label} ({why})")
     footer = orbresults.footer([orbresults.Result(None, d)
                                 for _, docs in series for d in docs])
-    try:
-        fig = draw(series, footer, title, data=data)
-    except Skip as e:
-        log(str(e))
+    fig = attempt(stem, lambda: draw(series, footer, title, data=data),
+                  log)
+    if fig is None:
         return []
     return [save(fig, outdir, stem, title, caption_of(data))]
 
@@ -136,7 +169,8 @@ def series_of(results):
     settings that differ (orbbench.results.group_by_scenario), seed order."""
     groups = orbresults.group_by_scenario(results, split_orbs=True,
                                  split_settings=True)
-    return [(name, [r.doc for r in rs]) for name, rs in groups.items()]
+    return [(orbesc.figure_text(name), [r.doc for r in rs])
+            for name, rs in groups.items()]
 
 
 def rounds_choice(series, names):

@@ -11,6 +11,7 @@ import os
 import re
 
 import orbbench.cli as orbcli
+import orbbench.escape as orbesc
 
 
 def figure_blocks(figures, skipped):
@@ -54,31 +55,41 @@ def toc(report):
             if b[0] in ("h2", "h3")]
 
 
+def _link_text(text):
+    """Text inside [...] of a link: md_text, and every bracket escaped."""
+    return orbesc.md_text(text).replace("[", "\\[").replace("]", "\\]")
+
+
 def to_markdown(report, folder):
     """report.md's text; figures are linked relative to folder, where
-    report.md is written."""
+    report.md is written. Every text is escaped for Markdown
+    (orbbench.escape: md_line, md_text, md_code): names and values from
+    result files can neither forge a heading or a line of their own nor
+    hold HTML or a link."""
     out = []
     for b in report:
         kind = b[0]
         if kind in ("h1", "h2", "h3"):
-            out += ["#" * int(kind[1]) + " " + b[1], ""]
+            out += ["#" * int(kind[1]) + " " + orbesc.md_line(b[1]), ""]
         elif kind == "toc":
             out += ["Contents:", ""] + [
-                "  " * (lvl - 2) + f"- [{t}](#{a})"
+                "  " * (lvl - 2) + f"- [{_link_text(t)}](#{a})"
                 for lvl, t, a in toc(report)] + [""]
         elif kind == "p":
-            out += [b[1], ""]
+            out += [orbesc.md_line(b[1]), ""]
         elif kind == "table":
             out += [orbcli.md_table(b[1], b[2], b[3]), ""]
         elif kind == "list":
-            out += [f"- {x}" for x in b[1]] + [""]
+            out += [f"- {orbesc.md_line(x)}" for x in b[1]] + [""]
         elif kind == "code":
-            out += ["```sh", b[1], "```", ""]
+            out += [orbesc.md_code(b[1], "sh"), ""]
         elif kind == "img":
             # Only what is written with the report: the PNG (the SVG is
-            # there too, for those who want to edit it).
+            # there too, for those who want to edit it). Its file name is
+            # orbbench.escape.filename's: nothing to escape in the link.
             f = b[1]
-            out += [f"![{f.title}]({os.path.relpath(f.png, folder)})", ""]
+            out += [f"![{_link_text(f.title)}]"
+                    f"({os.path.relpath(f.png, folder)})", ""]
     return "\n".join(out)
 
 

@@ -12,7 +12,9 @@ import statistics
 from collections import namedtuple
 from pathlib import Path
 
+import orbbench.escape as orbesc
 import orbbench.safeload as orbsafe
+import orbbench.validate as orbvalidate
 
 SCHEMA = "orbbench-result/1"
 
@@ -184,7 +186,8 @@ def check_values(doc, path):
     the field): result.crossing_n a finite N >= 1 (or absent), its
     interval two of them, held (and its earlier names max_servers,
     max_connections) whole and >= 0 and one number, held_unit a unit,
-    the stop reason a string."""
+    the stop reason one the client writes (orbbench.validate), the
+    scenario's name 1 to orbbench.escape.LIMIT characters."""
     res = doc["result"]
     if not isinstance(res, dict):
         raise orbsafe.bad(path, "result", "not an object")
@@ -217,8 +220,14 @@ def check_values(doc, path):
             raise orbsafe.bad(path, f"result.{HELD_BEFORE[unit]}",
                               f"{before} is not result.held "
                               f"({res['held']})")
-    if "stop_reason" in res and not isinstance(res["stop_reason"], str):
-        raise orbsafe.bad(path, "result.stop_reason", "not a string")
+    if "stop_reason" in res:
+        orbvalidate.check_stop(doc, path)
+    name = get(doc, "scenario.name")
+    if isinstance(name, str) and not 0 < len(name) <= orbesc.LIMIT:
+        # The one bound of a name (orbbench.escape.LIMIT), above the
+        # longest the client accepts: no client wrote this one.
+        raise orbsafe.bad(path, "scenario.name", f"a name of {len(name)} "
+                          f"characters (1 to {orbesc.LIMIT})")
 
 
 def interrupted(doc):
@@ -228,18 +237,15 @@ def interrupted(doc):
 
 
 def load_repeats(paths, note):
-    """load_results, without the interrupted runs: each is named in
-    note(line) and left out; ValueError when none is left."""
-    out = []
-    for r in load_results(paths):
-        if interrupted(r.doc):
-            note(f"{r.path}: stop interrupted: not counted as a repeat, "
-                 "left out")
-        else:
-            out.append(r)
+    """load_results, the repeats only (orbbench.validate.repeats): a run
+    that did not end (killed, interrupted, its write failed) is named in
+    note(line) and left out, a copy of a run counted once, two files of
+    one run with different numbers refused; ValueError when none is
+    left."""
+    out = orbvalidate.repeats(load_results(paths), note)
     if not out:
         raise ValueError(f"{', '.join(map(str, paths))}: no complete run "
-                         "(every one was interrupted)")
+                         "(none of them ended)")
     return out
 
 
@@ -371,6 +377,7 @@ def load_results(paths):
     for f in result_files(paths):
         doc = load_result(f)
         check_shape(doc, f)
+        orbvalidate.check_measurements(doc, f)
         out.append(Result(f, doc))
     return out
 
@@ -735,10 +742,12 @@ def dates(results):
 
 
 def footer(results):
-    """One line: host, ORB name and version, date, from the results."""
-    env = environment(results)
+    """One line: host, ORB name and version, date, from the results (each
+    value escaped and cut: orbbench.escape.terminal)."""
+    env = {k: orbesc.terminal(v) for k, v in environment(results).items()}
     return (f"host {env['host']} ({env['CPU']}, {env['CPUs online']} CPUs, "
-            f"kernel {env['kernel']}) · {env['ORB']} · {dates(results)}")
+            f"kernel {env['kernel']}) · {env['ORB']} · "
+            f"{orbesc.terminal(dates(results))}")
 
 
 def command_line(doc):

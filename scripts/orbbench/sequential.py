@@ -25,8 +25,9 @@ tests/e2e/test_sequential.py checks the false-alarm rate by simulation
 from this machine's measured noise, tests/py/test_plan.py the plan."""
 import json
 import math
-import os
 from pathlib import Path
+
+import orbbench.atomic as orbatomic
 
 ALPHA = 0.05
 
@@ -251,14 +252,9 @@ def write_record(path, doc):
 
 
 def write_record_text(path, text):
-    """Write text to path atomically (a temporary file, then a rename)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    """Write text to path atomically (orbbench.atomic: a temporary file,
+    then a rename; WriteError naming path when it fails)."""
+    orbatomic.write_text(path, text)
 
 
 # ---- sequential.json, bound to the result sets it is about ------------------

@@ -164,10 +164,14 @@ def compare_metric(a_values, b_values, higher_is_better, memory=False):
         return out
     df = len(a) + len(b) - 2
     out["df"] = df
-    if len(set(a)) == 1 and len(set(b)) == 1:
+    ss = (math.fsum((x - _mean(la)) ** 2 for x in la) +
+          math.fsum((x - _mean(lb)) ** 2 for x in lb))
+    if ss == 0:
+        # No spread on either side (values whose logs are equal, which
+        # values a bit apart can be too): a t statistic would be 0/0 or
+        # x/0.
         out["se_log"] = 0.0
-        # No spread on either side: a t statistic would be 0/0 or x/0.
-        if a[0] == b[0]:
+        if diff == 0:
             # No test, so no detectable effect either (mde_pct None).
             out.update(ratio=1.0, ci_low=1.0, ci_high=1.0, verdict="same")
             out["notes"].append("every run gave the same value: no test")
@@ -180,8 +184,6 @@ def compare_metric(a_values, b_values, higher_is_better, memory=False):
         out["verdict"] = metric_verdict(out["ratio"], 0.0, higher_is_better,
                                         memory)
         return out
-    ss = (math.fsum((x - _mean(la)) ** 2 for x in la) +
-          math.fsum((x - _mean(lb)) ** 2 for x in lb))
     sp = math.sqrt(ss / df)                       # pooled SD of the logs
     se = sp * math.sqrt(1 / len(a) + 1 / len(b))  # SE of the difference
     out["se_factor"] = math.sqrt(1 / len(a) + 1 / len(b))

@@ -182,13 +182,20 @@ def result_doc(name="sync-unix", crossing=100.0, steps=(), probes=(),
 
 
 def write_side(folder, docs):
-    """Write docs as NAME.rK.json into folder; return folder."""
+    """Write docs as NAME.rK.json into folder; return folder. Each file
+    records the command that wrote it, as a real run does (its own
+    --out): two runs are never one file's copies (a copy is counted once,
+    orbbench.validate)."""
     folder.mkdir(parents=True, exist_ok=True)
     counts = {}
     for d in docs:
         name = d["scenario"]["name"]
         counts[name] = counts.get(name, 0) + 1
-        (folder / f"{name}.r{counts[name]}.json").write_text(json.dumps(d))
+        f = folder / f"{name}.r{counts[name]}.json"
+        d = dict(d)
+        d.setdefault("command", ["orbbench", "run", f"{name}.json",
+                                 "--out", str(f)])
+        f.write_text(json.dumps(d))
     return folder
 
 

@@ -67,7 +67,7 @@ def test_arguments_and_exit_status_pass_through():
     a, b = FIXTURES / "repeat-A", FIXTURES / "repeat-B"
     gated = orbbench("compare", a, b, "--fail-on", "slower")
     assert gated.returncode == 1 and "regression(s)" in gated.stderr
-    assert orbbench("compare", a, a, "--fail-on", "slower").returncode == 0
+    assert orbbench("compare", b, a, "--fail-on", "slower").returncode == 0
     bad = orbbench("compare", a, FIXTURES / "nowhere")
     assert bad.returncode == 2 and "nowhere" in bad.stderr
 
@@ -196,9 +196,12 @@ def test_make_install_runs_from_its_tree_and_writes_only_in_the_cwd(
     assert suite.returncode == 0, suite.stderr
     [folder] = [p for p in (work / "results").iterdir() if p.is_dir()]
     assert (folder / "summary.md").is_file()
+    # compare runs from the installed tree: it reads the suite's results
+    # (and refuses them as their own baseline: a copy compares nothing)
     gate = orbbench("compare", folder, folder, "--fail-on", "slower",
                     cwd=work, exe=exe, env=env)
-    assert gate.returncode == 0, gate.stderr
+    assert gate.returncode == 2 and "a copy of the baseline" in \
+        gate.stderr, gate.stderr
     missing = orbbench("build-orb", cwd=work, exe=exe, env=env)
     assert missing.returncode == 2 and "runs from a checkout" in \
         missing.stderr

@@ -1,13 +1,18 @@
-"""Issue 32: property-based tests (Debian's python3-hypothesis) of what
-CI feeds the gate. Comparisons are generated well-formed by construction
-(any names, with control characters, GitHub command prefixes, Markdown,
-HTML; finite ratios in order; extra keys; optional keys left out), then
-maybe broken by one corruption (a non-finite, negative, zero or boolean
-number, an unknown verdict, a missing or empty scenario list, no tested
-metric, deep nesting, a name of another type, an interval that does not
-hold its ratio). For each, in every format:
+"""Issues 32 and 51: property-based tests (Debian's python3-hypothesis)
+of what CI feeds the gate. Comparisons are generated well-formed by
+construction, drawn by compare's own model from generated run values
+(tests/e2e/forgekit.py: one to three sets, one to four scenarios of any
+names, with control characters, GitHub command prefixes, Markdown,
+HTML; paired or not; an interference bias or none), then maybe broken
+by one corruption: a non-finite, negative, zero or boolean number, an
+unknown verdict, a missing or empty scenario list, no tested metric,
+deep nesting, a name of another type, an interval that does not hold
+its ratio; or forged: a verdict, ratio, value, direction, primary flag
+or alpha rewritten, a metric, a scenario's row or the suite rows left
+out, a scenario of A missing, a run's value gone. For each, in every format:
 
-  - exit 0 or 1 exactly for a well-formed one, 2 for a broken one, with
+  - exit 0 or 1 for a well-formed one, exactly as its regressions say
+    (orbbench.gate.regressions), 2 for a broken or forged one, with
     one line on stderr and nothing on stdout; never a traceback;
   - the JUnit output parses;
   - no output line starts with :: unless it is an annotation the gate
@@ -16,7 +21,9 @@ hold its ratio). For each, in every format:
 
 The same for result sets: a copy of tests/fixtures/repeat-A/-B (a
 regression: compare --fail-on exits 1) with one result's fields given
-generated values. The gate and compare run in process (their main()),
+generated values (a stop the client does not write, or a name over the
+one bound, is refused; a run that did not end is left out).
+tests/e2e/test_gate_forge.py forges whole result sets. The gate and compare run in process (their main()),
 so that a few seconds test hundreds of documents.
 
 Budget: ORBBENCH_FUZZ_SECONDS (default 4, what `make test` spends),
@@ -39,8 +46,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import forgekit
 import orbbench.commands.compare as orbcompare
 import orbbench.commands.gate as orbgatecmd
+import orbbench.escape as orbesc
+import orbbench.gate as orbgate
+import orbbench.validate as orbvalidate
 from conftest import ROOT
 
 SECONDS = float(os.environ.get("ORBBENCH_FUZZ_SECONDS", "4"))
@@ -67,73 +78,67 @@ names = st.one_of(
     st.integers(50, 3000).map(lambda n: "::" + "x" * n + "\n::y"))
 TESTED = ["slower", "faster", "same", "negligible", "larger", "smaller",
           "inconclusive", "interference"]
-extra = st.dictionaries(st.text(max_size=8), st.one_of(
-    st.none(), st.integers(), st.text(max_size=10)), max_size=2)
 
 
 @st.composite
-def good_metric(draw, tested=None):
-    tested = draw(st.booleans()) if tested is None else tested
-    m = dict(draw(extra))
-    if tested:
-        r = draw(st.floats(0.01, 100))
-        lo = r * draw(st.floats(0.5, 1))
-        hi = r * draw(st.floats(1, 2))
-        m.update(ratio=r, ci_low=lo, ci_high=hi,
-                 verdict=draw(st.sampled_from(TESTED)))
-        if m["verdict"] == "interference":
-            # a difference compare withheld: the gate reads its word
-            m["withheld"] = draw(st.sampled_from(["slower", "faster"]))
-        if draw(st.booleans()):
-            m["primary"] = True
-    else:
-        m.update(ratio=None, ci_low=None, ci_high=None,
-                 verdict=draw(st.sampled_from(["n/a", None])))
-    if draw(st.booleans()):
-        m["notes"] = draw(st.lists(names, max_size=2))
-    if draw(st.booleans()):
-        m["drivers"] = {"largest": [[draw(names), draw(st.floats(0.1, 9))]]}
-    return m
+def run_values(draw, base, n, factor=1.0):
+    """n runs' values about base x factor, each within +-10%."""
+    return [base * factor * draw(st.floats(0.9, 1.1)) for _ in range(n)]
+
+
+@st.composite
+def good_row(draw, name):
+    """One scenario as compare writes it (tests/e2e/forgekit.py): 2 to 4
+    runs a side (paired or not), each metric B/A about 1 or an effect,
+    maybe an interference bias measured."""
+    paired = draw(st.booleans())
+    na = draw(st.integers(2, 4))
+    nb = na if paired else draw(st.integers(2, 4))
+    effect = draw(st.sampled_from([0.5, 0.97, 1.0, 1.03, 1.5]))
+    values = {}
+    for key in forgekit.DIRECTIONS:
+        base = draw(st.floats(0.5, 1e4))
+        values[key] = (draw(run_values(base, na)), draw(run_values(
+            base, nb, draw(st.sampled_from([1.0, effect])))))
+    bias = draw(st.sampled_from([None, 0.05, -0.05, 0.7]))
+    return forgekit.row(name, values, paired=paired, bias_log=bias)
 
 
 @st.composite
 def good_doc(draw):
-    rows = []
-    for _ in range(draw(st.integers(1, 4))):
-        metrics = {draw(names): draw(good_metric())
-                   for _ in range(draw(st.integers(0, 3)))}
-        rows.append(dict(draw(extra), scenario=draw(names),
-                         verdict=draw(st.sampled_from(TESTED + ["mixed"])),
-                         metrics=metrics))
-    # at least one tested primary metric somewhere
-    rows[draw(st.integers(0, len(rows) - 1))]["metrics"][draw(names)] = \
-        draw(good_metric(tested=True))
-    doc = {"scenarios": rows}
-    if draw(st.booleans()):
-        doc["suite"] = {draw(names): draw(good_metric())}
-    if draw(st.booleans()):
-        doc = {"sets": [], "method": {}, "comparisons": [
-            dict(doc, set=draw(names))] + [
-            dict(draw(good_doc_flat()), set=draw(names))
-            for _ in range(draw(st.integers(0, 2)))]}
-    return doc
-
-
-@st.composite
-def good_doc_flat(draw):
-    return {"scenarios": [{"scenario": draw(names), "metrics": {
-        draw(names): draw(good_metric(tested=True))}}]}
+    """A comparison of 1 to 3 sets after A, 1 to 4 scenarios each (their
+    names any text, hostile ones too), drawn by compare's model: every
+    verdict follows from its values."""
+    sets = draw(st.integers(1, 3))
+    rowsets = []
+    for _ in range(sets):
+        rows = draw(st.lists(names, min_size=1, max_size=4, unique=True))
+        rowsets.append([draw(good_row(n)) for n in rows])
+    return forgekit.comparisons(rowsets)
 
 
 BAD_NUMBERS = [math.nan, math.inf, -math.inf, -1.0, 0.0, True, False, "1.2",
                [], {}]
 
 
+def comparisons_of(doc):
+    return doc["comparisons"] if "comparisons" in doc else [doc]
+
+
 def metrics_of(doc):
-    cmps = doc["comparisons"] if "comparisons" in doc else [doc]
+    cmps = comparisons_of(doc)
     return [m for c in cmps for r in c["scenarios"]
             for m in r["metrics"].values()] + \
         [m for c in cmps for m in (c.get("suite") or {}).values()]
+
+
+def decides(doc):
+    """True when every scenario of every set has a tested primary metric
+    of performance (not memory)."""
+    return all(any(m.get("primary") and not m.get("memory") and
+                   m.get("p_value") is not None
+                   for m in r["metrics"].values())
+               for c in comparisons_of(doc) for r in c["scenarios"])
 
 
 def metrics_tested(doc):
@@ -142,13 +147,19 @@ def metrics_tested(doc):
 
 @st.composite
 def corrupt(draw, doc):
-    """(doc, how) with one corruption that makes it unusable."""
-    how = draw(st.sampled_from(["number", "verdict", "no-scenarios",
-                                "empty-scenarios", "untested", "deep",
-                                "name-type", "interval", "missing-ratio",
-                                "top-type", "metrics-type"]))
-    cmps = doc["comparisons"] if "comparisons" in doc else [doc]
+    """(doc, how) with one corruption that makes it unusable: broken (a
+    number, a verdict, a type, the nesting) or forged (a verdict, ratio,
+    value, direction or flag rewritten, a metric or the suite rows left
+    out, a scenario of A missing)."""
+    how = draw(st.sampled_from([
+        "number", "verdict", "no-scenarios", "empty-scenarios", "untested",
+        "deep", "name-type", "interval", "missing-ratio", "top-type",
+        "metrics-type", "rewrite-verdict", "rewrite-ratio", "value",
+        "primary", "direction", "drop-suite", "drop-metric", "only-in-a",
+        "missing-value", "alpha", "drop-scenario"]))
+    cmps = comparisons_of(doc)
     target = draw(st.sampled_from(metrics_tested(doc)))
+    row = draw(st.sampled_from([r for c in cmps for r in c["scenarios"]]))
     if how == "number":
         key = draw(st.sampled_from(["ratio", "ci_low", "ci_high"]))
         target[key] = draw(st.sampled_from(BAD_NUMBERS))
@@ -178,6 +189,45 @@ def corrupt(draw, doc):
         doc = draw(st.sampled_from([[], 1, "x", None]))
     elif how == "metrics-type":
         draw(st.sampled_from(cmps))["scenarios"][0]["metrics"] = []
+    elif how == "rewrite-verdict":
+        target["verdict"] = draw(st.sampled_from(
+            [v for v in TESTED if v not in (target["verdict"],
+                                            "interference")]))
+        target.pop("withheld", None)
+    elif how == "rewrite-ratio":
+        f = draw(st.sampled_from([0.5, 0.9, 1.1, 2.0]))
+        for k in ("ratio", "ci_low", "ci_high"):
+            target[k] *= f
+    elif how == "value":
+        m = draw(st.sampled_from(list(row["metrics"].values())))
+        side = draw(st.sampled_from(["a_values", "b_values"]))
+        i = draw(st.integers(0, len(m[side]) - 1))
+        m[side][i] *= draw(st.sampled_from([0.5, 2.0]))
+    elif how == "primary":
+        m = row["metrics"][draw(st.sampled_from(
+            ["crossing_n", "server_cpu_us", "pss_kb", "round_ms"]))]
+        m["primary"] = not m["primary"]
+    elif how == "direction":
+        m = draw(st.sampled_from(list(row["metrics"].values())))
+        m["higher_is_better"] = not m["higher_is_better"]
+    elif how == "drop-suite":
+        del draw(st.sampled_from(cmps))["suite"]
+    elif how == "drop-metric":
+        del row["metrics"][draw(st.sampled_from(sorted(row["metrics"])))]
+    elif how == "only-in-a":
+        draw(st.sampled_from(cmps))["only_in_a"] = [draw(names)]
+    elif how == "missing-value":
+        m = row["metrics"][draw(st.sampled_from(
+            ["crossing_n", "server_cpu_us"]))]
+        m["b_values"][0] = None
+    elif how == "drop-scenario":
+        c = draw(st.sampled_from(cmps))
+        del c["scenarios"][draw(st.integers(0, len(c["scenarios"]) - 1))]
+    elif how == "alpha":
+        for c in cmps:
+            c["method"]["alpha"] = draw(st.sampled_from([0.01, 0.1]))
+        if "method" in doc and "comparisons" in doc:
+            doc["method"]["alpha"] = cmps[0]["method"]["alpha"]
     return doc, how
 
 
@@ -255,7 +305,12 @@ def test_gate_fails_closed_and_escapes_whatever_the_comparison(tmp_path):
         COUNT["gate"] += 1
         n = len(metrics_of(doc)) if how is None else 0
         if how is None:
-            assert code in (0, 1), (code, err[-500:])
+            # exactly the regressions the document's values give, when
+            # every scenario has a tested performance metric (values all
+            # alike give none: that scenario cannot decide, exit 2)
+            want = 1 if orbgate.regressions(doc, frozenset(
+                fail_on.split(",")), 0) else 0
+            assert code == (want if decides(doc) else 2), (code, err[-500:])
         else:
             assert code == 2, (how, code, err[-500:])
             assert out == "" and err.count("\n") == 1, (how, err[-500:])
@@ -272,7 +327,8 @@ FIELD_VALUES = {
     "result.crossing_n": st.one_of(st.floats(1, 1e6), st.sampled_from(
         [math.nan, math.inf, -1, 0, 1e308, True, "27", None, [1]])),
     "result.stop_reason": st.one_of(st.sampled_from(
-        ["latency", "interrupted", 7, None]), names),
+        ["latency", "interrupted", "running", "write_failed", "server_died",
+         7, None]), names),
     "scenario.name": names,
     "orb.name": names,
     "result.max_servers": st.sampled_from([26, -3, 2.5, True, "x", None]),
@@ -285,11 +341,15 @@ def well_formed(field, v):
         return v is None or (isinstance(v, float) and math.isfinite(v) and
                              1 <= v <= 1e9)
     if field == "result.stop_reason":
-        return isinstance(v, str)
+        # a stop the client writes; a run that did not end is left out
+        # (the other runs still tell the regression)
+        return v in orbvalidate.ENDED or v in orbvalidate.NOT_ENDED
     if field == "result.max_servers":
         return v == 26
     if field == "orb.name":     # another ORB on one side: refused
         return v == "omniORB"
+    if field == "scenario.name":    # the one bound of a name
+        return isinstance(v, str) and 0 < len(v) <= orbesc.LIMIT
     return isinstance(v, str)
 
 
@@ -336,7 +396,7 @@ def test_compare_fails_closed_on_forged_results():
             COUNT["compare"] += 1
             ok = well_formed(field, v)
             if ok:
-                # an interrupted run is left out: still a regression
+                # a run that did not end is left out: still a regression
                 assert code == 1, (field, repr(v)[:80], err[-500:])
             else:
                 assert code == 2, (field, repr(v)[:80], code, err[-500:])

@@ -15,7 +15,9 @@ import xml.etree.ElementTree as ET
 import junitparser
 import pytest
 
+import forgekit
 import orbbench.escape as orbesc
+import orbbench.gate as orbgate
 import orbbench.sequential as orbseq
 from conftest import ROOT
 
@@ -262,12 +264,18 @@ HOSTILE = ["s\n::add-mask::x", "s\r\n::set-env name=A::b",
 
 
 def hostile_doc():
-    rows = [{"scenario": n, "verdict": "slower",
-             "metrics": {"crossing_n": metric(ratio=0.5, ci_low=0.4,
-                                              ci_high=0.6),
-                         n: metric()}} for n in HOSTILE]
-    return {"scenarios": rows, "suite": {"crossing_n": dict(
-        metric(), drivers={"largest": [[HOSTILE[0], 1.5], [HOSTILE[5], 1.4]]})}}
+    """A comparison as compare writes it (its verdicts follow from its
+    values: orbbench.decision re-derives them), every scenario named by a
+    hostile name and slower; the suite rows name them as their drivers."""
+    return forgekit.hostile_comparison(HOSTILE)
+
+
+def regressions_of(doc):
+    return len(orbgate.regressions(doc, frozenset({"slower"}), 0))
+
+
+def cases_of(doc):
+    return len(orbgate.cases(doc))
 
 
 def lines_of(*texts):
@@ -289,7 +297,7 @@ def test_no_forged_workflow_command_reaches_a_github_log(tmp_path):
         assert "\x00" not in r.stdout + r.stderr
     r = run(GATE, f, "--fail-on", "slower", "--format", "github")
     ann = [l for l in r.stderr.splitlines() if l.startswith(OURS)]
-    assert len(ann) == 2 * len(HOSTILE) + 1
+    assert len(ann) == regressions_of(hostile_doc()) >= 2 * len(HOSTILE)
     assert any("%250A::error::forged" in l for l in ann)
     assert any("s%0A::add-mask::x" in l for l in ann)
 
@@ -303,7 +311,7 @@ def test_the_step_summary_escapes_markdown_and_html(tmp_path):
     assert "[link](" not in md and "\\[link\\]\\(http" in md
     assert "a\\|b" in md
     rows = [l for l in md.splitlines() if l.startswith("| ")]
-    assert len(rows) == 1 + 2 * len(HOSTILE) + 1   # head, then one per case
+    assert len(rows) == 1 + cases_of(hostile_doc())  # head, one per case
     assert all(l.endswith("|") for l in rows)
     assert "more characters cut" in md
 
@@ -314,12 +322,12 @@ def test_junit_of_hostile_names_is_well_formed(tmp_path):
     assert r.returncode == 1
     root = ET.fromstring(r.stdout.encode())
     names = [c.get("classname") for c in root.iter("testcase")]
-    assert len(names) == 2 * len(HOSTILE) + 1
+    assert len(names) == cases_of(hostile_doc())
     assert all(len(n) < 300 for n in names)
     x = tmp_path / "junit.xml"
     x.write_text(r.stdout)
     assert sum(1 for s in junitparser.JUnitXml.fromfile(str(x)) for _ in s) \
-        == 2 * len(HOSTILE) + 1
+        == cases_of(hostile_doc())
 
 
 def test_compare_text_guards_names_at_a_line_start(sets):

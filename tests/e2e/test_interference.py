@@ -8,6 +8,7 @@ import os
 import subprocess
 import time
 
+import forgekit
 from conftest import ORBBENCH, SCENARIOS, assert_nothing_left
 from test_paired import SMALL, sets
 
@@ -136,14 +137,20 @@ def test_a_saved_withheld_regression_fails_the_gate_or_is_refused(tmp_path):
     """orbbench gate on a saved comparison: an interference metric gates
     by the word it withheld (exit 1 on slower), and one whose withheld
     word is missing or unknown cannot pass (exit 2), never 0."""
-    r, m = row("slower", 1.05, math.log(1.08))
-    orbinterference.withhold(r)
+    # A comparison as compare writes it (orbbench.decision re-derives its
+    # verdicts): server CPU +5%, clearly, with a bias of 8% measured.
+    values = dict(forgekit.SAME, server_cpu_us=(
+        [10, 10.01, 10.02], [10.5, 10.51, 10.52]))
+    doc = forgekit.comparison([forgekit.row("s", values,
+                                            bias_log=math.log(1.08))])
+    m = doc["scenarios"][0]["metrics"]["server_cpu_us"]
+    assert m["verdict"] == "interference" and m["withheld"] == "slower"
     f = tmp_path / "c.json"
     for withheld, want in (("slower", 1), (None, 2), ("same", 2)):
         m.pop("withheld", None)
         if withheld:
             m["withheld"] = withheld
-        f.write_text(json.dumps({"scenarios": [r]}))
+        f.write_text(json.dumps(doc))
         proc = subprocess.run([str(ORBBENCH), "gate", str(f), "--fail-on",
                                "slower"], capture_output=True, text=True,
                               timeout=60)

@@ -19,7 +19,7 @@ def test_make_report_passes_results():
     r = subprocess.run(["make", "-n", "-C", str(ROOT), "report",
                         "RESULTS=some/folder"], capture_output=True,
                        text=True, timeout=30)
-    assert "scripts/report --results some/folder" in r.stdout, r.stderr
+    assert "scripts/report --results 'some/folder'" in r.stdout, r.stderr
 
 
 def test_report_on_fixture_folder(tmp_path):

@@ -67,20 +67,30 @@ The regression gate (orbbench.gate, docs/ci.md):
   --format github  a GitHub Actions step summary (Markdown); ::error
              annotations on stderr
   (junit and github mark --fail-on's regressions, slower without it)
+With --fail-on the decision is gate's (orbbench.decision): a scenario of
+A missing from B, a scenario whose runs gave no test (they failed, one
+run on a side), a run that measured nothing fail closed (exit 2).
+Runs that did not end (stop running, interrupted, write_failed) are
+named and left out, a copy of a run is counted once, and a set that
+copies a run of A is refused.
 Exit: 0 compared (no regression), 1 a regression (--fail-on), 2 bad
-input or usage (one line naming the file), or a side mixing two ORBs or
-two settings of one scenario (one line)."""
+input or usage (one line naming the file), a comparison that cannot
+decide (with --fail-on: above), or a side mixing two ORBs or two
+settings of one scenario (one line)."""
 import sys
 from pathlib import Path
 
 import orbbench.cli as orbcli
 import orbbench.comparison.options as orbopts
+import orbbench.decision as orbdecision
 import orbbench.escape as orbesc
 import orbbench.gate as orbgate
 import orbbench.kinds  # noqa: F401  (the kinds of results)
+import orbbench.outlock as orboutlock
 import orbbench.results as orbresults
 import orbbench.sequential as orbseq
 import orbbench.stats as orbstats
+import orbbench.validate as orbvalidate
 from orbbench.comparison.as_json import json_doc
 from orbbench.comparison.model import LETTERS, compare_many
 from orbbench.comparison.render import render
@@ -192,6 +202,8 @@ def main(argv):
     try:
         sets = [orbresults.load_repeats([path], lambda m: orbcli.note(PROG, m))
                 for path in a.sets]
+        sets = orbvalidate.drop_lone_partners(
+            sets, lambda m: orbcli.note(PROG, m))
         orbresults.refuse_uncomparable([r for res in sets for r in res], "compare")
         alpha, why = alpha_of(a)
         cmps = compare_many(sets, a.at, a.mem, alpha, a.equivalence / 100)
@@ -201,6 +213,8 @@ def main(argv):
             if not cmp["scenarios"]:
                 raise ValueError(f"{a.sets[0]} and {path}: no scenario in "
                                  "common")
+        if a.plots:
+            orboutlock.claim(a.plots)   # one writer a folder
         code = gate_and_write(cmps, a)
         for x, path, res, cmp in zip(LETTERS[1:], a.sets[1:], sets[1:],
                                      cmps if a.plots else []):
@@ -219,11 +233,16 @@ def main(argv):
 
 def gate_and_write(cmps, a):
     """Write the comparison in a.format (junit and github by orbbench.gate,
-    on the JSON document); with --fail-on, list the regressions on stderr
-    and return 1 if there are any, else 0."""
+    on the JSON document); with --fail-on, first decide as gate does on
+    the same document (orbbench.decision: BadInput, exit 2, when the
+    comparison cannot decide, and nothing written), then write it, list
+    the regressions on stderr and return 1 if there are any, else 0."""
     doc = json_doc(cmps)
-    if a.fail_on:   # a NaN ratio must fail the gate, not pass it
-        orbgate.check(doc, "the comparison", require_tested=False)
+    if a.fail_on:
+        sets = getattr(a, "sets", None) or []
+        code, lines = orbdecision.decide(
+            doc, a.fail_on, a.threshold, "the comparison" + (
+                f" of {', '.join(map(str, sets))}" if sets else ""))
     fail_on = a.fail_on or frozenset({"slower"})
     if a.format in orbgate.FORMATS:
         sys.stdout.write(orbgate.render(doc, a.format, fail_on,
@@ -237,7 +256,6 @@ def gate_and_write(cmps, a):
                          if a.format in ("text", "md") else text)
     if not a.fail_on:
         return 0
-    code, lines = orbgate.report(doc, a.fail_on, a.threshold)
     for line in lines:
         orbcli.note(PROG, line)
     return code

@@ -13,12 +13,20 @@ usage: orbbench gate COMPARE.json --fail-on V[,V] [--threshold PCT]
                    default); junit: one test case per scenario and
                    metric; github: a step summary in Markdown (and
                    ::error annotations on stderr)
+The decision is compare --fail-on's (orbbench.decision): every verdict
+is drawn again from the values the comparison holds, and one that does
+not follow from them is refused; a scenario of A missing from B, a
+scenario whose runs gave no test, a run that measured nothing fail
+closed.
 Exit: 0 no regression, 1 a regression (each listed on stderr), 2 bad
-input or usage (one line naming the file)."""
+input or usage, or a comparison that cannot decide (one line naming the
+file)."""
 import sys
 
 import orbbench.cli as orbcli
+import orbbench.decision as orbdecision
 import orbbench.gate as orbgate
+import orbbench.kinds  # noqa: F401  (the kinds a comparison's rows name)
 import orbbench.safeload as orbsafe
 
 PROG = orbcli.prog("gate")
@@ -46,8 +54,10 @@ def main(argv):
     a = parse_args(argv)
     try:
         doc = orbsafe.load_object(a.file)
-        orbgate.check(doc, a.file)      # fails closed: exit 2
-        code, lines = orbgate.report(doc, a.fail_on, a.threshold)
+        # compare --fail-on's decision, on the saved document: re-derived
+        # from its values, fails closed on what was not measured (exit 2)
+        code, lines = orbdecision.decide(doc, a.fail_on, a.threshold,
+                                         a.file)
         if a.format in orbgate.FORMATS:
             sys.stdout.write(orbgate.render(doc, a.format, a.fail_on,
                                             a.threshold))

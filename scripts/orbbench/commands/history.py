@@ -32,7 +32,8 @@ suite's --out, named by the commit), then
 Writes into --out (default plots/history/): history.md, history.html (one
 self-contained file, figures embedded), history.json (the points, each
 step's comparison, the change points, what the figures draw), and
-history-METRIC.png and .svg.
+history-METRIC.png and .svg, each whole or not at all; one history
+writes into a folder at a time (a second one is refused).
 Exit: 0 written, 2 bad input or usage (one line naming the folder or
 file: fewer than two points, a folder without results, a point mixing
 ORBs or settings, two points of one label)."""
@@ -44,6 +45,7 @@ import orbbench.comparison.model as orbcmp
 import orbbench.comparison.options as orbopts
 import orbbench.history as orbhistory
 import orbbench.kinds  # noqa: F401  (the kinds of results)
+import orbbench.outlock as orboutlock
 import orbbench.paths as orbpaths
 import orbbench.results as orbresults
 import orbbench.sequential as orbseq
@@ -195,7 +197,6 @@ def blocks(doc, figures, skipped):
 
 def write(out, doc, figures, skipped):
     """history.md, .html and .json into out, each whole or not at all."""
-    out.mkdir(parents=True, exist_ok=True)
     report = blocks(doc, figures, skipped)
     orbseq.write_record_text(out / "history.md", to_markdown(report, out))
     orbseq.write_record_text(out / "history.html", to_html(report))
@@ -212,6 +213,7 @@ def main(argv):
         doc = orbhistory.history(points, a.mem, a.alpha, a.equivalence / 100)
         doc["order"] = a.order
         out = Path(a.out) if a.out else orbpaths.output("plots") / "history"
+        orboutlock.claim(out)   # one writer: a second history is refused
         skipped = []
 
         def log(msg):

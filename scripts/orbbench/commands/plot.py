@@ -25,6 +25,7 @@ from pathlib import Path
 
 import orbbench.cli as orbcli
 import orbbench.kinds  # noqa: F401  (the kinds of results)
+import orbbench.outlock as orboutlock
 import orbbench.paths as orbpaths
 import orbbench.results as orbresults
 
@@ -51,6 +52,7 @@ def main(argv):
         results = orbresults.load_results(a.results)
         run = orbresults.run_name(a.results)
         out = Path(a.out) if a.out else orbpaths.output("plots") / run
+        orboutlock.claim(out)   # one writer a folder
         import orbbench.plot as orbplot  # matplotlib: only once the input is known good
         figures = orbplot.plot_all(results, out, run, rounds=a.rounds,
                                    log=lambda m: orbcli.note(PROG, m))

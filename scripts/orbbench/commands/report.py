@@ -18,7 +18,9 @@ with a bar per host. The report goes to plots/<run>/ (run: the
 result folder's name) unless --out says otherwise: a table of contents,
 the summary or verdicts, every figure with what it tells, the
 environment, how to reproduce. `make report` runs this; `make report
-RESULTS=FOLDER` adds --results.
+RESULTS=FOLDER` adds --results. One report writes into a folder at a
+time (a second one is refused); every file is written whole or not at
+all.
 Exit: 0 written (1 when the suite it ran had failed scenarios, 130 when it
 was interrupted), 2 bad input or usage (one line naming the file)."""
 import datetime
@@ -27,11 +29,14 @@ import socket
 import subprocess
 from pathlib import Path
 
+import orbbench.atomic as orbatomic
 import orbbench.cli as orbcli
+import orbbench.outlock as orboutlock
 import orbbench.safeload as orbsafe
 import orbbench.kinds  # noqa: F401  (the kinds of results)
 import orbbench.paths as orbpaths
 import orbbench.results as orbresults
+import orbbench.validate as orbvalidate
 from orbbench.reportblocks import figure_blocks, to_html, to_markdown
 
 
@@ -324,6 +329,9 @@ def main(argv):
             orbcli.note(PROG, msg)
 
         if fleet:
+            # One writer: another report into out is refused, not
+            # overwritten (once the input is known good, as below).
+            orboutlock.claim(out)
             import orbbench.figures.hosts as figs_hosts  # matplotlib
             figures = figs_hosts.host_figures(fleet["hosts"], out,
                                                  log=log)
@@ -331,10 +339,12 @@ def main(argv):
         elif sides:
             # interrupted runs are no repeats: named, left out
             res = [orbresults.load_repeats([f], log) for _, f in sides]
+            res = orbvalidate.drop_lone_partners(res, log)
             orbresults.refuse_uncomparable([x for r in res for x in r], "a comparison report")
             import orbbench.comparison.model as orbcmp  # scipy
             import orbbench.comparison.parts as cmp_parts
             cmps = orbcmp.compare_many(res, None, "pss")
+            orboutlock.claim(out)
             # matplotlib: only once the input is known good
             import orbbench.figures.ab as figs_ab
             import orbbench.figures.compare as figs_compare
@@ -355,15 +365,16 @@ def main(argv):
             figures = [f for figs in figures for f in figs]
         else:
             results = orbresults.load_results([folder])
+            orboutlock.claim(out)
             # matplotlib: only once the input is known good
             import orbbench.plot as orbplot
             figures = orbplot.plot_all(results, out, folder.resolve().name,
                                        log=log)
             report = single_blocks(results, folder, figures, skipped,
                                    suite_cmd)
-        out.mkdir(parents=True, exist_ok=True)  # no figure may have made it
-        (out / "report.md").write_text(to_markdown(report, out))
-        (out / "report.html").write_text(to_html(report))
+        # Each whole or absent (orbbench.atomic).
+        orbatomic.write_text(out / "report.md", to_markdown(report, out))
+        orbatomic.write_text(out / "report.html", to_html(report))
     except (ValueError, OSError) as e:
         orbcli.fail(PROG, e)
     except orbcli.SHAPE_ERRORS as e:

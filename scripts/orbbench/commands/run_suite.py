@@ -132,8 +132,11 @@ import textwrap
 import time
 from pathlib import Path
 
+import orbbench.atomic as orbatomic
 import orbbench.cli as orbcli
+import orbbench.escape as orbesc
 import orbbench.kinds  # noqa: F401  (the kinds load_result checks)
+import orbbench.outlock as orboutlock
 import orbbench.paths as orbpaths
 import orbbench.procs as orbprocs
 import orbbench.progress as orbprogress
@@ -158,8 +161,7 @@ EXAMPLES = [
 
 
 def die(msg, code=2):
-    print(f"{PROG}: {msg}", file=sys.stderr)
-    sys.exit(code)
+    orbcli.fail(PROG, msg, code)
 
 
 def default_orbbench():
@@ -661,7 +663,10 @@ def table(rows):
 
 
 def text_table(head, body):
-    """Columns: the first and the last left-aligned, the others right."""
+    """Columns: the first and the last left-aligned, the others right;
+    every cell's non-printables escaped (orbbench.escape.text)."""
+    head = [orbesc.text(c) for c in head]
+    body = [[orbesc.text(c) for c in b] for b in body]
     widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
 
     def line(cells):
@@ -740,19 +745,19 @@ def csv_table(head, body):
 
 
 def markdown(rows, head, body, meta):
-    out = [f"# {meta['suite']}: summary", ""]
+    """summary.md: every text escaped for Markdown (orbbench.escape): a
+    result's ORB, detail or file name cannot forge a line or hold HTML."""
+    md = orbesc.md_line
+    out = [f"# {md(meta['suite'] + ': summary')}", ""]
     for k in ("host", "orb", "variants", "paired", "sequential", "started",
               "command"):
         if meta.get(k):
-            out.append(f"- {k}: {meta[k]}")
-    out += ["", "| " + " | ".join(head) + " |",
-            "|" + "|".join(["---"] + ["---:"] * (len(head) - 2) + ["---"]) +
-            "|"]
-    for b in body:
-        out.append("| " + " | ".join(x.replace("|", "\\|") for x in b) + " |")
-    out += ["", notes(rows, head), ""]
+            out.append(f"- {k}: {orbesc.md_text(meta[k])}")
+    out += ["", orbcli.md_table(head, body, "l" + "r" * (len(head) - 2) +
+                                "l"), "", md(notes(rows, head)), ""]
     for r in rows:
-        out.append(f"- `{r['file']}`: {r.get('detail') or r.get('failed', '')}")
+        out.append(f"- {md(r['file'])}: "
+                   f"{orbesc.md_text(r.get('detail') or r.get('failed', ''))}")
     return "\n".join(out) + "\n"
 
 
@@ -904,7 +909,7 @@ def compare_variants(names, out_dir):
               f"{bad.returncode}): {lines[-1] if lines else ''}",
               file=sys.stderr)
         return 1
-    (out_dir / f"compare-{stem}.md").write_text(md.stdout)
+    orbatomic.write_text(out_dir / f"compare-{stem}.md", md.stdout)
     print(f"\n== {', '.join(others)} against {base}\n{text.stdout}")
     return 0
 
@@ -971,12 +976,12 @@ def main(argv):
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out_dir = Path(a.out) if a.out else (
         orbpaths.output("results") / f"{stamp}-{host}-{src.resolve().name}")
-    if out_dir.is_dir() and any(out_dir.iterdir()):
-        die(f"{out_dir}: not empty: its files would be taken for this "
-            "run's results; give a new folder with --out")
-    if out_dir.exists() and not out_dir.is_dir():
-        die(f"{out_dir}: not a folder")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        # New or empty, and ours alone until the suite ends: a second
+        # suite given the same --out is refused (orbbench.outlock).
+        orboutlock.claim_new(out_dir)
+    except orboutlock.Busy as e:
+        die(str(e))
     rows, interrupted = [], False
     # Every orbbench runs in a process group of its own and dies with the
     # suite (orbprocs). SIGTERM or SIGHUP ends it (it stops its servers),
@@ -1047,6 +1052,19 @@ def main(argv):
         if interrupted or INTERRUPTED or stop:
             interrupted = interrupted or INTERRUPTED
             break
+    try:
+        return finish(a, argv, src, host, stamp, out_dir, rows, paired, seq,
+                      interrupted)
+    except orbatomic.WriteError as e:
+        # The runs' results are written; what could not be, is named.
+        die(str(e))
+
+
+def finish(a, argv, src, host, stamp, out_dir, rows, paired, seq,
+           interrupted):
+    """The suite's end: sequential.json, summary.md, summary.json, the
+    closing table, compare of the variants; the exit status.
+    orbbench.atomic.WriteError names a file that could not be written."""
     meta_seq = ""
     if seq:
         seq.write(interrupted)

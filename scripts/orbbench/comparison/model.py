@@ -7,6 +7,7 @@ import math
 import orbbench.interference as orbinterference
 import orbbench.results as orbresults
 import orbbench.stats as orbstats
+import orbbench.validate as orbvalidate
 
 
 # Sets are called A (the baseline), B, C, … in the order given.
@@ -441,13 +442,17 @@ def paired_points(da, db, n, read, weight, window):
 def within_of(docs_a, docs_b, n, read, weight, window):
     """Each paired run's (log ratio, se, df) at n from its own pairs
     (orbbench.stats.paired_fit), for orbbench.stats.within_runs; None
-    with fewer than 2 runs or when some run has too few pairs."""
+    with fewer than 2 runs or when some run has too few pairs, or pairs
+    without a spread."""
     if n is None or len(docs_a) < 2:
         return None
     out = [orbstats.paired_fit(paired_points(da, db, n, read, weight,
                                              window), n)
            for da, db in zip(docs_a, docs_b)]
-    return None if any(w is None for w in out) else [list(w) for w in out]
+    # A run whose pairs all gave one ratio has no error to weigh it by
+    # (se 0): its values alone are tested, as for too few pairs.
+    return None if any(w is None or not w[1] > 0 for w in out) else \
+        [list(w) for w in out]
 
 
 def fixed_n_blocks(docs_a, docs_b, paired):
@@ -480,14 +485,17 @@ def own_kind(row):
     return kind if kind and kind.metrics else None
 
 
-def kind_metrics(kind, docs_a, docs_b, paired, mem):
+def kind_metrics(kind, res_a, res_b, paired, mem):
     """{metric key: metric dict} of a scenario of a kind without steps:
-    each of its Metrics, one value per run (orbbench.results.Metric);
-    docs_b as pair_up ordered them."""
+    each of its Metrics, one value per run (orbbench.results.Metric, a
+    finite number or None: orbbench.validate.metric_value); res_b
+    (Results) as pair_up ordered them."""
     out = {}
     for m in kind.metrics:
-        out[m.key] = metric([m.read(d, mem) for d in docs_a],
-                            [m.read(d, mem) for d in docs_b], m.higher,
+        def read(r, m=m):
+            return orbvalidate.metric_value(r.path, m.key, m.read(r.doc, mem))
+        out[m.key] = metric([read(r) for r in res_a],
+                            [read(r) for r in res_b], m.higher,
                             memory=m.memory, paired=paired,
                             label=m.label)
     return out
@@ -498,12 +506,15 @@ def compare_kind_scenario(name, kind, res_a, res_b, mem):
     with no N, no crossing and no steps."""
     docs_a, docs_b = [r.doc for r in res_a], [r.doc for r in res_b]
     paired_b, paired = pair_up(docs_a, docs_b)
+    by_doc = {id(r.doc): r for r in res_b}
     return {"scenario": name, "kind": kind.name, "verdict": "n/a",
             "paired": paired,
             "interference": (orbinterference.of_pairs(docs_a, paired_b)
                              if paired else None),
             "runs_a": len(docs_a), "runs_b": len(docs_b), "at_n": None,
-            "metrics": kind_metrics(kind, docs_a, paired_b, paired, mem),
+            "metrics": kind_metrics(kind, res_a,
+                                    [by_doc[id(d)] for d in paired_b],
+                                    paired, mem),
             "crossing": {"a": [], "b": []},
             "a": {"runs": len(docs_a)}, "b": {"runs": len(docs_b)},
             "steps": []}
@@ -694,6 +705,7 @@ def compare_many(sets, at, mem, alpha=orbstats.ALPHA,
     that it excludes 1 exactly when its verdict is not same."""
     for letter, res in zip(LETTERS, sets):
         check_side(res, letter)
+    orbvalidate.refuse_copies(sets, LETTERS)
     if at is not None:
         check_at([r for res in sets for r in res], at)
     cmps = [compare_pair(sets[0], res, at, mem) for res in sets[1:]]

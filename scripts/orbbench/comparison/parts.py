@@ -366,8 +366,12 @@ def method_lines(cmps):
     if any(own_kind(c) for cmp in cmps for c in cmp["scenarios"]):
         out.append(kind_method_line(cmps, ratios, level))
     if not tests:
-        out.append("No verdicts: one run on a side; repeats are needed "
-                   "(run-suite --repeat 3).")
+        if all(single_run(c) for cmp in cmps for c in cmp["scenarios"]):
+            out.append("No verdicts: one run on a side; repeats are "
+                       "needed (run-suite --repeat 3).")
+        else:
+            out.append("No verdicts: no metric could be tested (the runs "
+                       "gave no values to test: see the notes).")
         return out
     scenarios = [c for cmp in cmps for c in cmp["scenarios"]]
     paired = [c for c in scenarios if c.get("paired")]

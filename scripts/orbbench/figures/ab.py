@@ -60,10 +60,8 @@ def write_figures(jobs, outdir, log):
     """Run (stem, title, make, caption) jobs; save what they draw."""
     out = []
     for stem, title, make, caption in jobs:
-        try:
-            fig = make(title)
-        except orbplot.Skip as e:
-            log(str(e))
+        fig = orbplot.attempt(stem, lambda: make(title), log)
+        if fig is None:
             continue
         out.append(orbplot.save(fig, outdir, stem, title, caption()))
     return out

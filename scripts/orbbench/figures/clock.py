@@ -8,6 +8,7 @@ keeps its boxes level and its sum growing with k; one that serializes
 
 clock_data returns exactly the numbers drawn. A *series* is (label,
 [result documents]): one scenario's runs on one host."""
+import orbbench.escape as orbesc
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
 from orbbench.plot import Skip
@@ -106,7 +107,7 @@ def clock_figure(data, footer, title):
         ax.set_ylabel("per-core calls/s (M)", fontsize=9)
         hw = "reads the clock" if s["reads_hardware"] else \
             "reads no hardware"
-        ax.set_title(f"{s['name']} ({hw})", fontsize=10)
+        ax.set_title(orbesc.figure_text(f"{s['name']} ({hw})"), fontsize=10)
         ax.grid(axis="y", color="0.9")
         ax2 = ax.twinx()
         med = [row["sum_median"] / 1e6 for row in s["ks"]]
@@ -138,12 +139,11 @@ def clock_figures(series, outdir, log=None):
                     f"({s['skipped']})")
         footer = orbresults.footer([orbresults.Result(None, d) for d in docs])
         title = (f"Time-source calls per second by threads: {label}")
-        try:
-            fig = clock_figure(data, footer, title)
-        except Skip as e:
-            log(str(e))
-            continue
         stem = "clock" if len(series) == 1 else f"clock-{label}"
+        fig = orbplot.attempt(stem, lambda: clock_figure(data, footer,
+                                                         title), log)
+        if fig is None:
+            continue
         figures.append(orbplot.save(fig, outdir, stem, title,
                               clock_caption(data)))
     return figures

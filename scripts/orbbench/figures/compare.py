@@ -1,6 +1,7 @@
 """The figures of a comparison of sweeps (scripts/compare --plots, a
 comparison report): orbbench.figures.ab's against each other, and
 orbbench.figures.run's of both sides."""
+import orbbench.escape as orbesc
 import orbbench.figures.ab as figs_ab
 import orbbench.figures.cost as figs_cost
 import orbbench.figures.run as figs_run
@@ -32,7 +33,8 @@ def compare_all(res_a, res_b, outdir, labels, verdicts=None, log=None,
     log = log or (lambda m: None)
     orbresults.refuse_uncomparable(list(res_a) + list(res_b),
                                    "a comparison")
-    labels = tuple(labels)
+    # Names from the results (ORB labels, folders): one line each, cut
+    labels = tuple(orbesc.figure_text(x) for x in labels)
     figures = []
     if cmp is not None:
         import orbbench.figures.metrics as figs_metrics

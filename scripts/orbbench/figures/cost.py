@@ -305,7 +305,7 @@ def cost_figure(series, footer, title, n=None, colors=None, data=None):
     for i, line in enumerate(notes):
         fig.text(0.01, (0.3 + 0.16 * (len(notes) - 1 - i)) / h, line,
                  fontsize=8, color="0.25", ha="left", va="bottom")
-    fig.suptitle(title, fontsize=13)
+    orbplot.suptitle(fig, title)
     margins(fig, left=left_in, right=0.25, top=top,
              bottom=under + note_h, wspace=0.04)
     return fig

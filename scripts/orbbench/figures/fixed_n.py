@@ -137,7 +137,7 @@ def fixed_n_figure(series, footer, title, colors=None, data=None):
         cax.tick_params(axis="y", length=0)
         cax.set_xlabel("server CPU per call (µs)")
         cax.grid(True, axis="x", alpha=0.3)
-    fig.suptitle(title, fontsize=13)
+    orbplot.suptitle(fig, title)
     margins(fig, left=label_width_in(labels), right=0.25, top=0.55,
              bottom=0.85 + (0 if cpu else 0.25), wspace=0.05)
     return fig

@@ -4,6 +4,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import offset_copy
 
+import orbbench.escape as orbesc
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
 from orbbench.figures.layout import (finish_grid, grid_shape, small_multiples,
@@ -87,7 +88,7 @@ def latency_panels_figure(groups_a, groups_b=None, labels=("A", "B"),
                     ax.plot(run["crossing"], p["max_ms"], "D", ms=4.5,
                             mec=color, mew=1.3, mfc="white", transform=off,
                             zorder=6)
-        ax.set_title(p["scenario"], fontsize=10, pad=4)
+        ax.set_title(orbesc.figure_text(p["scenario"]), fontsize=10, pad=4)
         ax.grid(True, which="major", alpha=0.3)
     # Linear axes: the question is where each run reaches max_ms, and
     # there a log-log plot squeezes the last 10% of N into a few pixels.

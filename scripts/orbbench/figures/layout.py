@@ -117,11 +117,13 @@ def top_legend(fig, handles, x0, x1, gap_px, loc="upper left"):
 
 def plain_log_ticks(axis, lo, hi):
     """Ticks at 1, 2, 5 × 10^k (more when few fall in range) in plain
-    numbers on a log axis."""
+    numbers on a log axis. Floats: an int of 10^19 or more beside small
+    ones makes numpy an array of objects, whose log it cannot take (an
+    extrapolated crossing interval can reach that far)."""
     for mults in ((1, 2, 5), (1, 1.5, 2, 3, 5, 7), tuple(range(1, 10))):
-        ticks = [m * 10 ** e for e in range(math.floor(math.log10(lo)),
-                                            math.ceil(math.log10(hi)) + 1)
-                 for m in mults if lo <= m * 10 ** e <= hi]
+        ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)),
+                                              math.ceil(math.log10(hi)) + 1)
+                 for m in mults if lo <= m * 10.0 ** e <= hi]
         if len(ticks) >= 3:
             break
     axis.set_major_locator(FixedLocator(ticks))

@@ -127,10 +127,9 @@ def kind_figures(cmp, res_a, res_b, outdir, labels, log):
             log(f"compare-{kind.name}: left out {name} ({why})")
         title = (f"{kind.name}: {labels[1]} against {labels[0]}, every "
                  "metric compare weighs")
-        try:
-            fig = metrics_figure(data, labels, footer, title)
-        except orbplot.Skip as e:
-            log(str(e))
+        fig = orbplot.attempt(f"compare-{kind.name}", lambda: metrics_figure(
+            data, labels, footer, title), log)
+        if fig is None:
             continue
         out.append(orbplot.save(fig, outdir, f"compare-{kind.name}", title,
                                 metrics_caption(data, labels)))

@@ -153,7 +153,7 @@ def rate_figure(series, footer, title, data=None):
     axr.tick_params(labelleft=False)
     axr.grid(axis="x", color="0.9")
     axr.set_axisbelow(True)
-    fig.suptitle(title, fontsize=13)
+    orbplot.suptitle(fig, title)
     return fig
 
 

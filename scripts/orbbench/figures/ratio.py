@@ -7,6 +7,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import (FixedLocator, FuncFormatter, MaxNLocator,
                                NullLocator)
 
+import orbbench.escape as orbesc
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
 from orbbench.figures.layout import (finish_grid, grid_shape, plain_log_ticks,
@@ -133,7 +134,7 @@ def ratio_figure(groups_a, groups_b, labels=("A", "B"), colors=None,
         for x, color in ((p["crossing_a"], ca), (p["crossing_b"], cb)):
             if x:
                 ax.axvline(x, color=color, lw=1.0, ls="--", zorder=3)
-        ax.set_title(p["scenario"], fontsize=10, pad=4)
+        ax.set_title(orbesc.figure_text(p["scenario"]), fontsize=10, pad=4)
         ax.grid(True, which="major", alpha=0.3)
     ax0 = axes[0]
     ax0.set_yscale("log")

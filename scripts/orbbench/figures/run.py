@@ -7,6 +7,7 @@ exactly the numbers drawn, so the tests check numbers, not pixels.
 A *series* is (label, [result documents]): one scenario, or one scenario of
 one side or setting; its documents are its runs (repeats). orbbench.plot.Series
 (label, color, style, docs) is accepted too."""
+import orbbench.escape as orbesc
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
 from orbbench.figures.cost import cost_caption, cost_data, cost_figure
@@ -93,11 +94,14 @@ def run_figures(series, outdir, colors=None, log=None, strip_series=None,
     for stem, make in jobs:
         try:
             fig, title, caption = make()
-        except NoRounds as e:
+        except NoRounds as e:       # said once for them all, below
             no_rounds.append(e.label)
             continue
         except Skip as e:
             log(str(e))
+            continue
+        except ValueError as e:     # as orbbench.plot.attempt says it
+            log(f"{stem}: not drawn ({orbesc.terminal(e)})")
             continue
         figures.append(orbplot.save(fig, outdir, stem, title, caption))
     if no_rounds and len(no_rounds) == len(swept):

@@ -7,6 +7,7 @@ axis — after the box plots of requests per core in RTEMS ticket #2271.
 scaling_data returns exactly the numbers drawn. A *series* is (label,
 [result documents]): one scenario split by ORB and settings
 (orbbench.plot.series_of)."""
+import orbbench.escape as orbesc
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
 from orbbench.plot import Skip
@@ -107,10 +108,10 @@ def scaling_figure(series, footer, title, data=None):
                      / 1e3 * 1.15)
         ax.set_xlim(ks[0] - 0.6, ks[-1] + 0.6)
         ax.set_xticks(ks)
-        ax.set_title(f"{p['label']}\n{p['kind']} over {p['transport']}, "
+        ax.set_title(f"{orbesc.figure_text(p['label'])}\n{p['kind']} over {p['transport']}, "
                      f"placement {p['placement']}", fontsize=10)
         ax2.legend(loc="lower right", fontsize=8, frameon=False)
-    fig.suptitle(title, fontsize=13)
+    orbplot.suptitle(fig, title)
     fig.tight_layout(rect=(0, 0.04, 1, 0.95))
     return fig
 

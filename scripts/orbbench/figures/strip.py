@@ -173,6 +173,6 @@ def strip_figure(series_item, footer, title, data=None):
     ax.set_xlabel("servers (N)" + (", log scale" if data["log_x"] else ""))
     ax.set_ylabel("round time (ms), every timed round")
     ax.grid(True, which="both", alpha=0.25)
-    fig.suptitle(title, fontsize=13)
+    orbplot.suptitle(fig, title)
     margins(fig, left=0.8, right=0.25, top=0.55, bottom=0.8)
     return fig

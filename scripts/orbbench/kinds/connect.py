@@ -148,7 +148,7 @@ def connect_figure(series, footer, title, data=None):
     for ax in axes:
         ax.grid(axis="x", color="0.9")
         ax.set_axisbelow(True)
-    fig.suptitle(title, fontsize=13)
+    orbplot.suptitle(fig, title)
     return fig
 
 
