@@ -73,14 +73,16 @@ static int queue_typed(struct pipeline *p, uint32_t id)
 int pipeline_call(struct pipeline *p, int64_t due_ns, uint32_t tag)
 {
     struct conn *c = p->c;
-    struct pipeline_slot *sl = NULL;
-    for (size_t k = 0; k < p->depth && !sl; k++)
-        if (!p->slots[k].used)
-            sl = &p->slots[k];
-    if (!sl)
+    if (p->in_flight == p->depth)
         return -ENOBUFS;
+    /* Slot id % depth when free, as it is when replies come in order:
+     * then taking a reply finds it at once (slot_of). */
+    uint32_t id = c->next_id;
+    struct pipeline_slot *sl = &p->slots[id % p->depth];
+    for (size_t k = 0; k < p->depth && sl->used; k++)
+        sl = &p->slots[k];
     room(p);
-    uint32_t id = c->next_id++;
+    c->next_id++;
     int e;
     if (c->ptype) {
         e = queue_typed(p, id);
@@ -141,6 +143,9 @@ int pipeline_write_some(struct pipeline *p)
 /* The slot of the request reply rp answers, or NULL. */
 static struct pipeline_slot *slot_of(struct pipeline *p, uint32_t id)
 {
+    struct pipeline_slot *sl = &p->slots[id % p->depth];
+    if (sl->used && sl->id == id)
+        return sl;
     for (size_t k = 0; k < p->depth && p->in_flight; k++)
         if (p->slots[k].used && p->slots[k].id == id)
             return &p->slots[k];
