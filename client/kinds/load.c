@@ -91,7 +91,7 @@ static const struct scenario_key load_keys[] = {
      .help = "kind load: mode pool, worker threads; thread-per-call, "
      "connections to each server that the calls' threads share"},
     {.key = "load.max_outstanding", .type = SCENARIO_INT,
-     .off = OPT(max_outstanding), .min = 1, .max = 100000, .def_num = 1000,
+     .off = OPT(max_outstanding), .min = 1, .max = 10000, .def_num = 1000,
      .help = "kind load: calls sent and unanswered (and, mode pool, queued) "
      "at most; a call due past it waits, and the step is overloaded"},
     WINDOW_KEY_DURATION("load", "kind load: each measured window's length "

@@ -141,6 +141,7 @@ static int ev_window(struct load *l, struct load_win *w)
     int64_t next = arrival_next(&a), held_to = INT64_MIN;
     int64_t timeout_ns = l->s->sc->call.timeout_ms * 1000000;
     int64_t stop = w->end_ns + l->opt->late_us * 1000;
+    int64_t check_at = 0, due = INT64_MAX;
     size_t j = 0;
     bool blocked = false, sending = true;
     /* Bounded in time: the schedule ends at stop, then every reply is in
@@ -164,7 +165,13 @@ static int ev_window(struct load *l, struct load_win *w)
             writing = writing || pipeline_writing(&e->pl[k]);
         if (!sending && !e->outstanding && !writing)
             return 0;
-        int64_t now = now_ns(), due = overdue(e, l->n, timeout_ns);
+        /* Overdue replies are looked for every 10 ms (a scan of the
+         * slots in flight), or when a reply could be overdue sooner. */
+        int64_t now = now_ns();
+        if (now >= check_at || due <= now) {
+            due = overdue(e, l->n, timeout_ns);
+            check_at = now + 10000000;
+        }
         if (due <= now)
             for (size_t k = 0; k < l->n; k++)
                 if (e->pl[k].in_flight) {
@@ -176,7 +183,7 @@ static int ev_window(struct load *l, struct load_win *w)
                              e->pl[k].in_flight);
                     return load_fail(l, k, -ETIMEDOUT, why);
                 }
-        int64_t wake = due;
+        int64_t wake = due < check_at ? due : check_at;
         if (sending && !blocked && next - l->opt->spin_us * 1000 < wake)
             wake = next - l->opt->spin_us * 1000;
         if (sending && stop < wake)
