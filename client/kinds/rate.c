@@ -271,6 +271,33 @@ static int64_t next_deadline(const struct rate *r)
     return t;
 }
 
+/* A reply or count past call.timeout_ms at `now`: fail on its conn
+ * (-ETIMEDOUT), or 0 when none is. */
+static int overdue(struct rate *r, enum pump_goal goal, int64_t now)
+{
+    long long ms = (long long)r->s->sc->call.timeout_ms;
+    for (size_t i = 0; i < r->n; i++) {
+        struct rconn *rc = &r->rc[i];
+        int64_t one = rc->count_deadline_ns;
+        if (rc->count_pending && one <= now)
+            return fail(r, i, conn_failed(&rc->c, -ETIMEDOUT, "onewayCount: "
+                                          "no reply within %lld ms", ms));
+        if (goal == UNTIL_COUNTED && !rc->count_ok && one <= now)
+            return fail(r, i, conn_failed(
+                                  &rc->c, -ETIMEDOUT, "the server had not "
+                                  "counted all %llu oneway requests within "
+                                  "%lld ms",
+                                  (unsigned long long)rc->p.sent, ms));
+    }
+    for (size_t i = 0; i < r->n; i++)
+        if (r->rc[i].p.in_flight)
+            return fail(r, i, conn_failed(&r->rc[i].c, -ETIMEDOUT, "no reply "
+                                          "within %lld ms (%zu requests in "
+                                          "flight)", ms,
+                                          r->rc[i].p.in_flight));
+    return 0;
+}
+
 /* Run every connection until the goal (time, drained or counted), each
  * request bounded by call.timeout_ms, the count by it too. 0, -EINTR, or
  * -errno with r->failed (its conn's why). */
@@ -306,32 +333,9 @@ static int pump(struct rate *r, enum pump_goal goal, int64_t until_ns)
         now = now_ns();
         int64_t due = next_deadline(r);
         if (due <= now) {
-            for (size_t i = 0; i < r->n; i++) {
-                int64_t one = r->rc[i].count_deadline_ns;
-                if (r->rc[i].count_pending && one <= now)
-                    return fail(r, i, conn_failed(
-                                          &r->rc[i].c, -ETIMEDOUT,
-                                          "onewayCount: no reply within "
-                                          "%lld ms",
-                                          (long long)sc->call.timeout_ms));
-                if (goal == UNTIL_COUNTED && !r->rc[i].count_ok &&
-                    one <= now)
-                    return fail(r, i, conn_failed(
-                                          &r->rc[i].c, -ETIMEDOUT,
-                                          "the server had not counted all "
-                                          "%llu oneway requests within %lld "
-                                          "ms",
-                                          (unsigned long long)r->rc[i].p.sent,
-                                          (long long)sc->call.timeout_ms));
-            }
-            for (size_t i = 0; i < r->n; i++)
-                if (r->rc[i].p.in_flight)
-                    return fail(r, i, conn_failed(
-                                          &r->rc[i].c, -ETIMEDOUT,
-                                          "no reply within %lld ms (%zu "
-                                          "requests in flight)",
-                                          (long long)sc->call.timeout_ms,
-                                          r->rc[i].p.in_flight));
+            int e = overdue(r, goal, now);
+            if (e)
+                return e;
         }
         int64_t wake = goal == UNTIL_TIME && until_ns < due ? until_ns : due;
         if (goal == UNTIL_COUNTED)
