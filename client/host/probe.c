@@ -237,6 +237,35 @@ int64_t probe_own_fds(void)
     return n - 3; /* ".", ".." and the directory's own fd */
 }
 
+int64_t probe_task_ctx_switches(pid_t pid)
+{
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    int64_t sum = 0;
+    /* Bounded by the process's threads. */
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char file[128];
+        snprintf(file, sizeof file, "/proc/%d/task/%.20s/status", (int)pid,
+                 e->d_name);
+        FILE *f = fopen(file, "re");
+        if (!f)
+            continue; /* a thread that just ended */
+        long long v;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1 ||
+                sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1)
+                sum += v;
+        fclose(f);
+    }
+    closedir(d);
+    return sum;
+}
+
 int probe_process(pid_t pid, struct proc_footprint *fp)
 {
     char path[64];

@@ -50,6 +50,11 @@ int probe_process(pid_t pid, struct proc_footprint *fp);
 int probe_socket_inodes(pid_t pid, uint64_t **inodes, size_t *n,
                         size_t *cap);
 
+/* Context switches, voluntary and not, of every thread of pid so far
+ * (/proc/PID/task/TID/status; a thread that ends meanwhile is left
+ * out), or -1 when the process cannot be read. */
+int64_t probe_task_ctx_switches(pid_t pid);
+
 /* The path of the first file mapped into pid whose name starts with
  * `prefix` (e.g. "libomniORB4"), from /proc/PID/maps, or else of the first
  * such file it holds open (/proc/PID/fd: a JVM reads its jars through

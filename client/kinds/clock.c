@@ -10,7 +10,9 @@
  * thread; the main thread sleeps duration_s and sets a shared stop flag,
  * which each thread reads once per batch of CLOCK_BATCH calls, so a
  * thread's count is exact (a multiple of the batch) and the check costs
- * one relaxed load per batch. */
+ * one relaxed load per batch. The windows (a repeat of each source at
+ * each k, repeat r of every one before r + 1), the checkpoints and the
+ * progress line are the harness's (kinds/window.h). */
 #include "kinds/kind.h"
 
 #include <errno.h>
@@ -34,6 +36,7 @@
 
 #include "host/probe.h"
 #include "kinds/run.h"
+#include "kinds/window.h"
 #include "core/result.h"
 #include "core/util.h"
 #include "core/stats.h"
@@ -48,10 +51,9 @@ static const char *const clock_sources[] = {
 /* kind "clock": k threads, each pinned to its own CPU, call a time
  * source as often as they can for duration_s, repeats times. */
 struct clock_opts {
+    struct window_opts win; /* clock.duration_s, repeats (no warm-up) */
     char *sources[CLOCK_MAX_SOURCES]; /* none = all */
     size_t nsources;
-    double duration_s;
-    int64_t repeats;
     char k[64]; /* thread counts, "1-4" or "1,2,4"; "" = 1..CPUs */
 };
 
@@ -69,12 +71,10 @@ static const struct scenario_key clock_keys[] = {
      .size = OPT(nsources), .max = CLOCK_MAX_SOURCES, .choices = clock_sources,
      .help = "kind clock: time sources to call (default: every one available "
      "here)"},
-    {.key = "clock.duration_s", .type = SCENARIO_NUM, .off = OPT(duration_s),
-     .min = 0.01, .max = 3600, .def_num = 1,
-     .help = "kind clock: how long the threads call, each repeat (s)"},
-    {.key = "clock.repeats", .type = SCENARIO_INT, .off = OPT(repeats),
-     .min = 1, .max = 1000, .def_num = 5,
-     .help = "kind clock: repeats of every source at every k"},
+    WINDOW_KEY_DURATION("clock", "kind clock: how long the threads call, "
+                        "each repeat (s)"),
+    WINDOW_KEY_REPEATS("clock", "kind clock: repeats of every source at "
+                       "every k"),
     {.key = "clock.k", .type = SCENARIO_STRING, .off = OPT(k),
      .size = OPT_SZ(k), .def_str = "",
      .help = "kind clock: thread counts, e.g. \"1-4\" or \"1,2,4\" (default: "
@@ -279,9 +279,17 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* One step: a source at one k, and its entry in the result. */
+struct clock_step {
+    const struct source *src;
+    json_t *kj; /* {k, cpus, repeats, ...} */
+    int k;
+};
+
 struct clock_bench {
     struct side *s;
     struct run_outcome *o;
+    struct clock_step *steps; /* every source's every k, in that order */
     int cpus[CLOCK_MAX_THREADS]; /* the CPUs usable, the first k used */
     int ncpus;
     uint64_t k_set;
@@ -346,7 +354,7 @@ static json_t *one_repeat(struct clock_bench *b, const struct source *src,
     for (int i = 0; i < k && !err; i++) {
         w[i] = (struct worker){
             .src = src, .cpu = b->cpus[i], .cpu_seen = -1, .gate = &gate,
-            .max_calls = (uint64_t)(clock_opts(sc)->duration_s * 1e10) +
+            .max_calls = (uint64_t)(clock_opts(sc)->win.duration_s * 1e10) +
                          CLOCK_BATCH};
         err = pthread_create(&w[i].tid, NULL, worker_main, &w[i]);
         if (!err)
@@ -359,7 +367,8 @@ static json_t *one_repeat(struct clock_bench *b, const struct source *src,
         sched_yield();
     atomic_store(&gate.go, true);
     bool done = err || sleep_until(b, now_ns() +
-                                   (int64_t)(clock_opts(sc)->duration_s * 1e9));
+                                   (int64_t)(clock_opts(sc)->win.duration_s *
+                                             1e9));
     atomic_store(&gate.stop, true);
     for (int i = 0; i < started; i++)
         pthread_join(w[i].tid, NULL);
@@ -493,83 +502,105 @@ static const struct source *source_named(const char *name)
     return NULL;
 }
 
-static void outcome(struct clock_bench *b, const char *reason,
-                    const char *detail)
+/* The CPUs, the sources and every step: 0, or -1 once the run stopped. */
+static int clock_init(struct window *w)
 {
+    struct clock_bench *b = w->kind;
+    char why[256];
+    b->s = w->s;
+    b->o = w->o;
+    b->t0_ns = w->t0_ns;
+    json_t *doc = b->s->doc;
+    if (usable_cpus(b, why, sizeof why) != 0) {
+        run_stop(b->o, STOP_THREAD_FAILED, 1, "%s", why);
+        json_object_set_new(doc, "sources", json_array());
+        return -1;
+    }
+    json_t *cpus = json_array();
+    for (int i = 0; i < b->ncpus; i++)
+        json_array_append_new(cpus, json_integer(b->cpus[i]));
+    json_object_set_new(doc, "cpus", cpus);
+    json_t *list = source_list(b);
+    json_object_set_new(doc, "sources", list);
+    json_t *src, *kj;
+    size_t i, j, n = 0;
+    json_array_foreach(list, i, src)
+        n += json_array_size(json_object_get(src, "ks"));
+    b->steps = calloc(n ? n : 1, sizeof *b->steps);
+    if (!b->steps) {
+        run_stop(b->o, STOP_THREAD_FAILED, 1, "out of memory");
+        return -1;
+    }
+    n = 0;
+    json_array_foreach(list, i, src)
+        json_array_foreach(json_object_get(src, "ks"), j, kj)
+            b->steps[n++] = (struct clock_step){
+                .src = source_named(
+                    json_string_value(json_object_get(src, "name"))),
+                .kj = kj,
+                .k = (int)json_integer_value(json_object_get(kj, "k"))};
+    w->plan.steps = (int64_t)n;
+    return 0;
+}
+
+/* One repeat of a source at its k. */
+static int clock_window(struct window *w, const struct window_at *at)
+{
+    struct clock_bench *b = w->kind;
+    const struct clock_step *st = &b->steps[at->step];
+    json_t *rep = one_repeat(b, st->src, st->k, (int)at->repeat);
+    if (!rep)
+        return -1;
+    json_array_append_new(json_object_get(st->kj, "repeats"), rep);
+    summarize_k(st->kj);
+    return 0;
+}
+
+static void clock_record(struct window *w)
+{
+    struct clock_bench *b = w->kind;
     char cs[64];
     probe_clocksource(cs, sizeof cs);
     json_object_set_new(json_object_get(b->s->doc, "clock"),
                         "clocksource_at_end", json_string(cs));
-    result_set_outcome(b->s->doc, reason, detail,
-                       (double)(now_ns() - b->t0_ns) / 1e9);
 }
+
+static void clock_progress(struct window *w, const struct window_at *at,
+                           char *buf, size_t len)
+{
+    struct clock_bench *b = w->kind;
+    snprintf(buf, len, "repeat %lld/%lld  %s  k=%d",
+             (long long)at->repeat + 1, (long long)w->plan.repeats,
+             b->steps[at->step].src->name, b->steps[at->step].k);
+}
+
+static void clock_cleanup(struct window *w)
+{
+    struct clock_bench *b = w->kind;
+    free(b->steps);
+}
+
+static const struct window_ops clock_ops = {
+    .init = clock_init,
+    .window = clock_window,
+    .record = clock_record,
+    .cleanup = clock_cleanup,
+    .progress_text = clock_progress,
+};
 
 /* Every repeat, in the order repeat, source, k: a drift of the host's
  * speed over the run falls on every source and k alike. */
-static void measure(struct clock_bench *b, json_t *list)
-{
-    const struct scenario *sc = b->s->sc;
-    json_t *src;
-    size_t i, j;
-    /* The measurements to take (repeats x every source's k), for the
-     * progress line. */
-    int64_t total = 0, done = 0;
-    json_array_foreach(list, i, src)
-        total += (int64_t)json_array_size(json_object_get(src, "ks"));
-    total *= clock_opts(sc)->repeats;
-    int64_t start_ns = now_ns();
-    for (int r = 0; r < clock_opts(sc)->repeats; r++) {
-        json_array_foreach(list, i, src) {
-            const struct source *s = source_named(
-                json_string_value(json_object_get(src, "name")));
-            json_t *kj;
-            json_array_foreach(json_object_get(src, "ks"), j, kj) {
-                int k = (int)json_integer_value(json_object_get(kj, "k"));
-                json_t *rep = one_repeat(b, s, k, r);
-                if (!rep)
-                    return;
-                char text[96];
-                int64_t now = now_ns();
-                snprintf(text, sizeof text, "repeat %d/%lld  %s  k=%d",
-                         r + 1, (long long)clock_opts(sc)->repeats, s->name,
-                         k);
-                run_progress_count(b->s, "measure", "measurement", ++done,
-                                   total, (double)(now - start_ns) / 1e9,
-                                   (double)(now - b->t0_ns) / 1e9, text);
-                json_array_append_new(json_object_get(kj, "repeats"), rep);
-                summarize_k(kj);
-            }
-        }
-        outcome(b, "running", "the run had not finished when this was "
-                "written");
-        if (run_checkpoint(b->s, b->o))
-            return;
-    }
-    run_stop(b->o, STOP_DONE, 0, "%lld repeats of %g s",
-             (long long)clock_opts(sc)->repeats,
-         clock_opts(sc)->duration_s);
-}
-
 static void clock_run(struct side *sides, struct run_outcome *o, size_t nsides)
 {
-    struct clock_bench b = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
-    char why[256];
-    memset(o, 0, nsides * sizeof *o);
-    json_t *doc = b.s->doc;
-    if (usable_cpus(&b, why, sizeof why) != 0) {
-        run_stop(b.o, STOP_THREAD_FAILED, 1, "%s", why);
-        json_object_set_new(doc, "sources", json_array());
-    } else {
-        json_t *cpus = json_array();
-        for (int i = 0; i < b.ncpus; i++)
-            json_array_append_new(cpus, json_integer(b.cpus[i]));
-        json_object_set_new(doc, "cpus", cpus);
-        json_t *list = source_list(&b);
-        json_object_set_new(doc, "sources", list);
-        measure(&b, list);
-    }
-    run_progress_end(b.s);
-    outcome(&b, o->stop_reason, o->detail);
+    const struct window_opts *win = window_opts(sides[0].sc);
+    struct window_plan plan = {
+        .duration_s = win->duration_s,
+        .repeats = win->repeats,
+        .order = WINDOW_REPEATS_OUTSIDE,
+        .unit = "measurement",
+    };
+    struct clock_bench b = {0};
+    window_run(&clock_ops, &plan, &b, sides, o, nsides);
 }
 
 /* One paragraph for a clock run: per source the summed calls/s at the

@@ -10,7 +10,9 @@
  * One thread makes every call (the
  * seed's logging client did one event at a time), so a call's time is
  * the transport's and the two sides' marshaling, and the client encodes
- * each server's request once (conn_use_payload) to stay out of it. */
+ * each server's request once (conn_use_payload) to stay out of it. The
+ * warm-up calls and the measured ones are the harness's two windows
+ * (kinds/window.h), each its own count of calls. */
 #include "kinds/kind.h"
 
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include "codec/payload.h"
 #include "kinds/run.h"
 #include "kinds/servers.h"
+#include "kinds/window.h"
 #include "core/result.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -68,7 +71,6 @@ struct latency {
     struct run_outcome *o;
     struct conn conns[LATENCY_MAX_SERVERS];
     size_t n; /* conns open */
-    int64_t t0_ns;
     struct samples times; /* every measured call's, ns */
 };
 
@@ -113,16 +115,16 @@ static bool start(struct latency *l, size_t k)
 
 /* `count` calls to the servers in turn; with `keep`, each call's time
  * joins l->times. 0, or -1 once the run has stopped (see l->o). */
-static int calls(struct latency *l, int64_t count, bool keep,
-                 int64_t deadline_ns, const char *when)
+static int calls(struct window *w, const struct window_at *at,
+                 int64_t count, bool keep, int64_t deadline_ns)
 {
-    int64_t start_ns = now_ns();
+    struct latency *l = w->kind;
     for (int64_t k = 0; k < count; k++) {
         size_t i = (size_t)k % l->n;
         int64_t lat;
         int rc = *l->s->interrupted ? -EINTR : conn_call(&l->conns[i], &lat);
         if (rc) {
-            call_failed(l, i, rc, when);
+            call_failed(l, i, rc, at->when);
             return -1;
         }
         if (keep && samples_add(&l->times, lat)) {
@@ -134,13 +136,11 @@ static int calls(struct latency *l, int64_t count, bool keep,
         int64_t now = now_ns();
         /* Progress every 1024 calls, outside any call's timing. */
         if ((k & 1023) == 1023 || k + 1 == count)
-            run_progress_count(l->s, keep ? "measure" : "warm-up", "call",
-                               k + 1, count, (double)(now - start_ns) / 1e9,
-                               (double)(now - l->t0_ns) / 1e9, NULL);
+            window_progress(w, at, "call", k + 1, count, NULL);
         if (now > deadline_ns && k + 1 < count) {
             run_stop(l->o, STOP_TIME, 0, "latency.max_seconds "
                                "(%g s) reached %s after %lld of %lld calls",
-                               latency_opts(l->s->sc)->max_seconds, when,
+                               latency_opts(l->s->sc)->max_seconds, at->when,
                                (long long)k + 1, (long long)count);
             return -1;
         }
@@ -176,10 +176,17 @@ static void record(struct latency *l)
     int64_t value_bytes, event_bytes;
     value_sizes(sc, &value_bytes, &event_bytes);
     json_t *samples = json_array();
+    struct samples sorted = {0};
     for (size_t i = 0; i < l->times.len; i++)
         json_array_append_new(samples, json_integer(l->times.ns[i]));
+    /* The summary sorts: a copy, so that the samples stay in the order
+     * taken in the next record too. */
     struct summary sum;
-    stats_summarize(&l->times, 1e3, &sum); /* sorts: samples first */
+    if (samples_merge(&sorted, &l->times) == 0)
+        stats_summarize(&sorted, 1e3, &sum);
+    else
+        stats_summarize(&l->times, 1e3, &sum);
+    samples_free(&sorted);
     json_t *lat = json_pack(
         "{s:s, s:I, s:I, s:I, s:I, s:o, s:o}", "payload", sc->call.payload,
         "servers", (json_int_t)latency_opts(sc)->servers, "warmup_calls",
@@ -200,38 +207,73 @@ static void record(struct latency *l)
     json_object_set_new(l->s->doc, "latency", lat);
 }
 
+/* The servers, started and connected: 0, or -1 once the run stopped. */
+static int latency_init(struct window *w)
+{
+    struct latency *l = w->kind;
+    const struct scenario *sc = w->s->sc;
+    l->s = w->s;
+    l->o = w->o;
+    size_t k = (size_t)latency_opts(sc)->servers;
+    l->times.ns = malloc((size_t)latency_opts(sc)->calls *
+                         sizeof *l->times.ns);
+    l->times.cap = l->times.ns ? (size_t)latency_opts(sc)->calls : 0;
+    if (k > LATENCY_MAX_SERVERS || !l->times.ns) {
+        run_stop(l->o, STOP_RESOURCE, 0, "out of memory in the client");
+        return -1;
+    }
+    return start(l, k) ? 0 : -1;
+}
+
+/* The warm-up calls, or the measured ones. */
+static int latency_window(struct window *w, const struct window_at *at)
+{
+    const struct latency_opts *lo = latency_opts(w->s->sc);
+    int64_t deadline = w->t0_ns + (int64_t)(lo->max_seconds * 1e9);
+    return at->repeat < 0 ? calls(w, at, lo->warmup_calls, false, deadline)
+                          : calls(w, at, lo->calls, true, deadline);
+}
+
+static void latency_record(struct window *w)
+{
+    record(w->kind);
+}
+
+static void latency_done(struct window *w, char *buf, size_t len)
+{
+    const struct latency_opts *lo = latency_opts(w->s->sc);
+    snprintf(buf, len, "%lld calls after %lld warm-up calls",
+             (long long)lo->calls, (long long)lo->warmup_calls);
+}
+
+static void latency_cleanup(struct window *w)
+{
+    struct latency *l = w->kind;
+    for (size_t i = 0; i < l->n; i++)
+        conn_close(&l->conns[i]);
+    samples_free(&l->times);
+}
+
+static const struct window_ops latency_ops = {
+    .init = latency_init,
+    .window = latency_window,
+    .record = latency_record,
+    .cleanup = latency_cleanup,
+    .done_detail = latency_done,
+};
+
 static void latency_run(struct side *sides, struct run_outcome *o,
                         size_t nsides)
 {
     static struct latency l; /* 256 conns: not on the stack */
+    struct window_plan plan = {
+        .warmup = true, /* latency.warmup_calls, 0 or more */
+        .repeats = 1,
+        .steps = 1,
+        .measured_when = "in the measured calls",
+    };
     memset(&l, 0, sizeof l);
-    memset(o, 0, nsides * sizeof *o);
-    l.s = &sides[0];
-    l.o = &o[0];
-    l.t0_ns = now_ns();
-    const struct scenario *sc = l.s->sc;
-    size_t k = (size_t)latency_opts(sc)->servers;
-    int64_t deadline = l.t0_ns + (int64_t)(latency_opts(sc)->max_seconds * 1e9);
-    l.times.ns = malloc((size_t)latency_opts(sc)->calls * sizeof *l.times.ns);
-    l.times.cap = l.times.ns ? (size_t)latency_opts(sc)->calls : 0;
-    if (k > LATENCY_MAX_SERVERS || !l.times.ns)
-        run_stop(l.o, STOP_RESOURCE, 0, "out of memory in the "
-                           "client");
-    else if (start(&l, k) &&
-             calls(&l, latency_opts(sc)->warmup_calls, false, deadline,
-                   "during the warm-up") == 0 &&
-             calls(&l, latency_opts(sc)->calls, true, deadline,
-                   "in the measured calls") == 0)
-        run_stop(l.o, STOP_DONE, 0, "%lld calls after %lld "
-                           "warm-up calls", (long long)latency_opts(sc)->calls,
-                           (long long)latency_opts(sc)->warmup_calls);
-    run_progress_end(l.s);
-    record(&l);
-    result_set_outcome(l.s->doc, l.o->stop_reason, l.o->detail,
-                       (double)(now_ns() - l.t0_ns) / 1e9);
-    for (size_t i = 0; i < l.n; i++)
-        conn_close(&l.conns[i]);
-    samples_free(&l.times);
+    window_run(&latency_ops, &plan, &l, sides, o, nsides);
 }
 
 static void latency_summary(const struct scenario *sc, json_t *doc,

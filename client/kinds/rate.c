@@ -8,35 +8,36 @@
  *
  * One thread drives every connection with
  * ppoll: it keeps each one's window full (a batch of requests in one
- * write), matches replies to requests by id in any order, checks each
- * echo, and fails a request without a reply within call.timeout_ms. */
+ * write; net/pipeline.h matches replies to requests by id in any order
+ * and checks each echo), and fails a request without a reply within
+ * call.timeout_ms. The warm-up, the windows, the checkpoints and the
+ * progress line are the harness's (kinds/window.h). */
 #include "kinds/kind.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "core/result.h"
+#include "core/stats.h"
+#include "core/util.h"
 #include "host/probe.h"
 #include "kinds/servers.h"
-#include "core/result.h"
-#include "core/util.h"
-#include "core/stats.h"
+#include "kinds/window.h"
+#include "net/pipeline.h"
 
 /* kind "rate": the upcall rate of k servers, w requests in flight on
  * each one's connection, for repeats windows of duration_s. */
 struct rate_opts {
+    struct window_opts win; /* rate.duration_s, warmup_s, repeats: one
+                             * repeat's measuring window, untimed before
+                             * the first, the windows */
     int64_t window;    /* requests in flight per connection; oneway:
                         * requests per write */
-    double duration_s; /* one repeat's measuring window */
-    double warmup_s;   /* untimed, before the first repeat */
-    int64_t repeats;
     int64_t servers;   /* k, each with its own connection */
     bool oneway;       /* GIOP oneway requests, counted by the server */
 };
@@ -54,15 +55,12 @@ static const struct scenario_key rate_keys[] = {
      .max = 1024, .def_num = 1,
      .help = "kind rate: requests in flight per connection (1 = ping-pong); "
      "oneway: requests per write"},
-    {.key = "rate.duration_s", .type = SCENARIO_NUM, .off = OPT(duration_s),
-     .min = 0.01, .max = 3600, .def_num = 1,
-     .help = "kind rate: length of one repeat's measuring window (s)"},
-    {.key = "rate.warmup_s", .type = SCENARIO_NUM, .off = OPT(warmup_s),
-     .max = 3600, .def_num = 0.5,
-     .help = "kind rate: untimed calls before the first repeat (s)"},
-    {.key = "rate.repeats", .type = SCENARIO_INT, .off = OPT(repeats),
-     .min = 1, .max = 1000, .def_num = 5,
-     .help = "kind rate: measuring windows, back to back"},
+    WINDOW_KEY_DURATION("rate", "kind rate: length of one repeat's "
+                        "measuring window (s)"),
+    WINDOW_KEY_WARMUP("rate", 0.5, "kind rate: untimed calls before the "
+                      "first repeat (s)"),
+    WINDOW_KEY_REPEATS("rate", "kind rate: measuring windows, back to "
+                       "back"),
     {.key = "rate.servers", .type = SCENARIO_INT, .off = OPT(servers),
      .min = 1, .max = 256, .def_num = 1,
      .help = "kind rate: servers, each called on its own connection"},
@@ -84,24 +82,14 @@ static int rate_check(const struct scenario_ctx *c, const struct scenario *sc)
 
 #define RATE_MAX_SERVERS 256
 
-/* A request awaiting its reply. */
-struct slot {
-    uint32_t id;
-    int64_t sent_ns;
-    bool used;
-};
-
-/* One server's connection and what is in flight on it. */
+/* One server's connection, its requests in flight, and the oneway
+ * count. */
 struct rconn {
-    struct conn c;       /* descriptors, transport, wire, target, buffers */
-    struct slot *slots;  /* rate.window of them */
-    size_t in_flight;
-    uint64_t sent;       /* requests encoded (oneway or not), in total */
-    uint64_t done;       /* replies checked, in total */
-    char *expect;        /* scratch: the payload a reply must echo */
+    struct conn c;     /* descriptors, transport, wire, target, buffers */
+    struct pipeline p; /* rate.window requests in flight on c */
     /* oneway: the count request in flight, and what it must reach */
     bool count_pending;
-    bool count_ok;       /* the last count equalled `sent` */
+    bool count_ok;       /* the last count equalled the requests sent */
     uint32_t count_id;
     int64_t count_deadline_ns;
 };
@@ -122,24 +110,14 @@ struct rate {
     struct rconn *rc;
     struct pollfd *pfd;
     size_t n;        /* connected servers */
-    int64_t t0_ns;
-    size_t failed;   /* the conn of the last failure */
-    char why[CONN_WHY_BYTES + 64];
+    size_t failed;   /* the conn of the last failure (its c.why) */
+    struct snap a;   /* the readings at the next window's start */
+    double last_rate; /* the last window's upcalls per second */
 };
 
-/* A failure on connection i: -1 after noting why. */
-static int fail(struct rate *r, size_t i, int err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(struct rate *r, size_t i, int err, const char *fmt, ...)
+/* A failure on connection i: err, after its conn noted why. */
+static int fail(struct rate *r, size_t i, int err)
 {
-    char what[CONN_WHY_BYTES];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    snprintf(r->why, sizeof r->why, "server %u (pid %d): %s",
-             r->rc[i].c.index, (int)r->rc[i].c.pid, what);
     r->failed = i;
     return err;
 }
@@ -156,178 +134,74 @@ static const char *rate_unsupported(const struct scenario *sc,
     return NULL;
 }
 
-/* The payload of request `id` to server `index`: unique to both while
- * the id fits, so that a reply to another request fails the check. */
-static void payload_for(char *buf, size_t len, unsigned index, uint32_t id)
-{
-    char head[32];
-    int n = snprintf(head, sizeof head, "s%u#%u:", index, id);
-    size_t h = n < 0 ? 0 : (size_t)n;
-    for (size_t i = 0; i < len; i++)
-        buf[i] = i < h ? head[i] : (char)('a' + (id + i) % 26);
-    buf[len] = 0;
-}
-
-/* Encode as many requests as the window has room for into the conn's
- * transmit buffer (empty when called): one write sends them all. */
+/* Queue as many requests as the window has room for: the next write
+ * sends them all. */
 static int fill(struct rate *r, size_t i)
 {
-    const struct scenario *sc = r->s->sc;
-    struct rconn *rc = &r->rc[i];
-    struct conn *c = &rc->c;
-    size_t w = (size_t)rate_opts(sc)->window;
-    cdr_out_reset(&c->tx, cdr_host_little());
-    c->tx_done = 0;
-    int64_t t = now_ns();
-    for (size_t k = 0; k < w; k++) {
-        if (!rate_opts(sc)->oneway && rc->slots[k].used)
-            continue;
-        uint32_t id = c->next_id++;
-        payload_for(c->payload, c->payload_bytes, c->index, id);
-        int e;
-        if (rate_opts(sc)->oneway) {
-            e = c->wire->encode_oneway(&c->tx, &c->target, id, c->payload,
-                                       c->payload_bytes);
-        } else {
-            e = c->wire->encode_call(&c->tx, &c->target, id, c->payload,
-                                     c->payload_bytes);
-            rc->slots[k] = (struct slot){id, t, true};
-            rc->in_flight++;
-        }
-        if (e)
-            return fail(r, i, e, "cannot encode a request: %s",
-                        strerror(-e));
-        rc->sent++;
-    }
-    return 0;
+    struct pipeline *p = &r->rc[i].p;
+    size_t w = (size_t)rate_opts(r->s->sc)->window;
+    int e = 0;
+    if (rate_opts(r->s->sc)->oneway)
+        for (size_t k = 0; k < w && !e; k++)
+            e = pipeline_oneway(p);
+    else
+        while (!e && p->in_flight < w)
+            e = pipeline_call(p, 0, 0);
+    return e ? fail(r, i, e) : 0;
 }
 
 /* The oneway count request, after every oneway so far is written. */
 static int ask_count(struct rate *r, size_t i)
 {
     struct rconn *rc = &r->rc[i];
-    struct conn *c = &rc->c;
-    cdr_out_reset(&c->tx, cdr_host_little());
-    c->tx_done = 0;
-    rc->count_id = c->next_id++;
-    int e = c->wire->encode_count(&c->tx, &c->target, rc->count_id);
+    int e = pipeline_count(&rc->p, &rc->count_id);
     if (e)
-        return fail(r, i, e, "cannot encode a request: %s", strerror(-e));
+        return fail(r, i, e);
     rc->count_pending = true;
+    return 0;
+}
+
+/* A reply to no request in flight: the oneway count's, or none. */
+static int take_count(void *arg, struct pipeline *p,
+                      const struct wire_reply *rp,
+                      const struct pipeline_slot *slot, int64_t at_ns)
+{
+    struct rconn *rc = arg;
+    (void)at_ns;
+    if (slot)
+        return 0; /* a request's, checked */
+    if (!rc->count_pending || rp->id != rc->count_id)
+        return -ENOENT;
+    char digits[32];
+    int64_t count;
+    size_t len = rp->payload_len < sizeof digits ? rp->payload_len
+                                                 : sizeof digits - 1;
+    memcpy(digits, rp->payload, len);
+    digits[len] = 0;
+    if (parse_i64(digits, &count) != 0 || count < 0)
+        return conn_failed(p->c, -EBADMSG, "onewayCount replied \"%s\", "
+                           "not a count", digits);
+    if ((uint64_t)count > p->sent)
+        return conn_failed(p->c, -EBADMSG, "the server counted %lld oneway "
+                           "requests, more than the %llu sent",
+                           (long long)count, (unsigned long long)p->sent);
+    rc->count_pending = false;
+    rc->count_ok = (uint64_t)count == p->sent;
     return 0;
 }
 
 /* Write what the transport takes. 1 when something was written. */
 static int write_some(struct rate *r, size_t i)
 {
-    struct conn *c = &r->rc[i].c;
-    int moved = 0;
-    while (c->tx_done < c->tx.len) {
-        ssize_t n = c->tp->send(&c->fds, c->tx.data + c->tx_done,
-                                c->tx.len - c->tx_done);
-        if (n == -EAGAIN)
-            return moved;
-        if (n < 0)
-            return fail(r, i, (int)n, "send: %s", strerror((int)-n));
-        c->tx_done += (size_t)n;
-        moved = 1;
-    }
-    return moved;
-}
-
-/* One reply: the count's, or a request's in the window. */
-static int take_reply(struct rate *r, size_t i, const struct wire_reply *rp)
-{
-    struct rconn *rc = &r->rc[i];
-    struct conn *c = &rc->c;
-    if (rc->count_pending && rp->id == rc->count_id) {
-        char digits[32];
-        int64_t count;
-        size_t len = rp->payload_len < sizeof digits ? rp->payload_len
-                                                     : sizeof digits - 1;
-        memcpy(digits, rp->payload, len);
-        digits[len] = 0;
-        if (parse_i64(digits, &count) != 0 || count < 0)
-            return fail(r, i, -EBADMSG, "onewayCount replied \"%s\", not "
-                        "a count", digits);
-        if ((uint64_t)count > rc->sent)
-            return fail(r, i, -EBADMSG, "the server counted %lld oneway "
-                        "requests, more than the %llu sent", (long long)count,
-                        (unsigned long long)rc->sent);
-        rc->count_pending = false;
-        rc->count_ok = (uint64_t)count == rc->sent;
-        return 0;
-    }
-    size_t w = (size_t)rate_opts(r->s->sc)->window;
-    struct slot *sl = NULL;
-    for (size_t k = 0; k < w && !sl && !rate_opts(r->s->sc)->oneway; k++)
-        if (rc->slots[k].used && rc->slots[k].id == rp->id)
-            sl = &rc->slots[k];
-    if (!sl)
-        return fail(r, i, -EBADMSG, "reply has request id %u, which no "
-                    "request in flight has", rp->id);
-    payload_for(rc->expect, c->payload_bytes, c->index, rp->id);
-    if (rp->payload_len != c->payload_bytes ||
-        memcmp(rp->payload, rc->expect, rp->payload_len) != 0)
-        return fail(r, i, -EBADMSG, "echo of request %u differs from what "
-                    "was sent (sent %zu bytes, got %zu)", rp->id,
-                    c->payload_bytes, rp->payload_len);
-    sl->used = false;
-    rc->in_flight--;
-    rc->done++;
-    return 0;
+    int e = pipeline_write_some(&r->rc[i].p);
+    return e < 0 ? fail(r, i, e) : e;
 }
 
 /* Read what is there and take every whole reply. 1 when a reply came. */
 static int read_some(struct rate *r, size_t i)
 {
-    struct conn *c = &r->rc[i].c;
-    int got = 0;
-    /* Bounded: each pass reads bytes or returns; the wire's size limit
-     * bounds a reply, and the socket buffer what one read returns. */
-    for (int pass = 0; pass < 64; pass++) {
-        size_t want = 0;
-        struct wire_reply rp;
-        char why[CONN_WHY_BYTES];
-        int rc = c->wire->feed(&c->rx, &want, &rp, why, sizeof why);
-        if (rc == WIRE_REPLY) {
-            int e = take_reply(r, i, &rp);
-            if (e)
-                return e;
-            /* Replies follow each other in the buffer: drop this one. */
-            memmove(c->rx.buf, c->rx.buf + rp.bytes, c->rx.len - rp.bytes);
-            c->rx.len -= rp.bytes;
-            c->rx.parsed = 0;
-            got = 1;
-            pass = 0;
-            continue;
-        }
-        if (rc == WIRE_CLOSED)
-            return fail(r, i, -ECONNRESET, "the server closed the "
-                        "connection (CloseConnection) during the run");
-        if (rc < 0)
-            return fail(r, i, rc, "%s", why);
-        if (want < c->rx.len + 4096)
-            want = c->rx.len + 4096;
-        if (want > c->rx.cap) {
-            uint8_t *p = realloc(c->rx.buf, want);
-            if (!p)
-                return fail(r, i, -ENOMEM, "out of memory");
-            c->rx.buf = p;
-            c->rx.cap = want;
-        }
-        ssize_t n = c->tp->recv(&c->fds, c->rx.buf + c->rx.len,
-                                c->rx.cap - c->rx.len);
-        if (n == -EAGAIN)
-            return got;
-        if (n < 0)
-            return fail(r, i, (int)n, "recv: %s", strerror((int)-n));
-        if (n == 0)
-            return fail(r, i, -ECONNRESET, "connection closed by the "
-                        "server");
-        c->rx.len += (size_t)n;
-    }
-    return got;
+    int e = pipeline_read_some(&r->rc[i].p, take_count, &r->rc[i]);
+    return e < 0 ? fail(r, i, e) : e;
 }
 
 /* What a pump runs until. */
@@ -343,7 +217,7 @@ static bool idle(const struct rconn *rc, enum pump_goal goal)
         return false;
     if (goal == UNTIL_COUNTED)
         return rc->count_ok && !rc->count_pending;
-    return rc->in_flight == 0;
+    return rc->p.in_flight == 0;
 }
 
 /* Has connection i a request to encode now (its last batch all out)? */
@@ -354,7 +228,7 @@ static bool can_send(const struct rate *r, size_t i, enum pump_goal goal)
         return false;
     if (goal == UNTIL_TIME)
         return rate_opts(r->s->sc)->oneway ||
-               rc->in_flight < (size_t)rate_opts(r->s->sc)->window;
+               rc->p.in_flight < (size_t)rate_opts(r->s->sc)->window;
     return goal == UNTIL_COUNTED && !rc->count_pending && !rc->count_ok;
 }
 
@@ -386,23 +260,47 @@ static int serve(struct rate *r, size_t i, enum pump_goal goal)
 static int64_t next_deadline(const struct rate *r)
 {
     int64_t t = INT64_MAX, ms = r->s->sc->call.timeout_ms * 1000000;
-    size_t w = (size_t)rate_opts(r->s->sc)->window;
     for (size_t i = 0; i < r->n; i++) {
         const struct rconn *rc = &r->rc[i];
         if (rc->count_pending && rc->count_deadline_ns < t)
             t = rc->count_deadline_ns;
-        for (size_t k = 0; k < w && rc->in_flight &&
-             !rate_opts(r->s->sc)->oneway;
-             k++)
-            if (rc->slots[k].used && rc->slots[k].sent_ns + ms < t)
-                t = rc->slots[k].sent_ns + ms;
+        int64_t one = pipeline_deadline(&rc->p, ms);
+        if (one < t)
+            t = one;
     }
     return t;
 }
 
+/* A reply or count past call.timeout_ms at `now`: fail on its conn
+ * (-ETIMEDOUT), or 0 when none is. */
+static int overdue(struct rate *r, enum pump_goal goal, int64_t now)
+{
+    long long ms = (long long)r->s->sc->call.timeout_ms;
+    for (size_t i = 0; i < r->n; i++) {
+        struct rconn *rc = &r->rc[i];
+        int64_t one = rc->count_deadline_ns;
+        if (rc->count_pending && one <= now)
+            return fail(r, i, conn_failed(&rc->c, -ETIMEDOUT, "onewayCount: "
+                                          "no reply within %lld ms", ms));
+        if (goal == UNTIL_COUNTED && !rc->count_ok && one <= now)
+            return fail(r, i, conn_failed(
+                                  &rc->c, -ETIMEDOUT, "the server had not "
+                                  "counted all %llu oneway requests within "
+                                  "%lld ms",
+                                  (unsigned long long)rc->p.sent, ms));
+    }
+    for (size_t i = 0; i < r->n; i++)
+        if (r->rc[i].p.in_flight)
+            return fail(r, i, conn_failed(&r->rc[i].c, -ETIMEDOUT, "no reply "
+                                          "within %lld ms (%zu requests in "
+                                          "flight)", ms,
+                                          r->rc[i].p.in_flight));
+    return 0;
+}
+
 /* Run every connection until the goal (time, drained or counted), each
  * request bounded by call.timeout_ms, the count by it too. 0, -EINTR, or
- * -errno with r->why and r->failed. */
+ * -errno with r->failed (its conn's why). */
 static int pump(struct rate *r, enum pump_goal goal, int64_t until_ns)
 {
     const struct scenario *sc = r->s->sc;
@@ -435,25 +333,9 @@ static int pump(struct rate *r, enum pump_goal goal, int64_t until_ns)
         now = now_ns();
         int64_t due = next_deadline(r);
         if (due <= now) {
-            for (size_t i = 0; i < r->n; i++) {
-                int64_t one = r->rc[i].count_deadline_ns;
-                if (r->rc[i].count_pending && one <= now)
-                    return fail(r, i, -ETIMEDOUT, "onewayCount: no reply "
-                                "within %lld ms",
-                                (long long)sc->call.timeout_ms);
-                if (goal == UNTIL_COUNTED && !r->rc[i].count_ok &&
-                    one <= now)
-                    return fail(r, i, -ETIMEDOUT, "the server had not "
-                                "counted all %llu oneway requests within "
-                                "%lld ms", (unsigned long long)r->rc[i].sent,
-                                (long long)sc->call.timeout_ms);
-            }
-            for (size_t i = 0; i < r->n; i++)
-                if (r->rc[i].in_flight)
-                    return fail(r, i, -ETIMEDOUT, "no reply within %lld ms "
-                                "(%zu requests in flight)",
-                                (long long)sc->call.timeout_ms,
-                                r->rc[i].in_flight);
+            int e = overdue(r, goal, now);
+            if (e)
+                return e;
         }
         int64_t wake = goal == UNTIL_TIME && until_ns < due ? until_ns : due;
         if (goal == UNTIL_COUNTED)
@@ -481,50 +363,22 @@ static int pump(struct rate *r, enum pump_goal goal, int64_t until_ns)
             left = 1000000000LL; /* look at the clock at least each second */
         struct timespec ts = {left / 1000000000LL, left % 1000000000LL};
         if (ppoll(r->pfd, 2 * r->n, &ts, NULL) < 0 && errno != EINTR)
-            return fail(r, 0, -errno, "ppoll: %s", strerror(errno));
+            return fail(r, 0, conn_failed(&r->rc[0].c, -errno, "ppoll: %s",
+                                          strerror(errno)));
     }
-}
-
-/* Context switches of every thread of `pid` so far, or -1. */
-static int64_t task_ctx(pid_t pid)
-{
-    char path[64], line[128];
-    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-    DIR *d = opendir(path);
-    if (!d)
-        return -1;
-    int64_t sum = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        char file[128];
-        snprintf(file, sizeof file, "/proc/%d/task/%.20s/status", (int)pid,
-                 e->d_name);
-        FILE *f = fopen(file, "re");
-        if (!f)
-            continue; /* a thread that just ended */
-        long long v;
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1 ||
-                sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1)
-                sum += v;
-        fclose(f);
-    }
-    closedir(d);
-    return sum;
 }
 
 static void take_snap(struct rate *r, struct snap *sn)
 {
     sn->srv_ctx = 0;
     for (size_t i = 0; i < r->n && sn->srv_ctx >= 0; i++) {
-        int64_t v = task_ctx(r->rc[i].c.pid);
+        int64_t v = probe_task_ctx_switches(r->rc[i].c.pid);
         sn->srv_ctx = v < 0 ? -1 : sn->srv_ctx + v;
     }
     sn->sent = sn->done = 0;
     for (size_t i = 0; i < r->n; i++) {
-        sn->sent += r->rc[i].sent;
-        sn->done += r->rc[i].done;
+        sn->sent += r->rc[i].p.sent;
+        sn->done += r->rc[i].p.done;
     }
     sn->t_ns = now_ns();
     getrusage(RUSAGE_SELF, &sn->ru);
@@ -650,21 +504,8 @@ static void summarize(struct rate *r)
     json_object_set_new(r->s->doc, "rate", sum);
 }
 
-static void outcome(struct rate *r, const char *reason, const char *detail)
-{
-    summarize(r);
-    result_set_outcome(r->s->doc, reason, detail,
-                       (double)(now_ns() - r->t0_ns) / 1e9);
-}
-
-static int checkpoint(struct rate *r)
-{
-    outcome(r, "running", "the run had not finished when this was written");
-    return run_checkpoint(r->s, r->o);
-}
-
-/* A failed pump: servers_failed says what it was. */
-static void pump_failed(struct rate *r, int err, const char *when)
+/* A failed pump: servers_failed says what it was. -1: the run stopped. */
+static int pump_failed(struct rate *r, int err, const char *when)
 {
     const struct conn *c = &r->rc[r->failed].c;
     char at[160];
@@ -673,9 +514,10 @@ static void pump_failed(struct rate *r, int err, const char *when)
                    &(struct servers_failure){.index = c->index,
                                              .pid = c->pid,
                                              .err = err,
-                                             .why = r->why,
+                                             .why = c->why,
                                              .at = at,
                                              .oom_kills = -1});
+    return -1;
 }
 
 static struct conn *start_slot(void *arg, size_t k)
@@ -684,12 +526,23 @@ static struct conn *start_slot(void *arg, size_t k)
     return &r->rc[k].c;
 }
 
-/* Start the k servers and connect to each. True when all are up. */
-static bool start(struct rate *r)
+/* The result's repeats, the k servers started and connected: 0, or -1
+ * once the run stopped. */
+static int rate_init(struct window *w)
 {
-    const struct scenario *sc = r->s->sc;
+    struct rate *r = w->kind;
+    const struct scenario *sc = w->s->sc;
     size_t k = (size_t)rate_opts(sc)->servers;
-    struct servers_want w = {
+    r->s = w->s;
+    r->o = w->o;
+    json_object_set_new(r->s->doc, "repeats", json_array());
+    r->rc = calloc(k, sizeof *r->rc);
+    r->pfd = calloc(2 * k, sizeof *r->pfd);
+    if (!r->rc || !r->pfd || k > RATE_MAX_SERVERS) {
+        run_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client");
+        return -1;
+    }
+    struct servers_want want = {
         .group = r->s->group,
         .count = (unsigned)k,
         .cpu = -1,
@@ -697,107 +550,107 @@ static bool start(struct rate *r)
         .slot = start_slot,
         .arg = r,
     };
-    r->n = servers_start(r->s, r->o, &w, NULL);
+    r->n = servers_start(r->s, r->o, &want, NULL);
     if (r->n != k || r->o->stop_reason)
-        return false;
-    for (size_t i = 0; i < k; i++) {
-        struct rconn *rcn = &r->rc[i];
-        rcn->slots = calloc((size_t)rate_opts(sc)->window, sizeof *rcn->slots);
-        rcn->expect = malloc((size_t)sc->call.payload_bytes + 1);
-        if (!rcn->slots || !rcn->expect) {
+        return -1;
+    for (size_t i = 0; i < k; i++)
+        if (pipeline_init(&r->rc[i].p, &r->rc[i].c,
+                          (size_t)rate_opts(sc)->window)) {
             run_stop(r->o, STOP_RESOURCE, 0, "out of memory in the client "
-                     "for server %u's window", rcn->c.index);
-            return false;
+                     "for server %u's window", r->rc[i].c.index);
+            return -1;
         }
-    }
     char lib[512];
     json_t *orb = json_object_get(r->s->doc, "orb");
     if (orb && probe_mapped_library(r->rc[0].c.pid, r->s->server->library,
                                     lib, sizeof lib) == 0)
         json_object_set_new(orb, "library_path", json_string(lib));
-    return true;
+    return 0;
 }
 
-/* After repeat k (from 0), begun with the first at first_ns. */
-static void progress(struct rate *r, int k, double rate, int64_t first_ns)
+/* The warm-up, whose end the first repeat starts at, or one repeat, each
+ * starting where the last ended: back to back. */
+static int rate_window(struct window *w, const struct window_at *at)
 {
-    char khz[32];
-    int64_t now = now_ns();
-    snprintf(khz, sizeof khz, "%.1f kHz", rate / 1e3);
-    run_progress_count(r->s, "measure", "repeat", k + 1,
-                       rate_opts(r->s->sc)->repeats,
-                       (double)(now - first_ns) / 1e9,
-                       (double)(now - r->t0_ns) / 1e9, khz);
-}
-
-/* Warm-up, the repeats, the drain. */
-static void measure(struct rate *r)
-{
-    const struct scenario *sc = r->s->sc;
-    enum pump_goal settle =
-        rate_opts(sc)->oneway ? UNTIL_COUNTED : UNTIL_DRAINED;
-    int64_t dur = (int64_t)(rate_opts(sc)->duration_s * 1e9);
-    int e = pump(r, UNTIL_TIME,
-                 now_ns() + (int64_t)(rate_opts(sc)->warmup_s * 1e9));
-    if (!e && rate_opts(sc)->oneway)
+    struct rate *r = w->kind;
+    bool oneway = rate_opts(r->s->sc)->oneway;
+    int64_t start = at->repeat < 0 ? at->start_ns : r->a.t_ns;
+    int e = pump(r, UNTIL_TIME, start + at->duration_ns);
+    /* oneway: a window ends when every server has counted every request
+     * sent to it. */
+    if (!e && oneway)
         e = pump(r, UNTIL_COUNTED, 0);
     if (e)
-        return pump_failed(r, e, "during the warm-up");
-    struct snap a, b;
-    take_snap(r, &a);
-    int64_t first_ns = a.t_ns;
-    for (int k = 0; k < rate_opts(sc)->repeats; k++) {
-        e = pump(r, UNTIL_TIME, a.t_ns + dur);
-        /* oneway: the window ends when every server has counted every
-         * request sent to it. */
-        if (!e && rate_opts(sc)->oneway)
-            e = pump(r, UNTIL_COUNTED, 0);
-        if (e) {
-            char when[64];
-            snprintf(when, sizeof when, "in repeat %d of %lld", k + 1,
-                     (long long)rate_opts(sc)->repeats);
-            return pump_failed(r, e, when);
-        }
-        take_snap(r, &b);
-        double rate;
-        json_array_append_new(json_object_get(r->s->doc, "repeats"),
-                              repeat_json(r, k, &a, &b, &rate));
-        progress(r, k, rate, first_ns);
-        if (checkpoint(r))
-            return;
-        a = b;
+        return pump_failed(r, e, at->when);
+    if (at->repeat < 0) {
+        take_snap(r, &r->a);
+        return 0;
     }
-    /* Replies still in flight: not counted, but every one checked. */
-    e = pump(r, settle, 0);
-    if (e)
-        return pump_failed(r, e, "draining after the last repeat");
-    run_stop(r->o, STOP_DONE, 0, "%lld repeats of %g s",
-             (long long)rate_opts(sc)->repeats,
-         rate_opts(sc)->duration_s);
+    struct snap b;
+    take_snap(r, &b);
+    json_array_append_new(json_object_get(r->s->doc, "repeats"),
+                          repeat_json(r, (int)at->repeat, &r->a, &b,
+                                      &r->last_rate));
+    r->a = b;
+    return 0;
 }
+
+/* Replies still in flight: not counted, but every one checked. */
+static int rate_drain(struct window *w, int64_t step)
+{
+    struct rate *r = w->kind;
+    (void)step;
+    int e = pump(r, rate_opts(r->s->sc)->oneway ? UNTIL_COUNTED
+                                                : UNTIL_DRAINED, 0);
+    return e ? pump_failed(r, e, "draining after the last repeat") : 0;
+}
+
+static void rate_record(struct window *w)
+{
+    summarize(w->kind);
+}
+
+static void rate_progress(struct window *w, const struct window_at *at,
+                          char *buf, size_t len)
+{
+    struct rate *r = w->kind;
+    (void)at;
+    snprintf(buf, len, "%.1f kHz", r->last_rate / 1e3);
+}
+
+static void rate_cleanup(struct window *w)
+{
+    struct rate *r = w->kind;
+    for (size_t i = 0; i < r->n; i++) {
+        conn_close(&r->rc[i].c);
+        pipeline_free(&r->rc[i].p);
+    }
+    free(r->rc);
+    free(r->pfd);
+}
+
+static const struct window_ops rate_ops = {
+    .init = rate_init,
+    .window = rate_window,
+    .step_end = rate_drain,
+    .record = rate_record,
+    .cleanup = rate_cleanup,
+    .progress_text = rate_progress,
+};
 
 static void rate_run(struct side *sides, struct run_outcome *o, size_t nsides)
 {
-    struct rate r = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
-    const struct scenario *sc = r.s->sc;
-    memset(o, 0, nsides * sizeof *o);
-    json_object_set_new(r.s->doc, "repeats", json_array());
-    size_t k = (size_t)rate_opts(sc)->servers;
-    r.rc = calloc(k, sizeof *r.rc);
-    r.pfd = calloc(2 * k, sizeof *r.pfd);
-    if (!r.rc || !r.pfd || k > RATE_MAX_SERVERS)
-        run_stop(r.o, STOP_RESOURCE, 0, "out of memory in the client");
-    else if (start(&r))
-        measure(&r);
-    run_progress_end(r.s);
-    outcome(&r, o->stop_reason, o->detail);
-    for (size_t i = 0; i < r.n; i++) {
-        conn_close(&r.rc[i].c);
-        free(r.rc[i].slots);
-        free(r.rc[i].expect);
-    }
-    free(r.rc);
-    free(r.pfd);
+    const struct window_opts *win = window_opts(sides[0].sc);
+    struct window_plan plan = {
+        .duration_s = win->duration_s,
+        .warmup_s = win->warmup_s,
+        .warmup = true, /* 0 s still settles a oneway count */
+        .repeats = win->repeats,
+        .steps = 1,
+        .unit = "repeat",
+    };
+    struct rate r = {0};
+    window_run(&rate_ops, &plan, &r, sides, o, nsides);
 }
 
 /* One paragraph for a rate run: the rate, the CPU per upcall. */

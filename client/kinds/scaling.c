@@ -3,7 +3,8 @@
  * and its server on one CPU, or on two: scaling.placement), ping-pong
  * echo calls for scaling.duration_s, scaling.repeats times; per pair the
  * calls and calls per second, their sum, and the CPU of client and
- * servers.
+ * servers. The warm-up, the windows (one a repeat, k the step), the
+ * checkpoints and the progress line are the harness's (kinds/window.h).
  *
  * One client thread per pair, pinned
  * to its CPU, each with its own connection to its own server, which the
@@ -31,15 +32,15 @@
 #include "core/util.h"
 #include "core/stats.h"
 #include "kinds/servers.h"
+#include "kinds/window.h"
 
 static const char *const placements[] = {"same", "spread", NULL};
 
 /* kind "scaling": k client/server pairs, each pinned, ping-pong for
  * duration_s, for every k of the list. */
 struct scaling_opts {
-    double duration_s;
-    double warmup_s;   /* untimed, before each k's repeats */
-    int64_t repeats;
+    struct window_opts win; /* scaling.duration_s, warmup_s (untimed,
+                             * before each k's repeats), repeats */
     char placement[8]; /* "same" | "spread" */
     struct scenario_klist k;
 };
@@ -54,16 +55,12 @@ static const struct scaling_opts *scaling_opts(const struct scenario *sc)
 #define OPT(f) SCENARIO_KIND_OFF(struct scaling_opts, f)
 #define OPT_SZ(f) SCENARIO_KIND_SZ(struct scaling_opts, f)
 static const struct scenario_key scaling_keys[] = {
-    {.key = "scaling.duration_s", .type = SCENARIO_NUM, .off = OPT(duration_s),
-     .min = 0.01, .max = 3600, .def_num = 1,
-     .help = "kind scaling: each pair ping-pongs this long per repeat (s)"},
-    {.key = "scaling.warmup_s", .type = SCENARIO_NUM, .off = OPT(warmup_s),
-     .max = 3600, .def_num = 0.2,
-     .help = "kind scaling: untimed calls by every pair before each k's "
-     "repeats (s)"},
-    {.key = "scaling.repeats", .type = SCENARIO_INT, .off = OPT(repeats),
-     .min = 1, .max = 1000, .def_num = 5,
-     .help = "kind scaling: measured repeats for each k"},
+    WINDOW_KEY_DURATION("scaling", "kind scaling: each pair ping-pongs this "
+                        "long per repeat (s)"),
+    WINDOW_KEY_WARMUP("scaling", 0.2, "kind scaling: untimed calls by every "
+                      "pair before each k's repeats (s)"),
+    WINDOW_KEY_REPEATS("scaling", "kind scaling: measured repeats for each "
+                       "k"),
     {.key = "scaling.k", .type = SCENARIO_KLIST, .off = OPT(k), .min = 1,
      .max = SCENARIO_MAX_K,
      .help = "kind scaling: pairs, K (1..K) or a list [1, 2, 4] (default: "
@@ -148,6 +145,7 @@ struct scaling {
     size_t ready;
     bool open;
     atomic_bool stop;
+    double last_sum; /* the last repeat's summed calls per second */
 };
 
 static double tv_s(struct timeval tv)
@@ -523,125 +521,140 @@ static void summarize(struct scaling *g)
                         steps_j);
 }
 
-static void outcome(struct scaling *g, const char *reason,
-                    const char *detail)
+/* The result's first fields, the CPUs and the k of every step, and the
+ * largest k's servers, once: pair i's placement does not depend on k,
+ * and idle servers (blocked in accept or epoll) take no CPU, so the
+ * first k of them serve step k. 0, or -1 once the run stopped. */
+static int scaling_init(struct window *w)
 {
-    summarize(g);
-    result_set_outcome(g->s->doc, reason, detail,
-                       (double)(now_ns() - g->t0_ns) / 1e9);
-}
-
-static int checkpoint(struct scaling *g)
-{
-    outcome(g, "running", "the run had not finished when this was written");
-    return run_checkpoint(g->s, g->o);
-}
-
-/* After repeat r (from 0) at the s-th k (from 0). */
-static void progress(struct scaling *g, size_t s, size_t k, int r,
-                     double sum)
-{
-    char text[64];
-    int64_t reps = scaling_opts(g->s->sc)->repeats;
-    double spent = (double)(now_ns() - g->t0_ns) / 1e9;
-    snprintf(text, sizeof text, "k=%zu  %.1f kHz summed", k, sum / 1e3);
-    run_progress_count(g->s, "measure", "repeat", (int64_t)s * reps + r + 1,
-                       (int64_t)g->nks * reps, spent, spent, text);
-}
-
-/* Every k: a warm-up, then the repeats. */
-static void measure(struct scaling *g)
-{
-    const struct scenario *sc = g->s->sc;
-    json_t *reps = json_object_get(g->s->doc, "repeats");
-    for (size_t s = 0; s < g->nks; s++) {
-        size_t k = (size_t)g->ks[s];
-        char when[96];
-        struct snap a, b;
-        int e = 0;
-        if (scaling_opts(sc)->warmup_s > 0)
-            e = run_pairs(g, k, scaling_opts(sc)->warmup_s, &a, &b);
-        if (e) {
-            snprintf(when, sizeof when, "in the warm-up of k=%zu", k);
-            return run_failed(g, k, e, when);
-        }
-        for (int r = 0; r < scaling_opts(sc)->repeats; r++) {
-            e = run_pairs(g, k, scaling_opts(sc)->duration_s, &a, &b);
-            if (e) {
-                snprintf(when, sizeof when, "in repeat %d of %lld at k=%zu",
-                         r + 1, (long long)scaling_opts(sc)->repeats, k);
-                return run_failed(g, k, e, when);
-            }
-            json_t *j = repeat_json(g, k, r, &a, &b);
-            progress(g, s, k, r,
-                     json_number_value(json_object_get(j,
-                                                       "sum_calls_per_s")));
-            json_array_append_new(reps, j);
-            if (checkpoint(g))
-                return;
-        }
-    }
-    run_stop(g->o, STOP_DONE, 0,
-             "k = %lld..%lld pairs, %lld repeats of %g s each",
-         (long long)g->ks[0], (long long)g->ks[g->nks - 1],
-         (long long)scaling_opts(sc)->repeats, scaling_opts(sc)->duration_s);
-}
-
-static void scaling_run(struct side *sides, struct run_outcome *o,
-                 size_t nsides)
-{
-    struct scaling g = {.s = &sides[0], .o = &o[0], .t0_ns = now_ns()};
-    const struct scenario *sc = g.s->sc;
-    memset(o, 0, nsides * sizeof *o);
-    pthread_mutex_init(&g.mu, NULL);
-    pthread_cond_init(&g.cv, NULL);
+    struct scaling *g = w->kind;
+    const struct scenario *sc = w->s->sc;
+    g->s = w->s;
+    g->o = w->o;
+    g->t0_ns = w->t0_ns;
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
     json_t *pairs = json_array();
     json_t *ks = json_array();
     json_t *cpus = json_array();
-    json_object_set_new(g.s->doc, "repeats", json_array());
-    json_object_set_new(g.s->doc, "scaling",
+    json_object_set_new(g->s->doc, "repeats", json_array());
+    json_object_set_new(g->s->doc, "scaling",
                         json_pack("{s:s, s:o, s:o, s:o, s:[]}", "placement",
                                   scaling_opts(sc)->placement, "cpus", cpus,
-                                      "k",
-                                  ks, "pairs", pairs, "steps"));
-    g.cpus = calloc(CPU_SETSIZE, sizeof *g.cpus);
-    if (g.cpus)
-        allowed_cpus(&g);
-    size_t kmax = 0;
-    if (!g.cpus || steps(&g) != 0 || g.ncpus == 0) {
-        run_stop(g.o, STOP_RESOURCE, 0, "out of memory in the client, or no "
-             "CPU allowed");
-    } else {
-        for (size_t i = 0; i < g.ncpus; i++)
-            json_array_append_new(cpus, json_integer(g.cpus[i]));
-        for (size_t i = 0; i < g.nks; i++)
-            json_array_append_new(ks, json_integer(g.ks[i]));
-        kmax = (size_t)g.ks[g.nks - 1];
-        g.p = calloc(kmax, sizeof *g.p);
-        if (!g.p)
-            run_stop(g.o, STOP_RESOURCE, 0, "out of memory in the client");
+                                  "k", ks, "pairs", pairs, "steps"));
+    g->cpus = calloc(CPU_SETSIZE, sizeof *g->cpus);
+    if (g->cpus)
+        allowed_cpus(g);
+    if (!g->cpus || steps(g) != 0 || g->ncpus == 0) {
+        run_stop(g->o, STOP_RESOURCE, 0, "out of memory in the client, or "
+                 "no CPU allowed");
+        return -1;
     }
-    /* The largest k's servers, once: pair i's placement does not depend
-     * on k, and idle servers (blocked in accept or epoll) take no CPU,
-     * so the first k of them serve step k. */
-    bool up = g.p != NULL;
-    for (size_t i = 0; up && i < kmax; i++) {
-        g.p[i].g = &g;
-        place(&g, i);
-        up = start_one(&g, i, pairs);
+    for (size_t i = 0; i < g->ncpus; i++)
+        json_array_append_new(cpus, json_integer(g->cpus[i]));
+    for (size_t i = 0; i < g->nks; i++)
+        json_array_append_new(ks, json_integer(g->ks[i]));
+    size_t kmax = (size_t)g->ks[g->nks - 1];
+    g->p = calloc(kmax, sizeof *g->p);
+    if (!g->p) {
+        run_stop(g->o, STOP_RESOURCE, 0, "out of memory in the client");
+        return -1;
     }
-    if (up)
-        measure(&g);
-    run_progress_end(g.s);
-    outcome(&g, o->stop_reason, o->detail);
-    for (size_t i = 0; i < g.npairs; i++)
-        if (g.p[i].open)
-            conn_close(&g.p[i].c);
-    free(g.p);
-    free(g.ks);
-    free(g.cpus);
-    pthread_cond_destroy(&g.cv);
-    pthread_mutex_destroy(&g.mu);
+    for (size_t i = 0; i < kmax; i++) {
+        g->p[i].g = g;
+        place(g, i);
+        if (!start_one(g, i, pairs))
+            return -1;
+    }
+    w->plan.steps = (int64_t)g->nks;
+    return 0;
+}
+
+/* Step s's k pairs for one window: the warm-up or a repeat. */
+static int scaling_window(struct window *w, const struct window_at *at)
+{
+    struct scaling *g = w->kind;
+    size_t k = (size_t)g->ks[at->step];
+    struct snap a, b;
+    int e = run_pairs(g, k, (double)at->duration_ns / 1e9, &a, &b);
+    if (e) {
+        run_failed(g, k, e, at->when);
+        return -1;
+    }
+    if (at->repeat < 0)
+        return 0;
+    json_t *j = repeat_json(g, k, (int)at->repeat, &a, &b);
+    g->last_sum = json_number_value(json_object_get(j, "sum_calls_per_s"));
+    json_array_append_new(json_object_get(g->s->doc, "repeats"), j);
+    return 0;
+}
+
+static void scaling_record(struct window *w)
+{
+    summarize(w->kind);
+}
+
+static void scaling_step_name(struct window *w, int64_t step, char *buf,
+                              size_t len)
+{
+    struct scaling *g = w->kind;
+    snprintf(buf, len, "k=%lld", (long long)g->ks[step]);
+}
+
+static void scaling_progress(struct window *w, const struct window_at *at,
+                             char *buf, size_t len)
+{
+    struct scaling *g = w->kind;
+    snprintf(buf, len, "k=%lld  %.1f kHz summed",
+             (long long)g->ks[at->step], g->last_sum / 1e3);
+}
+
+static void scaling_done(struct window *w, char *buf, size_t len)
+{
+    struct scaling *g = w->kind;
+    snprintf(buf, len, "k = %lld..%lld pairs, %lld repeats of %g s each",
+             (long long)g->ks[0], (long long)g->ks[g->nks - 1],
+             (long long)w->plan.repeats, w->plan.duration_s);
+}
+
+static void scaling_cleanup(struct window *w)
+{
+    struct scaling *g = w->kind;
+    for (size_t i = 0; i < g->npairs; i++)
+        if (g->p[i].open)
+            conn_close(&g->p[i].c);
+    free(g->p);
+    free(g->ks);
+    free(g->cpus);
+    pthread_cond_destroy(&g->cv);
+    pthread_mutex_destroy(&g->mu);
+}
+
+static const struct window_ops scaling_ops = {
+    .init = scaling_init,
+    .window = scaling_window,
+    .record = scaling_record,
+    .cleanup = scaling_cleanup,
+    .step_name = scaling_step_name,
+    .progress_text = scaling_progress,
+    .done_detail = scaling_done,
+};
+
+static void scaling_run(struct side *sides, struct run_outcome *o,
+                        size_t nsides)
+{
+    const struct window_opts *win = window_opts(sides[0].sc);
+    struct window_plan plan = {
+        .duration_s = win->duration_s,
+        .warmup_s = win->warmup_s,
+        .warmup = win->warmup_s > 0,
+        .repeats = win->repeats,
+        .steps = 1, /* init sets the k list's length */
+        .order = WINDOW_STEPS_OUTSIDE,
+        .unit = "repeat",
+    };
+    struct scaling g = {0};
+    window_run(&scaling_ops, &plan, &g, sides, o, nsides);
 }
 
 static void scaling_summary(const struct scenario *sc, json_t *doc,
@@ -653,7 +666,7 @@ static void scaling_summary(const struct scenario *sc, json_t *doc,
     printf("%s: %s over %s, pairs placed %s, ping-pong for %g s:",
            sc->name, json_string_value(json_object_get(orb, "name")),
            sc->transport, scaling_opts(sc)->placement,
-               scaling_opts(sc)->duration_s);
+               scaling_opts(sc)->win.duration_s);
     size_t i;
     json_t *st;
     double first = 0, last = 0;

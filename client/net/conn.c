@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,16 @@ static int conn_fail(struct conn *c, int rc, const char *what)
     snprintf(c->why, sizeof c->why, "server %u (pid %d): %s", c->index,
              (int)c->pid, what);
     return rc;
+}
+
+int conn_failed(struct conn *c, int err, const char *fmt, ...)
+{
+    char what[CONN_WHY_BYTES];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return conn_fail(c, err, what);
 }
 
 int conn_open(struct conn *c, const struct transport_ops *tp,
@@ -166,18 +177,20 @@ int conn_resend(struct conn *c)
     return 0;
 }
 
-/* A payload unique to this server and call, so a reply meant for another
- * call cannot pass the echo check. */
-static void make_payload(struct conn *c)
+void conn_payload_for(const struct conn *c, uint32_t id, char *buf)
 {
-    int n = snprintf(c->payload, c->payload_bytes + 1, "s%u#%u:", c->index,
-                     c->id);
+    int n = snprintf(buf, c->payload_bytes + 1, "s%u#%u:", c->index, id);
     size_t len = n < 0 ? 0 : (size_t)n;
     if (len > c->payload_bytes)
         len = c->payload_bytes;
     for (size_t i = len; i < c->payload_bytes; i++)
-        c->payload[i] = (char)('a' + (c->id + i) % 26);
-    c->payload[c->payload_bytes] = 0;
+        buf[i] = (char)('a' + (id + i) % 26);
+    buf[c->payload_bytes] = 0;
+}
+
+static void make_payload(struct conn *c)
+{
+    conn_payload_for(c, c->id, c->payload);
     c->payload_len = c->payload_bytes;
 }
 
@@ -258,14 +271,10 @@ int conn_write_some(struct conn *c)
     return 1;
 }
 
-/* Does a typed payload's reply hold the value sent? In our byte order
- * the same bytes (padding included) are the fast answer; otherwise, or
- * when they differ, the value is decoded and compared field by field. */
-static int check_typed(struct conn *c, const struct wire_reply *r)
+int conn_check_typed(struct conn *c, const struct wire_reply *r,
+                     const uint8_t *sent, size_t sent_len, bool sent_little)
 {
-    const uint8_t *sent = c->tx.data + c->value_at;
-    size_t sent_len = c->tx.len - c->value_at;
-    if (r->little == c->tx.little && r->payload_len == sent_len &&
+    if (r->little == sent_little && r->payload_len == sent_len &&
         memcmp(r->payload, sent, sent_len) == 0)
         return 0;
     char what[CONN_WHY_BYTES - 64], why[CONN_WHY_BYTES];
@@ -281,6 +290,12 @@ static int check_typed(struct conn *c, const struct wire_reply *r)
                  payload_name(c->ptype), cdr_in_left(&in));
     snprintf(why, sizeof why, "echo differs from what was sent: %s", what);
     return conn_fail(c, -EBADMSG, why);
+}
+
+static int check_typed(struct conn *c, const struct wire_reply *r)
+{
+    return conn_check_typed(c, r, c->tx.data + c->value_at,
+                            c->tx.len - c->value_at, c->tx.little);
 }
 
 /* Is this the reply to the call in flight? */

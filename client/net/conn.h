@@ -105,6 +105,24 @@ int conn_read_some(struct conn *c, int64_t *latency_ns);
  * (see c->why), -ECONNRESET after CONN_MAX_RESENDS. */
 int conn_resend(struct conn *c);
 
+/* The echoString payload of call `id` on c: payload_bytes characters
+ * unique to this server and call while the id fits ("s3#17:" then
+ * letters), so that a reply meant for another call fails the check; buf
+ * holds payload_bytes + 1 (a NUL ends it). */
+void conn_payload_for(const struct conn *c, uint32_t id, char *buf);
+
+/* Does reply r of c's typed payload hold the value sent (`sent_len`
+ * bytes at `sent`, encoded in byte order sent_little)? Byte for byte when
+ * the orders agree, else decoded and compared field by field. 0, or
+ * -EBADMSG naming the first wrong field (see c->why). */
+int conn_check_typed(struct conn *c, const struct wire_reply *r,
+                     const uint8_t *sent, size_t sent_len, bool sent_little);
+
+/* Note a failure on c: c->why becomes "server I (pid P): " and the
+ * formatted text. Returns err. */
+int conn_failed(struct conn *c, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* One blocking call: send, wait for the reply, check it; a call the
  * server closed the connection on is sent again. Fails with
  * -ETIMEDOUT after the conn's timeout_ms. 0 or -errno (see c->why). */

@@ -6,7 +6,11 @@
  *   --endpoint unix:PATH            listen on a Unix socket
  *   --endpoint pipe:RFD,WFD         the one pipe pair the spawner gave it
  * prints "RAW tcp HOST PORT", "RAW unix PATH" or "RAW pipe" on stdout when
- * ready, and `--version` prints "raw VERSION". */
+ * ready, and `--version` prints "raw VERSION". `--stall-ms N
+ * --stall-every-ms M` (after the endpoint; server.args) makes it stall: M
+ * ms after it starts, and every M ms from then on, the next event it
+ * serves first sleeps N ms, every connection waiting, as a pause of the
+ * whole process would (kind load's test of a server's tail). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +26,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/listen.h"
@@ -39,6 +44,8 @@ struct rconn {
 
 static int epfd;
 static bool is_pipe;
+/* --stall-ms, --stall-every-ms: none when 0 */
+static long long stall_ns, stall_every_ns, next_stall_ns;
 
 #define die(what) server_die("raw-server", what)
 
@@ -104,10 +111,31 @@ static void watch(struct rconn *c, bool out)
     epoll_ctl(epfd, EPOLL_CTL_ADD, out ? c->wfd : c->rfd, &ev);
 }
 
+static long long mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Sleep stall_ns when a stall is due: the whole loop waits. */
+static void stall_if_due(void)
+{
+    if (!stall_ns || mono_ns() < next_stall_ns)
+        return;
+    struct timespec ts = {stall_ns / 1000000000LL, stall_ns % 1000000000LL};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+    next_stall_ns += stall_every_ns;
+    if (next_stall_ns <= mono_ns())
+        next_stall_ns = mono_ns() + stall_every_ns;
+}
+
 /* Read, echo whole frames; stop reading while an echo is blocked (the
  * client reads its reply before it sends again). */
 static void serve(struct rconn *c)
 {
+    stall_if_due();
     if (c->out_len) {
         int rc = flush(c);
         if (rc < 0)
@@ -194,8 +222,44 @@ static void serve_event(void *conn)
     serve((struct rconn *)conn);
 }
 
+/* Take --stall-ms N and --stall-every-ms M out of argv (both, each a
+ * positive count of ms, or exit 2); the rest is server_args'. */
+static int stall_args(int argc, char **argv)
+{
+    int out = 1;
+    long long ms[2] = {0, 0};
+    for (int i = 1; i < argc; i++) {
+        int k = strcmp(argv[i], "--stall-ms") == 0         ? 0
+                : strcmp(argv[i], "--stall-every-ms") == 0 ? 1
+                                                           : -1;
+        if (k < 0) {
+            argv[out++] = argv[i];
+            continue;
+        }
+        char *end;
+        ms[k] = i + 1 < argc ? strtoll(argv[i + 1], &end, 10) : 0;
+        if (i + 1 >= argc || *end || ms[k] <= 0 || ms[k] > 3600000) {
+            fprintf(stderr, "raw-server: %s takes a count of ms, 1 to "
+                    "3600000\n", argv[i]);
+            exit(2);
+        }
+        i++;
+    }
+    if (!ms[0] != !ms[1]) {
+        fprintf(stderr, "raw-server: --stall-ms and --stall-every-ms go "
+                "together\n");
+        exit(2);
+    }
+    stall_ns = ms[0] * 1000000LL;
+    stall_every_ns = ms[1] * 1000000LL;
+    next_stall_ns = mono_ns() + stall_every_ns;
+    argv[out] = NULL;
+    return out;
+}
+
 int main(int argc, char **argv)
 {
+    argc = stall_args(argc, argv);
     const char *ep = server_args(argc, argv, "raw", "raw-server",
                                  "tcp:127.0.0.1:PORT|unix:PATH|pipe:RFD,WFD");
     if (server_tie_to_parent() != 0)
