@@ -73,7 +73,7 @@ static const struct scenario_key objects_keys[] = {
      .off = OPT(max_kb_per_object), .min = 0.001, .max = 1e9,
      .def_num = 64,
      .help = "kind objects: stop at the first M whose PSS per object (since "
-     "M = 1) is larger (kB); judged once PSS grew 16 MiB"},
+     "M = 1) is larger (kB); judged from M = 10000, once PSS grew 16 MiB"},
     {.key = "objects.max_seconds", .type = SCENARIO_NUM,
      .off = OPT(max_seconds), .min = 1, .max = 86400, .def_num = 600,
      .help = "kind objects: stop the run after this long (s), or before a "

@@ -38,9 +38,11 @@ const struct objects_opts *objects_opts(const struct scenario *sc);
 /* The seed of the objects' picks (the same calls in every run). */
 #define OBJECTS_SEED 0x6f626a6563747321ull
 
-/* A footprint is judged for memory per object only once the server grew
- * this much (kB) since M = 1: below it, a heap arena or a thread's stack
+/* A footprint is judged for memory per object only at M of at least
+ * OBJECTS_JUDGED_M and once the server grew OBJECTS_JUDGED_KB since
+ * M = 1: before, a heap arena, a thread's stack or a JVM's heap sizing
  * can decide it (docs/kinds/objects.md#memory-per-object). */
+#define OBJECTS_JUDGED_M 10000
 #define OBJECTS_JUDGED_KB 16384
 
 struct objects {

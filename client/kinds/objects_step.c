@@ -331,7 +331,7 @@ int objects_record_step(struct objects *x)
                                                           x->m)
                                           : json_null());
         int64_t grown = fp.pss_kb - x->m1_fp.pss_kb;
-        if (x->m > 1 && grown >= OBJECTS_JUDGED_KB)
+        if (x->m >= OBJECTS_JUDGED_M && grown >= OBJECTS_JUDGED_KB)
             judged = (double)grown / (double)(x->m - 1);
         json_object_set_new(st, "kb_judged", json_boolean(judged > 0));
         x->last_fp = fp;
