@@ -172,13 +172,15 @@ static json_t *key_form(const struct objkey *k)
 static void record(struct objects *x)
 {
     const struct objects_opts *op = x->opts;
+    char seed[24];
+    snprintf(seed, sizeof seed, "0x%016llx", (unsigned long long)OBJECTS_SEED);
     json_t *j = json_pack(
         "{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:s, s:I}", "servants",
         op->servants, "policies", policies(x->policies), "id_digits",
         (json_int_t)OBJKEY_DIGITS, "calls", (json_int_t)op->calls, "warmup",
         (json_int_t)op->warmup, "batch", (json_int_t)OBJECTS_BATCH,
-        "made", (json_int_t)x->m, "seed",
-        "0x6f626a6563747321", "held_m", (json_int_t)x->held_m);
+        "made", (json_int_t)x->m, "seed", seed, "held_m",
+        (json_int_t)x->held_m);
     json_object_set(j, "reference", x->reference ? x->reference
                                                  : json_null());
     json_object_set(j, "baseline", x->baseline ? x->baseline : json_null());
@@ -186,12 +188,15 @@ static void record(struct objects *x)
     json_object_set(j, "steps", x->steps);
     json_object_set_new(
         j, "create_us_per_object",
-        x->m > 0 ? json_pack("{s:f, s:f, s:I}", "server",
-                             (double)x->make_server_ns / 1e3 / (double)x->m,
-                             "client",
-                             (double)x->make_client_ns / 1e3 / (double)x->m,
-                             "make_calls", (json_int_t)x->make_calls)
-                 : json_null());
+        x->made_whole > 0
+            ? json_pack("{s:f, s:f, s:I}", "server",
+                        (double)x->make_server_ns / 1e3 /
+                            (double)x->made_whole,
+                        "client",
+                        (double)x->make_client_ns / 1e3 /
+                            (double)x->made_whole,
+                        "make_calls", (json_int_t)x->make_calls)
+            : json_null());
     json_object_set_new(x->s->doc, "objects", j);
 }
 
@@ -202,16 +207,20 @@ static bool projected_stop(struct objects *x, int64_t next)
 {
     double added = (double)(next - x->m);
     double left_s = (double)(x->deadline_ns - now_ns()) / 1e9;
-    if (x->m > 0 && x->make_client_ns > 0) {
-        double make_s = added * (double)x->make_client_ns / 1e9 /
-                        (double)x->m;
+    if (x->made_whole > 0 && x->make_client_ns > 0) {
+        /* An object's cost so far, or the last step's when it was more
+         * (an ORB whose cost grows with M). */
+        double ns = (double)x->make_client_ns / (double)x->made_whole;
+        if (x->last_added > 0 &&
+            (double)x->step_client_ns / (double)x->last_added > ns)
+            ns = (double)x->step_client_ns / (double)x->last_added;
+        double make_s = added * ns / 1e9;
         if (make_s > left_s) {
             run_stop(x->o, STOP_TIME, 0, "objects.max_seconds (%g s): "
                      "making the step to M=%lld would take about %.0f s "
-                     "(%.2f us an object so far), %.0f s are left",
-                     x->opts->max_seconds, (long long)next, make_s,
-                     (double)x->make_client_ns / 1e3 / (double)x->m,
-                     left_s > 0 ? left_s : 0);
+                     "(%.2f us an object at the last step's pace), %.0f s "
+                     "are left", x->opts->max_seconds, (long long)next,
+                     make_s, ns / 1e3, left_s > 0 ? left_s : 0);
             return true;
         }
     }

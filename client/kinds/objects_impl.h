@@ -59,11 +59,12 @@ struct objects {
     int64_t t0_ns, deadline_ns;
     uint64_t rng;
     struct samples times; /* this step's timed calls, ns */
-    /* makeObjects, over the run: ns the server took, ns the client saw,
-     * calls made */
-    int64_t make_server_ns, make_client_ns, make_calls;
-    /* the step's own */
+    /* makeObjects, over the steps made whole: ns the server took, ns
+     * the client saw, calls made, objects they made */
+    int64_t make_server_ns, make_client_ns, make_calls, made_whole;
+    /* the last step's own, and the objects it added */
     int64_t step_server_ns, step_client_ns, step_calls;
+    int64_t last_added;
     bool have_m1;                /* the M = 1 step was measured */
     struct proc_footprint m1_fp; /* its footprint */
     double m1_median_us, m1_p99_us;

@@ -171,6 +171,7 @@ int objects_make(struct objects *x, int64_t target)
     char at[48];
     snprintf(at, sizeof at, " at M=%lld", (long long)target);
     x->step_server_ns = x->step_client_ns = x->step_calls = 0;
+    int64_t from = x->m;
     while (x->m < target) {
         int64_t left = target - x->m;
         uint32_t count = (uint32_t)(left < OBJECTS_BATCH ? left
@@ -186,6 +187,8 @@ int objects_make(struct objects *x, int64_t target)
     x->make_server_ns += x->step_server_ns;
     x->make_client_ns += x->step_client_ns;
     x->make_calls += x->step_calls;
+    x->made_whole = target;
+    x->last_added = target - from;
     return 0;
 }
 
