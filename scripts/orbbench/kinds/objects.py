@@ -91,6 +91,14 @@ METRICS = (
                       lambda d, mem: call_us_at_max(d), primary=False))
 
 
+def _kb(v):
+    """kB an object to 3 decimals; a cost that rounds to 0 is 0.000 (no
+    sign: a page less is as much noise as a page more)."""
+    if not is_num(v):
+        return "—"
+    return f"{0.0 if abs(v) < 0.0005 else v:.3f}"
+
+
 def _median_at(docs, m, dotted):
     return median(get(s, dotted) for d in docs for s in steps(d)
                   if s["m"] == m and is_num(get(s, dotted)))
@@ -203,7 +211,7 @@ def _drawer(solid, dashed, ylabel, what, extra=None):
 
 
 def memory_caption(data):
-    parts = [f"{s['label']} {fmt_num(s['pss_kb'], 3)} kB PSS at M="
+    parts = [f"{s['label']} {_kb(s['pss_kb'])} kB PSS at M="
              f"{fmt_num(s['largest'])}" for s in data["series"]]
     return ("Memory an object added to the server since M = 1 (PSS solid, "
             "USS dashed; a point at or below 0 is left off the log axis). "
@@ -264,8 +272,7 @@ def objects_table(series):
             "median ×", "p99 ×", "IOR bytes", "key bytes"]
     rows = [[s["label"], str(s["runs"]),
              f"{s['servants']} ({s['policies']})", fmt_num(s["largest"]),
-             ", ".join(s["stops"]), fmt_num(s["pss_kb"], 3),
-             fmt_num(s["uss_kb"], 3),
+             ", ".join(s["stops"]), _kb(s["pss_kb"]), _kb(s["uss_kb"]),
              f"{fmt_num(s['create_server_us'], 2)}, "
              f"{fmt_num(s['create_client_us'], 2)}",
              fmt_num(s["m1_us"], 1), fmt_num(s["top_us"], 1),
@@ -305,7 +312,7 @@ def headline(doc):
     v = get(top, "kb_per_object.pss") if top else None
     if not top:
         return "—"
-    return (f"{v:.3f} kB/object at M={top['m']}" if is_num(v)
+    return (f"{_kb(v)} kB/object at M={top['m']}" if is_num(v)
             else f"M={top['m']}")
 
 
