@@ -278,6 +278,7 @@ $(BIN)/omniorb-marshal-bench: $(BUILD)/server/marshal_bench.o \
 # builds have none.
 omni_build = $(wildcard $(ORBS_DIR)/$1/BUILD_INFO)
 $(BIN)/orbs/%/echo-server: servers/omniorb/echo_server.cc idl/echo.idl \
+		servers/common/echo_servant.hh servers/common/objects.hh \
 		idl/payloads.idl $(ORBS_DIR)/%/bin/omniidl | deps
 	@mkdir -p $(BUILD)/orbs/$*/gen $(@D)
 	$(ORBS_DIR)/$*/bin/omniidl $(OMNIIDL_FLAGS) -C$(BUILD)/orbs/$*/gen \
@@ -307,6 +308,7 @@ TAO_LIBS := -lTAO_PortableServer -lTAO_AnyTypeCode -lTAO -lACE -lpthread \
 	-ldl
 $(TAO_SERVERS): $(BIN)/orbs/%/echo-server: servers/tao/echo_server.cpp \
 		servers/common/echo_servant.hh servers/common/activate.hh \
+		servers/common/objects.hh \
 		idl/echo.idl idl/payloads.idl $(ORBS_DIR)/%/bin/tao_idl \
 		$(ORBS_DIR)/%/CXXFLAGS $(ORBS_DIR)/%/BUILD_INFO
 	@mkdir -p $(BUILD)/orbs/$*/gen $(@D)
@@ -427,6 +429,7 @@ MICO_GEN = $(BUILD)/orbs/$*/gen
 MICO_ENV = LD_LIBRARY_PATH=$(abspath $(ORBS_DIR)/$*/lib)
 $(MICO_SERVERS): $(BIN)/orbs/%/echo-server: servers/mico/echo_server.cc \
 		servers/common/echo_servant.hh servers/common/activate.hh \
+		servers/common/objects.hh \
 		idl/echo.idl idl/payloads.idl $(ORBS_DIR)/%/bin/mico-cpp \
 		$(ORBS_DIR)/%/CXXFLAGS $(ORBS_DIR)/%/LIBS $(ORBS_DIR)/%/BUILD_INFO
 	@mkdir -p $(MICO_GEN) $(@D)

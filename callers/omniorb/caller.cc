@@ -186,6 +186,10 @@ class Handler : public POA_Bench::AMI_EchoHandler {
     void echoRangeSensor_excep(Messaging::ExceptionHolder *) {}
     void echoSharedBelief(const Bench::SharedBelief &) {}
     void echoSharedBelief_excep(Messaging::ExceptionHolder *) {}
+    // The objects kind's operation: never called by a caller.
+    void makeObjects(CORBA::ULongLong, CORBA::Object_ptr, CORBA::Object_ptr,
+                     const char *) {}
+    void makeObjects_excep(Messaging::ExceptionHolder *) {}
 
   private:
     Caller *c_;

@@ -366,15 +366,14 @@ static void put_encap(struct cdr_out *out, const struct cdr_out *in)
     cdr_put_octet_seq(out, in->data, in->len);
 }
 
-int ior_format(const struct ior *ior, char **out)
+void ior_put(struct cdr_out *o, const struct ior *ior)
 {
-    struct cdr_out o, profile, comp;
-    cdr_out_init(&o, true);
-    cdr_out_init(&profile, true);
-    cdr_out_init(&comp, true);
+    struct cdr_out profile, comp;
+    cdr_out_init(&profile, o->little);
+    cdr_out_init(&comp, o->little);
     /* Each encapsulation aligns from its own start: the byte-order octet
      * is at its offset 0 (origin stays 0). */
-    cdr_put_octet(&profile, 1);
+    cdr_put_octet(&profile, o->little);
     cdr_put_octet(&profile, 1); /* IIOP 1.2 */
     cdr_put_octet(&profile, 2);
     cdr_put_string(&profile, ior->host, strlen(ior->host));
@@ -382,18 +381,29 @@ int ior_format(const struct ior *ior, char **out)
     cdr_put_octet_seq(&profile, ior->key, ior->key_len);
     cdr_put_long(&profile, ior->has_unix ? 1 : 0); /* components */
     if (ior->has_unix) {
-        cdr_put_octet(&comp, 1);
+        cdr_put_octet(&comp, o->little);
         cdr_put_string(&comp, ior->unix_host, strlen(ior->unix_host));
         cdr_put_string(&comp, ior->unix_path, strlen(ior->unix_path));
         cdr_put_long(&profile, IOR_TAG_OMNIORB_UNIX_TRANS);
         put_encap(&profile, &comp);
     }
+    cdr_put_string(o, ior->type_id, strlen(ior->type_id));
+    cdr_put_long(o, 1); /* one profile */
+    cdr_put_long(o, IOR_TAG_INTERNET_IOP);
+    put_encap(o, &profile);
+    if (!o->err)
+        o->err = profile.err ? profile.err : comp.err;
+    cdr_out_free(&profile);
+    cdr_out_free(&comp);
+}
+
+int ior_format(const struct ior *ior, char **out)
+{
+    struct cdr_out o;
+    cdr_out_init(&o, true);
     cdr_put_octet(&o, 1);
-    cdr_put_string(&o, ior->type_id, strlen(ior->type_id));
-    cdr_put_long(&o, 1); /* one profile */
-    cdr_put_long(&o, IOR_TAG_INTERNET_IOP);
-    put_encap(&o, &profile);
-    int rc = o.err ? o.err : profile.err ? profile.err : comp.err;
+    ior_put(&o, ior);
+    int rc = o.err;
     char *s = rc ? NULL : malloc(4 + 2 * o.len + 1);
     if (!rc && !s)
         rc = -ENOMEM;
@@ -408,8 +418,6 @@ int ior_format(const struct ior *ior, char **out)
         *out = s;
     }
     cdr_out_free(&o);
-    cdr_out_free(&profile);
-    cdr_out_free(&comp);
     return rc;
 }
 

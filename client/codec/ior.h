@@ -98,6 +98,12 @@ int ior_read(struct cdr_in *in, struct ior *out);
 /* Append a nil object reference at o's position. */
 void ior_put_nil(struct cdr_out *o);
 
+/* Append *ior at o's position, in o's byte order, as an object
+ * reference is marshaled (type_id, one IIOP 1.2 profile with host, port,
+ * key and, when has_unix, omniORB's Unix-socket component); an error
+ * goes to o->err. */
+void ior_put(struct cdr_out *o, const struct ior *ior);
+
 /* The stringified form of *ior ("IOR:" and lowercase hex, NUL-terminated,
  * malloc'd into *out): type_id, one IIOP 1.2 profile (host, port, key)
  * and, when has_unix, omniORB's Unix-socket component (unix_host,

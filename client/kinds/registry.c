@@ -13,7 +13,7 @@
 /* In the order `orbbench keys` lists their keys. */
 #define KINDS(X) \
     X(sweep) X(rate) X(scaling) X(clock) X(latency) X(marshal) X(channel) \
-    X(fanin) X(connect) X(syscall) X(load)
+    X(fanin) X(connect) X(syscall) X(load) X(objects)
 
 #define DECLARE(name) extern const struct kind_ops kind_##name;
 KINDS(DECLARE)

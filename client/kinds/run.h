@@ -63,6 +63,9 @@ struct side {
 #define STOP_MAX_N "max_n"
 #define STOP_RESOURCE "resource"    /* a limit of the machine was hit */
 #define STOP_MEMORY "memory"
+/* A cost per unit passed the scenario's bound (kind objects: memory per
+ * object over objects.max_kb_per_object). */
+#define STOP_COST "cost"
 #define STOP_TIME "time_limit"
 #define STOP_SERVER_DIED "server_died"
 #define STOP_CALL_FAILED "call_failed"

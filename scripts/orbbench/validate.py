@@ -22,7 +22,7 @@ import orbbench.safeload as orbsafe
 # its result could no longer be written whole (the file keeps the last
 # checkpoint).
 ENDED = frozenset({"done", "latency", "max_n", "resource", "memory",
-                   "time_limit", "server_died", "call_failed",
+                   "cost", "time_limit", "server_died", "call_failed",
                    "thread_failed", "not_delivered", "log_full",
                    "partner_failed"})
 NOT_ENDED = {

@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "objects.hh"
 #include "work.h"
 
 namespace orbbench {
@@ -77,8 +78,26 @@ class EchoImpl : public POA_Bench::Echo {
     {
         return work(), new Bench::SharedBelief(v);
     }
+    // Kind objects: `count` more objects, each a servant like this one
+    // (the same work a call) or served by one default servant.
+    CORBA::ULongLong makeObjects(CORBA::ULong count,
+                                 CORBA::Boolean defaultServant,
+                                 CORBA::Object_out first,
+                                 CORBA::Object_out last,
+                                 CORBA::String_out policies) override
+    {
+        unsigned long long steps = work_steps_;
+        return objects().make(this, count, defaultServant, first, last,
+                              policies,
+                              [steps]() { return new EchoImpl(steps); });
+    }
 
   private:
+    // A servant of makeObjects: the work its maker's calls do.
+    explicit EchoImpl(unsigned long long work_steps)
+        : work_steps_(work_steps)
+    {
+    }
     void work()
     {
         if (work_steps_ > 0)

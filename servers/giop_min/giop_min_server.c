@@ -7,6 +7,10 @@
  * onewayCount returns the count as decimal text, as the omniORB server's;
  * any other echo<Name> operation (the typed payloads) returns its
  * argument's bytes as they came.
+ * makeObjects (kind objects) makes no object: it counts them. Object i's
+ * key is "orbbench-giop-min-" and i's 8 digits, and a call to such a key
+ * is served when i is below the count, found by reading the number: the
+ * floor of the kind, an object that costs nothing to make, hold or find.
  *   --endpoint tcp:127.0.0.1:PORT | unix:PATH
  * prints the object's IOR on stdout when ready; `--version` prints
  * "giop-min VERSION". */
@@ -25,6 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/listen.h"
@@ -33,9 +38,37 @@
 #include "codec/ior.h"
 #include "codec/payload.h"
 
-/* The one object's key: any other key is OBJECT_NOT_EXIST. */
+/* The one object's key; the objects of makeObjects have the prefix
+ * before "echo" and 8 digits; any other key is OBJECT_NOT_EXIST. */
 static const uint8_t echo_key[] = "orbbench-giop-min-echo";
 #define ECHO_KEY_LEN (sizeof echo_key - 1)
+#define OBJECT_PREFIX_LEN (ECHO_KEY_LEN - 4)
+#define OBJECT_DIGITS 8
+#define MAX_OBJECTS 99999999u
+#define MAX_OBJECTS_PER_CALL (1u << 20)
+
+/* The server's object (its IOR), whose key makeObjects' references
+ * replace. */
+static struct ior self_ior;
+
+/* Objects "made" by makeObjects so far; 0: none asked for. */
+static uint32_t objects_made;
+static bool objects_shared;
+
+/* Is key (len bytes) one of the objects made? */
+static bool is_object(const uint8_t *key, size_t len)
+{
+    if (len != OBJECT_PREFIX_LEN + OBJECT_DIGITS ||
+        memcmp(key, echo_key, OBJECT_PREFIX_LEN) != 0)
+        return false;
+    uint32_t id = 0;
+    for (size_t i = OBJECT_PREFIX_LEN; i < len; i++) {
+        if (key[i] < '0' || key[i] > '9')
+            return false;
+        id = id * 10 + (uint32_t)(key[i] - '0');
+    }
+    return id < objects_made;
+}
 #define OMG_MINOR(n) (0x4f4d0000u | (n)) /* the OMG's minor code space */
 
 struct gconn {
@@ -73,6 +106,62 @@ static void system_exception(struct gconn *c, uint32_t id, const char *name,
     char repo[96];
     snprintf(repo, sizeof repo, "IDL:omg.org/CORBA/%s:1.0", name);
     giop_encode_system_exception(&c->out, id, repo, minor, 1 /* NO */);
+}
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Object id's reference at o's position. */
+static void put_object(struct cdr_out *o, uint32_t id)
+{
+    static struct ior ref; /* 2 KiB: not on the stack */
+    ref = self_ior;
+    memcpy(ref.key, echo_key, OBJECT_PREFIX_LEN);
+    snprintf((char *)ref.key + OBJECT_PREFIX_LEN, OBJECT_DIGITS + 1, "%08u",
+             id);
+    ref.key_len = OBJECT_PREFIX_LEN + OBJECT_DIGITS;
+    ior_put(o, &ref);
+}
+
+/* makeObjects(count, defaultServant): count more objects, whichever
+ * servants: a number. Its reply, or an exception, appended. */
+static void make_objects(struct gconn *c, const struct giop_request *rq,
+                         const uint8_t *msg, size_t len)
+{
+    static const char policies[] = "none: a key names a number below the "
+                                   "count made";
+    struct cdr_in in;
+    cdr_in_init(&in, msg, len, rq->little);
+    in.pos = rq->body_at;
+    uint32_t count = cdr_get_long(&in);
+    bool shared = cdr_get_octet(&in) != 0;
+    if (in.err)
+        return system_exception(c, rq->request_id, "MARSHAL", 0);
+    if (count == 0 || count > MAX_OBJECTS_PER_CALL ||
+        count > MAX_OBJECTS - objects_made)
+        return system_exception(c, rq->request_id, "BAD_PARAM", 0);
+    if (objects_made && shared != objects_shared)
+        return system_exception(c, rq->request_id, "BAD_INV_ORDER", 0);
+    uint64_t t0 = monotonic_ns();
+    uint32_t first = objects_made;
+    objects_made += count;
+    objects_shared = shared;
+    uint64_t ns = monotonic_ns() - t0;
+    struct cdr_out body;
+    cdr_out_init(&body, c->out.little);
+    cdr_put_longlong(&body, ns);
+    put_object(&body, first);
+    put_object(&body, first + count - 1);
+    cdr_put_string(&body, policies, sizeof policies - 1);
+    if (body.err)
+        system_exception(c, rq->request_id, "NO_MEMORY", 0);
+    else
+        giop_encode_reply_body(&c->out, rq->request_id, body.data, body.len);
+    cdr_out_free(&body);
 }
 
 /* sendOneway calls received, on every connection. */
@@ -154,8 +243,9 @@ static void handle(struct gconn *c, const uint8_t *msg, size_t len)
     }
     const char *arg = NULL;
     size_t arg_len = 0;
-    bool ours = rq.key_len == ECHO_KEY_LEN &&
-                memcmp(rq.key, echo_key, ECHO_KEY_LEN) == 0;
+    bool ours = (rq.key_len == ECHO_KEY_LEN &&
+                 memcmp(rq.key, echo_key, ECHO_KEY_LEN) == 0) ||
+                is_object(rq.key, rq.key_len);
     bool is_echo = op_is(&rq, "echoString");
     bool is_oneway = op_is(&rq, "sendOneway");
     bool is_count = op_is(&rq, "onewayCount");
@@ -180,6 +270,8 @@ static void handle(struct gconn *c, const uint8_t *msg, size_t len)
         giop_encode_reply_body(&c->out, rq.request_id, msg + rq.body_at,
                                len - rq.body_at);
         c->out.little = little;
+    } else if (op_is(&rq, "makeObjects")) {
+        make_objects(c, &rq, msg, len);
     } else if (is_count) {
         char buf[24];
         int n = snprintf(buf, sizeof buf, "%llu", oneways);
@@ -319,13 +411,13 @@ int main(int argc, char **argv)
     epfd = epoll_create1(EPOLL_CLOEXEC);
     if (epfd < 0)
         die("epoll_create1");
-    static struct ior ior; /* 2 KiB: not on the stack */
-    strcpy(ior.type_id, "IDL:Bench/Echo:1.0");
-    memcpy(ior.key, echo_key, ECHO_KEY_LEN);
-    ior.key_len = ECHO_KEY_LEN;
-    int lfd = open_endpoint(ep, &ior);
+    struct ior *ior = &self_ior;
+    strcpy(ior->type_id, "IDL:Bench/Echo:1.0");
+    memcpy(ior->key, echo_key, ECHO_KEY_LEN);
+    ior->key_len = ECHO_KEY_LEN;
+    int lfd = open_endpoint(ep, ior);
     char *s;
-    if (ior_format(&ior, &s) != 0)
+    if (ior_format(ior, &s) != 0)
         die("ior_format");
     printf("%s\n", s);
     fflush(stdout);

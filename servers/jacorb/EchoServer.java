@@ -23,6 +23,7 @@
 // default endpoint is pinned to 127.0.0.1, and JacORB's own configuration
 // folder is the server's (which holds no jacorb.properties).
 import java.io.File;
+import java.nio.charset.StandardCharsets;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
@@ -138,6 +139,110 @@ public final class EchoServer {
         public Bench.BeliefObject[] echoSharedBelief(Bench.BeliefObject[] v) {
             work();
             return v;
+        }
+
+        // Kind objects: `count` more objects, each a servant like this one
+        // (the same work a call) or served by one default servant.
+        public long makeObjects(int count, boolean defaultServant,
+                                org.omg.CORBA.ObjectHolder first,
+                                org.omg.CORBA.ObjectHolder last,
+                                org.omg.CORBA.StringHolder policies) {
+            return Objects.make(this, count, defaultServant, first, last,
+                                policies);
+        }
+    }
+
+    // idl/echo.idl's makeObjects (docs/kinds/objects.md), as the C++
+    // servers make them (servers/common/objects.hh): one child POA of the
+    // RootPOA, "objects", made at the first call under the RootPOA's
+    // manager, with USER_ID, RETAIN and USE_ACTIVE_OBJECT_MAP_ONLY (a
+    // servant each) or USER_ID, NON_RETAIN, USE_DEFAULT_SERVANT and
+    // MULTIPLE_ID (one default servant); object i's ObjectId is i as 8
+    // decimal digits. Calls are serialized (the POA's request processors
+    // may run several at once).
+    static final class Objects {
+        static final long MAX_PER_CALL = 1L << 20;
+        static final long MAX = 99999999L;
+        private static org.omg.PortableServer.POA poa;
+        private static boolean shared;
+        private static long made;
+
+        static synchronized long make(Echo parent, int countArg,
+                                      boolean defaultServant,
+                                      org.omg.CORBA.ObjectHolder first,
+                                      org.omg.CORBA.ObjectHolder last,
+                                      org.omg.CORBA.StringHolder policies) {
+            long count = countArg & 0xffffffffL; // an unsigned long
+            if (count == 0 || count > MAX_PER_CALL || count > MAX - made)
+                throw new org.omg.CORBA.BAD_PARAM();
+            try {
+                if (poa == null)
+                    start(parent, defaultServant);
+                else if (defaultServant != shared)
+                    throw new org.omg.CORBA.BAD_INV_ORDER();
+                long t0 = System.nanoTime();
+                for (long k = 0; k < count; k++) {
+                    String n = Long.toString(made + k);
+                    byte[] oid = ("00000000".substring(n.length()) + n)
+                        .getBytes(StandardCharsets.US_ASCII);
+                    org.omg.CORBA.Object ref;
+                    if (shared) {
+                        ref = poa.create_reference_with_id(
+                            oid, "IDL:Bench/Echo:1.0");
+                    } else {
+                        poa.activate_object_with_id(
+                            oid, new Echo(parent.workSteps));
+                        ref = poa.id_to_reference(oid);
+                    }
+                    if (k == 0)
+                        first.value = ref;
+                    if (k + 1 == count)
+                        last.value = ref;
+                }
+                long ns = System.nanoTime() - t0;
+                made += count;
+                policies.value = shared
+                    ? "USER_ID NON_RETAIN USE_DEFAULT_SERVANT MULTIPLE_ID"
+                    : "USER_ID RETAIN USE_ACTIVE_OBJECT_MAP_ONLY";
+                return ns;
+            } catch (org.omg.CORBA.UserException e) {
+                throw new org.omg.CORBA.INTERNAL(e.toString());
+            }
+        }
+
+        private static void start(Echo parent, boolean defaultServant)
+            throws org.omg.CORBA.UserException {
+            org.omg.PortableServer.POA root = parent._default_POA();
+            org.omg.CORBA.Policy[] policies = defaultServant
+                ? new org.omg.CORBA.Policy[] {
+                    root.create_id_assignment_policy(
+                        org.omg.PortableServer.IdAssignmentPolicyValue.USER_ID),
+                    root.create_servant_retention_policy(
+                        org.omg.PortableServer.ServantRetentionPolicyValue
+                            .NON_RETAIN),
+                    root.create_request_processing_policy(
+                        org.omg.PortableServer.RequestProcessingPolicyValue
+                            .USE_DEFAULT_SERVANT),
+                    root.create_id_uniqueness_policy(
+                        org.omg.PortableServer.IdUniquenessPolicyValue
+                            .MULTIPLE_ID)}
+                : new org.omg.CORBA.Policy[] {
+                    root.create_id_assignment_policy(
+                        org.omg.PortableServer.IdAssignmentPolicyValue.USER_ID),
+                    root.create_servant_retention_policy(
+                        org.omg.PortableServer.ServantRetentionPolicyValue
+                            .RETAIN),
+                    root.create_request_processing_policy(
+                        org.omg.PortableServer.RequestProcessingPolicyValue
+                            .USE_ACTIVE_OBJECT_MAP_ONLY)};
+            org.omg.PortableServer.POA child =
+                root.create_POA("objects", root.the_POAManager(), policies);
+            for (org.omg.CORBA.Policy p : policies)
+                p.destroy();
+            if (defaultServant)
+                child.set_servant(new Echo(parent.workSteps));
+            poa = child;
+            shared = defaultServant;
         }
     }
 

@@ -112,9 +112,79 @@ def work_steps(work_ns):
     return max(1, round(work_ns * calibrate_steps_per_ns()))
 
 
+class Objects:
+    """idl/echo.idl's makeObjects (docs/kinds/objects.md), as the C++
+    servers make them (servers/common/objects.hh): one child POA of the
+    RootPOA, "objects", made at the first call under the RootPOA's
+    manager, with USER_ID, RETAIN and USE_ACTIVE_OBJECT_MAP_ONLY (a
+    servant each) or USER_ID, NON_RETAIN, USE_DEFAULT_SERVANT and
+    MULTIPLE_ID (one default servant); object i's ObjectId is i as 8
+    decimal digits. Calls are serialized (omniORB may run several at
+    once)."""
+    MAX_PER_CALL = 1 << 20
+    MAX = 99999999
+
+    def __init__(self, root, servant_class, portable_server, corba):
+        self.root, self.servant_class = root, servant_class
+        self.ps, self.corba = portable_server, corba
+        self.poa, self.shared, self.made = None, False, 0
+        self.lock = threading.Lock()
+
+    def start(self, shared):
+        ps, root = self.ps, self.root
+        policies = [root.create_id_assignment_policy(ps.USER_ID)]
+        if shared:
+            policies += [root.create_servant_retention_policy(ps.NON_RETAIN),
+                         root.create_request_processing_policy(
+                             ps.USE_DEFAULT_SERVANT),
+                         root.create_id_uniqueness_policy(ps.MULTIPLE_ID)]
+        else:
+            policies += [root.create_servant_retention_policy(ps.RETAIN),
+                         root.create_request_processing_policy(
+                             ps.USE_ACTIVE_OBJECT_MAP_ONLY)]
+        poa = root.create_POA("objects", root._get_the_POAManager(),
+                              policies)
+        for p in policies:
+            p.destroy()
+        if shared:
+            poa.set_servant(self.servant_class())
+        self.poa, self.shared = poa, shared
+
+    def make(self, count, shared):
+        """(ns spent, first reference, last reference, the POA's
+        policies as words)."""
+        with self.lock:
+            if not 0 < count <= self.MAX_PER_CALL or \
+                    count > self.MAX - self.made:
+                raise self.corba.BAD_PARAM(0, self.corba.COMPLETED_NO)
+            if self.poa is None:
+                self.start(shared)
+            elif shared != self.shared:
+                raise self.corba.BAD_INV_ORDER(0, self.corba.COMPLETED_NO)
+            poa, cls = self.poa, self.servant_class
+            first = last = None
+            t0 = time.monotonic_ns()
+            for k in range(count):
+                oid = b"%08d" % (self.made + k)
+                if shared:
+                    ref = poa.create_reference_with_id(oid,
+                                                       "IDL:Bench/Echo:1.0")
+                else:
+                    poa.activate_object_with_id(oid, cls())
+                    ref = poa.id_to_reference(oid)
+                if k == 0:
+                    first = ref
+                last = ref
+            ns = time.monotonic_ns() - t0
+            self.made += count
+            return ns, first, last, (
+                "USER_ID NON_RETAIN USE_DEFAULT_SERVANT MULTIPLE_ID" if shared
+                else "USER_ID RETAIN USE_ACTIVE_OBJECT_MAP_ONLY")
+
+
 def serve(argv, work_ns):
     sys.path[:0] = [OMNIPY_PATH, STUBS_PATH]
-    from omniORB import CORBA
+    from omniORB import CORBA, PortableServer
     import Bench__POA
 
     steps = work_steps(work_ns)
@@ -155,8 +225,12 @@ def serve(argv, work_ns):
         echoOctet1K = echoOctet100K = echoOdometry = echo
         echoRangeSensor = echoSharedBelief = echo
 
+        def makeObjects(self, count, defaultServant):
+            return objects.make(count, defaultServant)
+
     orb = CORBA.ORB_init(argv, CORBA.ORB_ID)
     poa = orb.resolve_initial_references("RootPOA")
+    objects = Objects(poa, Echo, PortableServer, CORBA)
     ref = poa.servant_to_reference(Echo())
     poa._get_the_POAManager().activate()
     sys.stdout.write(orb.object_to_string(ref) + "\n")

@@ -20,7 +20,9 @@
  * Endpoints are ORBit2's options (-ORBIIOPIPv4=1 -ORBIIOPIPName=127.0.0.1,
  * -ORBIIOPUSock=1 -ORBIIOPIPSock=PATH); before them the server turns off
  * what could listen elsewhere: the orbitrc files (system and ~/.orbitrc),
- * IPv6, IrDA and SSL, and it accepts local peers only (ORBLocalOnly). */
+ * IPv6, IrDA and SSL, and it accepts local peers only (ORBLocalOnly).
+ * makeObjects (kind objects) makes more Bench::Echo objects, as the C++
+ * servers do (servers/common/objects.hh), in C. */
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
@@ -138,6 +140,14 @@ static Bench_SharedBelief *echo_shared_belief(PortableServer_Servant self,
     return ORBit_copy_value(v, TC_Bench_SharedBelief);
 }
 
+static CORBA_unsigned_long_long make_objects(PortableServer_Servant self,
+                                             CORBA_unsigned_long count,
+                                             CORBA_boolean shared,
+                                             CORBA_Object *first,
+                                             CORBA_Object *last,
+                                             CORBA_char **policies,
+                                             CORBA_Environment *ev);
+
 static PortableServer_ServantBase__epv base_epv;
 static POA_Bench_Echo__epv echo_epv = {
     .echoString = echo_string,
@@ -149,9 +159,160 @@ static POA_Bench_Echo__epv echo_epv = {
     .echoOdometry = echo_odometry,
     .echoRangeSensor = echo_range_sensor,
     .echoSharedBelief = echo_shared_belief,
+    .makeObjects = make_objects,
 };
 static POA_Bench_Echo__vepv echo_vepv = {&base_epv, &echo_epv};
 static POA_Bench_Echo servant = {NULL, &echo_vepv};
+
+/* idl/echo.idl's makeObjects (docs/kinds/objects.md), as the C++ servers
+ * make them: one child POA of the RootPOA, "objects", made at the first
+ * call under the RootPOA's manager, with USER_ID, RETAIN and
+ * USE_ACTIVE_OBJECT_MAP_ONLY (a servant each); object i's ObjectId is i as
+ * 8 decimal digits. The POA's thread policy is ORBit2's default for a
+ * child (the main loop's thread, as the RootPOA's).
+ * One servant for every object is not a default servant here:
+ * ORBit2 2.14.19 cannot make a reference in a NON_RETAIN POA (its
+ * PortableServer_POA_create_reference_with_id, src/orb/poa/poa.c, hands
+ * the object it looked up, NULL for a new id, to ORBit_POA_obj_to_ref
+ * instead of the one it made, and that asserts: the server aborts). So
+ * the one servant is activated under every id (USER_ID, RETAIN,
+ * USE_ACTIVE_OBJECT_MAP_ONLY, MULTIPLE_ID): an entry each in the active
+ * object map, as ORBit2 keeps one (an ORBit_POAObject) for every
+ * reference it makes in a NON_RETAIN POA too (ORBit_POA_create_object_T
+ * inserts it in oid_to_obj_map whatever the policies). */
+enum { max_objects_per_call = 1 << 20, max_objects = 99999999 };
+static PortableServer_POA objects_poa;
+static CORBA_boolean objects_shared;
+static POA_Bench_Echo *objects_servant; /* with objects_shared */
+static unsigned long objects_made;
+
+static unsigned long long monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
+
+/* A servant of makeObjects, or NULL with ev set. */
+static POA_Bench_Echo *new_servant(CORBA_Environment *ev)
+{
+    POA_Bench_Echo *sv = calloc(1, sizeof *sv);
+    if (!sv) {
+        CORBA_exception_set_system(ev, ex_CORBA_NO_MEMORY,
+                                   CORBA_COMPLETED_NO);
+        return NULL;
+    }
+    sv->vepv = &echo_vepv;
+    POA_Bench_Echo__init(sv, ev);
+    if (ev->_major != CORBA_NO_EXCEPTION) {
+        free(sv);
+        return NULL;
+    }
+    return sv;
+}
+
+/* The POA "objects" under the RootPOA (self's), for `shared` objects. */
+static void start_objects(PortableServer_Servant self, CORBA_boolean shared,
+                          CORBA_Environment *ev)
+{
+    PortableServer_POA root = PortableServer_ServantBase__default_POA(self,
+                                                                      ev);
+    if (ev->_major != CORBA_NO_EXCEPTION)
+        return;
+    PortableServer_POAManager mgr =
+        PortableServer_POA__get_the_POAManager(root, ev);
+    CORBA_Policy p[4];
+    CORBA_unsigned_long n = 0;
+    p[n++] = (CORBA_Policy)PortableServer_POA_create_id_assignment_policy(
+        root, PortableServer_USER_ID, ev);
+    p[n++] = (CORBA_Policy)PortableServer_POA_create_servant_retention_policy(
+        root, PortableServer_RETAIN, ev);
+    p[n++] = (CORBA_Policy)
+        PortableServer_POA_create_request_processing_policy(
+            root, PortableServer_USE_ACTIVE_OBJECT_MAP_ONLY, ev);
+    if (shared)
+        p[n++] = (CORBA_Policy)PortableServer_POA_create_id_uniqueness_policy(
+            root, PortableServer_MULTIPLE_ID, ev);
+    CORBA_PolicyList policies = {n, n, p, CORBA_FALSE};
+    PortableServer_POA poa = NULL;
+    if (ev->_major == CORBA_NO_EXCEPTION)
+        poa = PortableServer_POA_create_POA(root, "objects", mgr, &policies,
+                                            ev);
+    CORBA_Environment quiet;
+    CORBA_exception_init(&quiet);
+    for (CORBA_unsigned_long i = 0; i < n; i++) {
+        CORBA_Policy_destroy(p[i], &quiet);
+        CORBA_Object_release((CORBA_Object)p[i], &quiet);
+    }
+    CORBA_Object_release((CORBA_Object)mgr, &quiet);
+    CORBA_Object_release((CORBA_Object)root, &quiet);
+    if (ev->_major != CORBA_NO_EXCEPTION)
+        return;
+    if (shared && !(objects_servant = new_servant(ev)))
+        return;
+    objects_poa = poa;
+    objects_shared = shared;
+}
+
+static CORBA_unsigned_long_long make_objects(PortableServer_Servant self,
+                                             CORBA_unsigned_long count,
+                                             CORBA_boolean shared,
+                                             CORBA_Object *first,
+                                             CORBA_Object *last,
+                                             CORBA_char **policies,
+                                             CORBA_Environment *ev)
+{
+    *first = *last = CORBA_OBJECT_NIL;
+    *policies = NULL;
+    if (count == 0 || count > max_objects_per_call ||
+        count > max_objects - objects_made) {
+        CORBA_exception_set_system(ev, ex_CORBA_BAD_PARAM,
+                                   CORBA_COMPLETED_NO);
+        return 0;
+    }
+    if (!objects_poa) {
+        start_objects(self, shared, ev);
+        if (ev->_major != CORBA_NO_EXCEPTION)
+            return 0;
+    } else if (shared != objects_shared) {
+        CORBA_exception_set_system(ev, ex_CORBA_BAD_INV_ORDER,
+                                   CORBA_COMPLETED_NO);
+        return 0;
+    }
+    unsigned long long t0 = monotonic_ns();
+    for (CORBA_unsigned_long k = 0; k < count; k++) {
+        char id[16];
+        snprintf(id, sizeof id, "%08lu", objects_made + k);
+        PortableServer_ObjectId *oid = PortableServer_string_to_ObjectId(
+            id, ev);
+        CORBA_Object ref = CORBA_OBJECT_NIL;
+        if (ev->_major == CORBA_NO_EXCEPTION) {
+            POA_Bench_Echo *sv = shared ? objects_servant : new_servant(ev);
+            if (sv)
+                PortableServer_POA_activate_object_with_id(objects_poa, oid,
+                                                           sv, ev);
+            if (ev->_major == CORBA_NO_EXCEPTION)
+                ref = PortableServer_POA_id_to_reference(objects_poa, oid,
+                                                         ev);
+        }
+        CORBA_free(oid);
+        if (ev->_major != CORBA_NO_EXCEPTION) {
+            objects_made += k;
+            return 0;
+        }
+        if (k == 0)
+            *first = CORBA_Object_duplicate(ref, ev);
+        if (k + 1 == count)
+            *last = CORBA_Object_duplicate(ref, ev);
+        CORBA_Object_release(ref, ev);
+    }
+    unsigned long long ns = monotonic_ns() - t0;
+    objects_made += count;
+    *policies = CORBA_string_dup(
+        shared ? "USER_ID RETAIN USE_ACTIVE_OBJECT_MAP_ONLY MULTIPLE_ID"
+               : "USER_ID RETAIN USE_ACTIVE_OBJECT_MAP_ONLY");
+    return ns;
+}
 
 /* Take every `NAME V` / `NAME=V` out of argv (the ORB must never see it)
  * into *value (the last one counts); 0, or -1 when one has no value. */
