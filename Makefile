@@ -110,7 +110,12 @@ JACORB_SERVERS := $(JACORB_IDS:%=$(BIN)/orbs/%/echo-server)
 # Callers (docs/callers.md): orbbench's own, omniORB's for the system's
 # installation and for every omniORB build above (bin/orbs/ID/caller).
 OMNI_CALLERS := $(ORB_IDS:%=$(BIN)/orbs/%/caller)
-CALLERS := $(BIN)/orbbench-caller $(BIN)/omniorb-caller $(OMNI_CALLERS)
+# Each TAO and ORBit2 build's own client too (callers/tao, callers/orbit2),
+# beside its echo server.
+TAO_CALLERS := $(TAO_IDS:%=$(BIN)/orbs/%/caller)
+ORBIT2_CALLERS := $(ORBIT2_IDS:%=$(BIN)/orbs/%/caller)
+CALLERS := $(BIN)/orbbench-caller $(BIN)/omniorb-caller $(OMNI_CALLERS) \
+	$(TAO_CALLERS) $(ORBIT2_CALLERS)
 
 # omniORBpy builds (scripts/build-orb omniorbpy): a Python script each,
 # with stubs from the omniidl that build matches.
@@ -444,6 +449,34 @@ $(MICO_SERVERS): $(BIN)/orbs/%/echo-server: servers/mico/echo_server.cc \
 		-I$(MICO_GEN) -I$(ORBS_DIR)/$*/include -o $@ servers/mico/echo_server.cc \
 		$(MICO_GEN)/echo.o $(MICO_GEN)/payloads.o $(LDFLAGS) \
 		-L$(ORBS_DIR)/$*/lib -Wl,--disable-new-dtags \
+		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) \
+		$(shell cat $(ORBS_DIR)/$*/LIBS)
+
+# ---- the ORBit2 callers (callers/orbit2) ----------------------------------
+# Stubs and skeletons of echo.idl (the stubs call the skeleton for an
+# in-process object) in a folder of their own, compiled as the server's
+# generated code is; our flags for our files only.
+CALLER_COMMON := callers/common/caller.c callers/common/caller.h
+ORBIT2_CALLER_GEN = $(BUILD)/orbs/$*/gen-caller
+$(ORBIT2_CALLERS): $(BIN)/orbs/%/caller: callers/orbit2/caller.c \
+		$(CALLER_COMMON) idl/echo.idl idl/payloads.idl \
+		$(ORBS_DIR)/%/bin/orbit-idl-2 $(ORBS_DIR)/%/CFLAGS \
+		$(ORBS_DIR)/%/LIBS $(ORBS_DIR)/%/BUILD_INFO
+	@mkdir -p $(ORBIT2_CALLER_GEN) $(@D)
+	$(ORBS_DIR)/$*/bin/orbit-idl-2 -Iidl --output-dir=$(ORBIT2_CALLER_GEN) \
+		idl/echo.idl
+	for f in echo-common echo-stubs echo-skels; do \
+		$(CC) -O2 -g -w $(shell cat $(ORBS_DIR)/$*/CFLAGS) \
+			-I$(ORBIT2_CALLER_GEN) -c $(ORBIT2_CALLER_GEN)/$$f.c \
+			-o $(ORBIT2_CALLER_GEN)/$$f.o || exit; done
+	$(CC) $(CFLAGS) -Wno-strict-prototypes -Wno-missing-prototypes \
+		$(shell cat $(ORBS_DIR)/$*/CFLAGS) \
+		-DORBBENCH_ORBIT2_BUILD='"$(shell cat $(ORBS_DIR)/$*/BUILD_INFO)"' \
+		-I$(ORBIT2_CALLER_GEN) -o $@ callers/orbit2/caller.c \
+		callers/common/caller.c \
+		$(addprefix $(ORBIT2_CALLER_GEN)/,echo-common.o echo-stubs.o \
+			echo-skels.o) \
+		$(LDFLAGS) -Wl,--disable-new-dtags \
 		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) \
 		$(shell cat $(ORBS_DIR)/$*/LIBS)
 
