@@ -38,6 +38,10 @@ ENDPOINTS = {
                         "-ORBIIOPIPSock={dir}/s{index}.sock"]},
     "giop-min": {"tcp": ["--endpoint", "tcp:127.0.0.1:0"],
                  "unix": ["--endpoint", "unix:{dir}/s{index}.sock"]},
+    # tests/fake_giop_server.py: a server that misbehaves as told
+    # (extra words: --behave SPEC)
+    "fake": {"tcp": ["-ORBendPoint", "giop:tcp:127.0.0.1:"],
+             "unix": ["-ORBendPoint", "giop:unix:{dir}/s{index}.sock"]},
 }
 
 
@@ -47,17 +51,21 @@ class ProtocolError(AssertionError):
 
 def server_binary(kind, orb=None):
     """The echo server of kind (tao, orbit2: the build `orb`, e.g.
-    orbit2-2.14.19; giop-min: none)."""
+    orbit2-2.14.19; giop-min, fake: none)."""
     if kind == "giop-min":
         return BIN / "giop-min-server"
+    if kind == "fake":
+        return ROOT / "tests" / "fake_giop_server.py"
     return BIN / "orbs" / orb / "echo-server"
 
 
 class Servers:
     """n echo servers of one kind on loopback (tcp) or in a private folder
-    (unix); .iors in order. close() ends them."""
+    (unix), `extra` words after the endpoint's; .iors in order. close()
+    ends them."""
 
-    def __init__(self, kind, n, transport="tcp", orb=None, timeout_s=20):
+    def __init__(self, kind, n, transport="tcp", orb=None, timeout_s=20,
+                 extra=()):
         self.kind, self.procs, self.iors = kind, [], []
         self.dir = tempfile.mkdtemp(prefix="orbbench-callers-")
         os.chmod(self.dir, 0o700)
@@ -66,7 +74,7 @@ class Servers:
             for i in range(n):
                 words = [w.format(dir=self.dir, index=i)
                          for w in ENDPOINTS[kind][transport]]
-                p = subprocess.Popen([str(binary), *words],
+                p = subprocess.Popen([str(binary), *words, *extra],
                                      stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
