@@ -218,11 +218,19 @@ static void round_async(struct state *s, struct caller_round *r)
     ORBit_IMethod *echo_string =
         &Bench_Echo__iinterface.methods._buffer
              [Bench_Echo_echoString__imethods_index];
+    /* The round ends T after it began: requests not sent by then are not
+     * sent, replies not read by then are TIMEOUTs. */
+    int64_t deadline_ns = r->start_ns + r->timeout_ms * 1000000LL;
     size_t outstanding = 0;
     CORBA_Environment ev;
     CORBA_exception_init(&ev);
     for (size_t i = 0; i < r->n; i++) {
         async_calls[i] = NULL;
+        if (caller_now_ns() >= deadline_ns) {
+            caller_call_fail(r, i, "TIMEOUT", "not sent: the round's %ld ms "
+                             "had passed", r->timeout_ms);
+            continue;
+        }
         struct async_call *c = malloc(sizeof *c);
         if (!c) {
             caller_call_fail(r, i, "NO_MEMORY", "the caller's call record");
@@ -246,9 +254,9 @@ static void round_async(struct state *s, struct caller_round *r)
         async_calls[i] = c;
         outstanding++;
     }
-    /* Every call has --timeout-ms from the last send. */
     int expired = 0;
-    GSource *timer = g_timeout_source_new((guint)r->timeout_ms);
+    int64_t left_ms = (deadline_ns - caller_now_ns()) / 1000000;
+    GSource *timer = g_timeout_source_new(left_ms > 0 ? (guint)left_ms : 0);
     g_source_set_callback(timer, set_flag, &expired, NULL);
     g_source_attach(timer, s->ctx);
     while (outstanding > 0 && !expired)
@@ -260,9 +268,8 @@ static void round_async(struct state *s, struct caller_round *r)
         if (!c)
             continue;
         c->r = NULL;  /* its callback only frees it now */
-        caller_call_fail(r, i, "TIMEOUT", "no reply within %ld ms of the "
-                         "last request (its connection closed)",
-                         r->timeout_ms);
+        caller_call_fail(r, i, "TIMEOUT", "no reply within the round's %ld "
+                         "ms (its connection closed)", r->timeout_ms);
         ORBitConnection *cnx = ORBit_small_get_connection(s->targets[i]);
         if (cnx)
             giop_connection_close(cnx);
