@@ -259,21 +259,25 @@ static int read_line(char **buf, size_t *cap)
     return 1;
 }
 
-/* A round's answer: times (RECORD 1), fail lines, done. */
+/* A round's answer: times (RECORD 1: lines of at most
+ * caller_times_per_line pairs, none when no call completed), fail
+ * lines, done. */
 static void answer_round(const struct caller_round *r, int record,
                          int64_t round_ns)
 {
-    size_t ok = 0, failed = 0;
-    if (record) {
-        printf("times %" PRIu64, r->seq);
-        for (size_t i = 0; i < r->n; i++) {
-            const struct caller_call *c = &r->calls[i];
-            if (c->state == CALL_OK)
-                printf(" %" PRId64 " %" PRId64, c->done_ns - c->sent_ns,
-                       c->done_ns - r->start_ns);
-        }
-        printf("\n");
+    size_t ok = 0, failed = 0, pairs = 0;
+    for (size_t i = 0; record && i < r->n; i++) {
+        const struct caller_call *c = &r->calls[i];
+        if (c->state != CALL_OK)
+            continue;
+        if (pairs % caller_times_per_line == 0)
+            printf("%stimes %" PRIu64, pairs ? "\n" : "", r->seq);
+        printf(" %" PRId64 " %" PRId64, c->done_ns - c->sent_ns,
+               c->done_ns - r->start_ns);
+        pairs++;
     }
+    if (pairs)
+        printf("\n");
     for (size_t i = 0; i < r->n; i++) {
         const struct caller_call *c = &r->calls[i];
         if (c->state == CALL_OK) {

@@ -18,6 +18,7 @@ enum {
     caller_max_timeout_ms = 600000,
     caller_max_line_bytes = 65536,  /* a command line, '\n' excluded */
     caller_max_fail_lines = 16,     /* `fail` lines listed per round */
+    caller_times_per_line = 1024,   /* pairs in a `times` line at most */
 };
 
 /* One call of a round, filled by the ORB half. */

@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("ORBBENCH_BIN", ROOT / "bin"))
 MAX_LINE = 65536
+TIMES_PER_LINE = 1024   # pairs in a `times` line at most
 
 # The words that tell each server kind its loopback endpoint, as
 # client/host/server_kind.c has them ({dir}: a private folder, {index}:
@@ -114,8 +115,9 @@ class Servers:
 
 
 class Round:
-    """A round's answer: times [(service ns, completion ns)], fails
-    [(index, word, message)], calls, failed, round_ns."""
+    """A round's answer: times [(service ns, completion ns)] of the
+    completed calls (None unless recorded), fails [(index, word,
+    message)], calls, failed, round_ns."""
 
     def __init__(self, times, fails, calls, failed, round_ns):
         self.times, self.fails = times, fails
@@ -203,22 +205,24 @@ class Caller:
 
     def round(self, seq, n, record=False, bound_s=None):
         """One round over targets 0..n-1: a Round, its form checked.
-        bound_s: the round's bound (default: n x timeout for sync, the
-        timeout otherwise, plus 10 s)."""
+        bound_s: the round's bound (default: orbbench's, n x timeout for
+        sync, the timeout otherwise, plus the timeout and 2 s)."""
         if bound_s is None:
             t = self.timeout_ms / 1000
-            bound_s = (n * t if self.mode == "sync" else t) + 10
+            bound_s = (n * t if self.mode == "sync" else t) + t + 2
         self.send(f"round {seq} {n} {1 if record else 0}")
-        times, fails = None, []
+        times, fails, lines = [], [], 0
         while True:
             line = self.line(bound_s)
             words = line.split(" ")
-            if words[0] == "times" and record and times is None and \
-                    not fails and words[1] == str(seq):
+            if words[0] == "times" and record and not fails and \
+                    words[1] == str(seq) and len(times) % TIMES_PER_LINE == 0:
                 nums = [int(w) for w in words[2:]]
-                if len(nums) % 2:
-                    raise ProtocolError(f"times: an odd count: {line!r}")
-                times = list(zip(nums[::2], nums[1::2]))
+                if not nums or len(nums) % 2 or \
+                        len(nums) > 2 * TIMES_PER_LINE:
+                    raise ProtocolError(f"times: {len(nums)} numbers")
+                times += list(zip(nums[::2], nums[1::2]))
+                lines += 1
             elif words[0] == "fail" and len(words) >= 4 and \
                     words[1] == str(seq):
                 fails.append((int(words[2]), words[3],
@@ -229,8 +233,9 @@ class Caller:
                 break
             else:
                 raise ProtocolError(f"round {seq}: unexpected {line!r}")
-        if record and times is None:
-            raise ProtocolError(f"round {seq}: no times line")
+        if record and lines != -(-calls // TIMES_PER_LINE):
+            raise ProtocolError(f"round {seq}: {lines} times lines for "
+                                f"{calls} calls")
         if calls + failed != n:
             raise ProtocolError(f"round {seq}: {calls} + {failed} != {n}")
         if len(fails) != min(failed, 16):
@@ -239,7 +244,8 @@ class Caller:
         if record and len(times) != calls:
             raise ProtocolError(f"round {seq}: {len(times)} times for "
                                 f"{calls} calls")
-        return Round(times, fails, calls, failed, round_ns)
+        return Round(times if record else None, fails, calls, failed,
+                     round_ns)
 
     def quit(self, timeout_s=30):
         """Say quit; the exit code."""

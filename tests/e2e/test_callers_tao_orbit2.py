@@ -129,6 +129,20 @@ def test_rounds(family, mode, servers, transport):
 
 
 @pytest.mark.parametrize("family,mode", each_mode())
+def test_times_in_lines_of_1024_pairs(family, mode):
+    """1,100 targets (one server's IOR, 1,100 times): the times of a
+    round come in two lines, 1,024 pairs and 76, every line under
+    64 KiB."""
+    orb, path = newest(family)
+    with Servers(family, 1, "tcp", orb) as srv, \
+            Caller(path, mode) as caller:
+        for _ in range(1100):
+            caller.target(srv.iors[0])
+        check_round(caller.round(1, 1100, record=True), 1100)
+        assert caller.quit() == 0
+
+
+@pytest.mark.parametrize("family,mode", each_mode())
 def test_payload_bytes(family, mode):
     orb, path = newest(family)
     with Servers(family, 2, "tcp", orb) as srv, \
