@@ -207,7 +207,7 @@ def test_stopped_server_times_out(family, mode):
     ("wrong-echo", "BAD_REPLY"),          # a reply that is not the payload
     ("system-exception", "TRANSIENT"),    # the server raises one
 ])
-def test_misbehaving_server(family, mode, behave, word):
+def test_wrong_echo_and_raised_exception(family, mode, behave, word):
     """A reply that is not the payload sent is a BAD_REPLY; a system
     exception the server raises is named (TAO's deferred mode: TAO 2.2.1
     drops it, docs/callers.md, and the caller says SYSTEM_EXCEPTION)."""
