@@ -460,7 +460,7 @@ $(MICO_SERVERS): $(BIN)/orbs/%/echo-server: servers/mico/echo_server.cc \
 # It links what its modes need beyond the echo server's libraries:
 # DynamicInterface (DII deferred), Messaging and Valuetype (AMI, the
 # timeout policy), Strategies (UIOP), which scripts/build-orb builds.
-TAO_CALLER_GEN = $(BUILD)/orbs/$*/gen-caller
+TAO_CALLER_GEN = $(BUILD)/orbs/$*/caller-gen
 TAO_CALLER_LIBS := -lTAO_DynamicInterface -lTAO_Messaging -lTAO_Valuetype \
 	-lTAO_Strategies -lTAO_PI -lTAO_CodecFactory $(TAO_LIBS)
 $(TAO_CALLERS): $(BIN)/orbs/%/caller: callers/tao/caller.cpp $(CALLER_COMMON) \
@@ -496,7 +496,7 @@ $(TAO_CALLERS): $(BIN)/orbs/%/caller: callers/tao/caller.cpp $(CALLER_COMMON) \
 # Stubs and skeletons of echo.idl (the stubs call the skeleton for an
 # in-process object) in a folder of their own, compiled as the server's
 # generated code is; our flags for our files only.
-ORBIT2_CALLER_GEN = $(BUILD)/orbs/$*/gen-caller
+ORBIT2_CALLER_GEN = $(BUILD)/orbs/$*/caller-gen
 $(ORBIT2_CALLERS): $(BIN)/orbs/%/caller: callers/orbit2/caller.c \
 		$(CALLER_COMMON) idl/echo.idl idl/payloads.idl \
 		$(ORBS_DIR)/%/bin/orbit-idl-2 $(ORBS_DIR)/%/CFLAGS \
