@@ -110,7 +110,13 @@ JACORB_SERVERS := $(JACORB_IDS:%=$(BIN)/orbs/%/echo-server)
 # Callers (docs/callers.md): orbbench's own, omniORB's for the system's
 # installation and for every omniORB build above (bin/orbs/ID/caller).
 OMNI_CALLERS := $(ORB_IDS:%=$(BIN)/orbs/%/caller)
-CALLERS := $(BIN)/orbbench-caller $(BIN)/omniorb-caller $(OMNI_CALLERS)
+# Each TAO and ORBit2 build's own client too (callers/tao, callers/orbit2),
+# beside its echo server.
+TAO_CALLERS := $(TAO_IDS:%=$(BIN)/orbs/%/caller)
+ORBIT2_CALLERS := $(ORBIT2_IDS:%=$(BIN)/orbs/%/caller)
+CALLERS := $(BIN)/orbbench-caller $(BIN)/omniorb-caller $(OMNI_CALLERS) \
+	$(TAO_CALLERS) $(ORBIT2_CALLERS)
+CALLER_COMMON := callers/common/caller.c callers/common/caller.h
 
 # omniORBpy builds (scripts/build-orb omniorbpy): a Python script each,
 # with stubs from the omniidl that build matches.
@@ -447,6 +453,72 @@ $(MICO_SERVERS): $(BIN)/orbs/%/echo-server: servers/mico/echo_server.cc \
 		-I$(MICO_GEN) -I$(ORBS_DIR)/$*/include -o $@ servers/mico/echo_server.cc \
 		$(MICO_GEN)/echo.o $(MICO_GEN)/payloads.o $(LDFLAGS) \
 		-L$(ORBS_DIR)/$*/lib -Wl,--disable-new-dtags \
+		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) \
+		$(shell cat $(ORBS_DIR)/$*/LIBS)
+
+# ---- the TAO callers (callers/tao) ----------------------------------------
+# Stubs with AMI callbacks (tao_idl -GC: sendc_ operations and the reply
+# handler's skeleton) in a folder of their own, compiled without our
+# warnings; the caller with ours, and with the flags the build recorded.
+# It links what its modes need beyond the echo server's libraries:
+# DynamicInterface (DII deferred), Messaging and Valuetype (AMI, the
+# timeout policy), Strategies (UIOP), which scripts/build-orb builds.
+TAO_CALLER_GEN = $(BUILD)/orbs/$*/caller-gen
+TAO_CALLER_LIBS := -lTAO_DynamicInterface -lTAO_Messaging -lTAO_Valuetype \
+	-lTAO_Strategies -lTAO_PI -lTAO_CodecFactory $(TAO_LIBS)
+$(TAO_CALLERS): $(BIN)/orbs/%/caller: callers/tao/caller.cpp $(CALLER_COMMON) \
+		idl/echo.idl idl/payloads.idl $(ORBS_DIR)/%/bin/tao_idl \
+		$(ORBS_DIR)/%/CXXFLAGS $(ORBS_DIR)/%/BUILD_INFO
+	@test -e $(ORBS_DIR)/$*/lib/libTAO_DynamicInterface.so || { echo \
+		"$(ORBS_DIR)/$* has no TAO_DynamicInterface: run scripts/build-orb tao $(patsubst tao-%,%,$*) --source TAO_SOURCE again (it adds the callers' libraries)" >&2; exit 1; }
+	@mkdir -p $(TAO_CALLER_GEN) $(@D)
+	for f in payloads echo; do \
+		LD_LIBRARY_PATH=$(ORBS_DIR)/$*/lib $(ORBS_DIR)/$*/bin/tao_idl \
+			$(TAO_IDL_FLAGS) -GC \
+			-g $(abspath $(ORBS_DIR)/$*/bin/ace_gperf) \
+			-o $(TAO_CALLER_GEN) idl/$$f.idl || exit; done
+	for f in payloadsC echoC echoS; do \
+		$(CXX) -O2 -g -w $(shell cat $(ORBS_DIR)/$*/CXXFLAGS) \
+			-I$(TAO_CALLER_GEN) -I$(ORBS_DIR)/$*/include \
+			-c $(TAO_CALLER_GEN)/$$f.cpp -o $(TAO_CALLER_GEN)/$$f.o \
+			|| exit; done
+	$(CC) $(CFLAGS) -c callers/common/caller.c \
+		-o $(TAO_CALLER_GEN)/caller-common.o
+	$(CXX) $(filter-out -std=%,$(CXXFLAGS)) -Wextra \
+		-Wno-deprecated-declarations -Wno-deprecated-copy \
+		$(shell cat $(ORBS_DIR)/$*/CXXFLAGS) \
+		-DORBBENCH_TAO_BUILD='"$(shell cat $(ORBS_DIR)/$*/BUILD_INFO)"' \
+		-I$(TAO_CALLER_GEN) -I$(ORBS_DIR)/$*/include \
+		-o $@ callers/tao/caller.cpp $(TAO_CALLER_GEN)/caller-common.o \
+		$(addprefix $(TAO_CALLER_GEN)/,payloadsC.o echoC.o echoS.o) \
+		$(LDFLAGS) -L$(ORBS_DIR)/$*/lib -Wl,--disable-new-dtags \
+		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) $(TAO_CALLER_LIBS)
+
+
+# ---- the ORBit2 callers (callers/orbit2) ----------------------------------
+# Stubs and skeletons of echo.idl (the stubs call the skeleton for an
+# in-process object) in a folder of their own, compiled as the server's
+# generated code is; our flags for our files only.
+ORBIT2_CALLER_GEN = $(BUILD)/orbs/$*/caller-gen
+$(ORBIT2_CALLERS): $(BIN)/orbs/%/caller: callers/orbit2/caller.c \
+		$(CALLER_COMMON) idl/echo.idl idl/payloads.idl \
+		$(ORBS_DIR)/%/bin/orbit-idl-2 $(ORBS_DIR)/%/CFLAGS \
+		$(ORBS_DIR)/%/LIBS $(ORBS_DIR)/%/BUILD_INFO
+	@mkdir -p $(ORBIT2_CALLER_GEN) $(@D)
+	$(ORBS_DIR)/$*/bin/orbit-idl-2 -Iidl --output-dir=$(ORBIT2_CALLER_GEN) \
+		idl/echo.idl
+	for f in echo-common echo-stubs echo-skels; do \
+		$(CC) -O2 -g -w $(shell cat $(ORBS_DIR)/$*/CFLAGS) \
+			-I$(ORBIT2_CALLER_GEN) -c $(ORBIT2_CALLER_GEN)/$$f.c \
+			-o $(ORBIT2_CALLER_GEN)/$$f.o || exit; done
+	$(CC) $(CFLAGS) -Wno-strict-prototypes -Wno-missing-prototypes \
+		$(shell cat $(ORBS_DIR)/$*/CFLAGS) \
+		-DORBBENCH_ORBIT2_BUILD='"$(shell cat $(ORBS_DIR)/$*/BUILD_INFO)"' \
+		-I$(ORBIT2_CALLER_GEN) -o $@ callers/orbit2/caller.c \
+		callers/common/caller.c \
+		$(addprefix $(ORBIT2_CALLER_GEN)/,echo-common.o echo-stubs.o \
+			echo-skels.o) \
+		$(LDFLAGS) -Wl,--disable-new-dtags \
 		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) \
 		$(shell cat $(ORBS_DIR)/$*/LIBS)
 

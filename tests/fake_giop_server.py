@@ -278,6 +278,14 @@ def b_echo(c, req):
     return True
 
 
+def b_wrong_echo(c, req):
+    # echoString's reply, its first byte changed: well-formed, not equal
+    wrong = bytes([req.arg[0] ^ 1]) + req.arg[1:] if req.arg else b"x"
+    c.send(reply(req.id, NO_EXCEPTION, lambda o: o.string(wrong),
+                 req.little))
+    return True
+
+
 def b_truncated(c, req):
     r = echo_reply(req)
     c.send(r[:len(r) // 2])
@@ -422,6 +430,7 @@ BEHAVIOURS = {
     "huge-length": b_huge_length,
     "bad-magic": b_bad_magic,
     "wrong-id": b_wrong_id,
+    "wrong-echo": b_wrong_echo,
     "system-exception": b_system_exception,
     "user-exception": b_user_exception,
     "location-forward": b_location_forward,
