@@ -210,6 +210,10 @@ public:
     void echoRangeSensor_excep(::Messaging::ExceptionHolder *) override {}
     void echoSharedBelief(const Bench::SharedBelief &) override {}
     void echoSharedBelief_excep(::Messaging::ExceptionHolder *) override {}
+    // The objects kind's operation: never called by a caller.
+    void makeObjects(::CORBA::ULongLong, ::CORBA::Object_ptr,
+                     ::CORBA::Object_ptr, const char *) override {}
+    void makeObjects_excep(::Messaging::ExceptionHolder *) override {}
 
 private:
     // The round this reply is for (once only), or nullptr.

@@ -19,12 +19,30 @@ static const char *const orbbench_modes[] = {
 static const char *const omniorb_modes[] = {
     "sync", "deferred", "ami-poller", "ami-callback", NULL};
 
+/* TAO's own C++ client (callers/tao): static stubs, DII deferred calls,
+ * AMI callbacks (TAO 2.2.1 has no AMI poller); one thread in every mode. */
+static const char *const tao_modes[] = {"sync", "deferred", "ami-callback",
+                                        NULL};
+
+/* ORBit2's own C client (callers/orbit2): stubs, and
+ * ORBit_small_invoke_async (no thread per outstanding call). */
+static const char *const orbit2_modes[] = {"sync", "async", NULL};
+
 static const struct caller_kind callers[] = {
     {.name = "orbbench", .binary = "orbbench-caller",
      .modes = orbbench_modes},
     {.name = "omniorb", .binary = "omniorb-caller", .library = "libomniORB4",
      .build_hint = "scripts/build-orb omniorb VERSION, then make",
      .modes = omniorb_modes},
+    /* TAO and ORBit2 have no Debian package: builds of scripts/build-orb
+     * (bin/orbs/ID/caller). */
+    {.name = "tao", .library = "libTAO.so",
+     .build_hint = "scripts/build-orb tao VERSION --source PATH, then make",
+     .modes = tao_modes},
+    {.name = "orbit2", .library = "libORBit-2.so",
+     .build_hint = "scripts/build-orb orbit2 VERSION --source PATH, then "
+                   "make",
+     .modes = orbit2_modes},
 };
 
 const struct caller_kind *caller_kind_lookup(const char *name)
