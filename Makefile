@@ -367,9 +367,10 @@ JACORB_GEN = $(BUILD)/orbs/$*/gen
 JACORB_JDK = $(dir $(shell cat $(ORBS_DIR)/$*/JAVAC))
 c_string = sed 's/[\\"]/\\&/g; s/.*/\#define $(1) "&"/'
 $(JACORB_SERVERS): $(BIN)/orbs/%/echo-server: servers/jacorb/launcher.c \
-		servers/jacorb/EchoServer.java idl/echo.idl idl/payloads.idl \
-		$(ORBS_DIR)/%/lib/jacorb.jar $(ORBS_DIR)/%/JAVA $(ORBS_DIR)/%/JAVAC \
-		$(ORBS_DIR)/%/CLASSPATH $(ORBS_DIR)/%/BUILD_INFO
+		servers/jacorb/EchoServer.java servers/jacorb/JacorbWords.java \
+		idl/echo.idl idl/payloads.idl $(ORBS_DIR)/%/lib/jacorb.jar \
+		$(ORBS_DIR)/%/JAVA $(ORBS_DIR)/%/JAVAC $(ORBS_DIR)/%/CLASSPATH \
+		$(ORBS_DIR)/%/BUILD_INFO
 	@rm -rf $(JACORB_GEN)
 	@mkdir -p $(JACORB_GEN)/src $(JACORB_GEN)/classes $(@D)
 	$(ORBS_DIR)/$*/bin/idl -all -Iidl -d $(JACORB_GEN)/src idl/echo.idl
@@ -381,7 +382,8 @@ $(JACORB_SERVERS): $(BIN)/orbs/%/echo-server: servers/jacorb/launcher.c \
 		@$(JACORB_GEN)/stubs
 	$(JACORB_JDK)javac -Xlint:all -Werror -encoding UTF-8 \
 		-cp "$(JACORB_GEN)/classes:$$(cat $(JACORB_GEN)/classpath)" \
-		-d $(JACORB_GEN)/classes servers/jacorb/EchoServer.java
+		-d $(JACORB_GEN)/classes servers/jacorb/EchoServer.java \
+		servers/jacorb/JacorbWords.java
 	$(JACORB_JDK)jar cf $(@D)/echo-server.jar -C $(JACORB_GEN)/classes .
 	{ $(call c_string,JACORB_JAVA) $(ORBS_DIR)/$*/JAVA; \
 	  $(call c_string,JACORB_CLASSPATH) $(JACORB_GEN)/classpath; \
