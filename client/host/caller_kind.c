@@ -114,6 +114,8 @@ void caller_make_argv(const void *arg, unsigned index, char **argv,
     snprintf(timeout, buf_len - (size_t)n - 1, "%lld",
              (long long)l->timeout_ms);
     argv[argc++] = (char *)l->path;
+    for (size_t i = 0; i < l->njvm_words; i++)
+        argv[argc++] = l->jvm_words[i];
     argv[argc++] = "--mode";
     argv[argc++] = (char *)l->mode;
     argv[argc++] = "--payload-bytes";
