@@ -121,6 +121,10 @@ OMNIORBPY_SERVERS := $(OMNIORBPY_IDS:%=$(BIN)/orbs/%/echo-server)
 MICO_IDS := $(patsubst $(ORBS_DIR)/%/bin/mico-cpp,%,\
 	$(wildcard $(ORBS_DIR)/mico-*/bin/mico-cpp))
 MICO_SERVERS := $(MICO_IDS:%=$(BIN)/orbs/%/echo-server)
+# Callers of JacORB, MICO and omniORBpy (callers/jacorb, callers/mico,
+# callers/omniorbpy): one for every build of theirs (bin/orbs/ID/caller).
+JACORB_CALLERS := $(JACORB_IDS:%=$(BIN)/orbs/%/caller)
+CALLERS += $(JACORB_CALLERS)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) $(TAO_SERVERS) \
 	$(ORBIT2_SERVERS) \
@@ -201,6 +205,41 @@ $(BIN)/orbs/%/caller: callers/omniorb/caller.cc idl/echo.idl \
 		$(LDFLAGS) -L$(ORBS_DIR)/$*/lib \
 		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) -lomniDynamic4 \
 		-lomniORB4 -lomnithread -lpthread
+
+# JacORB's caller (callers/jacorb): stubs with AMI reply handlers (the IDL
+# compiler's -ami_callback) of its own, compiled as the echo server's are
+# (the generated code without warnings, ours with every lint warning an
+# error, JacorbWords.java beside it) into caller.jar, and the server's
+# launcher built again to run Caller from it.
+JACORB_CGEN = $(BUILD)/orbs/$*/caller-gen
+$(JACORB_CALLERS): $(BIN)/orbs/%/caller: callers/jacorb/Caller.java \
+		servers/jacorb/JacorbWords.java servers/jacorb/launcher.c \
+		idl/echo.idl idl/payloads.idl $(ORBS_DIR)/%/lib/jacorb.jar \
+		$(ORBS_DIR)/%/JAVA $(ORBS_DIR)/%/JAVAC $(ORBS_DIR)/%/CLASSPATH \
+		$(ORBS_DIR)/%/BUILD_INFO
+	@rm -rf $(JACORB_CGEN)
+	@mkdir -p $(JACORB_CGEN)/src $(JACORB_CGEN)/classes $(@D)
+	$(ORBS_DIR)/$*/bin/idl -ami_callback -all -Iidl -d $(JACORB_CGEN)/src \
+		idl/echo.idl
+	sed 's|[^:][^:]*|$(abspath $(ORBS_DIR)/$*)/&|g' $(ORBS_DIR)/$*/CLASSPATH \
+		> $(JACORB_CGEN)/classpath
+	find $(JACORB_CGEN)/src -name '*.java' > $(JACORB_CGEN)/stubs
+	$(JACORB_JDK)javac -nowarn -encoding UTF-8 \
+		-cp "$$(cat $(JACORB_CGEN)/classpath)" -d $(JACORB_CGEN)/classes \
+		@$(JACORB_CGEN)/stubs
+	$(JACORB_JDK)javac -Xlint:all -Werror -encoding UTF-8 \
+		-cp "$(JACORB_CGEN)/classes:$$(cat $(JACORB_CGEN)/classpath)" \
+		-d $(JACORB_CGEN)/classes callers/jacorb/Caller.java \
+		servers/jacorb/JacorbWords.java
+	$(JACORB_JDK)jar cf $(@D)/caller.jar -C $(JACORB_CGEN)/classes .
+	{ $(call c_string,JACORB_JAVA) $(ORBS_DIR)/$*/JAVA; \
+	  $(call c_string,JACORB_CLASSPATH) $(JACORB_CGEN)/classpath; \
+	  $(call c_string,JACORB_BUILD) $(ORBS_DIR)/$*/BUILD_INFO; } \
+		> $(JACORB_CGEN)/launcher.h
+	$(CC) $(CFLAGS) -include $(JACORB_CGEN)/launcher.h \
+		-DJACORB_MAIN='"Caller"' -DJACORB_JAR='"caller.jar"' \
+		-DJACORB_PROG='"jacorb-caller"' -o $@ servers/jacorb/launcher.c \
+		$(LDFLAGS)
 
 # ---- ORB-less servers in C (servers/raw, servers/giop_min) ---------------
 $(BUILD)/servers/%.o: servers/%.c | deps

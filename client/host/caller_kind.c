@@ -19,12 +19,23 @@ static const char *const orbbench_modes[] = {
 static const char *const omniorb_modes[] = {
     "sync", "deferred", "ami-poller", "ami-callback", NULL};
 
+/* JacORB's Java client (callers/jacorb): static stubs, DII deferred
+ * calls, AMI reply handlers (JacORB 3.4 has no AMI poller). */
+static const char *const jacorb_modes[] = {"sync", "deferred",
+                                           "ami-callback", NULL};
+
 static const struct caller_kind callers[] = {
     {.name = "orbbench", .binary = "orbbench-caller",
      .modes = orbbench_modes},
     {.name = "omniorb", .binary = "omniorb-caller", .library = "libomniORB4",
      .build_hint = "scripts/build-orb omniorb VERSION, then make",
      .modes = omniorb_modes},
+    /* JacORB has no Debian package: builds of scripts/build-orb only
+     * (bin/orbs/jacorb-VERSION/caller), on a JVM (caller.jvm.*). */
+    {.name = "jacorb", .library = "jacorb.jar",
+     .build_hint = "scripts/build-orb jacorb VERSION --source PATH, then "
+                   "make",
+     .modes = jacorb_modes, .jvm = true},
 };
 
 const struct caller_kind *caller_kind_lookup(const char *name)
