@@ -124,7 +124,8 @@ MICO_SERVERS := $(MICO_IDS:%=$(BIN)/orbs/%/echo-server)
 # Callers of JacORB, MICO and omniORBpy (callers/jacorb, callers/mico,
 # callers/omniorbpy): one for every build of theirs (bin/orbs/ID/caller).
 JACORB_CALLERS := $(JACORB_IDS:%=$(BIN)/orbs/%/caller)
-CALLERS += $(JACORB_CALLERS)
+MICO_CALLERS := $(MICO_IDS:%=$(BIN)/orbs/%/caller)
+CALLERS += $(JACORB_CALLERS) $(MICO_CALLERS)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) $(TAO_SERVERS) \
 	$(ORBIT2_SERVERS) \
@@ -240,6 +241,23 @@ $(JACORB_CALLERS): $(BIN)/orbs/%/caller: callers/jacorb/Caller.java \
 		-DJACORB_MAIN='"Caller"' -DJACORB_JAR='"caller.jar"' \
 		-DJACORB_PROG='"jacorb-caller"' -o $@ servers/jacorb/launcher.c \
 		$(LDFLAGS)
+
+# MICO's caller (callers/mico): the echo server's stubs (MICO's idl makes
+# stubs and skeletons in one file: the server's objects hold both), MICO's
+# flags as for the server, ours for our file, and orbbench's codec of the
+# protocol's lines (C, the client's flags).
+$(MICO_CALLERS): $(BIN)/orbs/%/caller: callers/mico/caller.cc \
+		$(BIN)/orbs/%/echo-server $(BUILD)/client/codec/caller_proto.o
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) -Wno-deprecated-declarations \
+		$(shell cat $(ORBS_DIR)/$*/CXXFLAGS) \
+		-DORBBENCH_MICO_BUILD='"$(subst ','\'',$(shell cat $(ORBS_DIR)/$*/BUILD_INFO))"' \
+		-I$(MICO_GEN) -I$(ORBS_DIR)/$*/include $(CLIENT_INC) -o $@ \
+		callers/mico/caller.cc $(MICO_GEN)/echo.o $(MICO_GEN)/payloads.o \
+		$(BUILD)/client/codec/caller_proto.o $(LDFLAGS) \
+		-L$(ORBS_DIR)/$*/lib -Wl,--disable-new-dtags \
+		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) \
+		$(shell cat $(ORBS_DIR)/$*/LIBS)
 
 # ---- ORB-less servers in C (servers/raw, servers/giop_min) ---------------
 $(BUILD)/servers/%.o: servers/%.c | deps

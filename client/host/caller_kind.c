@@ -24,6 +24,9 @@ static const char *const omniorb_modes[] = {
 static const char *const jacorb_modes[] = {"sync", "deferred",
                                            "ami-callback", NULL};
 
+/* MICO's C++ client (callers/mico): static stubs, DII deferred calls. */
+static const char *const mico_modes[] = {"sync", "deferred", NULL};
+
 static const struct caller_kind callers[] = {
     {.name = "orbbench", .binary = "orbbench-caller",
      .modes = orbbench_modes},
@@ -36,6 +39,10 @@ static const struct caller_kind callers[] = {
      .build_hint = "scripts/build-orb jacorb VERSION --source PATH, then "
                    "make",
      .modes = jacorb_modes, .jvm = true},
+    /* Neither has MICO: builds only (bin/orbs/mico-VERSION/caller). */
+    {.name = "mico", .library = "libmico",
+     .build_hint = "scripts/build-orb mico VERSION --source PATH, then make",
+     .modes = mico_modes},
 };
 
 const struct caller_kind *caller_kind_lookup(const char *name)
