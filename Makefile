@@ -125,7 +125,8 @@ MICO_SERVERS := $(MICO_IDS:%=$(BIN)/orbs/%/echo-server)
 # callers/omniorbpy): one for every build of theirs (bin/orbs/ID/caller).
 JACORB_CALLERS := $(JACORB_IDS:%=$(BIN)/orbs/%/caller)
 MICO_CALLERS := $(MICO_IDS:%=$(BIN)/orbs/%/caller)
-CALLERS += $(JACORB_CALLERS) $(MICO_CALLERS)
+OMNIORBPY_CALLERS := $(OMNIORBPY_IDS:%=$(BIN)/orbs/%/caller)
+CALLERS += $(JACORB_CALLERS) $(MICO_CALLERS) $(OMNIORBPY_CALLERS)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) $(TAO_SERVERS) \
 	$(ORBIT2_SERVERS) \
@@ -258,6 +259,28 @@ $(MICO_CALLERS): $(BIN)/orbs/%/caller: callers/mico/caller.cc \
 		-L$(ORBS_DIR)/$*/lib -Wl,--disable-new-dtags \
 		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) \
 		$(shell cat $(ORBS_DIR)/$*/LIBS)
+
+# omniORBpy's caller (callers/omniorbpy): installed as the echo server is,
+# with stubs of its own that have AMI (-Wbami). The python back end of
+# omniORBpy imports omniidl_be.ami, which is omniidl's own (its -p folder
+# hides omniidl's omniidl_be): a package folder first on the path joins the
+# two (pkgutil.extend_path).
+OMNIPY_CGEN = $(BUILD)/orbs/$*/caller-gen
+$(OMNIORBPY_CALLERS): $(BIN)/orbs/%/caller: callers/omniorbpy/caller.py \
+		idl/echo.idl idl/payloads.idl $(ORBS_DIR)/%/PYTHONPATH \
+		$(ORBS_DIR)/%/OMNIIDL $(ORBS_DIR)/%/BUILD_INFO
+	@mkdir -p $(@D)
+	rm -rf $(OMNIPY_CGEN)
+	mkdir -p $(OMNIPY_CGEN)/stubs $(OMNIPY_CGEN)/be/omniidl_be
+	printf '%s\n' 'from pkgutil import extend_path' \
+		'__path__ = extend_path(__path__, __name__)' \
+		> $(OMNIPY_CGEN)/be/omniidl_be/__init__.py
+	$(shell cat $(ORBS_DIR)/$*/OMNIIDL) -bpython -Wbami \
+		-p $(abspath $(OMNIPY_CGEN)/be) -p $(OMNIPY_SITE) -Iidl \
+		-C$(OMNIPY_CGEN)/stubs idl/payloads.idl idl/echo.idl
+	OMNIPY_PATH=$(OMNIPY_SITE) STUBS_PATH=$(abspath $(OMNIPY_CGEN)/stubs) \
+	BUILD_INFO="$$(cat $(ORBS_DIR)/$*/BUILD_INFO)" $(OMNIPY_FILL) $< $@.tmp
+	chmod 755 $@.tmp && mv $@.tmp $@
 
 # ---- ORB-less servers in C (servers/raw, servers/giop_min) ---------------
 $(BUILD)/servers/%.o: servers/%.c | deps
@@ -456,6 +479,14 @@ $(JACORB_SERVERS): $(BIN)/orbs/%/echo-server: servers/jacorb/launcher.c \
 # (python.py, in that module folder), and how it was built (BUILD_INFO,
 # the second --version line) written into it as Python string literals.
 OMNIPY_GEN = $(BUILD)/orbs/$*/gen
+# The script's "@NAME@" string literals, each the environment's NAME as a
+# Python string: OMNIPY_FILL SCRIPT OUT.
+OMNIPY_FILL = $(PYTHON) -c \
+	'import functools, os, sys; \
+	fill = lambda s, k: s.replace("\"@" + k + "@\"", repr(os.environ[k])); \
+	s = functools.reduce(fill, ("OMNIPY_PATH", "STUBS_PATH", "BUILD_INFO"), \
+	                     open(sys.argv[1]).read()); \
+	open(sys.argv[2], "w").write(s)'
 OMNIPY_SITE = $(abspath $(ORBS_DIR)/$*/$(shell cat $(ORBS_DIR)/$*/PYTHONPATH))
 $(OMNIORBPY_SERVERS): $(BIN)/orbs/%/echo-server: \
 		servers/omniorbpy/echo_server.py idl/echo.idl idl/payloads.idl \
@@ -465,12 +496,7 @@ $(OMNIORBPY_SERVERS): $(BIN)/orbs/%/echo-server: \
 	$(shell cat $(ORBS_DIR)/$*/OMNIIDL) -bpython -p $(OMNIPY_SITE) -Iidl \
 		-C$(OMNIPY_GEN) idl/payloads.idl idl/echo.idl
 	OMNIPY_PATH=$(OMNIPY_SITE) STUBS_PATH=$(abspath $(OMNIPY_GEN)) \
-	BUILD_INFO="$$(cat $(ORBS_DIR)/$*/BUILD_INFO)" $(PYTHON) -c \
-		'import functools, os, sys; \
-		fill = lambda s, k: s.replace("\"@" + k + "@\"", repr(os.environ[k])); \
-		s = functools.reduce(fill, ("OMNIPY_PATH", "STUBS_PATH", "BUILD_INFO"), \
-		                     open(sys.argv[1]).read()); \
-		open(sys.argv[2], "w").write(s)' $< $@.tmp
+	BUILD_INFO="$$(cat $(ORBS_DIR)/$*/BUILD_INFO)" $(OMNIPY_FILL) $< $@.tmp
 	chmod 755 $@.tmp && mv $@.tmp $@
 
 # ---- the MICO echo servers (servers/mico) ----------------------------------

@@ -27,6 +27,11 @@ static const char *const jacorb_modes[] = {"sync", "deferred",
 /* MICO's C++ client (callers/mico): static stubs, DII deferred calls. */
 static const char *const mico_modes[] = {"sync", "deferred", NULL};
 
+/* omniORBpy's Python client (callers/omniorbpy): static stubs and
+ * omniORB's AMI (omniORBpy has no DII). */
+static const char *const omniorbpy_modes[] = {"sync", "ami-poller",
+                                              "ami-callback", NULL};
+
 static const struct caller_kind callers[] = {
     {.name = "orbbench", .binary = "orbbench-caller",
      .modes = orbbench_modes},
@@ -43,6 +48,11 @@ static const struct caller_kind callers[] = {
     {.name = "mico", .library = "libmico",
      .build_hint = "scripts/build-orb mico VERSION --source PATH, then make",
      .modes = mico_modes},
+    /* Nor omniORBpy: builds only (bin/orbs/omniorbpy-VERSION/caller). */
+    {.name = "omniorbpy", .library = "_omnipy",
+     .build_hint = "scripts/build-orb omniorbpy VERSION --source PATH, then "
+                   "make",
+     .modes = omniorbpy_modes},
 };
 
 const struct caller_kind *caller_kind_lookup(const char *name)
