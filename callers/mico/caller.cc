@@ -22,11 +22,15 @@
 //                            orbbench's servers speak 1.2, giop-min 1.2
 //                            alone
 // MICO as built here (scripts/build-orb: --disable-messaging) has no call
-// timeout: T bounds nothing in the caller, and a server that never
-// answers holds its call until the harness's bound ends the run.
+// timeout, so the caller keeps one of its own: a watchdog thread that,
+// when a call has waited T (sync) or a round T (deferred), answers the
+// round with that call failed (TIMEOUT, saying when a descriptor past
+// select()'s FD_SETSIZE is open under MICO's select() dispatchers, the
+// likely cause), and then takes only quit: MICO's call cannot be undone.
 // The commands come on stdin, the answers go to stdout, one line each;
 // errors to stderr. The lines are parsed and the times formatted by
 // orbbench's own codec (client/codec/caller_proto.c).
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -35,11 +39,15 @@
 #include <string>
 #include <vector>
 
+#include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/select.h>
 #include <unistd.h>
 
 #include <CORBA.h>
+#include <mico/impl.h> // SelectDispatcher: the watchdog's diagnosis
 #include <mico/version.h>
 
 #include "echo.h"
@@ -191,9 +199,25 @@ struct Round {
 struct Caller {
     std::string mode;
     std::string payload;
+    long timeout_ms = 5000;
     CORBA::ORB_var orb;
     std::vector<Bench::Echo_var> targets;
     Round r;
+    // The watchdog's view of the round (under `lock`): the call that
+    // waits (-1: none), until when; abandoned once it has answered.
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+    long pending = -1;
+    long long deadline_ns = 0;
+    bool abandoned = false;
+    bool idle = false; // the watchdog waits for a call, with no deadline
+
+    // Call i is about to wait until `deadline` (ns); 0 then a call may
+    // be made. A round the watchdog answered stops here for good.
+    void waiting(long i, long long deadline);
+    // Call i's wait ended (recorded under the lock by `record`).
+    template <class F> void done_waiting(F record);
+    void watch();
 
     // An answer to call i: its reply (checked) at `at`.
     void reply_of(size_t i, const char *ret, long long at)
@@ -240,17 +264,56 @@ void Caller::drop(size_t k)
     reply("ok " + std::to_string(targets.size()) + "\n");
 }
 
+// A round the watchdog has answered is over for this thread: MICO's
+// call returned late, and nothing more of it may be written.
+[[noreturn]] void stay()
+{
+    for (;;)
+        pause();
+}
+
+void Caller::waiting(long i, long long deadline)
+{
+    pthread_mutex_lock(&lock);
+    if (abandoned) {
+        pthread_mutex_unlock(&lock);
+        stay();
+    }
+    pending = i;
+    deadline_ns = deadline;
+    // Woken only from its idle wait: with a deadline under way it wakes
+    // at that deadline and reads the new one (no wake-up per call).
+    if (idle)
+        pthread_cond_signal(&changed);
+    pthread_mutex_unlock(&lock);
+}
+
+template <class F> void Caller::done_waiting(F record)
+{
+    pthread_mutex_lock(&lock);
+    if (abandoned) {
+        pthread_mutex_unlock(&lock);
+        stay();
+    }
+    record();
+    pending = -1;
+    pthread_mutex_unlock(&lock);
+}
+
 void Caller::sync_round()
 {
     for (size_t i = 0; i < r.n; i++) {
-        r.sent[i] = now_ns();
+        long long t = now_ns();
+        waiting((long)i, t + timeout_ms * 1000000LL);
+        r.sent[i] = t;
         try {
             CORBA::String_var ret = targets[i]->echoString(payload.c_str());
-            reply_of(i, ret, now_ns());
+            long long at = now_ns();
+            done_waiting([&] { reply_of(i, ret, at); });
         } catch (CORBA::SystemException &ex) {
-            r.fail(i, ex);
+            done_waiting([&] { r.fail(i, ex); });
         } catch (CORBA::Exception &ex) {
-            r.fail(i, ex_word(ex), "an exception");
+            done_waiting([&] { r.fail(i, ex_word(ex), "an exception"); });
         }
     }
 }
@@ -270,9 +333,11 @@ void Caller::deferred_round()
             reqs[i] = CORBA::Request::_nil();
         }
     }
+    long long deadline = r.t0 + timeout_ms * 1000000LL;
     for (size_t i = 0; i < r.n; i++) {
         if (CORBA::is_nil(reqs[i]))
             continue;
+        waiting((long)i, deadline);
         try {
             reqs[i]->get_response();
             long long at = now_ns();
@@ -280,18 +345,89 @@ void Caller::deferred_round()
             CORBA::SystemException *sys =
                 ex ? CORBA::SystemException::_downcast(ex) : 0;
             const char *ret = 0;
-            if (sys)
-                r.fail(i, *sys);
-            else if (ex)
-                r.fail(i, ex_word(*ex), "an exception");
-            else if (!(reqs[i]->return_value() >>= ret))
-                r.fail(i, "BAD_REPLY", "the reply is not a string");
-            else
-                reply_of(i, ret, at);
+            done_waiting([&] {
+                if (sys)
+                    r.fail(i, *sys);
+                else if (ex)
+                    r.fail(i, ex_word(*ex), "an exception");
+                else if (!(reqs[i]->return_value() >>= ret))
+                    r.fail(i, "BAD_REPLY", "the reply is not a string");
+                else
+                    reply_of(i, ret, at);
+            });
         } catch (CORBA::SystemException &ex) {
-            r.fail(i, ex);
+            done_waiting([&] { r.fail(i, ex); });
         }
     }
+}
+
+// The highest descriptor open in this process (-1: none read).
+int highest_fd()
+{
+    int top = -1;
+    DIR *d = opendir("/proc/self/fd");
+    for (dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+            top = std::max(top, std::atoi(e->d_name));
+    if (d)
+        closedir(d);
+    return top;
+}
+
+// The watchdog: a call that waits past its deadline fails the round
+// (TIMEOUT); the answer goes out, the round is abandoned, and only quit
+// (or EOF) is taken after it.
+void Caller::watch()
+{
+    pthread_mutex_lock(&lock);
+    for (;;) {
+        while (pending < 0) {
+            idle = true;
+            pthread_cond_wait(&changed, &lock);
+        }
+        idle = false;
+        long long left = deadline_ns - now_ns();
+        if (left > 0) {
+            timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            long long at = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec +
+                           left;
+            ts.tv_sec = (time_t)(at / 1000000000LL);
+            ts.tv_nsec = (long)(at % 1000000000LL);
+            pthread_cond_timedwait(&changed, &lock, &ts);
+            continue; // the deadline now may be a later call's: look again
+        }
+        std::string why = "no reply in " + std::to_string(timeout_ms) +
+                          " ms (the caller's watchdog)";
+        int top = highest_fd();
+        if (dynamic_cast<MICO::SelectDispatcher *>(orb->dispatcher()) &&
+            top >= FD_SETSIZE)
+            why += "; descriptor " + std::to_string(top) + " is open, past "
+                   "select()'s FD_SETSIZE " + std::to_string(FD_SETSIZE) +
+                   " (MICO's dispatchers; -ORBUsePoll polls)";
+        r.fail((size_t)pending, "TIMEOUT", why);
+        abandoned = true;
+        reply(r.answer(false));
+        break;
+    }
+    pthread_mutex_unlock(&lock);
+    // Only quit now; MICO's call cannot be taken back.
+    char buf[4096];
+    for (;;) {
+        ssize_t got = read(0, buf, sizeof buf);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0 || memmem(buf, (size_t)got, "quit\n", 5))
+            _exit(0);
+        if (std::memchr(buf, '\n', (size_t)got))
+            die(3, "a command after a call that did not return");
+    }
+}
+
+void *watchdog(void *c)
+{
+    static_cast<Caller *>(c)->watch();
+    return nullptr;
 }
 
 void Caller::round(unsigned long long seq, size_t n, bool record)
@@ -304,7 +440,13 @@ void Caller::round(unsigned long long seq, size_t n, bool record)
         sync_round();
     else
         deferred_round();
+    pthread_mutex_lock(&lock);
+    if (abandoned) {
+        pthread_mutex_unlock(&lock);
+        stay();
+    }
     reply(r.answer(record));
+    pthread_mutex_unlock(&lock);
 }
 
 // Read commands until quit or EOF (as quit).
@@ -376,7 +518,7 @@ int main(int argc, char **argv)
             payload_bytes = number_arg(a, v, 0, 1048576);
             i++;
         } else if (std::strcmp(a, "--timeout-ms") == 0) {
-            number_arg(a, v, 1, 600000); // no call timeout in this MICO
+            c.timeout_ms = number_arg(a, v, 1, 600000);
             i++;
         } else if (std::strcmp(a, "--") == 0) {
             i++;
@@ -413,6 +555,9 @@ int main(int argc, char **argv)
         if (orb_argc > 1)
             die(2, std::string("ORB_init did not take ") +
                        clean(orb_argv[1]));
+        pthread_t dog;
+        if (pthread_create(&dog, nullptr, watchdog, &c) != 0)
+            die(1, "no thread for the watchdog");
         reply("ready " + std::to_string((long)getpid()) + " " + c.mode +
               "\n");
         serve(c);
