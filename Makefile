@@ -240,7 +240,8 @@ $(JACORB_CALLERS): $(BIN)/orbs/%/caller: callers/jacorb/Caller.java \
 		> $(JACORB_CGEN)/launcher.h
 	$(CC) $(CFLAGS) -include $(JACORB_CGEN)/launcher.h \
 		-DJACORB_MAIN='"Caller"' -DJACORB_JAR='"caller.jar"' \
-		-DJACORB_PROG='"jacorb-caller"' -o $@ servers/jacorb/launcher.c \
+		-DJACORB_PROG='"jacorb-caller"' -DJACORB_STDOUT_PROTOCOL \
+		-o $@ servers/jacorb/launcher.c \
 		$(LDFLAGS)
 
 # MICO's caller (callers/mico): the echo server's stubs (MICO's idl makes

@@ -36,7 +36,9 @@
 #ifndef JACORB_BUILD
 #define JACORB_BUILD "unknown"
 #endif
-/* The class it runs, its jar beside this file, its name in messages. */
+/* The class it runs, its jar beside this file, its name in messages;
+ * JACORB_STDOUT_PROTOCOL when its stdout carries a protocol (the
+ * caller's), which the JVM's own messages must stay off. */
 #ifndef JACORB_MAIN
 #define JACORB_MAIN "EchoServer"
 #endif
@@ -110,6 +112,11 @@ int main(int argc, char **argv)
         return 1;
     int k = 0;
     args[k++] = (char *)JACORB_JAVA;
+#ifdef JACORB_STDOUT_PROTOCOL
+    /* Its stdout is a protocol's (the caller's): HotSpot's own messages,
+     * its start-up errors among them, go to stderr. */
+    args[k++] = "-XX:+DisplayVMOutputToStderr";
+#endif
     for (int i = 1; i < argc; i++)
         if (strncmp(argv[i], "-J", 2) == 0)
             args[k++] = argv[i] + 2;
