@@ -127,6 +127,12 @@ OMNIORBPY_SERVERS := $(OMNIORBPY_IDS:%=$(BIN)/orbs/%/echo-server)
 MICO_IDS := $(patsubst $(ORBS_DIR)/%/bin/mico-cpp,%,\
 	$(wildcard $(ORBS_DIR)/mico-*/bin/mico-cpp))
 MICO_SERVERS := $(MICO_IDS:%=$(BIN)/orbs/%/echo-server)
+# Callers of JacORB, MICO and omniORBpy (callers/jacorb, callers/mico,
+# callers/omniorbpy): one for every build of theirs (bin/orbs/ID/caller).
+JACORB_CALLERS := $(JACORB_IDS:%=$(BIN)/orbs/%/caller)
+MICO_CALLERS := $(MICO_IDS:%=$(BIN)/orbs/%/caller)
+OMNIORBPY_CALLERS := $(OMNIORBPY_IDS:%=$(BIN)/orbs/%/caller)
+CALLERS += $(JACORB_CALLERS) $(MICO_CALLERS) $(OMNIORBPY_CALLERS)
 
 build: $(BIN)/orbbench $(BIN)/omniorb-echo-server $(ORB_SERVERS) $(TAO_SERVERS) \
 	$(ORBIT2_SERVERS) \
@@ -207,6 +213,81 @@ $(BIN)/orbs/%/caller: callers/omniorb/caller.cc idl/echo.idl \
 		$(LDFLAGS) -L$(ORBS_DIR)/$*/lib \
 		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) -lomniDynamic4 \
 		-lomniORB4 -lomnithread -lpthread
+
+# JacORB's caller (callers/jacorb): stubs with AMI reply handlers (the IDL
+# compiler's -ami_callback) of its own, compiled as the echo server's are
+# (the generated code without warnings, ours with every lint warning an
+# error, JacorbWords.java beside it) into caller.jar, and the server's
+# launcher built again to run Caller from it.
+JACORB_CGEN = $(BUILD)/orbs/$*/caller-gen
+$(JACORB_CALLERS): $(BIN)/orbs/%/caller: callers/jacorb/Caller.java \
+		servers/jacorb/JacorbWords.java servers/jacorb/launcher.c \
+		idl/echo.idl idl/payloads.idl $(ORBS_DIR)/%/lib/jacorb.jar \
+		$(ORBS_DIR)/%/JAVA $(ORBS_DIR)/%/JAVAC $(ORBS_DIR)/%/CLASSPATH \
+		$(ORBS_DIR)/%/BUILD_INFO
+	@rm -rf $(JACORB_CGEN)
+	@mkdir -p $(JACORB_CGEN)/src $(JACORB_CGEN)/classes $(@D)
+	$(ORBS_DIR)/$*/bin/idl -ami_callback -all -Iidl -d $(JACORB_CGEN)/src \
+		idl/echo.idl
+	sed 's|[^:][^:]*|$(abspath $(ORBS_DIR)/$*)/&|g' $(ORBS_DIR)/$*/CLASSPATH \
+		> $(JACORB_CGEN)/classpath
+	find $(JACORB_CGEN)/src -name '*.java' > $(JACORB_CGEN)/stubs
+	$(JACORB_JDK)javac -nowarn -encoding UTF-8 \
+		-cp "$$(cat $(JACORB_CGEN)/classpath)" -d $(JACORB_CGEN)/classes \
+		@$(JACORB_CGEN)/stubs
+	$(JACORB_JDK)javac -Xlint:all -Werror -encoding UTF-8 \
+		-cp "$(JACORB_CGEN)/classes:$$(cat $(JACORB_CGEN)/classpath)" \
+		-d $(JACORB_CGEN)/classes callers/jacorb/Caller.java \
+		servers/jacorb/JacorbWords.java
+	$(JACORB_JDK)jar cf $(@D)/caller.jar -C $(JACORB_CGEN)/classes .
+	{ $(call c_string,JACORB_JAVA) $(ORBS_DIR)/$*/JAVA; \
+	  $(call c_string,JACORB_CLASSPATH) $(JACORB_CGEN)/classpath; \
+	  $(call c_string,JACORB_BUILD) $(ORBS_DIR)/$*/BUILD_INFO; } \
+		> $(JACORB_CGEN)/launcher.h
+	$(CC) $(CFLAGS) -include $(JACORB_CGEN)/launcher.h \
+		-DJACORB_MAIN='"Caller"' -DJACORB_JAR='"caller.jar"' \
+		-DJACORB_PROG='"jacorb-caller"' -DJACORB_STDOUT_PROTOCOL \
+		-o $@ servers/jacorb/launcher.c \
+		$(LDFLAGS)
+
+# MICO's caller (callers/mico): the echo server's stubs (MICO's idl makes
+# stubs and skeletons in one file: the server's objects hold both), MICO's
+# flags as for the server, ours for our file, and orbbench's codec of the
+# protocol's lines (C, the client's flags).
+$(MICO_CALLERS): $(BIN)/orbs/%/caller: callers/mico/caller.cc \
+		$(BIN)/orbs/%/echo-server $(BUILD)/client/codec/caller_proto.o
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) -Wno-deprecated-declarations \
+		$(shell cat $(ORBS_DIR)/$*/CXXFLAGS) \
+		-DORBBENCH_MICO_BUILD='"$(subst ','\'',$(shell cat $(ORBS_DIR)/$*/BUILD_INFO))"' \
+		-I$(MICO_GEN) -I$(ORBS_DIR)/$*/include $(CLIENT_INC) -o $@ \
+		callers/mico/caller.cc $(MICO_GEN)/echo.o $(MICO_GEN)/payloads.o \
+		$(BUILD)/client/codec/caller_proto.o $(LDFLAGS) \
+		-L$(ORBS_DIR)/$*/lib -Wl,--disable-new-dtags \
+		-Wl,-rpath,$(abspath $(ORBS_DIR)/$*/lib) \
+		$(shell cat $(ORBS_DIR)/$*/LIBS)
+
+# omniORBpy's caller (callers/omniorbpy): installed as the echo server is,
+# with stubs of its own that have AMI (-Wbami). The python back end of
+# omniORBpy imports omniidl_be.ami, which is omniidl's own (its -p folder
+# hides omniidl's omniidl_be): a package folder first on the path joins the
+# two (pkgutil.extend_path).
+OMNIPY_CGEN = $(BUILD)/orbs/$*/caller-gen
+$(OMNIORBPY_CALLERS): $(BIN)/orbs/%/caller: callers/omniorbpy/caller.py \
+		idl/echo.idl idl/payloads.idl $(ORBS_DIR)/%/PYTHONPATH \
+		$(ORBS_DIR)/%/OMNIIDL $(ORBS_DIR)/%/BUILD_INFO
+	@mkdir -p $(@D)
+	rm -rf $(OMNIPY_CGEN)
+	mkdir -p $(OMNIPY_CGEN)/stubs $(OMNIPY_CGEN)/be/omniidl_be
+	printf '%s\n' 'from pkgutil import extend_path' \
+		'__path__ = extend_path(__path__, __name__)' \
+		> $(OMNIPY_CGEN)/be/omniidl_be/__init__.py
+	$(shell cat $(ORBS_DIR)/$*/OMNIIDL) -bpython -Wbami \
+		-p $(abspath $(OMNIPY_CGEN)/be) -p $(OMNIPY_SITE) -Iidl \
+		-C$(OMNIPY_CGEN)/stubs idl/payloads.idl idl/echo.idl
+	OMNIPY_PATH=$(OMNIPY_SITE) STUBS_PATH=$(abspath $(OMNIPY_CGEN)/stubs) \
+	BUILD_INFO="$$(cat $(ORBS_DIR)/$*/BUILD_INFO)" $(OMNIPY_FILL) $< $@.tmp
+	chmod 755 $@.tmp && mv $@.tmp $@
 
 # ---- ORB-less servers in C (servers/raw, servers/giop_min) ---------------
 $(BUILD)/servers/%.o: servers/%.c | deps
@@ -375,9 +456,10 @@ JACORB_GEN = $(BUILD)/orbs/$*/gen
 JACORB_JDK = $(dir $(shell cat $(ORBS_DIR)/$*/JAVAC))
 c_string = sed 's/[\\"]/\\&/g; s/.*/\#define $(1) "&"/'
 $(JACORB_SERVERS): $(BIN)/orbs/%/echo-server: servers/jacorb/launcher.c \
-		servers/jacorb/EchoServer.java idl/echo.idl idl/payloads.idl \
-		$(ORBS_DIR)/%/lib/jacorb.jar $(ORBS_DIR)/%/JAVA $(ORBS_DIR)/%/JAVAC \
-		$(ORBS_DIR)/%/CLASSPATH $(ORBS_DIR)/%/BUILD_INFO
+		servers/jacorb/EchoServer.java servers/jacorb/JacorbWords.java \
+		idl/echo.idl idl/payloads.idl $(ORBS_DIR)/%/lib/jacorb.jar \
+		$(ORBS_DIR)/%/JAVA $(ORBS_DIR)/%/JAVAC $(ORBS_DIR)/%/CLASSPATH \
+		$(ORBS_DIR)/%/BUILD_INFO
 	@rm -rf $(JACORB_GEN)
 	@mkdir -p $(JACORB_GEN)/src $(JACORB_GEN)/classes $(@D)
 	$(ORBS_DIR)/$*/bin/idl -all -Iidl -d $(JACORB_GEN)/src idl/echo.idl
@@ -389,7 +471,8 @@ $(JACORB_SERVERS): $(BIN)/orbs/%/echo-server: servers/jacorb/launcher.c \
 		@$(JACORB_GEN)/stubs
 	$(JACORB_JDK)javac -Xlint:all -Werror -encoding UTF-8 \
 		-cp "$(JACORB_GEN)/classes:$$(cat $(JACORB_GEN)/classpath)" \
-		-d $(JACORB_GEN)/classes servers/jacorb/EchoServer.java
+		-d $(JACORB_GEN)/classes servers/jacorb/EchoServer.java \
+		servers/jacorb/JacorbWords.java
 	$(JACORB_JDK)jar cf $(@D)/echo-server.jar -C $(JACORB_GEN)/classes .
 	{ $(call c_string,JACORB_JAVA) $(ORBS_DIR)/$*/JAVA; \
 	  $(call c_string,JACORB_CLASSPATH) $(JACORB_GEN)/classpath; \
@@ -405,6 +488,14 @@ $(JACORB_SERVERS): $(BIN)/orbs/%/echo-server: servers/jacorb/launcher.c \
 # (python.py, in that module folder), and how it was built (BUILD_INFO,
 # the second --version line) written into it as Python string literals.
 OMNIPY_GEN = $(BUILD)/orbs/$*/gen
+# The script's "@NAME@" string literals, each the environment's NAME as a
+# Python string: OMNIPY_FILL SCRIPT OUT.
+OMNIPY_FILL = $(PYTHON) -c \
+	'import functools, os, sys; \
+	fill = lambda s, k: s.replace("\"@" + k + "@\"", repr(os.environ[k])); \
+	s = functools.reduce(fill, ("OMNIPY_PATH", "STUBS_PATH", "BUILD_INFO"), \
+	                     open(sys.argv[1]).read()); \
+	open(sys.argv[2], "w").write(s)'
 OMNIPY_SITE = $(abspath $(ORBS_DIR)/$*/$(shell cat $(ORBS_DIR)/$*/PYTHONPATH))
 $(OMNIORBPY_SERVERS): $(BIN)/orbs/%/echo-server: \
 		servers/omniorbpy/echo_server.py idl/echo.idl idl/payloads.idl \
@@ -414,12 +505,7 @@ $(OMNIORBPY_SERVERS): $(BIN)/orbs/%/echo-server: \
 	$(shell cat $(ORBS_DIR)/$*/OMNIIDL) -bpython -p $(OMNIPY_SITE) -Iidl \
 		-C$(OMNIPY_GEN) idl/payloads.idl idl/echo.idl
 	OMNIPY_PATH=$(OMNIPY_SITE) STUBS_PATH=$(abspath $(OMNIPY_GEN)) \
-	BUILD_INFO="$$(cat $(ORBS_DIR)/$*/BUILD_INFO)" $(PYTHON) -c \
-		'import functools, os, sys; \
-		fill = lambda s, k: s.replace("\"@" + k + "@\"", repr(os.environ[k])); \
-		s = functools.reduce(fill, ("OMNIPY_PATH", "STUBS_PATH", "BUILD_INFO"), \
-		                     open(sys.argv[1]).read()); \
-		open(sys.argv[2], "w").write(s)' $< $@.tmp
+	BUILD_INFO="$$(cat $(ORBS_DIR)/$*/BUILD_INFO)" $(OMNIPY_FILL) $< $@.tmp
 	chmod 755 $@.tmp && mv $@.tmp $@
 
 # ---- the MICO echo servers (servers/mico) ----------------------------------

@@ -85,6 +85,9 @@ struct side_setup {
     char caller_orb[64];
     struct caller_identity caller_id;
     struct caller_launch caller_launch;
+    /* The caller.jvm.* keys as a JVM caller's -J words (its launch's). */
+    char caller_jvm_words[SERVER_JVM_MAX_WORDS][SERVER_JVM_WORD];
+    char *caller_jvm_word_ptrs[SERVER_JVM_MAX_WORDS];
     struct machine caller_machine;
     struct caller_spec caller_spec;
 };
@@ -113,8 +116,8 @@ static void resolve_side(struct side_setup *s, const char *path)
     const char *jvm_key = NULL;
     s->njvm_words = server_jvm_words(&sc->server.jvm, s->jvm_words, &jvm_key);
     if (s->njvm_words && !s->server->jvm)
-        cli_die(EXIT_USAGE, "%s: key \"%s\": server kind \"%s\" runs no "
-                "JVM", path, jvm_key, s->server->name);
+        cli_die(EXIT_USAGE, "%s: key \"server.jvm.%s\": server kind \"%s\" "
+                "runs no JVM", path, jvm_key, s->server->name);
     for (size_t i = 0; i < s->njvm_words; i++)
         s->jvm_word_ptrs[i] = s->jvm_words[i];
     if (sc->server.work_ns > 0 && !s->server->work_ns_option)
@@ -180,6 +183,14 @@ static void resolve_caller(struct side_setup *s, const char *path)
     if (server_args_check_key(sc->caller.args, sc->caller.nargs,
                               "caller.args", why, sizeof why))
         cli_die(EXIT_USAGE, "%s: %s", path, why);
+    const char *jvm_key = NULL;
+    size_t njvm = server_jvm_words(&sc->caller.jvm, s->caller_jvm_words,
+                                   &jvm_key);
+    if (njvm && !s->caller->jvm)
+        cli_die(EXIT_USAGE, "%s: key \"caller.jvm.%s\": caller %s runs no "
+                "JVM", path, jvm_key, s->caller->name);
+    for (size_t i = 0; i < njvm; i++)
+        s->caller_jvm_word_ptrs[i] = s->caller_jvm_words[i];
     helper_dir(dir, sizeof dir);
     if (caller_resolve(s->caller, sc->caller.orb, dir, s->caller_path,
                        sizeof s->caller_path, why, sizeof why) != 0)
@@ -212,7 +223,8 @@ static void resolve_caller(struct side_setup *s, const char *path)
         .path = s->caller_path, .mode = sc->caller.mode,
         .payload_bytes = sc->call.payload_bytes,
         .timeout_ms = sc->call.timeout_ms, .args = sc->caller.args,
-        .nargs = sc->caller.nargs};
+        .nargs = sc->caller.nargs, .jvm_words = s->caller_jvm_word_ptrs,
+        .njvm_words = njvm};
 }
 
 /* SIGINT, SIGTERM, SIGHUP end the run at its next check; a closed

@@ -31,8 +31,9 @@ struct scenario_klist {
     int64_t v[SCENARIO_MAX_K];
 };
 
-/* The JVM's settings for a server kind that runs on one (JacORB), each
- * at its default the JVM's own choice (docs/servers.md#jacorb). */
+/* The JVM's settings for a server kind or a caller that runs on one
+ * (JacORB), each at its default the JVM's own choice
+ * (docs/servers.md#jacorb). */
 struct scenario_jvm {
     int64_t heap_max_mb;     /* -Xmx; 0: the JVM's (a quarter of memory) */
     int64_t heap_initial_mb; /* -Xms; 0: the JVM's (1/64 of memory) */
@@ -73,6 +74,7 @@ struct scenario {
         char mode[32];   /* one of its modes; "": its default */
         char *args[SCENARIO_MAX_ARGS]; /* to its ORB_init */
         size_t nargs;
+        struct scenario_jvm jvm; /* callers on a JVM only */
     } caller;
     struct {
         int64_t timeout_ms;

@@ -21,6 +21,40 @@ static const char *const jvm_jits[] = {"tiered", "c1", "c2", "interpreter",
 #define OFF(f) SCENARIO_OFF(f)
 #define SZ(f) SCENARIO_SZ(f)
 
+/* The JVM's settings of a server kind or a caller that runs on one
+ * (JacORB): the rows of GROUP.jvm.* (GROUP server or caller; WHO its
+ * noun in the help). At their defaults the JVM chooses, as a program
+ * started by hand would get. */
+#define JVM_KEYS(group, who)                                                 \
+    {.key = #group ".jvm.heap_max_mb", .type = SCENARIO_INT,                \
+     .off = OFF(group.jvm.heap_max_mb), .max = 1048576,                      \
+     .help = "a JVM " who "'s heap limit (-Xmx), MB; 0: the JVM's own (a "   \
+     "quarter of the memory it sees: the host's, or machine.mem_limit_mb)"}, \
+    {.key = #group ".jvm.heap_initial_mb", .type = SCENARIO_INT,            \
+     .off = OFF(group.jvm.heap_initial_mb), .max = 1048576,                  \
+     .help = "a JVM " who "'s initial heap (-Xms), MB; 0: the JVM's own "    \
+     "(1/64 of the memory it sees)"},                                       \
+    {.key = #group ".jvm.thread_stack_kb", .type = SCENARIO_INT,            \
+     .off = OFF(group.jvm.thread_stack_kb), .max = 1048576,                  \
+     .help = "a JVM " who "'s thread stack size (-Xss), KB; 0: the JVM's "   \
+     "own (1024 on x86_64 Linux)"},                                         \
+    {.key = #group ".jvm.gc", .type = SCENARIO_ENUM,                        \
+     .off = OFF(group.jvm.gc), .size = SZ(group.jvm.gc),                     \
+     .choices = jvm_gcs, .def_str = "default",                              \
+     .help = "a JVM " who "'s garbage collector (-XX:+UseSerialGC, ...); "   \
+     "default: the JVM's choice (G1 with 2 CPUs and 1792 MB or more, "      \
+     "Serial below)"},                                                      \
+    {.key = #group ".jvm.jit", .type = SCENARIO_ENUM,                       \
+     .off = OFF(group.jvm.jit), .size = SZ(group.jvm.jit),                   \
+     .choices = jvm_jits, .def_str = "tiered",                              \
+     .help = "a JVM " who "'s compilers: tiered (the JVM's: C1, then C2), "  \
+     "c1 (-XX:TieredStopAtLevel=1), c2 (-XX:-TieredCompilation), "          \
+     "interpreter (-Xint)"},                                                \
+    {.key = #group ".jvm.cds", .type = SCENARIO_BOOL,                       \
+     .off = OFF(group.jvm.cds), .def_num = 1,                                \
+     .help = "a JVM " who "'s class data sharing (the JDK's archive, "       \
+     "mapped and shared between JVMs); false: -Xshare:off"}
+
 static const struct scenario_key keys[] = {
     {.key = "name", .type = SCENARIO_STRING, .off = OFF(name),
      .size = SZ(name), .min = 1, .def_str = "",
@@ -72,35 +106,7 @@ static const struct scenario_key keys[] = {
      .max = 1000000000,
      .help = "more CPU time each call burns, in ns (beside server.work_us: "
      "a step finer than a µs; omniORB's server only; 0 = none)"},
-    /* The JVM's settings (kinds that run on one: JacORB): at their
-     * defaults the JVM chooses, as a server started by hand would get. */
-    {.key = "server.jvm.heap_max_mb", .type = SCENARIO_INT,
-     .off = OFF(server.jvm.heap_max_mb), .max = 1048576,
-     .help = "a JVM server's heap limit (-Xmx), MB; 0: the JVM's own (a "
-     "quarter of the memory it sees: the host's, or machine.mem_limit_mb)"},
-    {.key = "server.jvm.heap_initial_mb", .type = SCENARIO_INT,
-     .off = OFF(server.jvm.heap_initial_mb), .max = 1048576,
-     .help = "a JVM server's initial heap (-Xms), MB; 0: the JVM's own "
-     "(1/64 of the memory it sees)"},
-    {.key = "server.jvm.thread_stack_kb", .type = SCENARIO_INT,
-     .off = OFF(server.jvm.thread_stack_kb), .max = 1048576,
-     .help = "a JVM server's thread stack size (-Xss), KB; 0: the JVM's "
-     "own (1024 on x86_64 Linux)"},
-    {.key = "server.jvm.gc", .type = SCENARIO_ENUM, .off = OFF(server.jvm.gc),
-     .size = SZ(server.jvm.gc), .choices = jvm_gcs, .def_str = "default",
-     .help = "a JVM server's garbage collector (-XX:+UseSerialGC, ...); "
-     "default: the JVM's choice (G1 with 2 CPUs and 1792 MB or more, "
-     "Serial below)"},
-    {.key = "server.jvm.jit", .type = SCENARIO_ENUM,
-     .off = OFF(server.jvm.jit), .size = SZ(server.jvm.jit),
-     .choices = jvm_jits, .def_str = "tiered",
-     .help = "a JVM server's compilers: tiered (the JVM's: C1, then C2), c1 "
-     "(-XX:TieredStopAtLevel=1), c2 (-XX:-TieredCompilation), interpreter "
-     "(-Xint)"},
-    {.key = "server.jvm.cds", .type = SCENARIO_BOOL,
-     .off = OFF(server.jvm.cds), .def_num = 1,
-     .help = "a JVM server's class data sharing (the JDK's archive, mapped "
-     "and shared between JVMs); false: -Xshare:off"},
+    JVM_KEYS(server, "server"),
     {.key = "caller.kind", .type = SCENARIO_ENUM, .off = OFF(caller.kind),
      .size = SZ(caller.kind), .def_str = "none",
      .help = "who makes the calls: none (orbbench's own client, the "
@@ -120,6 +126,7 @@ static const struct scenario_key keys[] = {
      .size = OFF(caller.nargs), .max = SCENARIO_MAX_ARGS,
      .help = "arguments for the caller's ORB_init (e.g. "
      "-ORBmaxClientThreadPoolSize 5)"},
+    JVM_KEYS(caller, "caller"),
     {.key = "call.timeout_ms", .type = SCENARIO_INT,
      .off = OFF(call.timeout_ms), .min = 1, .max = 600000, .def_num = 5000,
      .help = "a call without a reply by then fails the run"},

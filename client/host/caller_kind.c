@@ -28,6 +28,19 @@ static const char *const tao_modes[] = {"sync", "deferred", "ami-callback",
  * ORBit_small_invoke_async (no thread per outstanding call). */
 static const char *const orbit2_modes[] = {"sync", "async", NULL};
 
+/* JacORB's Java client (callers/jacorb): static stubs, DII deferred
+ * calls, AMI reply handlers (JacORB 3.4 has no AMI poller). */
+static const char *const jacorb_modes[] = {"sync", "deferred",
+                                           "ami-callback", NULL};
+
+/* MICO's C++ client (callers/mico): static stubs, DII deferred calls. */
+static const char *const mico_modes[] = {"sync", "deferred", NULL};
+
+/* omniORBpy's Python client (callers/omniorbpy): static stubs and
+ * omniORB's AMI (omniORBpy has no DII). */
+static const char *const omniorbpy_modes[] = {"sync", "ami-poller",
+                                              "ami-callback", NULL};
+
 static const struct caller_kind callers[] = {
     {.name = "orbbench", .binary = "orbbench-caller",
      .modes = orbbench_modes},
@@ -43,6 +56,21 @@ static const struct caller_kind callers[] = {
      .build_hint = "scripts/build-orb orbit2 VERSION --source PATH, then "
                    "make",
      .modes = orbit2_modes},
+    /* JacORB has no Debian package: builds of scripts/build-orb only
+     * (bin/orbs/jacorb-VERSION/caller), on a JVM (caller.jvm.*). */
+    {.name = "jacorb", .library = "jacorb.jar",
+     .build_hint = "scripts/build-orb jacorb VERSION --source PATH, then "
+                   "make",
+     .modes = jacorb_modes, .jvm = true},
+    /* Neither has MICO: builds only (bin/orbs/mico-VERSION/caller). */
+    {.name = "mico", .library = "libmico",
+     .build_hint = "scripts/build-orb mico VERSION --source PATH, then make",
+     .modes = mico_modes},
+    /* Nor omniORBpy: builds only (bin/orbs/omniorbpy-VERSION/caller). */
+    {.name = "omniorbpy", .library = "_omnipy",
+     .build_hint = "scripts/build-orb omniorbpy VERSION --source PATH, then "
+                   "make",
+     .modes = omniorbpy_modes},
 };
 
 const struct caller_kind *caller_kind_lookup(const char *name)
@@ -132,6 +160,8 @@ void caller_make_argv(const void *arg, unsigned index, char **argv,
     snprintf(timeout, buf_len - (size_t)n - 1, "%lld",
              (long long)l->timeout_ms);
     argv[argc++] = (char *)l->path;
+    for (size_t i = 0; i < l->njvm_words; i++)
+        argv[argc++] = l->jvm_words[i];
     argv[argc++] = "--mode";
     argv[argc++] = (char *)l->mode;
     argv[argc++] = "--payload-bytes";

@@ -30,6 +30,10 @@ struct caller_kind {
      * default first, NULL-terminated: for `orbbench keys` and messages;
      * a build offers those its --modes says. */
     const char *const *modes;
+    /* It runs on a JVM, whose settings are the caller.jvm.* keys
+     * (server_jvm_words: -J words before its own arguments); a caller
+     * without one refuses those keys. */
+    bool jvm;
 };
 
 /* The caller called `name`, or NULL ("none" is no caller: NULL). */
@@ -64,7 +68,8 @@ int caller_query(const char *path, struct caller_identity *id, char *why,
 bool caller_has_mode(const struct caller_identity *id, const char *mode);
 
 /* What the spawner needs to start one caller (spawn_argv_fn's argument):
- * PATH --mode MODE --payload-bytes B --timeout-ms T -- ARGS... */
+ * PATH [JVM-WORDS...] --mode MODE --payload-bytes B --timeout-ms T --
+ * ARGS... */
 struct caller_launch {
     const char *path;
     const char *mode;
@@ -72,6 +77,8 @@ struct caller_launch {
     int64_t timeout_ms;
     char *const *args;
     size_t nargs;
+    char *const *jvm_words; /* a JVM caller's -J words, or none */
+    size_t njvm_words;
 };
 
 /* spawn_argv_fn for a struct caller_launch. */

@@ -388,9 +388,11 @@ int server_args_check_key(char *const *args, size_t nargs, const char *key,
         if (eq)
             v = eq + 1; /* -ORBendPoint=...: omniORB refuses it, so do we */
         const char *jacorb_rule = jacorb_refused_rule(a);
+        const char *who = strncmp(key, "caller.", 7) == 0 ? "callers"
+                                                          : "servers";
         if (jacorb_rule) {
-            snprintf(why, why_len, "key \"server.args\": \"%s\": servers "
-                     "listen on loopback only (%s)", a, jacorb_rule);
+            snprintf(why, why_len, "key \"%s\": \"%s\": %s listen on "
+                     "loopback only (%s)", key, a, who, jacorb_rule);
             return -EINVAL;
         }
         for (size_t k = 0; k < ARRAY_LEN(omni); k++)
@@ -446,8 +448,6 @@ int server_args_check_key(char *const *args, size_t nargs, const char *key,
         if (!known)
             continue;
         if (!ok) {
-            const char *who = strncmp(key, "caller.", 7) == 0 ? "callers"
-                                                              : "servers";
             if (eq || !v)
                 snprintf(why, why_len, "key \"%s\": \"%s\": "
                          "%s listen on loopback only (%s)", key, a, who,
@@ -525,22 +525,22 @@ size_t server_jvm_words(const struct scenario_jvm *jvm,
         first = first ? first : (key);                                      \
     } while (0)
     if (jvm->heap_max_mb > 0)
-        JVM_WORD("server.jvm.heap_max_mb", "-J-Xmx%lldm",
+        JVM_WORD("heap_max_mb", "-J-Xmx%lldm",
                  (long long)jvm->heap_max_mb);
     if (jvm->heap_initial_mb > 0)
-        JVM_WORD("server.jvm.heap_initial_mb", "-J-Xms%lldm",
+        JVM_WORD("heap_initial_mb", "-J-Xms%lldm",
                  (long long)jvm->heap_initial_mb);
     if (jvm->thread_stack_kb > 0)
-        JVM_WORD("server.jvm.thread_stack_kb", "-J-Xss%lldk",
+        JVM_WORD("thread_stack_kb", "-J-Xss%lldk",
                  (long long)jvm->thread_stack_kb);
     for (size_t i = 0; i < ARRAY_LEN(gcs); i++)
         if (strcmp(jvm->gc, gcs[i].value) == 0)
-            JVM_WORD("server.jvm.gc", "%s", gcs[i].word);
+            JVM_WORD("gc", "%s", gcs[i].word);
     for (size_t i = 0; i < ARRAY_LEN(jits); i++)
         if (strcmp(jvm->jit, jits[i].value) == 0)
-            JVM_WORD("server.jvm.jit", "%s", jits[i].word);
+            JVM_WORD("jit", "%s", jits[i].word);
     if (!jvm->cds)
-        JVM_WORD("server.jvm.cds", "-J-Xshare:off");
+        JVM_WORD("cds", "-J-Xshare:off");
 #undef JVM_WORD
     if (first_key)
         *first_key = first;

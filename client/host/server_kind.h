@@ -78,11 +78,12 @@ struct server_launch {
 #define SERVER_JVM_WORD 48
 #define SERVER_JVM_MAX_WORDS 6
 
-/* The JVM options that `jvm` (a scenario's server.jvm.* keys) asks for, as
- * -JOPTION words into words[0..] (room for SERVER_JVM_MAX_WORDS), none
- * for a key at its default (the
- * JVM's own choice). Their count; *first_key (when not NULL) names the
- * first key not at its default, for the message of a kind with no JVM. */
+/* The JVM options that `jvm` (a scenario's server.jvm.* or caller.jvm.*
+ * keys) asks for, as -JOPTION words into words[0..] (room for
+ * SERVER_JVM_MAX_WORDS), none for a key at its default (the JVM's own
+ * choice). Their count; *first_key (when not NULL) names the first key
+ * not at its default, after "GROUP.jvm." ("heap_max_mb"), for the
+ * message of a kind or caller with no JVM. */
 size_t server_jvm_words(const struct scenario_jvm *jvm,
                         char words[][SERVER_JVM_WORD],
                         const char **first_key);

@@ -3,6 +3,7 @@
  * and one entry in KINDS below. */
 #include "kinds/kind.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "codec/payload.h"
@@ -62,6 +63,13 @@ static int check_caller(const struct scenario_ctx *c,
             return scenario_fail(c, "caller.mode", "needs caller.kind");
         if (sc->caller.nargs)
             return scenario_fail(c, "caller.args", "needs caller.kind");
+        char words[SERVER_JVM_MAX_WORDS][SERVER_JVM_WORD];
+        const char *jvm_key = NULL;
+        if (server_jvm_words(&sc->caller.jvm, words, &jvm_key)) {
+            char key[48];
+            snprintf(key, sizeof key, "caller.jvm.%s", jvm_key);
+            return scenario_fail(c, key, "needs caller.kind");
+        }
         return 0;
     }
     if (strcmp(sc->mode, "sync") != 0)

@@ -19,16 +19,14 @@
 // (jacorb.poa.thread_pool_min 5, thread_pool_max 20).
 // It listens on loopback only: a property that would move its listener
 // or what it publishes, or read settings from a file orbbench does not
-// check, is refused (exit 2), whether given here or to the JVM; JacORB's
+// check, is refused (exit 2), whether given here or to the JVM (the words
+// are JacorbWords', which callers/jacorb's caller shares); JacORB's
 // default endpoint is pinned to 127.0.0.1, and JacORB's own configuration
 // folder is the server's (which holds no jacorb.properties).
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -246,66 +244,6 @@ public final class EchoServer {
         }
     }
 
-    // JacORB properties that could move the listener off loopback, change
-    // what the IOR publishes, add transports, or read a file orbbench does
-    // not check: refused from the command line and from the JVM's system
-    // properties alike (the endpoint is -ORBListenEndpoints).
-    static String refusedProperty(String key) {
-        if (key.startsWith("OA"))
-            return "the endpoint is -ORBListenEndpoints iiop://127.x.x.x:PORT";
-        if (key.startsWith("jacorb.ior_proxy_") ||
-            key.equals("jacorb.transport.factories") ||
-            key.equals("jacorb.transport.server.listeners") ||
-            key.startsWith("jacorb.net.") ||
-            key.startsWith("jacorb.security.") ||
-            key.startsWith("jacorb.ssl.") ||
-            key.equals("jacorb.dns.enable"))
-            return "servers listen on loopback only, with JacORB's IIOP alone";
-        if (key.equals("custom.props") || key.equals("jacorb.config.dir") ||
-            key.equals("jacorb.home") || key.equals("ORBid"))
-            return "a configuration file can set endpoints orbbench does " +
-                   "not check; give the properties on the command line";
-        return null;
-    }
-
-    // An -ORBListenEndpoints value: iiop:// endpoints on loopback hosts
-    // only ("iiop://127.0.0.1:0", ";"- or ","-separated).
-    static boolean loopbackEndpoints(String v) {
-        String list = v.trim();
-        if (list.length() >= 2 && list.startsWith("'") && list.endsWith("'"))
-            list = list.substring(1, list.length() - 1);
-        boolean any = false;
-        for (String e : list.split("[;,]")) {
-            e = e.trim();
-            if (e.isEmpty())
-                continue;
-            if (!e.regionMatches(true, 0, "iiop://", 0, 7))
-                return false;
-            String addr = e.substring(7);
-            int at = addr.indexOf('@');
-            if (at >= 0)
-                addr = addr.substring(at + 1); // a version: 1.2@host:port
-            int slash = addr.indexOf('/', addr.lastIndexOf(']') + 1);
-            if (slash >= 0)
-                addr = addr.substring(0, slash);
-            String host;
-            if (addr.startsWith("[")) {
-                int close = addr.indexOf(']');
-                if (close < 0)
-                    return false;
-                host = addr.substring(1, close);
-            } else {
-                int colon = addr.lastIndexOf(':');
-                host = colon >= 0 ? addr.substring(0, colon) : addr;
-            }
-            if (!(host.startsWith("127.") || host.equals("localhost") ||
-                  host.equals("::1")))
-                return false;
-            any = true;
-        }
-        return any;
-    }
-
     static int usage(String fmt, Object... args) {
         System.err.println(PROG + ": " + String.format(fmt, args));
         return 2;
@@ -329,10 +267,8 @@ public final class EchoServer {
             return 0;
         }
         long workUs = 0, workNs = 0;
-        Properties props = new Properties();
-        List<String> orbArgs = new ArrayList<>();
-        boolean endpoint = false;
-        for (int i = 0; i < argv.length; i++) {
+        JacorbWords words = new JacorbWords("servers");
+        for (int i = 0; i < argv.length;) {
             String a = argv[i];
             String v = i + 1 < argv.length ? argv[i + 1] : null;
             if (a.equals("--work-us") || a.equals("--work-ns")) {
@@ -344,40 +280,23 @@ public final class EchoServer {
                     workUs = n;
                 else
                     workNs = n;
-                i++;
-            } else if (a.startsWith("-D") && a.indexOf('=') > 2) {
-                String key = a.substring(2, a.indexOf('='));
-                String why = refusedProperty(key);
-                if (why != null)
-                    return usage("%s: %s", a, why);
-                props.setProperty(key, a.substring(a.indexOf('=') + 1));
-            } else if (a.equalsIgnoreCase("-ORBListenEndpoints")) {
-                if (v == null || !loopbackEndpoints(v))
-                    return usage("%s %s: servers listen on loopback only " +
-                                 "(iiop://HOST:PORT with HOST 127.x.x.x, " +
-                                 "localhost or ::1)", a, v == null ? "" : v);
-                orbArgs.add(a);
-                orbArgs.add(v);
-                endpoint = true;
-                i++;
-            } else if (a.startsWith("-ORB")) {
-                // JacORB reads "-ORBName value" and "-ORBName=value" (a
-                // property ORBName: none of the refused ones).
-                orbArgs.add(a);
-                if (a.indexOf('=') < 0 && v != null) {
-                    orbArgs.add(v);
-                    i++;
-                }
-            } else {
-                return usage("unknown argument \"%s\"", a);
+                i += 2;
+                continue;
             }
+            int next;
+            try {
+                next = words.take(argv, i);
+            } catch (JacorbWords.Refused e) {
+                return usage("%s", e.getMessage());
+            }
+            if (next == i)
+                return usage("unknown argument \"%s\"", a);
+            i = next;
         }
-        for (Map.Entry<Object, Object> e : System.getProperties().entrySet()) {
-            String why = refusedProperty(e.getKey().toString());
-            if (why != null)
-                return usage("system property %s: %s", e.getKey(), why);
-        }
-        if (!endpoint)
+        String refused = JacorbWords.refusedSystemProperty();
+        if (refused != null)
+            return usage("%s", refused);
+        if (!words.endpoint)
             return usage("no -ORBListenEndpoints: name a loopback endpoint " +
                          "(iiop://127.0.0.1:0)");
         long steps = Work.steps(workUs * 1000 + workNs);
@@ -387,14 +306,15 @@ public final class EchoServer {
         // line's, pinned to loopback; its configuration folder the
         // server's own, which holds no jacorb.properties (it would
         // otherwise read one from the working folder).
+        Properties props = words.props;
         props.setProperty("org.omg.CORBA.ORBClass", "org.jacorb.orb.ORB");
         props.setProperty("org.omg.CORBA.ORBSingletonClass",
                           "org.jacorb.orb.ORBSingleton");
         props.setProperty("OAIAddr", "127.0.0.1");
         props.setProperty("jacorb.config.dir",
                           System.getProperty("orbbench.dir", "/nonexistent"));
-        org.omg.CORBA.ORB orb =
-            org.omg.CORBA.ORB.init(orbArgs.toArray(new String[0]), props);
+        org.omg.CORBA.ORB orb = org.omg.CORBA.ORB.init(
+            words.orbArgs.toArray(new String[0]), props);
         org.omg.PortableServer.POA root = org.omg.PortableServer.POAHelper
             .narrow(orb.resolve_initial_references("RootPOA"));
         org.omg.CORBA.Object ref = root.servant_to_reference(new Echo(steps));

@@ -1,7 +1,10 @@
 /* The JacORB echo server's executable (bin/orbs/ID/echo-server): execs the
  * JDK's java that JacORB was built with on EchoServer (echo-server.jar
  * beside this file, then the build's class path: its jars), so that the
- * server is one executable as the contract asks (docs/servers.md).
+ * server is one executable as the contract asks (docs/servers.md). Built
+ * again with JACORB_MAIN "Caller", JACORB_JAR "caller.jar" and JACORB_PROG
+ * "jacorb-caller", it is JacORB's caller (bin/orbs/ID/caller,
+ * callers/jacorb, docs/callers.md), which the same holds for.
  *   -JOPTION   (anywhere) an option for the JVM, in the order given: the
  *              scenario's server.jvm.* keys come so, and server.args may
  *              add more (-J-XX:+UseNUMA)
@@ -33,8 +36,20 @@
 #ifndef JACORB_BUILD
 #define JACORB_BUILD "unknown"
 #endif
+/* The class it runs, its jar beside this file, its name in messages;
+ * JACORB_STDOUT_PROTOCOL when its stdout carries a protocol (the
+ * caller's), which the JVM's own messages must stay off. */
+#ifndef JACORB_MAIN
+#define JACORB_MAIN "EchoServer"
+#endif
+#ifndef JACORB_JAR
+#define JACORB_JAR "echo-server.jar"
+#endif
+#ifndef JACORB_PROG
+#define JACORB_PROG "echo-server"
+#endif
 
-static const char prog[] = "echo-server";
+static const char prog[] = JACORB_PROG;
 
 /* JVM options refused, by prefix (after the -J), and why. */
 static const struct {
@@ -63,7 +78,7 @@ int main(int argc, char **argv)
     }
     exe[n] = 0;
     const char *dir = dirname(exe);
-    snprintf(jar, sizeof jar, "%s/echo-server.jar", dir);
+    snprintf(jar, sizeof jar, "%s/" JACORB_JAR, dir);
     if ((size_t)snprintf(cp, sizeof cp, "%s:%s", jar, JACORB_CLASSPATH) >=
         sizeof cp) {
         fprintf(stderr, "%s: class path too long\n", prog);
@@ -97,6 +112,11 @@ int main(int argc, char **argv)
         return 1;
     int k = 0;
     args[k++] = (char *)JACORB_JAVA;
+#ifdef JACORB_STDOUT_PROTOCOL
+    /* Its stdout is a protocol's (the caller's): HotSpot's own messages,
+     * its start-up errors among them, go to stderr. */
+    args[k++] = "-XX:+DisplayVMOutputToStderr";
+#endif
     for (int i = 1; i < argc; i++)
         if (strncmp(argv[i], "-J", 2) == 0)
             args[k++] = argv[i] + 2;
@@ -104,7 +124,7 @@ int main(int argc, char **argv)
     args[k++] = dir_prop;
     args[k++] = "-cp";
     args[k++] = cp;
-    args[k++] = "EchoServer";
+    args[k++] = JACORB_MAIN;
     for (int i = 1; i < argc; i++)
         if (strncmp(argv[i], "-J", 2) != 0)
             args[k++] = argv[i];
