@@ -16,6 +16,7 @@ import subprocess
 import pytest
 
 from conftest import (BIN, ORBBENCH, SCENARIOS, assert_nothing_left, wait_for)
+from test_safety import sanitized
 
 OBJECTS = SCENARIOS / "objects"
 # Small: M = 1, 10, 100; a few hundred calls a step.
@@ -174,13 +175,15 @@ def test_a_median_over_max_call_us_is_the_crossing(orbbench):
 
 def test_memory_per_object_over_its_bound_is_a_cost_stop(orbbench):
     """Judged from M = 10000 once PSS grew 16 MiB: omniORB's servants
-    pass it at 10^5."""
+    pass it at 10^5 (ASan's redzones and quarantine, in a sanitized
+    build of the server, already at 10^4)."""
     r = orbbench(OBJECTS / "01-omniorb-each.json", "transport=unix",
                  "objects.max_m=1000000", "objects.calls=300",
                  "objects.warmup=100", "objects.max_kb_per_object=0.01")
     assert (r.rc, r.doc["result"]["stop_reason"]) == (0, "cost"), r.stderr
     o = r.doc["objects"]
-    assert o["steps"][-1]["m"] == 100000
+    assert o["steps"][-1]["m"] in ((10000, 100000) if sanitized()
+                                   else (100000,))
     assert [s["kb_judged"] for s in o["steps"]][-1] is True
     assert not any(s["kb_judged"] for s in o["steps"][:-1])
     assert "is over objects.max_kb_per_object (0.01 kB)" in \
@@ -204,7 +207,8 @@ def test_the_run_is_bounded_in_time(orbbench):
 def test_a_server_out_of_memory_ends_the_run_named(orbbench):
     """omniORB's 10^6 servants do not fit a 100 MB memory cgroup: the
     OOM killer ends the server while it makes them, a `memory` stop as
-    in every kind, the steps before it written."""
+    in every kind, the steps before it written (a step earlier when the
+    server is built with ASan, whose allocator costs more a servant)."""
     r = orbbench(OBJECTS / "01-omniorb-each.json", "transport=unix",
                  "objects.calls=300", "objects.warmup=100",
                  "machine.mem_limit_mb=100")
@@ -214,7 +218,8 @@ def test_a_server_out_of_memory_ends_the_run_named(orbbench):
     assert "makeObjects" in r.doc["result"]["detail"]
     assert "OOM killer in the 100 MB memory cgroup" in \
         r.doc["result"]["detail"]
-    assert r.doc["objects"]["steps"][-1]["m"] == 100000
+    assert r.doc["objects"]["steps"][-1]["m"] in (
+        (10000, 100000) if sanitized() else (100000,))
 
 
 # ---- errors --------------------------------------------------------------
@@ -343,9 +348,13 @@ def test_report_compare_and_plot_read_the_kind(two_folders, tmp_path):
     m = rows["objects-omniorb-each"]["metrics"]
     assert set(m) >= {"kb_per_object", "create_us", "call_growth",
                       "call_us"}
-    # a servant and a map entry each against a page or two for all 99
+    # a servant and a map entry each against a page or two for all 99;
+    # not under ASan, whose redzones and quarantine a default servant's
+    # per-call allocations pay too
     kb = m["kb_per_object"]
-    assert max(v or 0 for v in kb["b_values"]) < min(kb["a_values"]), kb
+    assert kb["a_values"] and kb["b_values"], kb
+    if not sanitized():
+        assert max(v or 0 for v in kb["b_values"]) < min(kb["a_values"]), kb
     assert all(v > 0 for v in m["call_us"]["a_values"] +
                m["call_growth"]["b_values"])
 
