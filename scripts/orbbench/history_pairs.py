@@ -42,20 +42,21 @@ def step_sides(folder):
     return [(d.name, d) for d in subs]
 
 
-def chain(steps):
+def chain(steps, folders):
     """The points' labels in order from [[(from label, _), (to label, _)]
-    per step]; ValueError when a step's from is not the step before's to
-    (naming both), or a label comes back (a loop)."""
+    per step] (the steps' folders, to name one); ValueError naming the
+    step's folder when its from is not the step before's to, or its to
+    is a point already (a loop)."""
     labels = [steps[0][0][0]]
-    for i, ((a, _), (b, _)) in enumerate(steps):
+    for i, (((a, _), (b, _)), folder) in enumerate(zip(steps, folders)):
         if a != labels[-1]:
             raise ValueError(
-                f"step {i + 1} goes from {a!r} but step {i} ended at "
-                f"{labels[-1]!r}: give the steps in order, each from the "
-                "release the one before went to")
+                f"{folder}: step {i + 1} goes from {a!r} but step {i} "
+                f"ended at {labels[-1]!r}: give the steps in order, each "
+                "from the release the one before went to")
         if b in labels:
-            raise ValueError(f"step {i + 1}: {b!r} is already a point: a "
-                             "release once in a history")
+            raise ValueError(f"{folder}: step {i + 1}: {b!r} is already a "
+                             "point: a release once in a history")
         labels.append(b)
     return labels
 
@@ -69,7 +70,7 @@ def load_steps(folders, note):
     if not folders:
         raise ValueError("give at least one step folder")
     found = [step_sides(f) for f in folders]
-    labels = chain(found)
+    labels = chain(found, folders)
     sides, runs, where = [], {}, {}
     for step in found:
         pair = []

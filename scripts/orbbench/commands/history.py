@@ -197,16 +197,20 @@ def value_table(doc):
     the client half beside it."""
     mem = doc["mem_kind"]
     keys = orbhistory.metric_keys(mem, doc.get("client"))
-    head = ["scenario", "point"] + [
-        orbhistory.metric_short(k, mem) + (
-            f" ({orbhistory.metric_unit(k, mem)})"
-            if orbhistory.metric_unit(k, mem) else "") for k in keys]
+    head = ["scenario", "point"] + [column(k, mem) for k in keys]
     rows = []
     for name in doc["series"]["crossing_n"]:
         for i, p in enumerate(doc["points"]):
             cells = [doc["series"][k][name][i] for k in keys]
             rows.append([name, p["label"]] + [value_text(c) for c in cells])
     return head, rows, "ll" + "r" * len(keys)
+
+
+def column(key, mem):
+    """'server CPU (µs)', 'threads': a value column's name and unit."""
+    short, unit = orbhistory.metric_short(key, mem), \
+        orbhistory.metric_unit(key, mem)
+    return f"{short} ({unit})" if unit and unit not in short else short
 
 
 def value_text(cell):
