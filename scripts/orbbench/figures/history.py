@@ -110,8 +110,9 @@ def history_figure(series, footer, title, data=None):
     labels = data["labels"]
     # The legend right of the panel: eight scenarios' lines fill it.
     legend_w = label_width_in(list(data["lines"]) + [
-        "change point (worse)"] + (["interval cut at the largest N measured"]
-                                   if data["open_ends"] else []), 8) + 0.5
+        "change point (worse)"] + (["interval cut at the smallest N "
+                                    "measured"] if data["open_ends"] else []),
+        8) + 0.5
     width = max(6.5, 1.3 * len(labels) + 3.5) + legend_w
     fig, axes = new_figure(width, 4.8, footer)
     ax = axes[0][0]
@@ -173,10 +174,12 @@ def history_figure(series, footer, title, data=None):
     ax.grid(axis="y", color="0.9")
     ax.set_axisbelow(True)
     handles = ax.get_legend_handles_labels()[0]
-    if data["open_ends"]:
-        handles.append(orbplot.Line2D(
-            [], [], color="0.3", marker="^", ls="none", ms=7,
-            label="interval cut at the largest N measured"))
+    for end, marker, word in (("high", "^", "largest"),
+                              ("low", "v", "smallest")):
+        if any(e == end for _, _, e in data["open_ends"]):
+            handles.append(orbplot.Line2D(
+                [], [], color="0.3", marker=marker, ls="none", ms=7,
+                label=f"interval cut at the {word} N measured"))
     for direction in dict.fromkeys(c["direction"] for c in data["changes"]):
         handles.append(orbplot.Patch(color=DIRECTION_COLORS[direction],
                                      alpha=0.25,
