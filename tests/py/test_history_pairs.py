@@ -32,17 +32,17 @@ def fixture_doc(name, r):
 
 def with_caller(doc, cost, factor, rng, version="4.2.5"):
     """doc with a caller's rows: CPU per call BASE x factor x cost, each
-    measurement jittered by ±0.5%; 3 threads; USS 40 KiB a server x
+    measurement jittered by ±0.2%; 3 threads; USS 40 KiB a server x
     factor x cost, jittered alike."""
     doc = copy.deepcopy(doc)
     doc["caller"] = {"kind": "omniorb", "name": "omniORB",
                      "version": version, "mode": "sync"}
     for s in doc["steps"] + list(doc.get("probes") or []):
-        cpu = BASE_US * factor * cost * (1 + rng.uniform(-0.005, 0.005))
+        cpu = BASE_US * factor * cost * (1 + rng.uniform(-0.002, 0.002))
         s["caller"] = {"cpu_per_call_us": {"total": cpu}, "threads": 3}
     doc["result"].setdefault("costs", {})["caller"] = {
         "memory_per_server_kb": {"uss_kb": 40.0 * cost * factor *
-                                 (1 + rng.uniform(-0.005, 0.005))}}
+                                 (1 + rng.uniform(-0.002, 0.002))}}
     return doc
 
 
