@@ -195,7 +195,8 @@ def test_series_and_tables_carry_the_client_half(tmp_path):
     gm = math.exp(sum(map(math.log, RUN_FACTORS)) / 3)
     assert cpu[0]["value"] == pytest.approx(BASE_US * gm, rel=0.02)
     assert cpu[1]["value"] == pytest.approx(BASE_US * gm * 1.1, rel=0.02)
-    assert doc["series"]["client_threads"]["sync-unix"][2]["value"] == 3
+    assert doc["series"]["client_threads"]["sync-unix"][2]["value"] == \
+        pytest.approx(3)
     # The points are labelled by their labels, the caller recorded.
     assert [p["caller"] for p in doc["points"]] == ["omniORB 4.2.5"] * 3
 
@@ -228,7 +229,10 @@ def test_an_extrapolated_interval_is_cut_and_named(tmp_path):
     values = [d["result"]["crossing_n"] for d in docs]
     c = orbhistory.cell(values, docs, True)
     assert c["open_high"] and not c["open_low"]
-    assert c["high"] == largest and c["interval"][1] == 440000.0
+    # cut at the largest N measured (or a run's crossing, when its fit
+    # lies past the last step: a value is never left outside its bar)
+    assert c["high"] == max(largest, *values)
+    assert c["interval"][1] == 440000.0
     assert c["low"] <= c["value"] <= c["high"]
     # Not cut: a span inside the N measured.
     for d in docs:
@@ -248,7 +252,12 @@ def test_the_figure_data_names_the_cut_bars(tmp_path):
     points, sides = orbpairs.load_steps(steps, print)
     doc = orbhistory.history(points, sides=sides)
     data = figs.history_data(doc, "crossing_n")
-    assert data["open_ends"] == [("sync-unix", 1, "high")]
+    # the one made wide; the fixture's own spans may pass their last
+    # step by a little (a crossing between the last two steps) and are
+    # cut there too
+    assert ("sync-unix", 1, "high") in data["open_ends"]
+    cell = data["lines"]["sync-unix"][1]
+    assert cell["interval"][1] == 440000.0 and cell["high"] < 100
     # The axis stops at what was measured, not at 440,000.
     assert data["axis"]["max"] < 1000
     assert "cut at the largest (or smallest) N" in figs.history_caption(data)
