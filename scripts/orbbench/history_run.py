@@ -27,6 +27,17 @@ def release_name(spec):
     return name
 
 
+# A spec's overrides are split where a comma begins the next KEY=, as
+# run-suite splits them (a value may hold commas).
+OVERRIDE_SPLIT = re.compile(r",(?=[A-Za-z0-9_.]+=)")
+
+
+def release_keys(spec):
+    """The keys a release spec NAME[:KEY=VALUE,...] sets."""
+    _, _, rest = spec.partition(":")
+    return {o.partition("=")[0] for o in OVERRIDE_SPLIT.split(rest) if o}
+
+
 def step_folder(results, i, a, b):
     """The folder of step i (from 0), release a to b: RESULTS/NN-A-to-B."""
     return Path(results) / f"{i + 1:02d}-{a}-to-{b}"
@@ -34,10 +45,11 @@ def step_folder(results, i, a, b):
 
 def steps_plan(suite, releases, results, repeat=3, sets=(), only=()):
     """[(step folder, run-suite argv)] for the releases in order (at
-    least two, names distinct): each neighbouring pair one paired suite
-    of the scenarios of suite, repeat repeats, the global --set and
-    --only passed on. ValueError (one line) for fewer than two releases
-    or a name given twice."""
+    least two, names distinct, each setting the same keys): each
+    neighbouring pair one paired suite of the scenarios of suite, repeat
+    repeats, the global --set and --only passed on. ValueError (one
+    line) for fewer than two releases, a name given twice, or releases
+    that set different keys."""
     names = [release_name(r) for r in releases]
     if len(names) < 2:
         raise ValueError(f"--run: give at least two --release, not "
@@ -45,6 +57,18 @@ def steps_plan(suite, releases, results, repeat=3, sets=(), only=()):
     for n in names:
         if names.count(n) > 1:
             raise ValueError(f"--release {n}: given twice")
+    # A paired suite's side B starts from A's settings: every release must
+    # set the same keys (run-suite refuses a step otherwise, after the
+    # steps before it have run).
+    def keys_text(spec):
+        return ", ".join(sorted(release_keys(spec))) or "no key"
+    for r in releases[1:]:
+        if release_keys(r) != release_keys(releases[0]):
+            raise ValueError(
+                f"--release {r}: sets {keys_text(r)}, --release "
+                f"{releases[0]} sets {keys_text(releases[0])}: every "
+                "release sets the same keys (a paired step's side B "
+                "starts from A's settings)")
     plan = []
     for i, (a, b) in enumerate(zip(releases, releases[1:])):
         out = step_folder(results, i, names[i], names[i + 1])
@@ -84,7 +108,8 @@ def run_steps(plan, note):
             rc = orbprocs.run(argv, stdout=sys.stderr.fileno()).returncode
             done.append((out, rc))
             if rc == 1:
-                note(f"{out}: some runs failed (exit 1); going on")
+                note(f"{out}: the step's suite ended with exit 1 (a run, or "
+                     "its comparison, failed); going on")
             elif rc != 0:
                 break
     finally:

@@ -292,6 +292,16 @@ def test_steps_plan():
         orbrun.steps_plan("scen", ["a", "b:x=1", "a:y=2"], "R")
     with pytest.raises(ValueError, match="a name of letters"):
         orbrun.steps_plan("scen", ["a b", "c"], "R")
+    # run-suite pairs only variants that set the same keys: refused
+    # before any step runs, naming both.
+    with pytest.raises(ValueError, match=r"^--release c:caller.mode=deferred"
+                                         r": sets caller.mode, --release "
+                                         r"a:caller.orb=system sets "
+                                         r"caller.orb: every release"):
+        orbrun.steps_plan("scen", ["a:caller.orb=system",
+                                   "c:caller.mode=deferred"], "R")
+    assert orbrun.release_keys("a:x.y=1,2,z=[3,4]") == {"x.y", "z"}
+    assert orbrun.release_keys("a") == set()
 
 
 def test_check_results(tmp_path):
