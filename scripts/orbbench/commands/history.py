@@ -17,7 +17,8 @@ ORB its results' server recorded (name and version, "omniORB 4.2.5"),
 else (not recorded, or two points of one ORB) the folder's name.
 Per metric, one figure with the points along x in order and every
 scenario a line: servers held (crossing N, with the span of the runs'
-crossing intervals), server CPU per call, memory per server (PSS, or
+crossing intervals, cut at the N they measured: an arrow where the span
+recorded reaches beyond), server CPU per call, memory per server (PSS, or
 --mem), threads per server. Then the table: each step, from one point to
 the next, compared as orbbench compare compares B with A (paired runs
 paired), its ratio, interval and verdict per metric (faster, slower,
@@ -50,7 +51,8 @@ A CI history over commits: keep one result folder per commit (the
 suite's --out, named by the commit), then
   orbbench history results/ci/* --order date --out plots/ci-history
 (or LABEL=DIR with the commit as LABEL and --order given).
-Writes into --out (default plots/history/): history.md, history.html (one
+Writes into --out (default plots/history/; with --run, the --results
+folder's history/): history.md, history.html (one
 self-contained file, figures embedded), history.json (the points, each
 step's comparison, the change points, what the figures draw), and
 history-METRIC.png and .svg, each whole or not at all; one history
