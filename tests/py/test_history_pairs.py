@@ -330,3 +330,23 @@ def test_usage_errors_are_one_line(argv, said, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert said in err and err.count("\n") == 1, err
+
+
+def test_a_client_history_is_labelled_by_its_callers():
+    """One server ORB at every point and a caller's ORB that moves: the
+    callers label the points; without callers, the folders do."""
+    from orbbench.results import Result
+
+    def loaded(folder, caller):
+        doc = {"orb": {"name": "giop-min", "version": "0.1.0"}}
+        if caller:
+            doc["caller"] = {"name": "omniORB", "version": caller}
+        return (None, folder, [Result(None, doc)])
+    assert orbhistory.default_labels([
+        loaded("/r/x", "4.0.7"), loaded("/r/y", "4.3.3")]) == [
+        "omniORB 4.0.7", "omniORB 4.3.3"]
+    assert orbhistory.default_labels([
+        loaded("/r/x", None), loaded("/r/y", None)]) == ["x", "y"]
+    # one caller twice: not a label of its own
+    assert orbhistory.default_labels([
+        loaded("/r/x", "4.2.5"), loaded("/r/y", "4.2.5")]) == ["x", "y"]
