@@ -30,6 +30,20 @@ METRICS = (("crossing_n", "servers held (crossing N)", None),
            ("mem", "memory per server", "KiB"),
            ("threads", "threads per server", "threads"))
 
+# The client half (docs/callers.md), followed only where a caller made
+# some run's calls: the caller's CPU per call (at the cost N, as the
+# server's), what each server costs it in memory (its USS slope over N)
+# and its threads (at the measurement nearest the cost N).
+CLIENT_METRICS = (("client_cpu_us", "client CPU per call", "µs"),
+                  ("client_uss_kb", "client USS per server", "KiB"),
+                  ("client_threads", "client threads", "threads"))
+
+# The client half's tests: compare shows them descriptive; the history
+# tests them in a family of their own (client_family), so that the
+# server half's family is the one compare adjusts. Threads are shown,
+# not tested, as the servers' are.
+CLIENT_TESTED = ("client_cpu_us", "client_uss_kb")
+
 # The verdicts that make a step a change point: a difference the data
 # show (significant after the adjustment, beyond negligible), by which
 # way it goes for the reader.
@@ -41,6 +55,20 @@ def metric_key(key, mem):
     return orbcmp.metric_key(key, mem)
 
 
+def metric_rows(client):
+    """[(key, title, unit)] the history follows: the server half
+    (METRICS), then with client the client half (CLIENT_METRICS)."""
+    return METRICS + (CLIENT_METRICS if client else ())
+
+
+def metric_keys(mem, client):
+    return [metric_key(k, mem) for k, _, _ in metric_rows(client)]
+
+
+def metric_unit(key, mem):
+    return {metric_key(k, mem): u for k, _, u in metric_rows(True)}[key]
+
+
 def metric_title(key, mem):
     """The figure's and the table's name of a history metric key (or of
     round_ms, which the table shows beside them)."""
@@ -48,13 +76,17 @@ def metric_title(key, mem):
         return f"{orbresults.MEM_LABELS[mem]} per server"
     if key == "round_ms":
         return "round ms"
-    return {k: title for k, title, _ in METRICS}[key]
+    return {k: title for k, title, _ in metric_rows(True)}[key]
 
 
 def metric_short(key, mem):
     """A table column's name of a history metric key ("crossing N",
-    "server CPU", "PSS", "threads")."""
-    return "threads" if key == "threads" else orbcmp.metric_label(key, mem)
+    "server CPU", "PSS", "threads", "client CPU")."""
+    if key == "threads":
+        return "threads"
+    if key == "client_uss_kb":
+        return "client USS"
+    return orbcmp.metric_label(key, mem)
 
 
 # ---- the points -----------------------------------------------------------
@@ -116,9 +148,18 @@ def default_labels(loaded):
     """The points' labels: the one given (LABEL=DIR), else the ORB its
     server recorded (name and version), else, when the ORB is not
     recorded or another unlabelled point has the same one (a history over
-    commits of one ORB), the folder's name."""
+    commits of one ORB), the folder's name. Where every point's server is
+    one ORB and each point's caller another (the client half's history),
+    the callers' ORBs."""
     orbs = [None if label else orbresults.orb_label(res[0].doc)
             for label, _, res in loaded]
+    # One server ORB at every point but a caller's ORB that moves: the
+    # history of the client half, labelled by the callers.
+    callers = [None if label else caller_label(res[0].doc)
+               for label, _, res in loaded]
+    if len(set(orbs) - {None}) == 1 and None not in callers and \
+            len(set(callers)) == len(callers):
+        orbs = callers
     out = []
     for (label, folder, _), orb in zip(loaded, orbs):
         if label:
@@ -193,13 +234,17 @@ def threads_metric(docs_a, docs_b, n):
                          paired=paired)
 
 
-def step(pa, pb, mem):
+def step(pa, pb, mem, sides=None):
     """One step, point pa to point pb: compare's comparison of the two
     (orbbench.comparison.model.compare_pair, pb against pa), each
-    scenario with threads per server too; not yet judged."""
-    cmp = orbcmp.compare_pair(pa.results, pb.results, None, mem)
-    ga = orbresults.group_by_scenario(pa.results)
-    gb = orbresults.group_by_scenario(pb.results)
+    scenario with threads per server too; not yet judged. sides: the
+    step's own (A results, B results) when the step was measured on its
+    own (a paired suite of the two neighbours: history_pairs), else the
+    points' results."""
+    res_a, res_b = sides or (pa.results, pb.results)
+    cmp = orbcmp.compare_pair(res_a, res_b, None, mem)
+    ga = orbresults.group_by_scenario(res_a)
+    gb = orbresults.group_by_scenario(res_b)
     for row in cmp["scenarios"]:
         name = row["scenario"]
         n = row["metrics"][metric_key("mem", mem)].get("at_n")
@@ -210,34 +255,81 @@ def step(pa, pb, mem):
 
 
 def history(points, mem="pss", alpha=orbstats.ALPHA,
-            delta=orbstats.EQUIVALENCE):
+            delta=orbstats.EQUIVALENCE, sides=None):
     """The history of points (in order, at least two): {"points", "steps"
     (one comparison per step, judged together: one BH family over every
     step's primary tests, as compare adjusts over every set), "change
-    points", "series", "method"}. ValueError for fewer than two points,
-    a point mixing ORBs or settings, or a step without a scenario in
+    points", "series", "method", "client"}. sides: per step, its own (A
+    results, B results) (neighbours paired: orbbench.history_pairs), else
+    each step compares the points' results. When some run had a caller
+    (client), the client half is followed too, its tests a family of
+    their own (client_family). ValueError for fewer than two points, a
+    point mixing ORBs or settings, or a step without a scenario in
     common."""
     if len(points) < 2:
         raise ValueError("give at least two result folders (points), not "
                          f"{len(points)}")
     for p in points:
         orbcmp.check_side(p.results, p.folder)
-    steps = [step(a, b, mem) for a, b in zip(points, points[1:])]
+    sides = sides or [None] * (len(points) - 1)
+    steps = [step(a, b, mem, sd)
+             for a, b, sd in zip(points, points[1:], sides)]
     for s, (a, b) in zip(steps, zip(points, points[1:])):
         if not s["scenarios"]:
             raise ValueError(f"{a.folder} and {b.folder}: no scenario in "
                              "common")
     orbcmp.judge(steps, mem, alpha, delta)
+    client = orbcmp.has_caller([r.doc for p in points for r in p.results])
+    method = dict({k: v for k, v in steps[0]["method"].items()
+                   if k not in PER_STEP}, steps=len(steps),
+                  history="each step compared as orbbench compare "
+                  "compares B with A; one BH family over every "
+                  "step's primary tests",
+                  neighbours_paired=all(sd is not None for sd in sides))
+    if client:
+        method["client"] = client_family(steps, alpha, delta)
     return {"points": [point_doc(p) for p in points],
             "mem_kind": mem,
-            "method": dict({k: v for k, v in steps[0]["method"].items()
-                            if k not in PER_STEP}, steps=len(steps),
-                           history="each step compared as orbbench compare "
-                           "compares B with A; one BH family over every "
-                           "step's primary tests"),
+            "client": client,
+            "method": method,
             "steps": [step_doc(s) for s in steps],
             "change_points": change_points(steps, mem),
-            "series": series(points, mem)}
+            "series": series(points, mem, client)}
+
+
+def client_family(steps, alpha=orbstats.ALPHA, delta=orbstats.EQUIVALENCE):
+    """Test the client half's metrics (CLIENT_TESTED) of every step as one
+    BH family of their own, after judge() left them descriptive: paired
+    runs on every run's pairs first (orbbench.stats.within_runs, as
+    judge does for the primary ones), then the adjustment and the
+    verdicts (slower, faster, same, inconclusive; larger, smaller for
+    memory). Each tested metric is flagged "client_tested". Returns the
+    family's {"tests", "rejected", "ci_level", "within_runs",
+    "metrics"}."""
+    ms = [row["metrics"][k] for s in steps for row in s["scenarios"]
+          for k in CLIENT_TESTED if k in row["metrics"] and
+          row["metrics"][k].get("p_value") is not None]
+    within = {k: orbstats.within_runs(
+        [row["metrics"][k] for s in steps for row in s["scenarios"]
+         if k in row["metrics"] and
+         row["metrics"][k].get("p_value") is not None])
+        for k in CLIENT_TESTED}
+    tests, rejected, level = orbstats.adjust_family(ms, alpha, delta)
+    for m in ms:
+        m["client_tested"] = True
+    return {"tests": tests, "rejected": rejected, "ci_level": level,
+            "within_runs": within, "metrics": list(CLIENT_TESTED),
+            "family": "the client half's tests of every step, apart from "
+                      "the server half's (compare shows them "
+                      "descriptive)"}
+
+
+def caller_label(doc):
+    """The ORB of a run's caller, "omniORB 4.0.7" (its --version), or None
+    when orbbench's own client made the calls."""
+    c = doc.get("caller") or {}
+    words = [str(c[k]) for k in ("name", "version") if c.get(k)]
+    return " ".join(words) or None
 
 
 def point_doc(p):
@@ -245,6 +337,7 @@ def point_doc(p):
     return {"label": p.label, "folder": str(p.folder),
             "files": [str(r.path) for r in p.results],
             "orb": orbresults.orb_label(p.results[0].doc),
+            "caller": caller_label(p.results[0].doc),
             "started_at": when.isoformat() if when else None}
 
 
@@ -274,8 +367,8 @@ def change_points(steps, mem):
     "q_value", "direction"}]: every tested metric of a step whose verdict
     is a difference (WORSE or BETTER), in step order (round ms among
     them where it is tested: a fixed-N scenario's, which has no
-    crossing)."""
-    keys = [metric_key(k, mem) for k, _, _ in METRICS] + ["round_ms"]
+    crossing; the client half's, client_family's)."""
+    keys = metric_keys(mem, True) + ["round_ms"]
     out = []
     for s in steps:
         for row in s["scenarios"]:
@@ -303,19 +396,45 @@ def reading_ns(docs, mem):
     return n, window, orbcmp.mem_common_n(docs, mem, near=n)
 
 
-def values(docs, mem, ns):
+def client_uss(doc):
+    """What each server cost a run's caller in USS (result.costs.caller's
+    slope over N, as compare reads it), or None."""
+    return orbresults.get(doc, "result.costs.caller.memory_per_server_kb"
+                               ".uss_kb")
+
+
+def client_values(docs, ns):
+    """{client metric key: [each run's value]}: the caller's CPU per call
+    at the cost N (a fit, as the server's), its USS per server, its
+    threads at the measurement nearest the cost N."""
+    n, window, _ = ns
+    return {"client_cpu_us": [orbcmp.fit_at(d, n,
+                                            orbcmp.client_cpu_per_call_us,
+                                            lambda s: s.get("calls"), window)
+                              for d in docs],
+            "client_uss_kb": [client_uss(d) for d in docs],
+            "client_threads": [orbcmp.nearest_value(d, n,
+                                                    orbcmp.client_threads)
+                               if n is not None else None for d in docs]}
+
+
+def values(docs, mem, ns, client=False):
     """{history metric key: [each run's value]} of one scenario at one
-    point: crossing N, and the costs at ns (reading_ns)."""
+    point: crossing N, and the costs at ns (reading_ns); with client the
+    client half's too (client_values)."""
     # One N by design (the bench suite) has no crossing, as in compare.
     fixed = all(d["steps"] and orbresults.is_fixed_n(d) for d in docs)
     crossing = [] if fixed else orbcmp.crossing_values(docs, [])[0]
     n, window, nm = ns
     cpu = [orbcmp.fit_at(d, n, orbresults.server_cpu_per_call_us,
                          lambda s: s.get("calls"), window) for d in docs]
-    return {"crossing_n": crossing, "server_cpu_us": cpu,
-            metric_key("mem", mem): [orbcmp.mem_at(d, nm, mem)
-                                     for d in docs],
-            "threads": [threads_at(d, nm) for d in docs]}
+    out = {"crossing_n": crossing, "server_cpu_us": cpu,
+           metric_key("mem", mem): [orbcmp.mem_at(d, nm, mem)
+                                    for d in docs],
+           "threads": [threads_at(d, nm) for d in docs]}
+    if client:
+        out.update(client_values(docs, ns))
+    return out
 
 
 def crossing_span(docs):
@@ -328,7 +447,29 @@ def crossing_span(docs):
     return min(lo for lo, _ in ivs), max(hi for _, hi in ivs)
 
 
-def series(points, mem):
+def measured_span(docs):
+    """(smallest, largest) N the runs measured (steps and probes), or
+    None."""
+    ns = [s["n"] for d in docs for s in orbcmp.measurements(d)]
+    return (min(ns), max(ns)) if ns else None
+
+
+def clip_span(low, high, measured):
+    """(low, high, open_low, open_high): an interval cut to the N the runs
+    measured. A crossing interval's bound beyond every measurement is the
+    search's extrapolation (a run that stopped before its rounds grew
+    past max_ms has an upper bound of hundreds of thousands of servers,
+    none of them started): the data support it only up to the largest N
+    measured, so it ends there, open (open_high: the figure draws an
+    arrow, not a cap). measured None: nothing cut."""
+    if not measured:
+        return low, high, False, False
+    lo_n, hi_n = measured
+    open_low, open_high = low < lo_n, high > hi_n
+    return (max(low, lo_n), min(high, hi_n), open_low, open_high)
+
+
+def series(points, mem, client=False):
     """{metric key: {scenario: [{"value", "low", "high", "runs"} or None,
     one per point]}, "at_n": {scenario: {"cost", "memory"}}}: the costs
     of a scenario read at one N for every point (reading_ns over all
@@ -339,7 +480,7 @@ def series(points, mem):
     of the scenario, or no value."""
     names = orbresults.seed_order([orbresults.scenario_name(r.doc)
                                    for p in points for r in p.results])
-    keys = [metric_key(k, mem) for k, _, _ in METRICS]
+    keys = metric_keys(mem, client)
     out = {k: {name: [] for name in names} for k in keys}
     # One N per scenario for every point, read over all their runs, so
     # that a line moves with the ORB and not with how far each point got
@@ -355,7 +496,7 @@ def series(points, mem):
         groups = orbresults.group_by_scenario(p.results)
         for name in names:
             docs = [r.doc for r in groups.get(name, [])]
-            vals = values(docs, mem, ns[name]) if docs else {}
+            vals = values(docs, mem, ns[name], client) if docs else {}
             for k in keys:
                 out[k][name].append(cell(vals.get(k) or [], docs,
                                          k == "crossing_n"))
@@ -371,5 +512,14 @@ def cell(vals, docs, crossing):
     low, high = span if span else (min(xs), max(xs))
     # A run without an interval (it never crossed: its max_servers) can
     # lie outside the others' intervals; the bar reaches it.
-    return {"value": value, "low": min(low, value, *xs),
-            "high": max(high, value, *xs), "runs": len(xs)}
+    low, high = min(low, value, *xs), max(high, value, *xs)
+    out = {"value": value, "low": low, "high": high, "runs": len(xs)}
+    if span:
+        out["interval"] = [low, high]
+        # A run's value is a measured N (its crossing's fit or its
+        # max_servers): the cut never leaves one outside the bar.
+        lo_n, hi_n = measured_span(docs) or (low, high)
+        out["low"], out["high"], out["open_low"], out["open_high"] = \
+            clip_span(low, high, (min(lo_n, value, *xs),
+                                  max(hi_n, value, *xs)))
+    return out

@@ -25,8 +25,7 @@ def history_data(doc, key):
     for every point}, "left_out": [(scenario, why)]}."""
     mem = doc["mem_kind"]
     labels = [p["label"] for p in doc["points"]]
-    unit = {orbhistory.metric_key(k, mem): u
-            for k, _, u in orbhistory.METRICS}[key]
+    unit = orbhistory.metric_unit(key, mem)
     lines, left_out = {}, []
     for name, cells in doc["series"][key].items():
         if any(cells):
@@ -44,14 +43,27 @@ def history_data(doc, key):
     # The capacity figure's choice of scale, made here for the y axis.
     axis = capacity_axis(bounds)
     axis["why"] = axis["why"].replace("x axis", "y axis")
-    which = None if key == "crossing_n" else \
-        "cost" if key == "server_cpu_us" else "memory"
+    # Where each metric is read: the cost N (CPU per call, the caller's
+    # threads), the memory's N (per server), or none (crossing N, the
+    # caller's USS slope over every step).
+    which = {"server_cpu_us": "cost", "client_cpu_us": "cost",
+             "client_threads": "cost", "threads": "memory",
+             orbhistory.metric_key("mem", mem): "memory"}.get(key)
     at_n = {name: doc["series"]["at_n"][name][which] for name in lines} \
         if which else {}
     return {"key": key, "title": orbhistory.metric_title(key, mem),
             "unit": unit, "labels": labels, "lines": lines,
             "changes": changes, "axis": axis, "at_n": at_n,
-            "left_out": left_out}
+            "open_ends": open_ends(lines), "left_out": left_out}
+
+
+def open_ends(lines):
+    """[(scenario, point index, "high" or "low")] of every bar cut to the
+    N its runs measured (orbbench.history.clip_span): drawn as an arrow
+    at that end, not a cap, and named in the legend and caption."""
+    return [(name, i, end) for name, cells in lines.items()
+            for i, c in enumerate(cells) if c
+            for end in ("low", "high") if c.get(f"open_{end}")]
 
 
 def with_unit(data):
@@ -66,6 +78,12 @@ def history_caption(data):
             ("the span of the runs' crossing intervals" if
              data["key"] == "crossing_n" else "the runs' min–max") +
             f"; {data['axis']['why']}.")
+    if data["open_ends"]:
+        text += (" A bar that ends in an arrow was cut at the largest (or "
+                 "smallest) N its runs measured: the crossing interval "
+                 "recorded reaches beyond it, where nothing was measured (" +
+                 ", ".join(f"{name} at {data['labels'][i]}"
+                           for name, i, _ in data["open_ends"]) + ").")
     if data["at_n"]:
         text += " Read at one N per scenario for every point: " + ", ".join(
             f"{name} N={orbresults.fmt_num(n)}"
@@ -80,6 +98,10 @@ def history_caption(data):
     return text
 
 
+def is_open(cell):
+    return bool(cell.get("open_low") or cell.get("open_high"))
+
+
 def history_figure(series, footer, title, data=None):
     """The points along x (labels as ticks), a line per scenario."""
     if not data["lines"]:
@@ -87,8 +109,10 @@ def history_figure(series, footer, title, data=None):
                            "has a value at any point")
     labels = data["labels"]
     # The legend right of the panel: eight scenarios' lines fill it.
-    legend_w = label_width_in(list(data["lines"]) + ["change point (worse)"],
-                              8) + 0.5
+    legend_w = label_width_in(list(data["lines"]) + [
+        "change point (worse)"] + (["interval cut at the smallest N "
+                                    "measured"] if data["open_ends"] else []),
+        8) + 0.5
     width = max(6.5, 1.3 * len(labels) + 3.5) + legend_w
     fig, axes = new_figure(width, 4.8, footer)
     ax = axes[0][0]
@@ -105,10 +129,22 @@ def history_figure(series, footer, title, data=None):
         pts = [(x, c) for x, c in zip(xs, cells) if c]
         ys = [c["value"] if c else float("nan") for c in cells]
         ax.plot(xs, ys, "-", color=color, lw=1.5, label=name)
-        ax.errorbar([x for x, _ in pts], [c["value"] for _, c in pts],
-                    yerr=[[c["value"] - c["low"] for _, c in pts],
-                          [c["high"] - c["value"] for _, c in pts]],
-                    fmt="o", color=color, ms=5, capsize=3, lw=1)
+        # A bar cut at the N measured has no cap (it is not a bound):
+        # an arrow at that end instead, below.
+        for group, caps in (([p for p in pts if not is_open(p[1])], 3),
+                            ([p for p in pts if is_open(p[1])], 0)):
+            if group:
+                ax.errorbar([x for x, _ in group],
+                            [c["value"] for _, c in group],
+                            yerr=[[c["value"] - c["low"] for _, c in group],
+                                  [c["high"] - c["value"]
+                                   for _, c in group]],
+                            fmt="o", color=color, ms=5, capsize=caps, lw=1)
+        for x, c in pts:
+            for end, marker in (("high", "^"), ("low", "v")):
+                if c.get(f"open_{end}"):
+                    ax.plot([x], [c[end]], marker=marker, color=color,
+                            ms=7, ls="none")
         for ch in data["changes"]:
             if ch["scenario"] != name:
                 continue
@@ -138,6 +174,12 @@ def history_figure(series, footer, title, data=None):
     ax.grid(axis="y", color="0.9")
     ax.set_axisbelow(True)
     handles = ax.get_legend_handles_labels()[0]
+    for end, marker, word in (("high", "^", "largest"),
+                              ("low", "v", "smallest")):
+        if any(e == end for _, _, e in data["open_ends"]):
+            handles.append(orbplot.Line2D(
+                [], [], color="0.3", marker=marker, ls="none", ms=7,
+                label=f"interval cut at the {word} N measured"))
     for direction in dict.fromkeys(c["direction"] for c in data["changes"]):
         handles.append(orbplot.Patch(color=DIRECTION_COLORS[direction],
                                      alpha=0.25,
@@ -156,8 +198,7 @@ def history_figures(doc, points, outdir, log=None):
     skipped, log(message) says so."""
     figures = []
     mem = doc["mem_kind"]
-    for k, _, _ in orbhistory.METRICS:
-        key = orbhistory.metric_key(k, mem)
+    for key in orbhistory.metric_keys(mem, doc.get("client")):
         stem = f"history-{orbplot.slug(key, 'metric')}"
         figures += orbplot.one_figure(
             points, outdir, log, stem, stem,
