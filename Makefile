@@ -727,11 +727,11 @@ fuzz-smoke:
 # ---- running -------------------------------------------------------------
 # The Grisby suite: 8 scenarios, about 4 minutes on 2 cores.
 run: build
-	scripts/run-suite scenarios/grisby
+	bin/orbbench suite scenarios/grisby
 
 # Small fixed-N benchmarks: single-call latency, 100 servers in flight.
 bench: build
-	scripts/run-suite scenarios/bench
+	bin/orbbench suite scenarios/bench
 
 # omniORB 4.3.3 (Debian trixie's source) against the system's 4.2.5 on the
 # Grisby suite, 3 paired runs (both ORBs' servers at once, alternate
@@ -741,7 +741,7 @@ compare-orbs:
 	@test -x $(ORBS_DIR)/$(COMPARE_ORB)/bin/omniidl || \
 		scripts/build-orb omniorb $(COMPARE_ORB:omniorb-%=%) --debian trixie
 	@$(MAKE) --no-print-directory build
-	scripts/run-suite scenarios/grisby --paired --repeat 3 \
+	bin/orbbench suite scenarios/grisby --paired --repeat 3 \
 		--orb omniorb-system --orb $(COMPARE_ORB)
 
 # Can compare tell A from B on this machine? The Grisby suite as paired
@@ -765,10 +765,10 @@ WORK_NS ?= 0
 MAX_REPEAT ?= 8
 BUDGET_MIN ?= 140
 resolution: build
-	scripts/run-suite scenarios/grisby --paired --until-verdict --repeat 3 \
+	bin/orbbench suite scenarios/grisby --paired --until-verdict --repeat 3 \
 		--max-repeat $(MAX_REPEAT) --budget $(BUDGET_MIN) \
 		--variant a --variant b
-	scripts/run-suite scenarios/grisby --paired --until-verdict --repeat 3 \
+	bin/orbbench suite scenarios/grisby --paired --until-verdict --repeat 3 \
 		--max-repeat $(MAX_REPEAT) --budget $(BUDGET_MIN) \
 		--variant base --variant work:server.work_us=$(WORK_US),server.work_ns=$(WORK_NS)
 

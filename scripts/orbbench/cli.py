@@ -14,17 +14,19 @@ import orbbench.escape as orbesc
 MESSAGE_LIMIT = 2000
 
 
-def text_table(head, rows):
-    """Aligned columns: the first left, the rest right; every cell's
+def text_table(head, rows, align=None):
+    """Aligned columns; align is 'l' or 'r' per column (default: the
+    first left, the rest right), as md_table's; every cell's
     non-printables escaped (orbbench.escape.text: a name cannot break its
     row)."""
     cells = [[orbesc.text(c) for c in head]] + [
         [orbesc.text(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
+    align = align or "l" + "r" * (len(head) - 1)
     lines = []
     for r in cells:
-        parts = [r[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(r[1:], widths[1:])]
+        parts = [c.ljust(w) if a == "l" else c.rjust(w)
+                 for c, w, a in zip(r, widths, align)]
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)
 

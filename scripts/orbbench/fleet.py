@@ -33,7 +33,7 @@ SKIP_SUFFIXES = (".pyc",)
 HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 # Where a fleet run keeps its files on a host, under the tree:
-# results/fleet/RUN/HOST/ (run-suite's folder), HOST.log, HOST.pid.json.
+# results/fleet/RUN/HOST/ (the suite's folder), HOST.log, HOST.pid.json.
 HOST_RESULTS = Path("results") / "fleet"
 
 
@@ -104,7 +104,7 @@ def differing_files(mine, theirs):
 
 
 def select_scenarios(suite_dir, only):
-    """The scenario files run-suite runs from suite_dir with these --only
+    """The scenario files orbbench suite runs from suite_dir with these --only
     globs (the file name without .json matched), sorted."""
     files = sorted(Path(suite_dir).glob("*.json"))
     if only:

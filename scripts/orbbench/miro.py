@@ -62,7 +62,7 @@ def _payload_rank(name):
 
 def latency_rows(results):
     """One row per (ORB, transport, payload): every call of every run of
-    it pooled (runs of run-suite --repeat are more calls of the same
+    it pooled (runs of orbbench suite --repeat are more calls of the same
     row), the sizes of its first run, and the seed's figures."""
     groups = {}
     for r in results:

@@ -16,7 +16,7 @@ import orbbench.fleet as orbfleet
 
 ROOT = Path(__file__).resolve().parents[2]
 EXEC_PREFIX = "ip netns exec %h"
-# A host's tree: what fleet-host checks and run-suite runs, and the build.
+# A host's tree: what fleet-host checks and orbbench suite runs, and the build.
 TREE_PARTS = orbfleet.SOURCES + ("scenarios",)
 # How a host can be broken on purpose (break_tree).
 BROKEN = {

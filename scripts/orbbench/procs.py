@@ -14,7 +14,7 @@ signals given) that end every remembered group (SIGTERM, SIGKILL after a
 grace), run the cleanups given, and exit with 128+signal; and an atexit
 hook that ends the groups if the supervisor returns while one still
 runs. forward() is a handler that only passes its signal on to the
-groups (run-suite's SIGINT: the client stops, writes its result, and the
+groups (the suite's SIGINT: the client stops, writes its result, and the
 suite goes on to its summary).
 
 Standard library only: fleet-host runs it on every host, under their
@@ -90,7 +90,7 @@ def run(argv, timeout=None, input=None, capture_output=False, check=False,
     """subprocess.run through start(): the same result; on a timeout or
     any exception the child's group is ended before it is raised on.
     started(proc), when given, is called once the child runs (before
-    its output is awaited): run-suite starts its progress reader there."""
+    its output is awaited): orbbench suite starts its progress reader there."""
     if capture_output:
         kw.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if input is not None:

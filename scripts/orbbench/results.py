@@ -1,4 +1,4 @@
-"""Reading orbbench result files and summing them up: shared by run-suite,
+"""Reading orbbench result files and summing them up: shared by orbbench suite,
 plot, compare and report. Standard library only (no matplotlib here).
 
 The measurement kinds (sweep, rate, ...) are not named here: each module
@@ -23,7 +23,7 @@ SCHEMA = "orbbench-result/1"
 SEED_ORDER = ("thread-per-call-tcp", "thread-per-call-unix", "pool100-tcp",
               "pool100-unix", "pool5-unix", "sync-unix")
 
-# run-suite writes this beside the results; it is not a result.
+# orbbench suite writes this beside the results; it is not a result.
 SUITE_SUMMARY = "summary.json"
 
 # The memory measures (what --mem names: a measure, not a kind), by their
@@ -60,16 +60,16 @@ class Kind:
                report (its own picked out), or None
       summary  summary(results) -> the report's Summary blocks of its
                results, or None
-      headline (word, label, value(doc)): the one figure run-suite shows
+      headline (word, label, value(doc)): the one figure orbbench suite shows
                of a run, in its progress line ("rate 80.5 kHz") and in its
                summary's column ("upcalls/s"), or None
       pairs    True when its runs can be paired (orbbench --versus: the
-               client's KIND_PAIRS); run-suite then pairs two variants
+               client's KIND_PAIRS); orbbench suite then pairs two variants
                by default
       settings the scenario's group of the sweep driver's keys (max_ms,
                growth, max_n, cost_n: "sweep", "fanin"), what setting()
                reads; None for a kind without them
-      paired_opening (warmup, switch): the untimed rounds run-suite
+      paired_opening (warmup, switch): the untimed rounds orbbench suite
                --paired opens each block with where the scenario file
                gives neither GROUP.warmup_rounds nor GROUP.switch_rounds
                (each one it leaves out), as measured for the kind; None:
@@ -349,7 +349,7 @@ def check_shape(doc, path):
 
 
 def result_files(paths):
-    """Expand files and result folders (their *.json but run-suite's
+    """Expand files and result folders (their *.json but the suite's
     summary.json) into file paths; ValueError names a missing path or an
     empty folder."""
     files = []
@@ -473,7 +473,7 @@ def _setting_tags(group):
 
 def group_by_scenario(results, split_orbs=False, split_settings=False):
     """{scenario name: [Result, …]} in seed order; repeats of a scenario
-    (run-suite --repeat) share a name and keep their file order. With
+    (orbbench suite --repeat) share a name and keep their file order. With
     split_orbs and results of several ORBs, the key is "name [orb]" so
     that two ORBs are never taken for repeats. With split_settings, runs
     of one name whose resolved scenarios differ (idle and connected,

@@ -1,4 +1,4 @@
-"""Enough repeats, no more: the stopping rule of run-suite --until-verdict.
+"""Enough repeats, no more: the stopping rule of suite --until-verdict.
 
 A paired suite is repeated until every primary metric is decided, or a
 fixed maximum of repeats (or a time budget) is reached. Decided means its

@@ -20,7 +20,7 @@ POWER = 0.80   # power at which the minimum detectable effect is given
 NEGLIGIBLE = 0.005
 # "same" is a claim of equivalence (a TOST): B/A's interval lies within
 # [1/(1+d), 1+d] for this d (compare --equivalence PCT). 3%: the margin
-# run-suite --until-verdict already stops at (sequential.py), below the 5%
+# orbbench suite --until-verdict already stops at (sequential.py), below the 5%
 # this project sets out to tell apart, so "same" rules out a 5% change.
 EQUIVALENCE = 0.03
 # An interval wider than this factor either way of its ratio says only

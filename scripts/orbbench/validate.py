@@ -1,7 +1,7 @@
 """What makes a result file a repeat that counts: a run that ended, once,
 with every number a metric reads in its range. The readers
 (orbbench.results) call these on every result they load; compare, the
-report of a comparison, history and run-suite's looks take their repeats
+report of a comparison, history and the suite's looks take their repeats
 through repeats(), and a comparison refuses a set that copies its
 baseline (refuse_copies). In an ORB's CI the measured side can write
 files beside its results: everything here is checked, never trusted.

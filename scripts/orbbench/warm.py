@@ -1,6 +1,6 @@
 """Warm starts: the crossing a run of a scenario found before, handed to
 its next run as the sweep driver's prior (KIND.prior_n, prior_half_width,
-prior_from: client/kinds/stepper_keys.h), so that run-suite's repeats start
+prior_from: client/kinds/stepper_keys.h), so that the suite's repeats start
 where the last one ended and --prior DIR starts a suite where another
 (the base branch's last CI results, say) ended. What the prior does to a
 run is the driver's: docs/kinds/sweep.md#warm-starts."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orbbench.results as orbresults
 
-# A repeat's file: NAME.rR.json (run-suite's naming with --repeat > 1).
+# A repeat's file: NAME.rR.json (the suite's naming with --repeat > 1).
 REPEAT = re.compile(r"^(?P<stem>.+)\.r(?P<rep>[0-9]+)$")
 
 # KIND.prior_from's buffer (struct stepper_opts) is 512 bytes.

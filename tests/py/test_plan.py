@@ -1,4 +1,4 @@
-"""The plan of run-suite --until-verdict (orbbench.sequential): how many
+"""The plan of orbbench suite --until-verdict (orbbench.sequential): how many
 repeats the budget allows at the slowest repeat measured, when the run
 stops, and the alpha each look spends, from given times (no clock, no
 client): the plan only shrinks and no alpha is spent twice."""
@@ -13,7 +13,7 @@ MIN = 60.0
 
 
 def drive(plan, times_s, budget_s, decided_at=None):
-    """Run the plan as run-suite does over repeats that take times_s (a
+    """Run the plan as the suite does over repeats that take times_s (a
     look takes no time here): [(repeat, alpha)] of its looks, why it
     stopped, and the time used at the stop. decided_at: the repeat whose
     look finds every metric decided."""

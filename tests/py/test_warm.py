@@ -1,5 +1,5 @@
 """orbbench.warm: the prior a result gives the next run of its scenario
-(run-suite's repeats and --prior), read from recorded results."""
+(the suite's repeats and --prior), read from recorded results."""
 import copy
 import json
 

@@ -1,3 +1,3 @@
 """The command-line front ends: one module per executable in scripts/
-(scripts/run-suite calls orbbench.commands.run_suite.main), each with its
+(scripts/run-suite calls orbbench.commands.suite.main), each with its
 usage in its docstring."""

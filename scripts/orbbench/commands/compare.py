@@ -8,7 +8,7 @@ usage: orbbench compare A B [C ...] [--at N] [--mem KIND] [--alpha A]
                         [--plots DIR]
 
 A and B are result files or result folders, each side of one ORB and one
-setting per scenario; repeats (run-suite --repeat R) are its runs. First
+setting per scenario; repeats (orbbench suite --repeat R) are its runs. First
 what differs between the two environments (ORB, host, CPUs, kernel, tool,
 compiler flags, CPU placement, scenario settings), then one row per
 scenario: B/A per metric with its 95% confidence interval and a verdict.
@@ -82,18 +82,14 @@ from pathlib import Path
 
 import orbbench.cli as orbcli
 import orbbench.comparison.options as orbopts
+import orbbench.comparison.sets as orbsets
 import orbbench.decision as orbdecision
-import orbbench.escape as orbesc
 import orbbench.gate as orbgate
 import orbbench.kinds  # noqa: F401  (the kinds of results)
 import orbbench.outlock as orboutlock
 import orbbench.results as orbresults
-import orbbench.sequential as orbseq
-import orbbench.stats as orbstats
-import orbbench.validate as orbvalidate
 from orbbench.comparison.as_json import json_doc
-from orbbench.comparison.model import LETTERS, compare_many
-from orbbench.comparison.render import render
+from orbbench.comparison.model import LETTERS
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -139,43 +135,6 @@ def parse_args(argv):
     return a
 
 
-# ---- overlay figures ------------------------------------------------------
-
-def side_labels(res_a, res_b, path_a, path_b, x="B"):
-    """What to call A and B (set x) in the figures: the ORBs when they
-    differ, else the folders' (or files') names, else "A" and x."""
-    la, lb = orbresults.orb_label(res_a[0].doc), orbresults.orb_label(res_b[0].doc)
-    if la != lb:
-        return la, lb
-    na, nb = Path(path_a).resolve().name, Path(path_b).resolve().name
-    return (na, nb) if na != nb else ("A", x)
-
-
-def write_figures(cmp, res_a, res_b, outdir, labels):
-    """The comparison's figures (orbbench.figures.compare), with the
-    verdicts on the capacity figure."""
-    import orbbench.figures.ab as figs_ab
-    import orbbench.figures.compare as figs_compare
-    written = figs_compare.compare_all(
-        res_a, res_b, outdir, labels,
-        verdicts=figs_ab.verdicts_from_compare(cmp),
-        log=lambda m: orbcli.note(PROG, m), cmp=cmp)
-    for f in written:
-        orbcli.note(PROG, f"wrote {f.png} and .svg")
-    return written
-
-
-def alpha_of(a):
-    """(alpha, where it came from): --alpha, else the alpha per look that
-    the sequential run (run-suite --until-verdict) which wrote these sets
-    spent (its sequential.json, beside the sets' folders, when it is bound
-    to exactly these sets: orbbench.sequential), else 0.05."""
-    if a.alpha is not None:
-        return a.alpha, "--alpha"
-    return orbseq.alpha_from_record(a.sets, lambda m: orbcli.note(PROG, m),
-                                    orbstats.ALPHA)
-
-
 def hosts_main(a):
     """--hosts: every host's numbers side by side (orbhosts)."""
     import orbbench.hosts as orbhosts
@@ -195,33 +154,22 @@ def hosts_main(a):
     return 0
 
 
+def log(msg):
+    orbcli.note(PROG, msg)
+
+
 def main(argv):
     a = parse_args(argv)
     if a.hosts:
         return hosts_main(a)
     try:
-        sets = [orbresults.load_repeats([path], lambda m: orbcli.note(PROG, m))
-                for path in a.sets]
-        sets = orbvalidate.drop_lone_partners(
-            sets, lambda m: orbcli.note(PROG, m))
-        orbresults.refuse_uncomparable([r for res in sets for r in res], "compare")
-        alpha, why = alpha_of(a)
-        cmps = compare_many(sets, a.at, a.mem, alpha, a.equivalence / 100)
-        for c in cmps:
-            c["method"]["alpha_from"] = why
-        for path, cmp in zip(a.sets[1:], cmps):
-            if not cmp["scenarios"]:
-                raise ValueError(f"{a.sets[0]} and {path}: no scenario in "
-                                 "common")
+        sets, cmps = orbsets.compare_paths(a.sets, a.at, a.mem, a.alpha,
+                                           a.equivalence, log)
         if a.plots:
             orboutlock.claim(a.plots)   # one writer a folder
         code = gate_and_write(cmps, a)
-        for x, path, res, cmp in zip(LETTERS[1:], a.sets[1:], sets[1:],
-                                     cmps if a.plots else []):
-            out = Path(a.plots)
-            write_figures(cmp, sets[0], res,
-                          out if len(cmps) == 1 else out / f"A-vs-{x}",
-                          side_labels(sets[0], res, a.sets[0], path, x))
+        if a.plots:
+            orbsets.write_all_figures(sets, cmps, a.sets, a.plots, log)
     except (ValueError, OSError) as e:
         orbcli.fail(PROG, e)
     except orbcli.SHAPE_ERRORS as e:
@@ -251,9 +199,7 @@ def gate_and_write(cmps, a):
             for line in orbgate.annotations(doc, fail_on, a.threshold):
                 print(line, file=sys.stderr)
     else:
-        text = render(cmps, a.format)
-        sys.stdout.write(orbesc.guard_lines(text)
-                         if a.format in ("text", "md") else text)
+        sys.stdout.write(orbsets.rendered(cmps, a.format))
     if not a.fail_on:
         return 0
     for line in lines:

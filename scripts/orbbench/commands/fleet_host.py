@@ -334,7 +334,7 @@ def build(a):
 
 
 def suite_reason(out_dir, rc, log):
-    """Why a run-suite that exited rc failed: its failed scenarios (from
+    """Why a suite that exited rc failed: its failed scenarios (from
     summary.json), else its last line."""
     try:
         rows = json.loads((out_dir / "summary.json").read_text())["rows"]

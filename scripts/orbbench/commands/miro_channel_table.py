@@ -12,7 +12,7 @@ min, mean, max, std dev, median, delta. Writes it with its notes to
 DIR/miro-channel.md and the figure (per payload, direct against through
 the channel: median with p99 whiskers) to DIR/channel.png and .svg; DIR
 is RESULTS_DIR unless --out says otherwise. Runs of one payload,
-transport and via (run-suite --repeat) combine by the median over the
+transport and via (orbbench suite --repeat) combine by the median over the
 runs. Results of other kinds in the folder are skipped.
 Exit: 0 written, 2 bad input or usage (one line naming the folder)."""
 from pathlib import Path

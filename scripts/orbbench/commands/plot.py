@@ -3,7 +3,7 @@
 usage: orbbench plot RESULTS... [--out DIR] [--rounds NAME]...
 
 RESULTS are result files or result folders (a folder's *.json, but
-run-suite's summary.json). Runs of one scenario whose settings differ
+the suite's summary.json). Runs of one scenario whose settings differ
 (idle and connected, two ORBs) are separate series, named by the
 difference. Figures go to plots/<run>/ (run: the folder's name or the
 file's stem) unless --out says otherwise, one question each:

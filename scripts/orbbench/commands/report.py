@@ -7,7 +7,7 @@ usage: orbbench report [--results FOLDER] [--versus FOLDER]... [--out DIR]
 Without --results it first runs the default suite (orbbench suite
 scenarios/grisby, or --suite DIR) into results/<date>-<host>-<suite>/ and
 reports on that. A folder whose results are in two or more sub-folders
-(what run-suite --variant, --orb or --paired writes), or --results A
+(what orbbench suite --variant, --orb or --paired writes), or --results A
 --versus B [--versus C ...], makes a comparison report: the verdict table
 first (orbbench compare's, a column group per set after A), then the
 figures of each set against A (with more than two sets, those of set X in
@@ -63,9 +63,9 @@ def parse_args(argv):
 
 # ---- running the suite ----------------------------------------------------
 
-def run_suite(suite):
-    """Run scripts/run-suite on suite; return (result folder, exit code,
-    the command as typed)."""
+def suite_results(suite):
+    """Run the suite (scripts/run-suite: orbbench suite) on suite; return
+    (result folder, exit code, the command as typed)."""
     suite = Path(suite)
     if not suite.is_dir():
         raise ValueError(f"{suite}: no such scenario folder (give "
@@ -82,7 +82,7 @@ def run_suite(suite):
 
 
 def suite_command(folder):
-    """The run-suite command that made a folder, if it says: summary.json's
+    """The suite command that made a folder, if it says: summary.json's
     "command", else the "- command:" line of summary.md."""
     try:
         doc = orbsafe.load_json(folder / orbresults.SUITE_SUMMARY)
@@ -103,7 +103,7 @@ def suite_command(folder):
 
 def comparison_sides(folder):
     """[(label, sub-folder)] when folder holds the results of two variants
-    or more in sub-folders (run-suite --variant/--orb/--paired: its
+    or more in sub-folders (orbbench suite --variant/--orb/--paired: its
     summary.json names them, in order; else the sub-folders of results,
     sorted, and no results at the top), else None: a folder of
     results."""
@@ -302,7 +302,7 @@ def main(argv):
                 raise ValueError(f"{folder}: not a result folder")
             suite_cmd = suite_command(folder)
         else:
-            folder, rc, cmd = run_suite(a.suite)
+            folder, rc, cmd = suite_results(a.suite)
             suite_cmd = " ".join(cmd)
         fleet = None
         if a.versus:

@@ -488,7 +488,7 @@ def run_build(fleet, hosts, run_id):
 
 
 def show_progress(host, msg):
-    """A host's run-suite progress lines ("[2/8] sync-unix: ..."): a
+    """A host's orbbench suite progress lines ("[2/8] sync-unix: ..."): a
     scenario's own line ("[2/8] sync-unix | N=313 sweep, ...", at most
     one every few seconds from each host) is the run phase's live line on
     a terminal; every other line stays, as a note."""
@@ -592,7 +592,7 @@ def unpack(host, lines, done, out):
 # ---- the summary -----------------------------------------------------------
 
 def host_rows(out, h):
-    """run-suite's summary rows of a collected host, or []."""
+    """The suite's summary rows of a collected host, or []."""
     try:
         doc = json.loads((out / h.name / orbresults.SUITE_SUMMARY).read_text())
         return doc.get("rows") or []

@@ -7,7 +7,7 @@ delta) beside ours.
 
 channel_data returns exactly the numbers drawn and tabled: one row per
 payload and transport, in the seed's payload order; runs of one payload,
-transport and via (run-suite --repeat) are combined by the median of
+transport and via (orbbench suite --repeat) are combined by the median of
 each figure over the runs."""
 import orbbench.plot as orbplot
 import orbbench.results as orbresults
