@@ -710,16 +710,20 @@ fuzz: fuzz-build
 	$(PYTHON) scripts/run-fuzz --seconds $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # What CI runs: every target briefly, the seeds and regressions included.
-# The gate's property tests (tests/e2e/test_gate_fuzz.py: malformed and
-# rewritten comparisons and result fields; test_gate_forge.py: result sets
-# of real runs forged, and reports under a file size limit;
+# The gate's property tests (tests/py/test_gate_fuzz.py: malformed and
+# rewritten comparisons and result fields; tests/e2e/test_gate_forge.py:
+# result sets of real runs forged, and reports under a file size limit;
 # python3-hypothesis) for FUZZ_GATE_SECONDS each instead of make test's
-# few; each prints how many it tried.
+# few; each prints how many it tried. One pytest a folder: each has its
+# own conftest.py.
 FUZZ_GATE_SECONDS ?= 1200
 fuzz-gate: build
+	ORBBENCH_FUZZ_SECONDS=$(FUZZ_GATE_SECONDS) \
+		$(PYTHON) -m pytest -q -rs -s -p no:cacheprovider \
+		tests/py/test_gate_fuzz.py
 	ORBBENCH_BIN=$(abspath $(BIN)) ORBBENCH_FUZZ_SECONDS=$(FUZZ_GATE_SECONDS) \
 		$(PYTHON) -m pytest -q -rs -s -p no:cacheprovider \
-		tests/e2e/test_gate_fuzz.py tests/e2e/test_gate_forge.py
+		tests/e2e/test_gate_forge.py
 
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
