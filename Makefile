@@ -57,7 +57,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
-.PHONY: FORCE all deps build test test-unit test-py test-e2e check-layers crossing-replay check-sanitizers run report bench \
+.PHONY: FORCE all deps build test test-long test-unit test-py test-e2e check-layers crossing-replay check-sanitizers run report bench \
 	compare-orbs resolution clean help fuzz fuzz-smoke fuzz-build fuzz-deps fuzz-gate \
 	man completion install deb deb-deps
 .DEFAULT_GOAL := all
@@ -66,8 +66,9 @@ all: build
 
 help:
 	@echo "make            build bin/orbbench and the echo servers"
-	@echo "make test       unit tests (cmocka) and end-to-end tests (pytest)"
-	@echo "make test-unit  the cmocka unit tests alone; test-py the Python unit tests; test-e2e the end-to-end ones"
+	@echo "make test       unit tests (cmocka, pytest) and end-to-end tests but the long ones (pytest)"
+	@echo "make test-long  the long end-to-end tests (marked long: real suites, big sweeps); CI runs both"
+	@echo "make test-unit  the cmocka unit tests alone; test-py the tests that need no build; test-e2e the end-to-end ones"
 	@echo "make check-layers  no include in client/ points up a layer or into another kind"
 	@echo "make run        run scenarios/grisby into results/ and print its summary"
 	@echo "make report     run the suite (or RESULTS=folder), plot it, write a report"
@@ -635,17 +636,28 @@ $(FAIL_AFTER_LIB): tests/faults/fail_after.c
 test-unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do echo "== $$t"; $$t || exit 1; done
 
-# The Python unit tests: the package alone, no client, no servers.
+# The tests that need no build: the package, its scripts on the fixtures,
+# the docs and the tree's own files; no client, no servers.
 test-py:
-	$(PYTHON) -m pytest -q -rs tests/py
+	$(PYTHON) -m pytest -q -rs $(PYTEST_JOBS) tests/py
 
 # -rs: every skipped test is listed with its reason, never silent;
 # --durations: the 15 slowest, so that what keeps `make test` from its
-# 5 minutes is in every log.
+# 6 minutes is in every log. PYTEST_JOBS: pytest-xdist's workers, a test
+# at a time to whichever is free (--dist loadgroup: the tests of one
+# xdist_group, those that share something machine-wide, on one worker);
+# PYTEST_JOBS= runs them in one process. The tests marked long (a real
+# suite, a sweep of hundreds of servers, a property test's long run) are
+# test-long's: `make test` leaves them out, CI runs both.
+PYTEST_JOBS ?= -n 2 --dist loadgroup
+E2E_PYTEST = ORBBENCH_BIN=$(abspath $(BIN)) \
+	ORBBENCH_FAIL_AFTER=$(abspath $(FAIL_AFTER_LIB)) \
+	$(PYTHON) -m pytest -q -rs --durations=15 $(PYTEST_JOBS)
 test-e2e: build $(FAIL_AFTER_LIB)
-	ORBBENCH_BIN=$(abspath $(BIN)) \
-		ORBBENCH_FAIL_AFTER=$(abspath $(FAIL_AFTER_LIB)) \
-		$(PYTHON) -m pytest -q -rs --durations=15 tests/e2e
+	$(E2E_PYTEST) -m "not long" tests/e2e
+
+test-long: build $(FAIL_AFTER_LIB)
+	$(E2E_PYTEST) -m long tests/e2e
 
 test: deps
 	@$(MAKE) --no-print-directory check-layers test-unit test-py test-e2e

@@ -17,6 +17,10 @@ import orbbench.manpages as orbman
 import orbbench.progress as orbprogress
 from conftest import BIN, ORBBENCH, ROOT
 
+# One worker for the tests that run make in the tree (make test's -n 2):
+# two makes at once would write the same files of build/.
+pytestmark = pytest.mark.xdist_group("make")
+
 FIXTURES = ROOT / "tests" / "fixtures"
 
 

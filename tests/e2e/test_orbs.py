@@ -13,6 +13,10 @@ import pytest
 
 from conftest import ROOT, SCENARIOS, ORBBENCH, assert_nothing_left
 
+# One worker for the tests that run make in the tree (make test's -n 2):
+# two makes at once would write the same files of build/.
+pytestmark = pytest.mark.xdist_group("make")
+
 
 def system_lib(name):
     found = sorted(glob.glob(f"/usr/lib/*/{name}.so*"))
