@@ -1,11 +1,14 @@
 """orbbench.progress's estimate, throttle and terminal lines on a clock
-of our own (no timing is asserted: the clock is the test's); orbbench
-run's and run-suite's lines of real runs: tests/e2e/test_progress.py."""
+of our own (no timing is asserted: the clock is the test's), and
+build-orb's (scripts/progress.sh); orbbench run's and run-suite's lines
+of real runs: tests/e2e/test_progress.py."""
 import io
+import subprocess
 
 import pytest
 
 import orbbench.progress as orbprogress
+from conftest import ROOT
 
 
 def test_estimate_left_from_the_steps_and_the_current_one():
@@ -97,3 +100,66 @@ def test_sub_text_escapes_what_it_shows():
     text = orbprogress.sub_text(dict(INFO, phase="x\x1b[2J", side="A"),
                                 None)
     assert "\x1b" not in text and text.startswith("[A] N=313 x")
+
+
+def test_progress_steps_elapsed_and_estimate():
+    now = [0.0]
+    out = io.StringIO()
+    p = orbprogress.Progress(3, stream=out, tty=False, clock=lambda: now[0])
+    p.start("a")
+    now[0] = 10
+    p.done("a: ok in 10s")
+    p.start("b")
+    now[0] = 30
+    p.done("b: ok")
+    assert out.getvalue().splitlines() == [
+        "[1/3] a ...",
+        "[1/3] a: ok in 10s (elapsed 10.0s, about 20.0s left)",
+        "[2/3] b ...",
+        "[2/3] b: ok (elapsed 30.0s, about 15.0s left)"]
+    tty = io.StringIO()
+    q = orbprogress.Progress(2, stream=tty, tty=True, clock=lambda: 0.0)
+    q.start("x")
+    q.note("warning")
+    q.done("x: ok")
+    # The note above the live line, which is drawn again under it.
+    assert tty.getvalue() == ("\r[1/2] x ... (elapsed 0.0s)\x1b[K"
+                              "\r\x1b[Kwarning\n"
+                              "\r[1/2] x ... (elapsed 0.0s)\x1b[K"
+                              "\r[1/2] x: ok (elapsed 0.0s, about 0.0s left)"
+                              "\x1b[K\n")
+    assert orbprogress.duration(3725) == "1h02m"
+
+
+def progress_lines(script):
+    """The stderr lines of bash running `script` after sourcing
+    scripts/progress.sh (build-orb's progress)."""
+    r = subprocess.run(["bash", "-c", f". {ROOT}/scripts/progress.sh; "
+                        + script], capture_output=True, text=True,
+                       timeout=30)
+    return r.stderr.splitlines()
+
+
+def test_build_orbs_progress_weighs_its_steps():
+    assert progress_lines(
+        "progress_plan 1 8 1; "
+        "progress_step one; PROGRESS_T0=$((SECONDS - 10)); "
+        "progress_step two; PROGRESS_T0=$((SECONDS - 90)); "
+        "progress_step three") == [
+        "progress: [1/3] one ... (elapsed 0s)",
+        "progress: [2/3] two ... (elapsed 10s, about 1m30s left)",
+        "progress: [3/3] three ... (elapsed 1m30s, about 10s left)"]
+
+
+def test_build_orbs_progress_says_when_a_step_outruns_its_estimate():
+    # Step one took 10 s, so step two (the same share) should take 10 s;
+    # 30 s into it the line says so instead of "about 0s left".
+    assert progress_lines(
+        "progress_plan 1 1; "
+        "progress_step one; PROGRESS_T0=$((SECONDS - 10)); "
+        "progress_step two; PROGRESS_T0=$((SECONDS - 40)); "
+        "PROGRESS_STEP_T0=$((SECONDS - 30)); PROGRESS_SHOWN=0; "
+        "ORBBENCH_PROGRESS_EVERY=0 progress_tick") == [
+        "progress: [1/2] one ... (elapsed 0s)",
+        "progress: [2/2] two ... (elapsed 10s, about 10s left)",
+        "progress: [2/2] two ... (elapsed 40s, longer than estimated)"]
