@@ -17,8 +17,9 @@ import pytest
 
 from conftest import BIN, ORBBENCH, SCENARIOS, alive, wait_for
 
-# One worker (make test's -n 2): no_stray_callers looks for every caller of
-# these builds on the machine, another worker's included.
+# One worker with test_jacorb and test_objects (make test's -n 2):
+# no_stray_callers looks for every caller of these builds on the
+# machine, another worker's included.
 pytestmark = pytest.mark.xdist_group("callers")
 
 # Each family: its --version name, its modes (the default first), its

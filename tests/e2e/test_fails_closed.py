@@ -20,6 +20,10 @@ from closedkit import (FIXTURES, SCRIPTS, check_nothing_partial, compare,
 from conftest import (ORBBENCH, assert_nothing_left, kill_quietly,
                       run_suite, tiny_paired_suite, wait_for)
 
+# One worker for the module (make test's -n 2): its module-scoped runs are
+# made once, not once a worker.
+pytestmark = pytest.mark.xdist_group("test_fails_closed")
+
 SMALL = ["--set", "sweep.max_n=12", "--set", "sweep.start=2",
          "--set", "sweep.step=5", "--set", "sweep.max_ms=3",
          "--set", "sweep.rounds=2", "--set", "sweep.near_rounds=3"]

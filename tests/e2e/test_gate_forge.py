@@ -56,6 +56,10 @@ import orbbench.commands.gate as orbgatecmd
 import orbbench.validate as orbvalidate
 from conftest import ROOT, tiny_paired_suite
 
+# One worker for the module (make test's -n 2): its module-scoped runs are
+# made once, not once a worker.
+pytestmark = pytest.mark.xdist_group("test_gate_forge")
+
 SECONDS = float(os.environ.get("ORBBENCH_FUZZ_SECONDS", "4"))
 hypothesis.configuration.set_hypothesis_home_dir(
     str(ROOT / "build" / "hypothesis"))
