@@ -67,7 +67,7 @@ all: build
 help:
 	@echo "make            build bin/orbbench and the echo servers"
 	@echo "make test       unit tests (cmocka, pytest) and end-to-end tests but the long ones (pytest)"
-	@echo "make test-long  the long end-to-end tests (marked long: real suites, big sweeps); CI runs both"
+	@echo "make test-long  the tests marked long (real suites, a build, long simulations); CI runs both"
 	@echo "make test-unit  the cmocka unit tests alone; test-py the tests that need no build; test-e2e the end-to-end ones"
 	@echo "make check-layers  no include in client/ points up a layer or into another kind"
 	@echo "make run        run scenarios/grisby into results/ and print its summary"
@@ -639,7 +639,7 @@ test-unit: $(UNIT_BINS)
 # The tests that need no build: the package, its scripts on the fixtures,
 # the docs and the tree's own files; no client, no servers.
 test-py:
-	$(PYTHON) -m pytest -q -rs $(PYTEST_JOBS) tests/py
+	$(PYTHON) -m pytest -q -rs $(PYTEST_JOBS) -m "not long" tests/py
 
 # -rs: every skipped test is listed with its reason, never silent;
 # --durations: the 15 slowest, so that what keeps `make test` from its
@@ -657,6 +657,7 @@ test-e2e: build $(FAIL_AFTER_LIB)
 	$(E2E_PYTEST) -m "not long" tests/e2e
 
 test-long: build $(FAIL_AFTER_LIB)
+	$(PYTHON) -m pytest -q -rs $(PYTEST_JOBS) -m long tests/py
 	$(E2E_PYTEST) -m long tests/e2e
 
 test: deps

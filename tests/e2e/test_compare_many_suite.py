@@ -1,10 +1,13 @@
 """End-to-end: scripts/run-suite with three variants, one comparison of
 all (compare and report on more than two result sets alone are
 tests/py/test_compare_many.py)."""
+import pytest
+
 from conftest import run_suite
 from reportkit import FIX, load, md_rows
 
 
+@pytest.mark.long
 def test_run_suite_three_variants_one_comparison(tmp_path):
     """Three variants: one comparison of all (compare-all.md, figures in
     plots-all/A-vs-X/), not a comparison per pair."""

@@ -214,6 +214,7 @@ def test_make_install_runs_from_its_tree_and_writes_only_in_the_cwd(
     assert installed == built
 
 
+@pytest.mark.long
 def test_the_ci_example_runs_end_to_end(tmp_path):
     """scripts/ci-example, the workflow of docs/ci.md without the ORB
     builds (--system: an A/A paired suite, small bounds): the gate passes

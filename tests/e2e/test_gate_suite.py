@@ -5,12 +5,14 @@ import json
 import subprocess
 
 import junitparser
+import pytest
 
 from conftest import ROOT, tiny_paired_suite
 
 COMPARE = ROOT / "scripts" / "compare"
 
 
+@pytest.mark.long
 def test_a_paired_suite_with_slower_servers_fails_the_gate(tmp_path):
     """A real paired suite, B's servers burning 400 us more a call: the
     gate exits 1 naming both scenarios; the gate on "faster" exits 0, the

@@ -23,6 +23,7 @@ def small_suite(tmp_path):
     return sc
 
 
+@pytest.mark.long
 def test_until_verdict_runs_paired_repeats_and_records_its_looks(tmp_path):
     """A real sequential suite: two tiny scenarios, A/B with far dearer
     servers, at most 3 repeats. Every look is recorded, the suite stops
@@ -63,6 +64,7 @@ def test_until_verdict_runs_paired_repeats_and_records_its_looks(tmp_path):
     assert seq["looks"][-1]["suite_verdict"] != "faster"
 
 
+@pytest.mark.long
 def test_budget_stops_before_a_repeat_that_cannot_end_in_time(tmp_path):
     """A client that takes at least 4 s a run (it sleeps, then runs the
     real one): the first repeat of the two paired scenarios takes 8 s or

@@ -5,6 +5,8 @@ to end: tests/e2e/test_sequential.py)."""
 import math
 import random
 
+import pytest
+
 import orbbench.comparison.model as orbcompare
 import orbbench.sequential as orbseq
 import orbbench.stats as orbstats
@@ -73,6 +75,7 @@ def alarms(cmp):
 TRIALS = 300
 
 
+@pytest.mark.long
 def test_false_alarm_rate_is_held_despite_stopping_early():
     """A/A, the measured noise: in each family (suite rows, scenarios'
     metrics) the chance of any false verdict at the stopping look is at
