@@ -647,8 +647,8 @@ test-py:
 # at a time to whichever is free (--dist loadgroup: the tests of one
 # xdist_group, those that share something machine-wide, on one worker);
 # PYTEST_JOBS= runs them in one process. The tests marked long (a real
-# suite, a sweep of hundreds of servers, a property test's long run) are
-# test-long's: `make test` leaves them out, CI runs both.
+# suite, a build, a long simulation) are test-long's: `make test` leaves
+# them out, CI runs both.
 PYTEST_JOBS ?= -n 2 --dist loadgroup
 E2E_PYTEST = ORBBENCH_BIN=$(abspath $(BIN)) \
 	ORBBENCH_FAIL_AFTER=$(abspath $(FAIL_AFTER_LIB)) \
