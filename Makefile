@@ -669,7 +669,11 @@ check-layers:
 	$(PYTHON) scripts/check-layers
 
 # The tests again against sanitized clients: ASan+UBSan for everything,
-# TSan for the threaded call modes. CI runs this after `make test`.
+# TSan for the threaded call modes. CI runs this after `make test`. The
+# sanitized `make test` leaves the tests marked long out, as make test
+# does: they are real suites and a build, the same client code as the
+# short runs over more repeats (test-long runs them against the release
+# build), and under ASan they would add about twice test-long's time.
 check-sanitizers: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test
 	@$(MAKE) --no-print-directory SANITIZE=thread build
