@@ -382,6 +382,7 @@ def run_for(seconds, fn):
             break
 
 
+@pytest.mark.long
 def test_forged_result_sets_never_pass_a_verdict_the_runs_do_not_give(
         material):
     base = Path(tempfile.mkdtemp(prefix="gate-forge-"))
