@@ -660,7 +660,9 @@ test-long: build $(FAIL_AFTER_LIB)
 	$(PYTHON) -m pytest -q -rs $(PYTEST_JOBS) -m long tests/py
 	$(E2E_PYTEST) -m long tests/e2e
 
+# The build first on both cores (the tests' own makes run one at a time).
 test: deps
+	@$(MAKE) --no-print-directory -j2 build $(UNIT_BINS) $(FAIL_AFTER_LIB)
 	@$(MAKE) --no-print-directory check-layers test-unit test-py test-e2e
 
 # No include in client/ may point up a layer or into another kind
