@@ -57,7 +57,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
-.PHONY: FORCE all deps build test test-unit test-py test-e2e check-layers crossing-replay check-sanitizers run report bench \
+.PHONY: FORCE all deps build test test-long test-unit test-py test-e2e check-layers crossing-replay check-sanitizers run report bench \
 	compare-orbs resolution clean help fuzz fuzz-smoke fuzz-build fuzz-deps fuzz-gate \
 	man completion install deb deb-deps
 .DEFAULT_GOAL := all
@@ -66,8 +66,9 @@ all: build
 
 help:
 	@echo "make            build bin/orbbench and the echo servers"
-	@echo "make test       unit tests (cmocka) and end-to-end tests (pytest)"
-	@echo "make test-unit  the cmocka unit tests alone; test-py the Python unit tests; test-e2e the end-to-end ones"
+	@echo "make test       unit tests (cmocka, pytest) and end-to-end tests but the long ones (pytest)"
+	@echo "make test-long  the tests marked long (real suites, a build, long simulations); CI runs both"
+	@echo "make test-unit  the cmocka unit tests alone; test-py the tests that need no build; test-e2e the end-to-end ones"
 	@echo "make check-layers  no include in client/ points up a layer or into another kind"
 	@echo "make run        run scenarios/grisby into results/ and print its summary"
 	@echo "make report     run the suite (or RESULTS=folder), plot it, write a report"
@@ -635,19 +636,33 @@ $(FAIL_AFTER_LIB): tests/faults/fail_after.c
 test-unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do echo "== $$t"; $$t || exit 1; done
 
-# The Python unit tests: the package alone, no client, no servers.
+# The tests that need no build: the package, its scripts on the fixtures,
+# the docs and the tree's own files; no client, no servers.
 test-py:
-	$(PYTHON) -m pytest -q -rs tests/py
+	$(PYTHON) -m pytest -q -rs $(PYTEST_JOBS) -m "not long" tests/py
 
 # -rs: every skipped test is listed with its reason, never silent;
 # --durations: the 15 slowest, so that what keeps `make test` from its
-# 5 minutes is in every log.
+# 6 minutes is in every log. PYTEST_JOBS: pytest-xdist's workers, a test
+# at a time to whichever is free (--dist loadgroup: the tests of one
+# xdist_group, those that share something machine-wide, on one worker);
+# PYTEST_JOBS= runs them in one process. The tests marked long (a real
+# suite, a build, a long simulation) are test-long's: `make test` leaves
+# them out, CI runs both.
+PYTEST_JOBS ?= -n 2 --dist loadgroup
+E2E_PYTEST = ORBBENCH_BIN=$(abspath $(BIN)) \
+	ORBBENCH_FAIL_AFTER=$(abspath $(FAIL_AFTER_LIB)) \
+	$(PYTHON) -m pytest -q -rs --durations=15 $(PYTEST_JOBS)
 test-e2e: build $(FAIL_AFTER_LIB)
-	ORBBENCH_BIN=$(abspath $(BIN)) \
-		ORBBENCH_FAIL_AFTER=$(abspath $(FAIL_AFTER_LIB)) \
-		$(PYTHON) -m pytest -q -rs --durations=15 tests/e2e
+	$(E2E_PYTEST) -m "not long" tests/e2e
 
+test-long: build $(FAIL_AFTER_LIB)
+	$(PYTHON) -m pytest -q -rs $(PYTEST_JOBS) -m long tests/py
+	$(E2E_PYTEST) -m long tests/e2e
+
+# The build first on both cores (the tests' own makes run one at a time).
 test: deps
+	@$(MAKE) --no-print-directory -j2 build $(UNIT_BINS) $(FAIL_AFTER_LIB)
 	@$(MAKE) --no-print-directory check-layers test-unit test-py test-e2e
 
 # No include in client/ may point up a layer or into another kind
@@ -656,7 +671,11 @@ check-layers:
 	$(PYTHON) scripts/check-layers
 
 # The tests again against sanitized clients: ASan+UBSan for everything,
-# TSan for the threaded call modes. CI runs this after `make test`.
+# TSan for the threaded call modes. CI runs this after `make test`. The
+# sanitized `make test` leaves the tests marked long out, as make test
+# does: they are real suites and a build, the same client code as the
+# short runs over more repeats (test-long runs them against the release
+# build), and under ASan they would add about twice test-long's time.
 check-sanitizers: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test
 	@$(MAKE) --no-print-directory SANITIZE=thread build
@@ -710,16 +729,20 @@ fuzz: fuzz-build
 	$(PYTHON) scripts/run-fuzz --seconds $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # What CI runs: every target briefly, the seeds and regressions included.
-# The gate's property tests (tests/e2e/test_gate_fuzz.py: malformed and
-# rewritten comparisons and result fields; test_gate_forge.py: result sets
-# of real runs forged, and reports under a file size limit;
+# The gate's property tests (tests/py/test_gate_fuzz.py: malformed and
+# rewritten comparisons and result fields; tests/e2e/test_gate_forge.py:
+# result sets of real runs forged, and reports under a file size limit;
 # python3-hypothesis) for FUZZ_GATE_SECONDS each instead of make test's
-# few; each prints how many it tried.
+# few; each prints how many it tried. One pytest a folder: each has its
+# own conftest.py.
 FUZZ_GATE_SECONDS ?= 1200
 fuzz-gate: build
+	ORBBENCH_FUZZ_SECONDS=$(FUZZ_GATE_SECONDS) \
+		$(PYTHON) -m pytest -q -rs -s -p no:cacheprovider \
+		tests/py/test_gate_fuzz.py
 	ORBBENCH_BIN=$(abspath $(BIN)) ORBBENCH_FUZZ_SECONDS=$(FUZZ_GATE_SECONDS) \
 		$(PYTHON) -m pytest -q -rs -s -p no:cacheprovider \
-		tests/e2e/test_gate_fuzz.py tests/e2e/test_gate_forge.py
+		tests/e2e/test_gate_forge.py
 
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5

@@ -21,7 +21,7 @@ bound the chance that any look of an A/A suite gives a false verdict is
 at most alpha, whatever the stopping rule does (the plan follows the
 clock, never the comparisons); the final comparison is made at the
 stopping look's alpha (compare --alpha), and sequential.json records it.
-tests/e2e/test_sequential.py checks the false-alarm rate by simulation
+tests/py/test_sequential_rule.py checks the false-alarm rate by simulation
 from this machine's measured noise, tests/py/test_plan.py the plan."""
 import json
 import math

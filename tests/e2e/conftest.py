@@ -26,6 +26,9 @@ FAIL_AFTER = Path(os.environ.get(
 # results looks up). Bound as orbkinds: `orbbench` is a fixture below.
 sys.path.insert(0, str(ROOT / "scripts"))
 import orbbench.kinds as orbkinds  # noqa: E402,F401
+# tests/kit: the helpers these tests share with tests/py (reportkit,
+# forgekit).
+sys.path.insert(0, str(ROOT / "tests" / "kit"))
 
 
 def alive(pid):

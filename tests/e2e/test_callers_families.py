@@ -17,6 +17,11 @@ import pytest
 
 from conftest import BIN, ORBBENCH, SCENARIOS, alive, wait_for
 
+# One worker with test_jacorb and test_objects (make test's -n 2):
+# no_stray_callers looks for every caller of these builds on the
+# machine, another worker's included.
+pytestmark = pytest.mark.xdist_group("callers")
+
 # Each family: its --version name, its modes (the default first), its
 # echo server's kind and transports, the transports its caller reads
 # giop-min's IORs over, and how to build one.

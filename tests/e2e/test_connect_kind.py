@@ -230,6 +230,7 @@ def test_compare_refuses_two_orbs_on_one_side_in_one_line(two_results,
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
+@pytest.mark.long
 def test_a_suite_compares_it_with_its_own_metrics(tmp_path):
     """Two variants, B's server spending 2 ms in each call (one call a
     connection: about ten times a connection's own cost): the suite runs

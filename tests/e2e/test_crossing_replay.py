@@ -9,6 +9,10 @@ import pytest
 
 from conftest import ROOT
 
+# One worker for the tests that run make in the tree (make test's -n 2):
+# two makes at once would write the same files of build/.
+pytestmark = pytest.mark.xdist_group("make")
+
 REPLAY = ROOT / "build" / "release" / "tests" / "crossing-replay"
 RESULT = (ROOT / "results" / "examples" / "resolution-2026-11-30" /
           "paired-a-vs-a" / "a" / "07-event-tcp.r1.json")

@@ -162,6 +162,7 @@ def built_revision():
     return line.split("(")[1].split(")")[0]
 
 
+@pytest.mark.long
 def test_fleet_run_merges_hosts_and_marks_the_broken_ones(fleet, tmp_path):
     """Two good hosts and three broken ones: a tree at another revision
     (refused before anything runs), a host whose runs fail, a host that
@@ -237,6 +238,7 @@ def test_fleet_run_merges_hosts_and_marks_the_broken_ones(fleet, tmp_path):
     assert hosts[rev]["reason"] in text and h1 in text
 
 
+@pytest.mark.long
 def test_preflight_refuses_hosts_that_differ(fleet):
     """--check: a tree at another revision, a host whose copy of the
     scenario differs, one whose client is not built, one without a tree
@@ -270,6 +272,7 @@ def test_preflight_refuses_hosts_that_differ(fleet):
     assert_nothing_left(fleet.namespaces)
 
 
+@pytest.mark.long
 def test_failed_build_is_the_hosts_reason(fleet):
     """--build runs make where the client is not built; a make that fails
     marks that host failed with make's own words, and it does not run."""
@@ -286,6 +289,7 @@ def test_failed_build_is_the_hosts_reason(fleet):
     assert_nothing_left(fleet.namespaces)
 
 
+@pytest.mark.long
 def test_timeout_bounds_a_hanging_host(fleet):
     """A host whose client hangs is stopped at the fleet timeout and
     marked failed with it; the other host completes; nothing of the hung
@@ -320,6 +324,7 @@ ip netns exec "$host" sh -c "$*"
 """
 
 
+@pytest.mark.long
 def test_ctrl_c_stops_every_host_over_ssh(fleet):
     """The real-cluster form (pdsh -R ssh, one tree per host by %h)
     through a stand-in ssh: SIGINT to run-fleet mid-run ends with exit
@@ -357,6 +362,7 @@ def test_ctrl_c_stops_every_host_over_ssh(fleet):
         assert res["result"]["stop_reason"] == "interrupted"
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL],
                          ids=["TERM", "KILL"])
 def test_killed_run_fleet_leaves_nothing_on_the_hosts(fleet, sig):

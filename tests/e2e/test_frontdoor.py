@@ -2,9 +2,9 @@
 their arguments and exit status, `orbbench --help` lists every
 subcommand, the man pages say what the help says, and `make install`
 gives a tree that runs from anywhere and writes only under the working
-folder, with the man pages and completion of the subcommands it has.
-Also orbbench.progress, the suite's and fleet's progress lines."""
-import io
+folder, with the man pages and completion of the subcommands it has
+(orbbench.progress, the suite's and fleet's progress lines:
+tests/py/test_progress_lines.py)."""
 import os
 import re
 import subprocess
@@ -14,8 +14,11 @@ import pytest
 
 import orbbench.helptext as orbhelp
 import orbbench.manpages as orbman
-import orbbench.progress as orbprogress
 from conftest import BIN, ORBBENCH, ROOT
+
+# One worker for the tests that run make in the tree (make test's -n 2):
+# two makes at once would write the same files of build/.
+pytestmark = pytest.mark.xdist_group("make")
 
 FIXTURES = ROOT / "tests" / "fixtures"
 
@@ -211,69 +214,7 @@ def test_make_install_runs_from_its_tree_and_writes_only_in_the_cwd(
     assert installed == built
 
 
-def test_progress_steps_elapsed_and_estimate():
-    now = [0.0]
-    out = io.StringIO()
-    p = orbprogress.Progress(3, stream=out, tty=False, clock=lambda: now[0])
-    p.start("a")
-    now[0] = 10
-    p.done("a: ok in 10s")
-    p.start("b")
-    now[0] = 30
-    p.done("b: ok")
-    assert out.getvalue().splitlines() == [
-        "[1/3] a ...",
-        "[1/3] a: ok in 10s (elapsed 10.0s, about 20.0s left)",
-        "[2/3] b ...",
-        "[2/3] b: ok (elapsed 30.0s, about 15.0s left)"]
-    tty = io.StringIO()
-    q = orbprogress.Progress(2, stream=tty, tty=True, clock=lambda: 0.0)
-    q.start("x")
-    q.note("warning")
-    q.done("x: ok")
-    # The note above the live line, which is drawn again under it.
-    assert tty.getvalue() == ("\r[1/2] x ... (elapsed 0.0s)\x1b[K"
-                              "\r\x1b[Kwarning\n"
-                              "\r[1/2] x ... (elapsed 0.0s)\x1b[K"
-                              "\r[1/2] x: ok (elapsed 0.0s, about 0.0s left)"
-                              "\x1b[K\n")
-    assert orbprogress.duration(3725) == "1h02m"
-
-
-def progress_lines(script):
-    """The stderr lines of bash running `script` after sourcing
-    scripts/progress.sh (build-orb's progress)."""
-    r = subprocess.run(["bash", "-c", f". {ROOT}/scripts/progress.sh; "
-                        + script], capture_output=True, text=True,
-                       timeout=30)
-    return r.stderr.splitlines()
-
-
-def test_build_orbs_progress_weighs_its_steps():
-    assert progress_lines(
-        "progress_plan 1 8 1; "
-        "progress_step one; PROGRESS_T0=$((SECONDS - 10)); "
-        "progress_step two; PROGRESS_T0=$((SECONDS - 90)); "
-        "progress_step three") == [
-        "progress: [1/3] one ... (elapsed 0s)",
-        "progress: [2/3] two ... (elapsed 10s, about 1m30s left)",
-        "progress: [3/3] three ... (elapsed 1m30s, about 10s left)"]
-
-
-def test_build_orbs_progress_says_when_a_step_outruns_its_estimate():
-    # Step one took 10 s, so step two (the same share) should take 10 s;
-    # 30 s into it the line says so instead of "about 0s left".
-    assert progress_lines(
-        "progress_plan 1 1; "
-        "progress_step one; PROGRESS_T0=$((SECONDS - 10)); "
-        "progress_step two; PROGRESS_T0=$((SECONDS - 40)); "
-        "PROGRESS_STEP_T0=$((SECONDS - 30)); PROGRESS_SHOWN=0; "
-        "ORBBENCH_PROGRESS_EVERY=0 progress_tick") == [
-        "progress: [1/2] one ... (elapsed 0s)",
-        "progress: [2/2] two ... (elapsed 10s, about 10s left)",
-        "progress: [2/2] two ... (elapsed 40s, longer than estimated)"]
-
-
+@pytest.mark.long
 def test_the_ci_example_runs_end_to_end(tmp_path):
     """scripts/ci-example, the workflow of docs/ci.md without the ORB
     builds (--system: an A/A paired suite, small bounds): the gate passes

@@ -56,6 +56,10 @@ import orbbench.commands.gate as orbgatecmd
 import orbbench.validate as orbvalidate
 from conftest import ROOT, tiny_paired_suite
 
+# One worker for the module (make test's -n 2): its module-scoped runs are
+# made once, not once a worker.
+pytestmark = pytest.mark.xdist_group("test_gate_forge")
+
 SECONDS = float(os.environ.get("ORBBENCH_FUZZ_SECONDS", "4"))
 hypothesis.configuration.set_hypothesis_home_dir(
     str(ROOT / "build" / "hypothesis"))
@@ -378,6 +382,7 @@ def run_for(seconds, fn):
             break
 
 
+@pytest.mark.long
 def test_forged_result_sets_never_pass_a_verdict_the_runs_do_not_give(
         material):
     base = Path(tempfile.mkdtemp(prefix="gate-forge-"))

@@ -14,6 +14,11 @@ import pytest
 from conftest import ROOT, run_suite
 from reportkit import check_links, check_one_line, check_png, script
 
+# One worker for the module (make test's -n 2): its module-scoped runs are
+# made once, not once a worker.
+pytestmark = [pytest.mark.xdist_group("test_history"),
+              pytest.mark.long]
+
 SCENARIOS = ROOT / "tests" / "fixtures" / "repeat-scenarios"
 NAMES = ["pool5-unix", "sync-unix"]
 FIGURES = ["history-crossing_n", "history-server_cpu_us", "history-pss_kb",

@@ -20,6 +20,10 @@ import pytest
 from conftest import (BIN, ORBBENCH, ROOT, SCENARIOS, alive,
                       assert_nothing_left, wait_for)
 
+# One worker with test_callers_families (make test's -n 2): the checks for
+# stray JVMs and callers of the ORB builds see every worker's.
+pytestmark = pytest.mark.xdist_group("callers")
+
 BUILD = ("no JacORB build: scripts/build-orb jacorb 3.4 --source "
          "JACORB_SOURCE (git archive RELEASE_3_4 of github:JacORB/JacORB, "
          "with git archive master rmi-stub in it), then make")

@@ -17,6 +17,10 @@ from conftest import BIN, ORBBENCH, SCENARIOS, finish
 
 import orbbench.hist as orbhist
 
+# One worker for the module (make test's -n 2): its module-scoped runs are
+# made once, not once a worker.
+pytestmark = pytest.mark.xdist_group("test_load")
+
 LOAD = SCENARIOS / "load"
 FIFO_RAW = LOAD / "fifo-raw-unix.json"
 # Loose self-check settings: this host is shared, and its own pauses are

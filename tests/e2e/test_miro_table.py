@@ -11,6 +11,10 @@ from conftest import ORBBENCH, ROOT, SCENARIOS, assert_nothing_left
 
 import orbbench.miro as orbmiro
 
+# One worker for the module (make test's -n 2): its module-scoped runs are
+# made once, not once a worker.
+pytestmark = pytest.mark.xdist_group("test_miro_table")
+
 TABLE = ROOT / "scripts" / "miro-table"
 
 

@@ -17,6 +17,10 @@ import pytest
 
 from conftest import ORBBENCH, ROOT, SCENARIOS, Run, assert_nothing_left
 
+# One worker for the module (make test's -n 2): its module-scoped runs are
+# made once, not once a worker.
+pytestmark = pytest.mark.xdist_group("test_misbehave")
+
 FAKE = ROOT / "tests" / "fake_giop_server.py"
 MODES = ["sync", "thread-per-call", "pool", "event"]
 TRANSPORTS = ["tcp", "unix"]

@@ -18,6 +18,10 @@ import pytest
 from conftest import (BIN, ORBBENCH, SCENARIOS, assert_nothing_left, wait_for)
 from test_safety import sanitized
 
+# One worker with test_callers_families (make test's -n 2): the checks for
+# stray JVMs and callers of the ORB builds see every worker's.
+pytestmark = pytest.mark.xdist_group("callers")
+
 OBJECTS = SCENARIOS / "objects"
 # Small: M = 1, 10, 100; a few hundred calls a step.
 SMALL = ("objects.max_m=100", "objects.calls=300", "objects.warmup=100")

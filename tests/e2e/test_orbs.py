@@ -13,6 +13,10 @@ import pytest
 
 from conftest import ROOT, SCENARIOS, ORBBENCH, assert_nothing_left
 
+# One worker for the tests that run make in the tree (make test's -n 2):
+# two makes at once would write the same files of build/.
+pytestmark = pytest.mark.xdist_group("make")
+
 
 def system_lib(name):
     found = sorted(glob.glob(f"/usr/lib/*/{name}.so*"))
@@ -53,6 +57,7 @@ def run(bin_dir, *sets, out):
     return subprocess.run(args, capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.long
 def test_server_orb_selects_the_installation(fake_orb, tmp_path):
     top, bin_dir = fake_orb
     r = run(bin_dir, "server.orb=omniorb-fake", out=tmp_path / "f.json")
@@ -68,6 +73,7 @@ def test_server_orb_selects_the_installation(fake_orb, tmp_path):
     assert_nothing_left(doc)
 
 
+@pytest.mark.long
 def test_default_is_the_system_orb(fake_orb, tmp_path):
     _, bin_dir = fake_orb
     r = run(bin_dir, out=tmp_path / "s.json")
@@ -77,6 +83,7 @@ def test_default_is_the_system_orb(fake_orb, tmp_path):
     assert orb["library_path"].startswith("/usr/lib/")
 
 
+@pytest.mark.long
 def test_unknown_orb_exits_2(fake_orb, tmp_path):
     _, bin_dir = fake_orb
     r = run(bin_dir, "server.orb=omniorb-9.9", out=tmp_path / "u.json")
@@ -86,6 +93,7 @@ def test_unknown_orb_exits_2(fake_orb, tmp_path):
     assert not (tmp_path / "u.json").exists()
 
 
+@pytest.mark.long
 def test_missing_system_server_is_not_listed_as_built(fake_orb, tmp_path):
     # Without its echo server the system ORB is not "built here": only the
     # installations whose server can run are named.
@@ -101,6 +109,7 @@ def test_missing_system_server_is_not_listed_as_built(fake_orb, tmp_path):
     assert "omniorb-fake" in built and "omniorb-system" not in built
 
 
+@pytest.mark.long
 def test_run_suite_solo_interleaves_orbs(fake_orb, tmp_path):
     """--solo: each ORB's run on its own, interleaved (two ORBs are paired
     by default: test_paired)."""

@@ -1,6 +1,7 @@
-"""Shared by the Python unit tests (no client, no servers): where the tree
-is, and the package scripts/orbbench importable as orbbench.* with its
-measurement kinds registered, as tests/e2e/conftest.py has it."""
+"""Shared by the tests that need no build (no client, no servers): where
+the tree is, the package scripts/orbbench importable as orbbench.* with
+its measurement kinds registered, and tests/kit (what these tests share
+with tests/e2e), as tests/e2e/conftest.py has them."""
 import sys
 from pathlib import Path
 
@@ -8,4 +9,5 @@ PY = Path(__file__).resolve().parent
 ROOT = PY.parents[1]
 
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests" / "kit"))
 import orbbench.kinds as orbkinds  # noqa: E402,F401

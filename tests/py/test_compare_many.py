@@ -1,6 +1,7 @@
-"""End-to-end: scripts/compare, scripts/report and scripts/run-suite with
-more than two result sets (each against the first, the baseline), on
-results constructed here and on the fixtures in tests/fixtures/."""
+"""scripts/compare and scripts/report with more than two result sets
+(each against the first, the baseline), on results constructed here and
+on the fixtures in tests/fixtures/ (run-suite's three variants:
+tests/e2e/test_compare_many_suite.py)."""
 import csv
 import io
 import json
@@ -8,9 +9,8 @@ import re
 
 import pytest
 
-from conftest import run_suite
 from reportkit import (FIX, ORB_425, ORB_433, check_links, crossing_only,
-                       load, md_rows, script, write_side)
+                       md_rows, script, write_side)
 
 # Logs of crossing N / 100, three runs a side, each side spread ±0.1:
 # the numbers of test_report's test_compare_verdicts_worked_by_hand, here
@@ -237,26 +237,6 @@ def test_report_of_three_sets(tmp_path):
     assert hrefs and set(hrefs) <= set(ids)
     md_links = re.findall(r"^ *- \[[^]]*\]\(#([^)]+)\)", md, re.M)
     assert len(md_links) == len(set(md_links)) == len(ids)
-
-
-def test_run_suite_three_variants_one_comparison(tmp_path):
-    """Three variants: one comparison of all (compare-all.md, figures in
-    plots-all/A-vs-X/), not a comparison per pair."""
-    out = tmp_path / "out"
-    r = run_suite(FIX / "repeat-scenarios", "--only", "sync-*", "--set",
-                  "sweep.max_n=4", "--variant", "a", "--variant", "b",
-                  "--variant", "c:sweep.rounds=6", "--out", out)
-    assert r.returncode == 0, r.stderr
-    md = (out / "compare-all.md").read_text()
-    rows = md_rows(md, "scenario")
-    assert list(rows) == ["sync-unix"]
-    assert {"verdict (B)", "verdict (C)"} <= set(rows["sync-unix"])
-    assert "scenario sweep.rounds (all scenarios): 5 → 6" in md
-    assert "== b, c against a" in r.stdout
-    assert (out / "plots-all" / "A-vs-C" / "ab-latency.png").is_file()
-    assert not list(out.glob("compare-a-vs-*.md"))
-    summary = load(out / "summary.json")
-    assert {row["scenario"] for row in summary["rows"]} == {"sync-unix"}
 
 
 def test_fixed_n_suite_row_reads_round_time_lower_is_better():

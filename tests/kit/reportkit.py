@@ -1,7 +1,7 @@
 """What the tests of plot, compare and report share: running the
 scripts, reading their output, the result fixtures, and results
-constructed in the tests (tests/e2e/test_plot.py, test_compare.py,
-test_report.py and others)."""
+constructed in the tests (tests/py/test_plot.py, test_compare.py,
+test_report.py, tests/e2e/test_history.py and others)."""
 import json
 import math
 import re
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPTS = ROOT / "scripts"
 FIX = ROOT / "tests" / "fixtures"

@@ -1,10 +1,10 @@
-"""End-to-end: scripts/plot on the result fixtures in tests/fixtures/ (see
-its README) and on one real small run."""
+"""scripts/plot on the result fixtures in tests/fixtures/ (see its
+README); on one real small run: tests/e2e/test_plot_run.py."""
 import re
 import shutil
 from pathlib import Path
 
-from conftest import ROOT, SCENARIOS
+from conftest import ROOT
 from reportkit import (A, B, FIX, OLD, ORB_433, PAIRED, SCENARIO_NAMES,
                        check_png, load, plotted, result_doc, script)
 
@@ -121,18 +121,6 @@ def test_held_step_is_never_above_max_servers():
     assert orbresults.held_step(doc)["n"] == 40
     doc["result"]["max_servers"] = 5
     assert orbresults.held_step(doc) is None
-
-
-def test_real_small_run_through_plot(orbbench, tmp_path):
-    r = orbbench(SCENARIOS / "sync-unix.json", "sweep.start=2",
-                 "sweep.step=4", "sweep.max_n=10", "sweep.rounds=3")
-    assert r.rc == 0, r.stderr
-    result = next(tmp_path.glob("result-*.json"))
-    out = tmp_path / "plots"
-    p = script("plot", result, "--out", out)
-    assert p.returncode == 0, p.stderr
-    for stem in ("capacity", "latency-panels", "cost", "rounds-sync-unix"):
-        check_png(out / f"{stem}.png")
 
 
 def test_shared_ordering_and_grouping():
