@@ -28,6 +28,7 @@ comparison, not the runs (docs/ci.md)."""
 import math
 
 import orbbench.comparison.model as orbmodel
+import orbbench.comparison.shape as orbshape
 import orbbench.gate as orbgate
 import orbbench.results as orbresults
 import orbbench.safeload as orbsafe
@@ -96,7 +97,7 @@ def _within(path, field, v):
 
 def rebuild_metric(m, want, path, field):
     """The metric as compare builds it from the values it holds, before
-    the adjustment (orbbench.comparison.model.metric)."""
+    the adjustment (orbbench.comparison.shape.metric)."""
     higher, memory = want
     if m.get("higher_is_better") is not higher or \
             m.get("memory") is not memory:
@@ -125,7 +126,7 @@ def rebuild_metric(m, want, path, field):
             raise orbsafe.bad(path, f"{field}.source", "fixed_n (no "
                               "crossing), beside crossing values")
         extra["source"] = source
-    out = orbmodel.metric(va, vb, higher, memory, paired=paired, **extra)
+    out = orbshape.metric(va, vb, higher, memory, paired=paired, **extra)
     within = _within(path, f"{field}.within", m.get("within"))
     if within:
         out["within"] = within

@@ -91,9 +91,9 @@ import orbbench.results as orbresults
 import orbbench.sequential as orbseq
 import orbbench.stats as orbstats
 import orbbench.validate as orbvalidate
-from orbbench.comparison.as_json import json_doc
-from orbbench.comparison.model import LETTERS, compare_many
+from orbbench.comparison.model import compare_many
 from orbbench.comparison.render import render
+from orbbench.comparison.shape import LETTERS, json_doc
 
 ROOT = Path(__file__).resolve().parents[3]
 

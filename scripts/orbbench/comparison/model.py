@@ -8,10 +8,8 @@ import orbbench.interference as orbinterference
 import orbbench.results as orbresults
 import orbbench.stats as orbstats
 import orbbench.validate as orbvalidate
+from orbbench.comparison.shape import LETTERS, metric
 
-
-# Sets are called A (the baseline), B, C, … in the order given.
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 # ---- what one run gives ---------------------------------------------------
@@ -243,24 +241,6 @@ def all_metrics(mem):
            for k, _, higher, memory in METRICS]
     return out + [(m.key, m.higher, m.memory)
                   for k in orbresults.KINDS.values() for m in k.metrics]
-
-
-def metric(va, vb, higher_is_better, memory=False, at_n=None,
-           missing="not in these results", paired=False, **extra):
-    """compare_metric() (compare_paired() for paired runs, va[i] and vb[i]
-    from one run) of the runs' values, with the values, the N they are at
-    and a note instead of the drop notes when no run has any."""
-    test = orbstats.compare_paired if paired else orbstats.compare_metric
-    m = test(va, vb, higher_is_better, memory)
-    if all(v is None for v in va + vb):
-        m["notes"] = [missing]
-    m.update(a_values=va, b_values=vb, **extra)
-    if at_n is not None:
-        m["at_n"] = at_n
-    first = ("ratio", "ci_low", "ci_high", "p_value", "q_value", "verdict",
-             "mde_pct", "a_values", "b_values", "at_n", "n_a", "n_b")
-    return {k: m[k] for k in first + tuple(sorted(set(m) - set(first)))
-            if k in m}
 
 
 def blocks_of(doc):
