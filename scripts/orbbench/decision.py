@@ -28,6 +28,7 @@ comparison, not the runs (docs/ci.md)."""
 import math
 
 import orbbench.comparison.model as orbmodel
+import orbbench.comparison.shape as orbshape
 import orbbench.gate as orbgate
 import orbbench.results as orbresults
 import orbbench.safeload as orbsafe
@@ -47,11 +48,6 @@ def decide(doc, fail_on, threshold, path):
 
 # ---- the verdicts again, from the values --------------------------------------
 
-# A sweep's row (a kind compared by its steps): compare writes exactly
-# these metrics, (higher is better, memory) each; the memory one is
-# "<mem>_kb".
-STEPPED = {"crossing_n": (True, False), "round_ms": (False, False),
-           "server_cpu_us": (False, False)}
 # What a re-derived metric must agree on with the saved one.
 NUMBERS = ("ratio", "ci_low", "ci_high", "p_value", "q_value", "log_ratio",
            "se_log", "df")
@@ -60,16 +56,17 @@ WORDS = ("verdict", "withheld", "primary")
 
 def expected_metrics(row, mem, path, where):
     """{key: (higher is better, memory)} of the metrics compare writes for
-    the row's kind."""
+    every scenario of the row's kind: its Metrics (orbbench.metric) but
+    those written only where they apply (Metric.when: a sweep's client
+    half; a row that has them is refused, as it was before they were
+    declared)."""
     kind = row.get("kind")
     if kind is not None and (kind not in orbresults.KINDS or
                              not orbresults.KINDS[kind].comparable):
         raise orbsafe.bad(path, f"{where}.kind", f"{orbsafe.short(kind)} "
                           "is not a kind compare weighs")
-    own = orbmodel.own_kind(row)
-    if own:
-        return {m.key: (m.higher, m.memory) for m in own.metrics}
-    return dict(STEPPED, **{f"{mem}_kb": (False, True)})
+    return {m.key_for(mem): (m.higher, m.memory)
+            for m in orbmodel.row_kind(row).metrics if m.when is None}
 
 
 def _values(path, field, v):
@@ -96,7 +93,7 @@ def _within(path, field, v):
 
 def rebuild_metric(m, want, path, field):
     """The metric as compare builds it from the values it holds, before
-    the adjustment (orbbench.comparison.model.metric)."""
+    the adjustment (orbbench.comparison.shape.metric)."""
     higher, memory = want
     if m.get("higher_is_better") is not higher or \
             m.get("memory") is not memory:
@@ -125,7 +122,7 @@ def rebuild_metric(m, want, path, field):
             raise orbsafe.bad(path, f"{field}.source", "fixed_n (no "
                               "crossing), beside crossing values")
         extra["source"] = source
-    out = orbmodel.metric(va, vb, higher, memory, paired=paired, **extra)
+    out = orbshape.metric(va, vb, higher, memory, paired=paired, **extra)
     within = _within(path, f"{field}.within", m.get("within"))
     if within:
         out["within"] = within

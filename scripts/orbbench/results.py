@@ -53,7 +53,7 @@ class Kind:
                field listed here is checked where it is listed instead)
       check    check(doc, path) for the rest of its shape, or None
       refusal  what a comparison says of it ("a clock result (kind
-               clock)"), or None when compare takes it as a sweep
+               clock)"), or None when compare weighs it (metrics)
       figures  figures(results, outdir, run, rounds, log) -> [Figure] of
                its results (matplotlib imported there), or None
       tables   tables(results) -> report blocks from all the results of a
@@ -74,10 +74,10 @@ class Kind:
                gives neither GROUP.warmup_rounds nor GROUP.switch_rounds
                (each one it leaves out), as measured for the kind; None:
                the client's defaults
-      metrics  (Metric, ...): what compare weighs of a kind without steps,
-               one value per run each; () for a kind compared as a sweep
-               (its steps: crossing N, round time, CPU and memory at a
-               common N) or not at all (refusal)"""
+      metrics  (orbbench.metric.Metric, ...): what compare weighs of its
+               runs, in its row's order, each read once per run or from
+               the steps (the sweep's crossing N, round time, CPU and
+               memory at a common N); () for a kind with a refusal"""
 
     def __init__(self, name, body, fields=(), check=None, refusal=None,
                  figures=None, tables=None, summary=None, headline=None,
@@ -99,26 +99,9 @@ class Kind:
 
     @property
     def stepped(self):
-        """True for a kind compared by its steps, as a sweep is."""
-        return self.comparable and not self.metrics
-
-
-class Metric:
-    """One quantity compare weighs of a kind without steps:
-      key      its name in compare's JSON ("per_s")
-      label    its name in tables and figures ("connections/s")
-      read     read(doc, mem) -> the run's value (a number > 0) or None;
-               mem is compare's --mem (pss, uss, mem_available)
-      higher   True when more is better (a rate), False for a cost
-      memory   True for a memory cost (its verdict says larger/smaller
-               and has a family of its own, as memory per server's)
-      primary  False for a quantity shown with its interval but not
-               tested (one that asks a tested one's question again)"""
-
-    def __init__(self, key, label, read, higher=False, memory=False,
-                 primary=True):
-        self.key, self.label, self.read = key, label, read
-        self.higher, self.memory, self.primary = higher, memory, primary
+        """True for a kind compared by its steps (some metric read from
+        them), as a sweep is."""
+        return self.comparable and any(m.at != "run" for m in self.metrics)
 
 
 # {name: Kind} in registration order (orbbench.kinds' order): the order of
@@ -258,16 +241,6 @@ def refuse_uncomparable(results, what):
         if refusal:
             raise ValueError(f"{r.path}: {refusal}; {what} weighs the "
                              "kinds with steps or metrics only")
-
-
-def metric_kind(key):
-    """The (Kind, Metric) that declares metric key, or None (a sweep's
-    own metrics are the comparison model's)."""
-    for k in KINDS.values():
-        for m in k.metrics:
-            if m.key == key:
-                return k, m
-    return None
 
 
 def setting(doc, key, default=None):
@@ -578,6 +551,8 @@ def server_cpu_low_us(step):
 # and server CPU from (the client's LOW_SHARE, LOW_MIN for server_low).
 LOW_SHARE = 0.3
 LOW_MIN = 5
+# What a value of the cheapest rounds is (a metric's per_measurement).
+LOW_SAYS = f"cheapest {LOW_SHARE:.0%} of rounds"
 
 
 def round_ms_low(step):

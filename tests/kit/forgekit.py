@@ -2,12 +2,13 @@
 tests of the gate's decision (orbbench.decision) need documents whose
 verdicts follow from their values (or, forged, do not). Each scenario is
 given by its metrics' values per run; the document is drawn by compare's
-own model (orbbench.comparison.model.metric, then judge), so that it is
+own model (orbbench.comparison.shape.metric, then judge), so that it is
 what `compare --format json` would print for runs with those values."""
 import json
 
 import orbbench.comparison.model as orbmodel
-from orbbench.comparison.as_json import json_doc
+import orbbench.comparison.shape as orbshape
+from orbbench.comparison.shape import json_doc
 
 # (higher is better, memory) of a sweep row's metrics (pss memory).
 DIRECTIONS = {"crossing_n": (True, False), "round_ms": (False, False),
@@ -32,7 +33,7 @@ def row(name, values, paired=False, kind="sweep", bias_log=None):
     for key, (higher, memory) in DIRECTIONS.items():
         va, vb = values[key]
         extra = {"source": "crossing_n"} if key == "crossing_n" else {}
-        metrics[key] = orbmodel.metric(list(va), list(vb), higher, memory,
+        metrics[key] = orbshape.metric(list(va), list(vb), higher, memory,
                                        paired=paired, **extra)
     n = len(values["crossing_n"][0])
     return {"scenario": name, "kind": kind, "verdict": "n/a",

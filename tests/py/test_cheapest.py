@@ -7,6 +7,7 @@ here."""
 import copy
 
 import orbbench.comparison.model as orbcmp
+import orbbench.comparison.readings as orbreadings
 import orbbench.results as orbresults
 
 from conftest import ROOT
@@ -23,7 +24,7 @@ def with_low(results, value):
     out = []
     for r in results:
         doc = copy.deepcopy(r.doc)
-        for s in orbcmp.measurements(doc):
+        for s in orbreadings.measurements(doc):
             s["cpu_per_call_us"]["server_low"] = value
         out.append(orbresults.Result(r.path, doc))
     return out
@@ -60,7 +61,7 @@ def test_server_cpu_is_read_on_the_cheapest_rounds_when_every_run_has_them():
     # A measurement of fewer than 5 rounds (a warm start's far step) has
     # no cheapest share: it is left out, the others still read so.
     short = with_low(b, 60.0)
-    step = orbcmp.measurements(short[0].doc)[0]
+    step = orbreadings.measurements(short[0].doc)[0]
     step["rounds_ms"] = step["rounds_ms"][:3]
     del step["cpu_per_call_us"]["server_low"]
     m, _ = cpu(with_low(a, 50.0), short)

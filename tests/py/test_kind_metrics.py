@@ -1,4 +1,4 @@
-"""compare on a kind weighed by its own metrics (orbbench.results.Metric:
+"""compare on a kind weighed by its own metrics (orbbench.metric.Metric:
 kind connect's), alone and in one comparison with sweeps: its metrics
 tested as declared, a descriptive one not tested, its own table and
 suite rows, and the sweep's rows as before. Synthetic connect runs (their
@@ -9,6 +9,7 @@ from pathlib import Path
 import orbbench.comparison.model as orbcmp
 import orbbench.comparison.parts as parts
 import orbbench.comparison.render as render
+import orbbench.metric as orbmetric
 import orbbench.results as orbresults
 
 from conftest import ROOT
@@ -98,13 +99,52 @@ def test_alone_it_has_no_sweep_table_and_equal_sides_are_same():
 
 
 def test_a_kind_cannot_both_refuse_and_declare_metrics():
-    m = orbresults.Metric("x", "x", lambda d, mem: 1)
+    m = orbmetric.Metric("x", "x", lambda d, mem: 1)
     try:
         orbresults.Kind("bogus", "bogus", refusal="no", metrics=[m])
     except ValueError as e:
         assert "refusal and metrics" in str(e)
     else:
         raise AssertionError("a kind with a refusal and metrics was made")
+
+
+def test_sweep_and_fanin_declare_their_metrics_as_data():
+    """The sweep's metrics are rows of its kind (read off its steps), not
+    compare's; fanin, a sweep over connections, has the same; compare
+    names and tests them from the rows."""
+    sweep = orbresults.KINDS["sweep"]
+    keys = [m.key_for("uss") for m in sweep.metrics]
+    assert keys == ["crossing_n", "round_ms", "server_cpu_us",
+                    "client_cpu_us", "uss_kb", "client_threads",
+                    "client_uss_kb"]
+    assert orbresults.KINDS["fanin"].metrics == sweep.metrics
+    assert sweep.stepped and orbresults.KINDS["fanin"].stepped
+    assert not orbresults.KINDS["connect"].stepped
+    assert orbcmp.metric_label("uss_kb", "uss") == "USS"
+    assert orbcmp.metric_label("server_cpu_us", "pss") == "server CPU"
+    assert orbcmp.metric_label("per_s", "pss") == "connections/s"
+    # Crossing N is tested where the runs grew N, round time where they
+    # measured one N by design; the client half never.
+    grown = {"kind": "sweep", "metrics": {"crossing_n": {}}}
+    fixed = {"kind": "fanin", "metrics": {"crossing_n": {
+        "source": "fixed_n"}}}
+    assert orbcmp.primary_keys(grown, "pss") == (
+        "crossing_n", "server_cpu_us", "pss_kb")
+    assert orbcmp.primary_keys(fixed, "pss") == (
+        "round_ms", "server_cpu_us", "pss_kb")
+    # A row without a kind (an older comparison) is a sweep's.
+    assert orbcmp.primary_keys({"metrics": {}}, "pss")[0] == "crossing_n"
+
+
+def test_a_metric_read_once_per_run_has_a_reader_and_no_other():
+    for bad in (dict(at="run"), dict(read=lambda d, mem: 1, at="fit"),
+                dict(read=lambda d, mem: 1, at="somewhere")):
+        try:
+            orbmetric.Metric("x", "x", **bad)
+        except ValueError as e:
+            assert "metric 'x'" in str(e)
+        else:
+            raise AssertionError(f"a metric {bad} was made")
 
 
 # ---- result.held: one number, its unit, its earlier names still read ------

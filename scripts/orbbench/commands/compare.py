@@ -88,8 +88,7 @@ import orbbench.gate as orbgate
 import orbbench.kinds  # noqa: F401  (the kinds of results)
 import orbbench.outlock as orboutlock
 import orbbench.results as orbresults
-from orbbench.comparison.as_json import json_doc
-from orbbench.comparison.model import LETTERS
+from orbbench.comparison.shape import LETTERS, json_doc
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -4,7 +4,7 @@ import io
 import sys
 
 import orbbench.stats as orbstats
-from orbbench.comparison.model import LETTERS
+from orbbench.comparison.shape import LETTERS
 from orbbench.comparison.parts import PROG, env_lines, unmatched_lines
 
 

@@ -7,8 +7,8 @@ import orbbench.cli as orbcli
 import orbbench.gate as orbgate
 import orbbench.results as orbresults
 import orbbench.stats as orbstats
-from orbbench.comparison.model import (
-    LETTERS, metric_key, metric_label, own_kind)
+from orbbench.comparison.model import metric_key, metric_label, own_kind
+from orbbench.comparison.shape import LETTERS
 
 
 PROG = orbcli.prog("compare")
@@ -56,13 +56,13 @@ def has_values(cmps, key):
 
 def swept(cmps):
     """The comparisons with only their stepped scenarios (those the main
-    table shows); the rows of kinds with their own metrics are
+    table shows); the rows of kinds without steps are
     kind_tables'."""
     return [dict(cmp, scenarios=[c for c in cmp["scenarios"]
                                  if not own_kind(c)]) for cmp in cmps]
 
 
-# The client half's metrics (model.client_metrics, docs/callers.md), in
+# The client half's metrics (kinds/sweep.py's METRICS, docs/callers.md), in
 # the client table's order.
 CLIENT_KEYS = ("client_cpu_us", "client_threads", "client_uss_kb")
 
@@ -97,7 +97,7 @@ def client_table(cmps):
 
 
 def kind_tables(cmps):
-    """[(title, head, rows)]: per kind with its own metrics that some
+    """[(title, head, rows)]: per kind without steps that some
     scenario is of, one table: scenario, each metric's A (median (min–max)
     over runs), then per set each metric's X/A [interval] and the
     verdict."""
@@ -422,7 +422,7 @@ def method_lines(cmps):
 
 
 def kind_method_line(cmps, ratios, level):
-    """How the scenarios of kinds with their own metrics were weighed."""
+    """How the scenarios of kinds without steps were weighed."""
     kinds = list(dict.fromkeys(own_kind(c).name for cmp in cmps
                                for c in cmp["scenarios"] if own_kind(c)))
     said = [f"{m.label}" + ("" if m.primary else " (descriptive)")

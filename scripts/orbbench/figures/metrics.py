@@ -1,5 +1,5 @@
 """The comparison figure of a kind without steps (one compared by its own
-metrics, orbbench.results.Metric): one panel per metric, a row per
+metrics, orbbench.metric.Metric): one panel per metric, a row per
 scenario, each side's runs as dots with B/A, its interval and verdict
 beside them; metrics_data returns exactly the numbers drawn. Any kind
 that declares metrics gets it; nothing here names one."""
@@ -114,13 +114,14 @@ def metrics_caption(data, labels):
 
 
 def kind_figures(cmp, res_a, res_b, outdir, labels, log):
-    """[Figure]: one comparison figure per kind with metrics among cmp's
-    scenarios, as compare-KIND.png."""
+    """[Figure]: one comparison figure per kind without steps among cmp's
+    scenarios (a kind with steps has its own: orbbench.figures.compare),
+    as compare-KIND.png."""
     out = []
     footer = orbresults.footer(list(res_a) + list(res_b))
     for kind in orbresults.KINDS.values():
-        if not kind.metrics or not any(r.get("kind") == kind.name
-                                       for r in cmp["scenarios"]):
+        if kind.stepped or not kind.metrics or not any(
+                r.get("kind") == kind.name for r in cmp["scenarios"]):
             continue
         data = metrics_data(cmp, kind)
         for name, why in data["left_out"]:

@@ -11,6 +11,7 @@ A *series* is (label, [result documents]): one scenario, split by ORB
 and settings as orbbench.plot.series_of does; its documents are its
 runs. compare weighs its METRICS, one value per run; a report shows the
 table and the figure."""
+import orbbench.metric as orbmetric
 import orbbench.results as orbresults
 from orbbench.results import fmt_num, get, is_num, median
 
@@ -218,14 +219,14 @@ def _per_connection(doc, mem):
 # question asked per connection: shown, not tested) and what a held
 # connection costs the server.
 METRICS = (
-    orbresults.Metric("per_s", "connections/s",
-                      lambda d, mem: get(d, "connect.per_s.median"),
-                      higher=True),
-    orbresults.Metric("total_us", "connect + first reply µs",
-                      lambda d, mem: get(d, "connect.total_us.median"),
-                      primary=False),
-    orbresults.Metric("per_connection_kb", "kB per held connection",
-                      _per_connection, memory=True))
+    orbmetric.Metric("per_s", "connections/s",
+                     lambda d, mem: get(d, "connect.per_s.median"),
+                     higher=True),
+    orbmetric.Metric("total_us", "connect + first reply µs",
+                     lambda d, mem: get(d, "connect.total_us.median"),
+                     primary=False),
+    orbmetric.Metric("per_connection_kb", "kB per held connection",
+                     _per_connection, memory=True))
 
 
 orbresults.register(orbresults.Kind(

@@ -3,8 +3,8 @@ k servers started once, N connections to them grown until the median
 round time passes max_ms. Its results have the sweep's shape (steps,
 probes, the crossing) with N counting connections, result.max_connections
 for the largest N within max_ms, and steps[].per_connection: what a
-connection added to the servers. Its figures and table are
-orbbench.figures.fanin's."""
+connection added to the servers. compare weighs the sweep's METRICS, N
+counting connections. Its figures and table are orbbench.figures.fanin's."""
 import orbbench.kinds.sweep as sweep_kind
 import orbbench.results as orbresults
 
@@ -41,8 +41,7 @@ orbresults.register(orbresults.Kind(
             ("scenario.fanin.servers", orbresults.is_num),
             ("result.max_connections", orbresults.is_num),
             ("result.stop_reason", str)],
-    check=sweep_kind.check,
-    refusal=None,
+    check=sweep_kind.check, metrics=sweep_kind.METRICS,
     figures=figures, tables=tables,
     headline=("connections", "max connections",
               orbresults.held),

@@ -11,6 +11,7 @@ histograms as HdrHistogram .hgrm files beside them."""
 from pathlib import Path
 
 import orbbench.hist as orbhist
+import orbbench.metric as orbmetric
 import orbbench.results as orbresults
 from orbbench.results import get, is_num, median
 
@@ -57,17 +58,17 @@ def sustainable(doc, mem=None):
 # percentiles at the first offered rate (every run of a scenario steps
 # through the same rates from load.rate); p99 is tested, the others shown.
 METRICS = (
-    orbresults.Metric("sustainable_per_s", "sustainable calls/s",
-                      sustainable, higher=True),
-    orbresults.Metric("p99_us", "p99 µs at load.rate", _at_start("p99")),
-    orbresults.Metric("p50_us", "p50 µs at load.rate", _at_start("p50"),
-                      primary=False),
-    orbresults.Metric("p99.9_us", "p99.9 µs at load.rate",
-                      _at_start("p99.9"), primary=False),
-    orbresults.Metric("p99.99_us", "p99.99 µs at load.rate",
-                      _at_start("p99.99"), primary=False),
-    orbresults.Metric("max_us", "max µs at load.rate", _at_start("max"),
-                      primary=False))
+    orbmetric.Metric("sustainable_per_s", "sustainable calls/s",
+                     sustainable, higher=True),
+    orbmetric.Metric("p99_us", "p99 µs at load.rate", _at_start("p99")),
+    orbmetric.Metric("p50_us", "p50 µs at load.rate", _at_start("p50"),
+                     primary=False),
+    orbmetric.Metric("p99.9_us", "p99.9 µs at load.rate",
+                     _at_start("p99.9"), primary=False),
+    orbmetric.Metric("p99.99_us", "p99.99 µs at load.rate",
+                     _at_start("p99.99"), primary=False),
+    orbmetric.Metric("max_us", "max µs at load.rate", _at_start("max"),
+                     primary=False))
 
 
 def _series(results):

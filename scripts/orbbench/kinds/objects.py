@@ -13,6 +13,7 @@ and settings as orbbench.plot.series_of does; its documents are its
 runs. compare weighs its METRICS, one value per run; a report shows the
 table and three figures, one question each, on log axes: memory per
 object, a call's time and the time to make an object, each against M."""
+import orbbench.metric as orbmetric
 import orbbench.results as orbresults
 from orbbench.results import fmt_num, get, is_num, median
 
@@ -80,15 +81,15 @@ def call_growth_at_max(doc):
 # demultiplexing's cost; the call's time itself shown beside it, not
 # tested: the same question with the transport in it).
 METRICS = (
-    orbresults.Metric("kb_per_object", "kB per object",
-                      kb_per_object, memory=True),
-    orbresults.Metric("create_us", "µs to make an object",
-                      lambda d, mem: get(
+    orbmetric.Metric("kb_per_object", "kB per object",
+                     kb_per_object, memory=True),
+    orbmetric.Metric("create_us", "µs to make an object",
+                     lambda d, mem: get(
                           d, "objects.create_us_per_object.server")),
-    orbresults.Metric("call_growth", "call at max_m / at M=1",
-                      lambda d, mem: call_growth_at_max(d)),
-    orbresults.Metric("call_us", "call µs at max_m",
-                      lambda d, mem: call_us_at_max(d), primary=False))
+    orbmetric.Metric("call_growth", "call at max_m / at M=1",
+                     lambda d, mem: call_growth_at_max(d)),
+    orbmetric.Metric("call_us", "call µs at max_m",
+                     lambda d, mem: call_us_at_max(d), primary=False))
 
 
 def _kb(v):

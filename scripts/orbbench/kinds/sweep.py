@@ -2,7 +2,9 @@
 grown until the median round time passes max_ms. Its results hold steps
 (and probes near the crossing); its figures are orbbench.figures.ab's and
 orbbench.figures.run's; a report sums it up in its Summary, a row per
-series. It is the kind of a result that names none."""
+series. It is the kind of a result that names none. compare weighs its
+METRICS, read from its steps (kind fanin's are the same)."""
+import orbbench.metric as orbmetric
 import orbbench.results as orbresults
 
 
@@ -86,6 +88,85 @@ def summary(results):
         ("table", head, rows, "lrrlrlrr")]
 
 
+# ---- what compare weighs ---------------------------------------------------
+
+def round_ms(step):
+    return step["round_ms"]["median"]
+
+
+def rounds(step):
+    """A measurement's timed rounds: a round time's weight in a fit."""
+    return step["round_ms"].get("count")
+
+
+def calls(step):
+    """A measurement's calls: a cost per call's weight in a fit."""
+    return step.get("calls")
+
+
+def client_cpu_per_call_us(step):
+    """The client's CPU per call: a caller's (its cgroup: the ORB's own
+    client, docs/callers.md) when one made the calls, else orbbench's own
+    (getrusage); None without either."""
+    own = ((step.get("caller") or {}).get("cpu_per_call_us") or {})
+    if orbresults.is_num(own.get("total")):
+        return own["total"]
+    cpu = step.get("cpu_per_call_us") or {}
+    u, s = cpu.get("client_user"), cpu.get("client_sys")
+    return u + s if orbresults.is_num(u) and orbresults.is_num(s) else None
+
+
+def client_threads(step):
+    """The client's threads after a measurement: the caller's, else
+    orbbench's own."""
+    t = (step.get("caller") or {}).get("threads")
+    if orbresults.is_num(t):
+        return t
+    return (step.get("client") or {}).get("threads")
+
+
+def client_uss_kb(doc, mem):
+    """What each server cost the caller in memory: result.costs.caller's
+    slope of USS over N (None for orbbench's own client, whose USS no
+    step records)."""
+    return orbresults.get(doc, "result.costs.caller.memory_per_server_kb"
+                               ".uss_kb")
+
+
+def has_caller(docs):
+    """Did a caller make some run's calls (result.caller)?"""
+    return any(d.get("caller") for d in docs)
+
+
+# What compare weighs of a run, in its row's order: its crossing N (a
+# fixed-N run's round time instead: one N by design has no crossing), the
+# servers' CPU per call and memory per server at the N the costs are
+# read at; round time there asks the crossing's question again at one
+# point (shown, not tested). The client half (docs/callers.md) is
+# descriptive, and there only where a caller made some run's calls.
+Metric = orbmetric.Metric
+METRICS = (
+    Metric("crossing_n", "crossing N", higher=True, at="crossing",
+           primary=orbmetric.MANY_N),
+    Metric("round_ms", "round ms", at="fit", step=round_ms,
+           low=orbresults.round_ms_low, weight=rounds, says="median round",
+           primary=orbmetric.ONE_N),
+    Metric("server_cpu_us", "server CPU", at="fit",
+           step=orbresults.server_cpu_per_call_us,
+           low=orbresults.server_cpu_low_us, weight=calls,
+           says="total over the calls"),
+    Metric("client_cpu_us", "client CPU", at="fit",
+           step=client_cpu_per_call_us, weight=calls,
+           says="total over the calls", when=has_caller, primary=False),
+    Metric("{mem}_kb", "{mem}", memory=True, at="memory",
+           step=orbresults.mem_per_server_kb),
+    Metric("client_threads", "client threads", at="nearest",
+           step=client_threads, when=has_caller, primary=False),
+    Metric("client_uss_kb", "client USS/server", client_uss_kb,
+           memory=True, when=has_caller, primary=False,
+           missing="orbbench's own client: no USS per server recorded"))
+
+
 orbresults.register(orbresults.Kind(
     "sweep", "steps",
     # The sweep's own order: max_ms and max_servers before the stop.
@@ -93,7 +174,7 @@ orbresults.register(orbresults.Kind(
             ("scenario.sweep.max_ms", orbresults.is_num),
             ("result.max_servers", orbresults.is_num),
             ("result.stop_reason", str)],
-    check=check, figures=figures, summary=summary,
+    check=check, metrics=METRICS, figures=figures, summary=summary,
     headline=("max servers", "max servers",
               orbresults.held),
     pairs=True, settings="sweep",

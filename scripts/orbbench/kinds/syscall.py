@@ -7,6 +7,7 @@ metric, ns per call, a floor under every call an ORB makes; a report
 shows its table. The example of a kind written from the skeleton
 (client/kinds/skeleton.c.example): this module, its C file, its page
 and its test are all it has."""
+import orbbench.metric as orbmetric
 import orbbench.results as orbresults
 from orbbench.results import get, is_num
 
@@ -57,6 +58,6 @@ def headline(doc):
 
 orbresults.register(orbresults.Kind(
     "syscall", "repeats", fields=[("syscall.call", str)], check=check,
-    metrics=(orbresults.Metric("ns_per_call", "ns per getpid",
-                               ns_per_call),),
+    metrics=(orbmetric.Metric("ns_per_call", "ns per getpid",
+                              ns_per_call),),
     tables=tables, headline=("syscall", "ns/call", headline)))
