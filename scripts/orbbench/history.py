@@ -12,6 +12,7 @@ from collections import namedtuple
 from pathlib import Path
 
 import orbbench.comparison.model as orbcmp
+import orbbench.comparison.readings as orbread
 import orbbench.results as orbresults
 import orbbench.stats as orbstats
 
@@ -50,6 +51,12 @@ CLIENT_TESTED = ("client_cpu_us", "client_uss_kb")
 WORSE = ("slower", "larger")
 BETTER = ("faster", "smaller")
 
+
+
+def sweep_metric(key):
+    """The sweep kind's Metric of key, from the registry (a core looks a
+    kind up; orbbench.kinds registers it): the client half's readers."""
+    return next(m for m in orbresults.KINDS["sweep"].metrics if m.key == key)
 
 def metric_key(key, mem):
     return orbcmp.metric_key(key, mem)
@@ -228,7 +235,7 @@ def threads_at(doc, n):
 def threads_metric(docs_a, docs_b, n):
     """Threads per server at n (the memory's N) on each side, as a
     descriptive metric (judge marks it untested)."""
-    docs_b, paired = orbcmp.pair_up(docs_a, docs_b)
+    docs_b, paired = orbread.pair_up(docs_a, docs_b)
     return orbcmp.metric([threads_at(d, n) for d in docs_a],
                          [threads_at(d, n) for d in docs_b], False, at_n=n,
                          paired=paired)
@@ -279,7 +286,7 @@ def history(points, mem="pss", alpha=orbstats.ALPHA,
             raise ValueError(f"{a.folder} and {b.folder}: no scenario in "
                              "common")
     orbcmp.judge(steps, mem, alpha, delta)
-    client = orbcmp.has_caller([r.doc for p in points for r in p.results])
+    client = sweep_metric("client_cpu_us").when([r.doc for p in points for r in p.results])
     method = dict({k: v for k, v in steps[0]["method"].items()
                    if k not in PER_STEP}, steps=len(steps),
                   history="each step compared as orbbench compare "
@@ -392,8 +399,8 @@ def reading_ns(docs, mem):
     per call at the scenario's cost_n (else the largest N every run
     measured), memory and threads per server at the N nearest it with a
     memory figure in every run."""
-    n, window, _ = orbcmp.cost_n(docs)
-    return n, window, orbcmp.mem_common_n(docs, mem, near=n)
+    n, window, _ = orbread.cost_n(docs)
+    return n, window, orbread.mem_common_n(docs, mem, near=n)
 
 
 def client_uss(doc):
@@ -408,13 +415,13 @@ def client_values(docs, ns):
     at the cost N (a fit, as the server's), its USS per server, its
     threads at the measurement nearest the cost N."""
     n, window, _ = ns
-    return {"client_cpu_us": [orbcmp.fit_at(d, n,
-                                            orbcmp.client_cpu_per_call_us,
+    return {"client_cpu_us": [orbread.fit_at(d, n,
+                                            sweep_metric("client_cpu_us").step,
                                             lambda s: s.get("calls"), window)
                               for d in docs],
             "client_uss_kb": [client_uss(d) for d in docs],
-            "client_threads": [orbcmp.nearest_value(d, n,
-                                                    orbcmp.client_threads)
+            "client_threads": [orbread.nearest_value(d, n,
+                                                    sweep_metric("client_threads").step)
                                if n is not None else None for d in docs]}
 
 
@@ -424,12 +431,12 @@ def values(docs, mem, ns, client=False):
     client half's too (client_values)."""
     # One N by design (the bench suite) has no crossing, as in compare.
     fixed = all(d["steps"] and orbresults.is_fixed_n(d) for d in docs)
-    crossing = [] if fixed else orbcmp.crossing_values(docs, [])[0]
+    crossing = [] if fixed else orbread.crossing_values(docs, [])[0]
     n, window, nm = ns
-    cpu = [orbcmp.fit_at(d, n, orbresults.server_cpu_per_call_us,
+    cpu = [orbread.fit_at(d, n, orbresults.server_cpu_per_call_us,
                          lambda s: s.get("calls"), window) for d in docs]
     out = {"crossing_n": crossing, "server_cpu_us": cpu,
-           metric_key("mem", mem): [orbcmp.mem_at(d, nm, mem)
+           metric_key("mem", mem): [orbread.mem_at(d, nm, mem)
                                     for d in docs],
            "threads": [threads_at(d, nm) for d in docs]}
     if client:
@@ -450,7 +457,7 @@ def crossing_span(docs):
 def measured_span(docs):
     """(smallest, largest) N the runs measured (steps and probes), or
     None."""
-    ns = [s["n"] for d in docs for s in orbcmp.measurements(d)]
+    ns = [s["n"] for d in docs for s in orbread.measurements(d)]
     return (min(ns), max(ns)) if ns else None
 
 
@@ -507,7 +514,7 @@ def cell(vals, docs, crossing):
     xs = [v for v in vals if orbresults.is_num(v) and v > 0]
     if not xs:
         return None
-    value = orbcmp.geomean(xs)
+    value = orbread.geomean(xs)
     span = crossing_span(docs) if crossing else None
     low, high = span if span else (min(xs), max(xs))
     # A run without an interval (it never crossed: its max_servers) can

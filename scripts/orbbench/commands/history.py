@@ -66,7 +66,7 @@ import json
 from pathlib import Path
 
 import orbbench.cli as orbcli
-import orbbench.comparison.model as orbcmp
+import orbbench.comparison.readings as orbread
 import orbbench.comparison.options as orbopts
 import orbbench.history as orbhistory
 import orbbench.history_pairs as orbhistory_pairs
@@ -188,8 +188,8 @@ def step_table(doc, table_keys=TABLE_KEYS):
 def crossing_text(m):
     """'16.5 → 3.74': the two points' crossing N (geometric means of
     their runs)."""
-    ga = orbresults.fmt_num(orbcmp.geomean(m["a_values"]))
-    gb = orbresults.fmt_num(orbcmp.geomean(m["b_values"]))
+    ga = orbresults.fmt_num(orbread.geomean(m["a_values"]))
+    gb = orbresults.fmt_num(orbread.geomean(m["b_values"]))
     return f"{ga} → {gb}"
 
 
