@@ -286,7 +286,8 @@ def history(points, mem="pss", alpha=orbstats.ALPHA,
             raise ValueError(f"{a.folder} and {b.folder}: no scenario in "
                              "common")
     orbcmp.judge(steps, mem, alpha, delta)
-    client = sweep_metric("client_cpu_us").when([r.doc for p in points for r in p.results])
+    has_caller = sweep_metric("client_cpu_us").when
+    client = has_caller([r.doc for p in points for r in p.results])
     method = dict({k: v for k, v in steps[0]["method"].items()
                    if k not in PER_STEP}, steps=len(steps),
                   history="each step compared as orbbench compare "
@@ -415,13 +416,13 @@ def client_values(docs, ns):
     at the cost N (a fit, as the server's), its USS per server, its
     threads at the measurement nearest the cost N."""
     n, window, _ = ns
-    return {"client_cpu_us": [orbread.fit_at(d, n,
-                                            sweep_metric("client_cpu_us").step,
+    cpu = sweep_metric("client_cpu_us").step
+    threads = sweep_metric("client_threads").step
+    return {"client_cpu_us": [orbread.fit_at(d, n, cpu,
                                             lambda s: s.get("calls"), window)
                               for d in docs],
             "client_uss_kb": [client_uss(d) for d in docs],
-            "client_threads": [orbread.nearest_value(d, n,
-                                                    sweep_metric("client_threads").step)
+            "client_threads": [orbread.nearest_value(d, n, threads)
                                if n is not None else None for d in docs]}
 
 
