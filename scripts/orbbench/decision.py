@@ -55,18 +55,20 @@ WORDS = ("verdict", "withheld", "primary")
 
 
 def expected_metrics(row, mem, path, where):
-    """{key: (higher is better, memory)} of the metrics compare writes for
-    every scenario of the row's kind: its Metrics (orbbench.metric) but
-    those written only where they apply (Metric.when: a sweep's client
-    half; a row that has them is refused, as it was before they were
-    declared)."""
+    """({key: (higher is better, memory)} of the metrics compare writes for
+    every scenario of the row's kind, {the same} of those it writes only
+    where they apply (Metric.when: a sweep's client half, when a caller
+    made the calls)): its Metrics (orbbench.metric)."""
     kind = row.get("kind")
     if kind is not None and (kind not in orbresults.KINDS or
                              not orbresults.KINDS[kind].comparable):
         raise orbsafe.bad(path, f"{where}.kind", f"{orbsafe.short(kind)} "
                           "is not a kind compare weighs")
-    return {m.key_for(mem): (m.higher, m.memory)
-            for m in orbmodel.row_kind(row).metrics if m.when is None}
+    metrics = orbmodel.row_kind(row).metrics
+    return ({m.key_for(mem): (m.higher, m.memory)
+             for m in metrics if m.when is None},
+            {m.key_for(mem): (m.higher, m.memory)
+             for m in metrics if m.when is not None})
 
 
 def _values(path, field, v):
@@ -159,11 +161,17 @@ def rebuild(doc, path):
         rows = []
         for i, row in enumerate(cmp["scenarios"]):
             where = f"{pre}scenarios[{i}]"
-            want = expected_metrics(row, mem, path, where)
-            if set(row["metrics"]) != set(want):
+            always, where_apply = expected_metrics(row, mem, path, where)
+            extra = set(row["metrics"]) - set(always)
+            if not set(always) <= set(row["metrics"]) or \
+                    extra not in (set(), set(where_apply)):
                 raise orbsafe.bad(path, f"{where}.metrics", "not the "
                                   "metrics compare writes for its kind ("
-                                  f"{', '.join(sorted(want))})")
+                                  f"{', '.join(sorted(always))}"
+                                  + (f"; with a caller also "
+                                     f"{', '.join(sorted(where_apply))}"
+                                     if where_apply else "") + ")")
+            want = {**always, **where_apply}
             inter = row.get("interference")
             bias = inter.get("bias_log") if isinstance(inter, dict) else None
             orbsafe.number(path, f"{where}.interference.bias_log", bias,

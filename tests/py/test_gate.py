@@ -123,3 +123,52 @@ def test_bad_gate_options_exit_2(args, message):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert message in r.stderr and len(r.stderr.splitlines()) == 1
+
+
+def caller_set(src, out, factor):
+    """A copy of a repeat fixture whose runs a caller made (docs/callers.md):
+    the client half's fields as the client writes them, the caller's CPU
+    per call scaled by factor."""
+    import json
+    out.mkdir()
+    for i, f in enumerate(sorted(src.glob("*.json"))):
+        d = json.loads(f.read_text())
+        if f.name != "summary.json":
+            d["caller"] = {"name": "omniorb-caller"}
+            for j, s in enumerate(d["steps"] + (d.get("probes") or [])):
+                s["caller"] = {"cpu_per_call_us": {
+                    "total": 7.0 * factor * (1 + 0.01 * i)},
+                    "threads": 3 + j % 2}
+            d["result"].setdefault("costs", {})["caller"] = {
+                "memory_per_server_kb": {"uss_kb": 20.0 * factor + i}}
+        (out / f.name).write_text(json.dumps(d))
+    return out
+
+
+def test_gate_takes_a_comparison_with_the_client_half(tmp_path):
+    """A comparison of runs a caller made holds the client half's rows
+    (client CPU, threads, USS per server): gate reads it and decides as
+    compare --fail-on does, and still refuses such a row without one of
+    its client metrics."""
+    import json
+    fix = ROOT / "tests" / "fixtures"
+    a = caller_set(fix / "repeat-A", tmp_path / "a", 1.0)
+    b = caller_set(fix / "repeat-B", tmp_path / "b", 1.3)
+    saved = subprocess.run([str(COMPARE), a, b, "--format", "json"],
+                           capture_output=True, text=True, timeout=120)
+    assert saved.returncode == 0, saved.stderr
+    doc = json.loads(saved.stdout)
+    assert "client_cpu_us" in doc["scenarios"][0]["metrics"]
+    f = tmp_path / "compare.json"
+    f.write_text(saved.stdout)
+    gate = ROOT / "scripts" / "gate"
+    g = subprocess.run([str(gate), f, "--fail-on", "slower"],
+                       capture_output=True, text=True, timeout=120)
+    c = subprocess.run([str(COMPARE), a, b, "--fail-on", "slower"],
+                       capture_output=True, text=True, timeout=120)
+    assert g.returncode == c.returncode == 1, (g.stderr, c.stderr)
+    del doc["scenarios"][0]["metrics"]["client_threads"]
+    f.write_text(json.dumps(doc))
+    g = subprocess.run([str(gate), f, "--fail-on", "slower"],
+                       capture_output=True, text=True, timeout=120)
+    assert g.returncode == 2 and "with a caller also" in g.stderr, g.stderr
