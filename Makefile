@@ -650,11 +650,13 @@ test-py:
 # suite, a build, a long simulation) are test-long's: `make test` leaves
 # them out, CI runs both.
 PYTEST_JOBS ?= -n 2 --dist loadgroup
-E2E_PYTEST = ORBBENCH_BIN=$(abspath $(BIN)) \
+E2E_SERIAL = ORBBENCH_BIN=$(abspath $(BIN)) \
 	ORBBENCH_FAIL_AFTER=$(abspath $(FAIL_AFTER_LIB)) \
-	$(PYTHON) -m pytest -q -rs --durations=15 $(PYTEST_JOBS)
+	$(PYTHON) -m pytest -q -rs --durations=15
+E2E_PYTEST = $(E2E_SERIAL) $(PYTEST_JOBS)
 test-e2e: build $(FAIL_AFTER_LIB)
-	$(E2E_PYTEST) -m "not long" tests/e2e
+	$(E2E_PYTEST) -m "not long and not serial" tests/e2e
+	$(E2E_SERIAL) -m "serial and not long" tests/e2e
 
 test-long: build $(FAIL_AFTER_LIB)
 	$(PYTHON) -m pytest -q -rs $(PYTEST_JOBS) -m long tests/py

@@ -303,6 +303,7 @@ def test_a_killed_spawner_leaves_nothing_behind(tmp_path):
 
 
 @pytest.mark.skipif(not IS_ROOT, reason="the memory cgroup needs root")
+@pytest.mark.serial        # any other run would clean the folder up first
 def test_a_run_killed_with_its_spawner_is_cleaned_up_by_the_next(tmp_path):
     """Killed together (the client stopped first, so that it cannot clean
     up after its spawner), client and spawner leave their run folder and
