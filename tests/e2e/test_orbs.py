@@ -159,13 +159,20 @@ def test_build_orb_argument_errors(args, needle):
     assert needle in r.stderr
 
 
+def copy_build_orb(scripts):
+    """build-orb and what it sources (progress.sh, build-orb.d/: one file
+    an ORB family) copied into the folder scripts."""
+    for name in ("build-orb", "progress.sh"):
+        shutil.copy(ROOT / "scripts" / name, scripts)
+    shutil.copytree(ROOT / "scripts" / "build-orb.d", scripts / "build-orb.d")
+
+
 def tao_tree(tmp_path, version):
     """build-orb copied into a tree of the test's own (its orbs/ is made
     there), and a fake ACE+TAO release holding TAO `version`."""
     tree = tmp_path / "tree"
     (tree / "scripts").mkdir(parents=True)
-    for name in ("build-orb", "progress.sh"):
-        shutil.copy(ROOT / "scripts" / name, tree / "scripts")
+    copy_build_orb(tree / "scripts")
     src = tmp_path / "ACE_wrappers"
     for d in ("ace", "TAO/tao", "MPC"):
         (src / d).mkdir(parents=True)
@@ -204,8 +211,7 @@ def test_build_orb_orbit2_checks_its_source(tmp_path, given, needle):
     and leaves only the log."""
     tree = tmp_path / "tree"
     (tree / "scripts").mkdir(parents=True)
-    for name in ("build-orb", "progress.sh"):
-        shutil.copy(ROOT / "scripts" / name, tree / "scripts")
+    copy_build_orb(tree / "scripts")
     src = tmp_path / "ORBit2"
     (src / "src" / "orb" / "orb-core").mkdir(parents=True)
     (src / "configure").write_text("#!/bin/sh\nexit 1\n"
@@ -229,8 +235,7 @@ def copied_build_orb(tmp_path):
     there)."""
     tree = tmp_path / "tree"
     (tree / "scripts").mkdir(parents=True)
-    for name in ("build-orb", "progress.sh"):
-        shutil.copy(ROOT / "scripts" / name, tree / "scripts")
+    copy_build_orb(tree / "scripts")
     return tree
 
 
@@ -306,8 +311,7 @@ def omniorb_tree(tmp_path):
     there)."""
     tree = tmp_path / "tree"
     (tree / "scripts").mkdir(parents=True)
-    for name in ("build-orb", "progress.sh"):
-        shutil.copy(ROOT / "scripts" / name, tree / "scripts")
+    copy_build_orb(tree / "scripts")
     return tree
 
 

@@ -179,6 +179,8 @@ def test_build_orb_takes_its_build(tmp_path, sig):
     (tree / "scripts").mkdir(parents=True)
     shutil.copy(BUILD_ORB, tree / "scripts")
     shutil.copy(BUILD_ORB.parent / "progress.sh", tree / "scripts")
+    shutil.copytree(BUILD_ORB.parent / "build-orb.d",
+                    tree / "scripts" / "build-orb.d")
     fake = tmp_path / "fakebin"
     fake.mkdir()
     (fake / "dpkg-query").write_text('#!/bin/sh\necho "install ok '
