@@ -352,7 +352,10 @@ def run(a):
     _, out_dir, log, pid = run_paths(a, "run")
     if out_dir.exists():
         die(f"{out_dir}: exists already (a run id used twice?)")
-    argv = [sys.executable, str(ROOT / "scripts" / "run-suite"), a.suite,
+    # By its own #! (/usr/bin/python3, Debian's, which has the suite's
+    # scipy), not this interpreter: pdsh starts fleet-host with the
+    # "python3" of the host's PATH, which may be another (a pyenv one).
+    argv = [str(ROOT / "scripts" / "run-suite"), a.suite,
             "--out", str(out_dir), "--repeat", str(a.repeat)]
     for s in a.set:
         argv += ["--set", s]
