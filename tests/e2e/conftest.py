@@ -304,7 +304,7 @@ def finish(proc, timeout=30):
 # folder on the machine (supervisors; one test of safety, marked
 # itself). `make test` runs them on
 # their own, after the rest has run on two workers
-# (pytest -m serial; docs/architecture.md#tests).
+# (pytest -m serial; docs/architecture.md, "The Python package").
 SERIAL = {"test_paired", "test_crossing", "test_interference",
           "test_misbehave", "test_load", "test_warm_start", "test_objects",
           "test_footprint", "test_fanin", "test_supervisors"}
