@@ -25,18 +25,7 @@
 jacorb_patches="etc/common.xml: javac without a boot class path, src/omg-03-01-02 and rmi-stub/src/main/java on the source path; rmi-stub: JacORB's no-op javax.rmi classes (its master) for the JDK's RMI-IIOP, gone since 11; Version.java's template filled in"
 build_jacorb() {
     local src="$work/src" root="" v jdk_javac java_bin jar_bin
-    partial="$prefix $work/stage"
-    [ -e "$stamp" ] || partial="$src $partial"
-    if [ -e "$stamp" ]; then
-        say "reusing the build in $work (--clean to rebuild)"
-    elif [ -d "$source_path" ]; then
-        step "copying $source_path"
-        child cp -a "$source_path" "$src" || fail "copying $source_path"
-    else
-        step "unpacking $source_path"
-        mkdir -p "$src"
-        child tar -xf "$source_path" -C "$src" >>"$log" 2>&1 || fail "unpacking $source_path"
-    fi
+    take_source "$src"
     # The tree's top (a tarball may hold it in a folder of its own).
     root=$(ls -d "$src" "$src"/* 2>/dev/null | while read -r d; do
                [ -e "$d/src/org/jacorb/build.xml" ] && echo "$d"; done | head -1 || true)

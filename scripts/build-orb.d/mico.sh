@@ -16,19 +16,7 @@ mico_dirs_lib="orb ir idl"
 mico_dirs_prg="cpp idl"
 build_mico() {
     local src="$work/src" v lv flags
-    partial="$prefix $work/stage"
-    [ -e "$stamp" ] || partial="$src $partial"
-    if [ -e "$stamp" ]; then
-        say "reusing the build in $work (--clean to rebuild)"
-    elif [ -d "$source_path" ]; then
-        step "copying $source_path"
-        child cp -a "$source_path" "$src" || fail "copying $source_path"
-    else
-        step "unpacking $source_path"
-        mkdir -p "$src"
-        child tar -xf "$source_path" -C "$src" --strip-components=1 >>"$log" 2>&1 ||
-            fail "unpacking $source_path"
-    fi
+    take_source "$src" --strip-components=1
     [ -x "$src/configure" ] && [ -e "$src/orb/orb.cc" ] && [ -e "$src/VERSION" ] ||
         die "$source_path is not a MICO tree (no configure, orb/orb.cc and VERSION)" 1
     v=$(head -1 "$src/VERSION")

@@ -10,19 +10,7 @@
 # (its modules are built for that interpreter's ABI). No source patch.
 build_omniorbpy() {
     local src="$work/src" v omniidl site chk core rpath="" ldflags=""
-    partial="$prefix $work/stage"
-    [ -e "$stamp" ] || partial="$src $partial"
-    if [ -e "$stamp" ]; then
-        say "reusing the build in $work (--clean to rebuild)"
-    elif [ -d "$source_path" ]; then
-        step "copying $source_path"
-        child cp -a "$source_path" "$src" || fail "copying $source_path"
-    else
-        step "unpacking $source_path"
-        mkdir -p "$src"
-        child tar -xf "$source_path" -C "$src" --strip-components=1 >>"$log" 2>&1 ||
-            fail "unpacking $source_path"
-    fi
+    take_source "$src" --strip-components=1
     [ -x "$src/configure" ] && [ -e "$src/modules/omnipy.cc" ] ||
         die "$source_path is not an omniORBpy release (no configure and modules/omnipy.cc)" 1
     # The tree says its version (THIS_IS_OMNIORBPY_4_2_6).

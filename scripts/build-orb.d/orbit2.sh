@@ -8,19 +8,7 @@
 # ---- ORBit2: a GNOME ORBit2 release, autotools ------------------------------
 build_orbit2() {
     local src="$work/src" v
-    partial="$prefix $work/stage"
-    [ -e "$stamp" ] || partial="$src $partial"
-    if [ -e "$stamp" ]; then
-        say "reusing the build in $work (--clean to rebuild)"
-    elif [ -d "$source_path" ]; then
-        step "copying $source_path"
-        child cp -a "$source_path" "$src" || fail "copying $source_path"
-    else
-        step "unpacking $source_path"
-        mkdir -p "$src"
-        child tar -xf "$source_path" -C "$src" --strip-components=1 >>"$log" 2>&1 ||
-            fail "unpacking $source_path"
-    fi
+    take_source "$src" --strip-components=1
     [ -x "$src/configure" ] && [ -e "$src/src/orb/orb-core/corba-orb.c" ] ||
         die "$source_path is not an ORBit2 release (no configure and src/orb/orb-core/)" 1
     v=$(sed -n "s/^PACKAGE_VERSION='\(.*\)'/\1/p" "$src/configure")
