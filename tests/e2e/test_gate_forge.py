@@ -33,8 +33,6 @@ SVG, report.md and report.html complete).
 Budget: ORBBENCH_FUZZ_SECONDS (default 4, what `make test` spends),
 `make fuzz-gate` runs it for FUZZ_GATE_SECONDS (1200); the count of
 examples is printed (pytest -s)."""
-import contextlib
-import io
 import json
 import os
 import re
@@ -51,6 +49,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import forgekit
 import orbbench.commands.compare as orbcompare
 import orbbench.commands.gate as orbgatecmd
 import orbbench.validate as orbvalidate
@@ -90,19 +89,9 @@ def material(tmp_path_factory):
 
 # ---- running compare and gate in process ----------------------------------
 
-def in_process(main, argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = None
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as e:
-            code = e.code
-    return code, out.getvalue(), err.getvalue()
-
-
 def compare(a, b, *args):
-    return in_process(orbcompare.main, [str(a), str(b), *map(str, args)])
+    return forgekit.in_process(orbcompare.main,
+                               [str(a), str(b), *map(str, args)])
 
 
 def lines(text):
@@ -416,7 +405,7 @@ def test_forged_result_sets_never_pass_a_verdict_the_runs_do_not_give(
             if jcode == 0:
                 saved = work / "compare.json"
                 saved.write_text(jout)
-                gcode, gout, gerr = in_process(orbgatecmd.main, [
+                gcode, gout, gerr = forgekit.in_process(orbgatecmd.main, [
                     str(saved), "--fail-on", "slower", "--format",
                     gate_fmt])
                 check_output(gate_fmt, gcode, gout, gerr)
@@ -425,7 +414,7 @@ def test_forged_result_sets_never_pass_a_verdict_the_runs_do_not_give(
                 doc = json.loads(jout)
                 if forge_saved(data.draw, doc):
                     saved.write_text(json.dumps(doc))
-                    gcode, _, gerr = in_process(orbgatecmd.main, [
+                    gcode, _, gerr = forgekit.in_process(orbgatecmd.main, [
                         str(saved), "--fail-on", "slower"])
                     COUNT["saved"] += 1
                     assert gcode == 2, (how, gerr[-500:])

@@ -4,6 +4,8 @@ verdicts follow from their values (or, forged, do not). Each scenario is
 given by its metrics' values per run; the document is drawn by compare's
 own model (orbbench.comparison.shape.metric, then judge), so that it is
 what `compare --format json` would print for runs with those values."""
+import contextlib
+import io
 import json
 
 import orbbench.comparison.model as orbmodel
@@ -69,3 +71,16 @@ def comparisons(rowsets, alpha=0.05, only_in_a=()):
 def hostile_comparison(names, values=SLOWER):
     """A judged comparison with one scenario per name (each with values)."""
     return comparison([row(n, values) for n in names])
+
+
+def in_process(main, argv):
+    """A command's main(argv) run in this process: (exit code, stdout,
+    stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    code = None
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as e:
+            code = e.code
+    return code, out.getvalue(), err.getvalue()

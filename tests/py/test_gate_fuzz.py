@@ -29,8 +29,6 @@ so that a few seconds test hundreds of documents.
 Budget: ORBBENCH_FUZZ_SECONDS (default 4, what `make test` spends),
 `make fuzz-gate` runs it for FUZZ_GATE_SECONDS (1200); the count of
 examples is printed (pytest -s)."""
-import contextlib
-import io
 import json
 import math
 import os
@@ -248,17 +246,6 @@ def dumps(doc):
                   "]" * int(m.group(1)), text)
 
 
-def in_process(main, argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = None
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as e:
-            code = e.code
-    return code, out.getvalue(), err.getvalue()
-
-
 def lines(text):
     for b in LINE_BREAKS:
         text = text.replace(b, "\n")
@@ -300,7 +287,7 @@ def test_gate_fails_closed_and_escapes_whatever_the_comparison(tmp_path):
     def one(case, fmt, fail_on):
         doc, how = case
         f.write_text(dumps(doc))
-        code, out, err = in_process(orbgatecmd.main, [
+        code, out, err = forgekit.in_process(orbgatecmd.main, [
             str(f), "--fail-on", fail_on, "--format", fmt])
         COUNT["gate"] += 1
         n = len(metrics_of(doc)) if how is None else 0
@@ -391,7 +378,7 @@ def test_compare_fails_closed_on_forged_results():
                     if f == target:
                         doc = d
             target.write_text(json.dumps(doc, allow_nan=True))
-            code, out, err = in_process(orbcompare.main, [
+            code, out, err = forgekit.in_process(orbcompare.main, [
                 str(a), str(b), "--fail-on", "slower", "--format", fmt])
             COUNT["compare"] += 1
             ok = well_formed(field, v)
