@@ -51,9 +51,7 @@ def claim(folder):
     except OSError as e:
         os.close(fd)
         if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-            raise Busy(f"{folder}: another orbbench is writing into it "
-                       f"(it holds {LOCK_NAME}); one writer per folder: "
-                       "give another --out") from None
+            raise _another_writer(folder) from None
         raise Busy(f"{folder}: cannot lock it ({os.strerror(e.errno)})") \
             from None
     try:
@@ -63,6 +61,29 @@ def claim(folder):
         pass    # the pid is for people; the lock is what counts
     _HELD[key] = fd
     return folder
+
+
+def _another_writer(folder):
+    return Busy(f"{folder}: another orbbench is writing into it "
+                f"(it holds {LOCK_NAME}); one writer per folder: "
+                "give another --out")
+
+
+def _held(folder):
+    """True when another process holds folder's lock now. Creates
+    nothing: a lock file that is not there is not held."""
+    try:
+        fd = os.open(Path(folder) / LOCK_NAME,
+                     os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except OSError as e:
+        return e.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
+    finally:
+        os.close(fd)    # drops the probe's own lock, if it took it
 
 
 def others(folder):
@@ -79,7 +100,8 @@ def claim_new(folder):
                     "this run's results; give a new folder with --out")
     folder = Path(folder)
     if folder.is_dir() and others(folder):
-        raise refuse()          # before anything is made there
+        # A writer at work there is the better answer than its files.
+        raise _another_writer(folder) if _held(folder) else refuse()
     claim(folder)
     if others(folder):
         raise refuse()          # a writer came between

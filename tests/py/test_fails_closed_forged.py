@@ -119,6 +119,24 @@ def test_a_report_or_history_into_a_folder_being_written_is_refused(
     assert [p.name for p in out.iterdir()] == [orboutlock.LOCK_NAME]
 
 
+def test_a_suite_into_a_folder_being_written_names_the_writer(tmp_path):
+    """A suite's --out that holds another writer's lock and its first
+    files: the answer is the writer, not the files (the files are that
+    writer's; they do not say a run is at work there)."""
+    out = tmp_path / "out"
+    orboutlock.claim(out)          # this process writes there
+    (out / "sync-unix.r1.json").write_text("{}")
+    r = run(SCRIPTS / "run-suite", FIXTURES / "repeat-scenarios", "--out", out)
+    refused(r, str(out), "another orbbench is writing into it")
+    # Files alone, with nobody writing: the folder is refused as not empty.
+    done = tmp_path / "done"
+    done.mkdir()
+    (done / "sync-unix.r1.json").write_text("{}")
+    (done / orboutlock.LOCK_NAME).write_text("1\n")
+    refused(run(SCRIPTS / "run-suite", FIXTURES / "repeat-scenarios", "--out",
+                done), str(done), "not empty")
+
+
 HOSTILE = "x\n## forged\n::error::pwned <script>alert(1)</script> [a](http://e)"
 
 
