@@ -7,10 +7,9 @@ this machine's noise comes in bursts that last seconds, so the rounds of
 one run share it and are not independent samples. Each run gives one value
 per metric; the values are compared on a log scale (a ratio B/A is what a
 maintainer asks for, and run-to-run noise is multiplicative)."""
+import functools
 import math
 import statistics
-
-from scipy import special, stats
 
 ALPHA = 0.05   # significance level of a verdict (on BH q-values)
 POWER = 0.80   # power at which the minimum detectable effect is given
@@ -28,6 +27,23 @@ EQUIVALENCE = 0.03
 TOO_WIDE = 10.0
 
 PERFORMANCE_VERDICTS = ("faster", "slower", "same", "inconclusive")
+
+
+# scipy on first use: importing it takes about 0.4 s, which every command
+# that loads this module would pay (gate, history, a refusal, --help)
+# though only a test reads a distribution.
+@functools.cache
+def _t():
+    """Student's t distribution (scipy.stats.t)."""
+    from scipy import stats
+    return stats.t
+
+
+@functools.cache
+def _special():
+    """scipy.special (digamma, polygamma)."""
+    from scipy import special
+    return special
 MEMORY_VERDICTS = ("larger", "smaller", "same", "inconclusive")
 
 
@@ -104,11 +120,11 @@ def compare_paired(a_values, b_values, higher_is_better, memory=False):
     se = sd / math.sqrt(n)
     out["se_log"] = se
     out["se_factor"] = 1 / math.sqrt(n)    # se = sd × this
-    p = min(1.0, 2 * stats.t.sf(abs(mean / se), df))
-    tq = stats.t.ppf(1 - ALPHA / 2, df)
+    p = min(1.0, 2 * _t().sf(abs(mean / se), df))
+    tq = _t().ppf(1 - ALPHA / 2, df)
     out.update(ci_low=math.exp(mean - tq * se),
                ci_high=math.exp(mean + tq * se), p_value=p, q_value=p,
-               mde_pct=100 * math.expm1((tq + stats.t.ppf(POWER, df)) * se))
+               mde_pct=100 * math.expm1((tq + _t().ppf(POWER, df)) * se))
     out["verdict"] = metric_verdict(out["ratio"], p, higher_is_better, memory,
                                     ci=(out["ci_low"], out["ci_high"]))
     return out
@@ -189,14 +205,14 @@ def compare_metric(a_values, b_values, higher_is_better, memory=False):
     out["se_factor"] = math.sqrt(1 / len(a) + 1 / len(b))
     t = diff / se
     out["se_log"] = se
-    p = min(1.0, 2 * stats.t.sf(abs(t), df))
-    tq = stats.t.ppf(1 - ALPHA / 2, df)
+    p = min(1.0, 2 * _t().sf(abs(t), df))
+    tq = _t().ppf(1 - ALPHA / 2, df)
     out.update(ci_low=math.exp(diff - tq * se),
                ci_high=math.exp(diff + tq * se), p_value=p, q_value=p)
     # The log difference that a two-sided test at ALPHA detects with
     # probability POWER (normal approximation with t quantiles), as a
     # percentage of A: exp(d) - 1 is the larger of the two directions.
-    d = (tq + stats.t.ppf(POWER, df)) * se
+    d = (tq + _t().ppf(POWER, df)) * se
     out["mde_pct"] = 100 * math.expm1(d)
     out["verdict"] = metric_verdict(out["ratio"], p, higher_is_better, memory,
                                     ci=(out["ci_low"], out["ci_high"]))
@@ -260,7 +276,7 @@ def interval_at(m, level):
         return m.get("ci_low"), m.get("ci_high")
     if se == 0:
         return math.exp(lr), math.exp(lr)
-    tq = stats.t.ppf(1 - (1 - level) / 2, df)
+    tq = _t().ppf(1 - (1 - level) / 2, df)
     return math.exp(lr - tq * se), math.exp(lr + tq * se)
 
 
@@ -338,8 +354,8 @@ def _trigamma_inverse(y):
         return 1 / y
     x = 0.5 + 1 / y
     for _ in range(50):
-        tri = float(special.polygamma(1, x))
-        dif = tri * (1 - tri / y) / float(special.polygamma(2, x))
+        tri = float(_special().polygamma(1, x))
+        dif = tri * (1 - tri / y) / float(_special().polygamma(2, x))
         x += dif
         if -dif / x < 1e-8:
             break
@@ -370,14 +386,14 @@ def moderate(metrics):
     for m in ms:
         d = m["df"]
         s2 = (m["se_log"] / m["se_factor"]) ** 2
-        e.append(math.log(s2) - float(special.digamma(d / 2)) +
+        e.append(math.log(s2) - float(_special().digamma(d / 2)) +
                  math.log(d / 2))
-        tri.append(float(special.polygamma(1, d / 2)))
+        tri.append(float(_special().polygamma(1, d / 2)))
     ebar = _mean(e)
     var = math.fsum((x - ebar) ** 2 for x in e) / (len(e) - 1) - _mean(tri)
     if var > 0:
         d0 = 2 * _trigamma_inverse(var)
-        s0sq = math.exp(ebar + float(special.digamma(d0 / 2)) -
+        s0sq = math.exp(ebar + float(_special().digamma(d0 / 2)) -
                         math.log(d0 / 2))
     else:
         # No more scatter than chance: every scenario has the one
@@ -398,11 +414,11 @@ def moderate(metrics):
         df = d0 + d
         se = math.sqrt(post) * m["se_factor"]
         lr = m["log_ratio"]
-        p = min(1.0, 2 * stats.t.sf(abs(lr / se), df))
-        tq = stats.t.ppf(1 - ALPHA / 2, df)
+        p = min(1.0, 2 * _t().sf(abs(lr / se), df))
+        tq = _t().ppf(1 - ALPHA / 2, df)
         m.update(se_log=se, df=df, p_value=p, q_value=p,
                  ci_low=math.exp(lr - tq * se), ci_high=math.exp(lr + tq * se),
-                 mde_pct=100 * math.expm1((tq + stats.t.ppf(POWER, df)) * se),
+                 mde_pct=100 * math.expm1((tq + _t().ppf(POWER, df)) * se),
                  moderated={"d0": d0, "s0": math.sqrt(s0sq),
                             "own_df": d, "own_sd": math.sqrt(s2)})
         m["verdict"] = metric_verdict(m["ratio"], p, m["higher_is_better"],
@@ -446,13 +462,13 @@ def between_runs(metrics):
             if tau2 > 0 else m["df"]
         se = math.sqrt(var)
         lr = m["log_ratio"]
-        p = min(1.0, 2 * stats.t.sf(abs(lr / se), df))
-        tq = stats.t.ppf(1 - ALPHA / 2, df)
+        p = min(1.0, 2 * _t().sf(abs(lr / se), df))
+        tq = _t().ppf(1 - ALPHA / 2, df)
         m["between_runs"] = {"tau": math.sqrt(tau2), "k": k,
                              "own_se": m["se_log"], "own_df": m["df"]}
         m.update(se_log=se, df=df, p_value=p, q_value=p,
                  ci_low=math.exp(lr - tq * se), ci_high=math.exp(lr + tq * se),
-                 mde_pct=100 * math.expm1((tq + stats.t.ppf(POWER, df)) * se))
+                 mde_pct=100 * math.expm1((tq + _t().ppf(POWER, df)) * se))
         m["verdict"] = metric_verdict(m["ratio"], p, m["higher_is_better"],
                                       m["memory"],
                                       ci=(m["ci_low"], m["ci_high"]))
@@ -547,8 +563,8 @@ def within_runs(metrics):
         var = vw + vt
         df = var ** 2 / (vw ** 2 / df_w + (vt ** 2 / df_t if vt else 0.0))
         se = math.sqrt(var)
-        p = min(1.0, 2 * stats.t.sf(abs(lr / se), df)) if se > 0 else 0.0
-        tq = stats.t.ppf(1 - ALPHA / 2, df)
+        p = min(1.0, 2 * _t().sf(abs(lr / se), df)) if se > 0 else 0.0
+        tq = _t().ppf(1 - ALPHA / 2, df)
         m["within_runs"] = {"tau": math.sqrt(tau2), "runs": r,
                             "pairs_df": sum(d for _, _, d in m["within"]),
                             "runs_se": m.get("se_log"),
@@ -561,7 +577,7 @@ def within_runs(metrics):
         m.update(ratio=math.exp(lr), log_ratio=lr, se_log=se, df=df,
                  p_value=p, q_value=p, ci_low=math.exp(lr - tq * se),
                  ci_high=math.exp(lr + tq * se),
-                 mde_pct=100 * math.expm1((tq + stats.t.ppf(POWER, df)) * se))
+                 mde_pct=100 * math.expm1((tq + _t().ppf(POWER, df)) * se))
         m["verdict"] = metric_verdict(m["ratio"], p, m["higher_is_better"],
                                       m["memory"],
                                       ci=(m["ci_low"], m["ci_high"]))
@@ -619,8 +635,8 @@ def suite_metric(per_scenario, higher_is_better, memory=False):
             ci=(out["ratio"],) * 2)
         return out
     se = sd / math.sqrt(len(d))
-    p = min(1.0, 2 * stats.t.sf(abs(mean / se), df))
-    tq = stats.t.ppf(1 - ALPHA / 2, df)
+    p = min(1.0, 2 * _t().sf(abs(mean / se), df))
+    tq = _t().ppf(1 - ALPHA / 2, df)
     out.update(se_log=se, p_value=p, q_value=p,
                ci_low=math.exp(mean - tq * se),
                ci_high=math.exp(mean + tq * se))
@@ -653,7 +669,7 @@ def suite_drivers(m, level, top=3):
         mean = _mean(rest)
         sd = math.sqrt(math.fsum((x - mean) ** 2 for x in rest) /
                        (len(rest) - 1))
-        tq = stats.t.ppf(1 - (1 - level) / 2, len(rest) - 1)
+        tq = _t().ppf(1 - (1 - level) / 2, len(rest) - 1)
         half = tq * sd / math.sqrt(len(rest))
         if mean - half <= 0 <= mean + half:
             decisive.append(name)

@@ -24,6 +24,9 @@ QUICK = [x for s in ("sweep.start=2", "sweep.growth=1", "sweep.step=4",
          for x in ("--set", s)]
 CLIENT_FIGURES = ["history-client_cpu_us", "history-client_uss_kb",
                   "history-client_threads"]
+# One worker for the module (make test's -n 2): the history it runs
+# (half a minute) is made once, not once a worker.
+pytestmark = pytest.mark.xdist_group("test_history_run")
 VERDICTS = {"slower", "faster", "same", "inconclusive", "larger", "smaller",
             "negligible"}
 
