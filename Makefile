@@ -57,7 +57,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 GEN := $(BUILD)/gen
 
-.PHONY: FORCE all deps build test test-long test-unit test-py test-e2e check-layers crossing-replay check-sanitizers run report bench \
+.PHONY: FORCE all deps build test test-long test-unit test-py test-e2e test-e2e-shared test-e2e-serial check-layers crossing-replay check-sanitizers run report bench \
 	compare-orbs resolution clean help fuzz fuzz-smoke fuzz-build fuzz-deps fuzz-gate \
 	man completion install deb deb-deps
 .DEFAULT_GOAL := all
@@ -68,7 +68,7 @@ help:
 	@echo "make            build bin/orbbench and the echo servers"
 	@echo "make test       unit tests (cmocka, pytest) and end-to-end tests but the long ones (pytest)"
 	@echo "make test-long  the tests marked long (real suites, a build, long simulations); CI runs both"
-	@echo "make test-unit  the cmocka unit tests alone; test-py the tests that need no build; test-e2e the end-to-end ones"
+	@echo "make test-unit  the cmocka unit tests alone; test-py the tests that need no build; test-e2e the end-to-end ones (test-e2e-shared, then test-e2e-serial)"
 	@echo "make check-layers  no include in client/ points up a layer or into another kind"
 	@echo "make run        run scenarios/grisby into results/ and print its summary"
 	@echo "make report     run the suite (or RESULTS=folder), plot it, write a report"
@@ -654,8 +654,15 @@ E2E_SERIAL = ORBBENCH_BIN=$(abspath $(BIN)) \
 	ORBBENCH_FAIL_AFTER=$(abspath $(FAIL_AFTER_LIB)) \
 	$(PYTHON) -m pytest -q -rs --durations=15
 E2E_PYTEST = $(E2E_SERIAL) $(PYTEST_JOBS)
-test-e2e: build $(FAIL_AFTER_LIB)
+test-e2e: test-e2e-shared
+	@$(MAKE) --no-print-directory test-e2e-serial
+
+# The e2e tests that can share the machine, then those that must have it
+# to themselves (tests/e2e/conftest.py SERIAL), one at a time.
+test-e2e-shared: build $(FAIL_AFTER_LIB)
 	$(E2E_PYTEST) -m "not long and not serial" tests/e2e
+
+test-e2e-serial: build $(FAIL_AFTER_LIB)
 	$(E2E_SERIAL) -m "serial and not long" tests/e2e
 
 test-long: build $(FAIL_AFTER_LIB)
@@ -663,9 +670,16 @@ test-long: build $(FAIL_AFTER_LIB)
 	$(E2E_PYTEST) -m long tests/e2e
 
 # The build first on both cores (the tests' own makes run one at a time).
+# Then tests/py beside the e2e tests that share the machine: those wait
+# on servers, timeouts and settling memory most of the time (about half
+# the two cores idle), tests/py computes; -O prints each one's output
+# whole when it ends. The serial e2e tests last, the machine theirs.
 test: deps
 	@$(MAKE) --no-print-directory -j2 build $(UNIT_BINS) $(FAIL_AFTER_LIB)
-	@$(MAKE) --no-print-directory check-layers test-unit test-py test-e2e
+	@$(MAKE) --no-print-directory check-layers test-unit
+	@echo "tests/py beside the shared e2e tests (3-4 min): each prints when it ends"
+	@$(MAKE) --no-print-directory -j2 -O test-py test-e2e-shared
+	@$(MAKE) --no-print-directory test-e2e-serial
 
 # No include in client/ may point up a layer or into another kind
 # (docs/architecture.md).

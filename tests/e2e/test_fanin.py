@@ -8,6 +8,8 @@ import json
 import os
 import signal
 
+import pytest
+
 from conftest import (ORBBENCH, SCENARIOS, assert_nothing_left, finish,
                       run_suite)
 from reportkit import script
@@ -164,6 +166,9 @@ def test_malformed_declaration_names_the_server(orbbench, tmp_path):
         "number\"" in r.doc["result"]["detail"]
 
 
+# long (make test-long): 8 s, two suites of paired fanin runs; the
+# kind's own results stay in make test above.
+@pytest.mark.long
 def test_compare_reads_connections_held(orbbench, tmp_path):
     """compare takes fan-in results like sweeps: two runs a side of a
     omniORB pool fan-in that ends at max_n (no crossing), so crossing N falls

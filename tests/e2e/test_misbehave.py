@@ -4,7 +4,7 @@ transports. Each case passes (replies that are odd but valid) or fails
 the run cleanly: exit 1, one line naming the server and the problem, the
 result written, within about call.timeout_ms, and no server left.
 
-The cases run 6 at a time (most of a case is waiting: for Python to start,
+The cases run 10 at a time (most of a case is waiting: for Python to start,
 for a timeout) so the file takes well under a minute."""
 import json
 import os
@@ -203,12 +203,12 @@ def run_case(tmp, behave, mode, transport):
 
 @pytest.fixture(scope="module")
 def matrix(request, tmp_path_factory):
-    """Start every selected case of test_misbehaving_server, 4 at a time;
+    """Start every selected case of test_misbehaving_server, 10 at a time;
     each test waits for its own."""
     wanted = [item.callspec.params for item in request.session.items
               if getattr(item, "originalname", "") ==
               "test_misbehaving_server"]
-    with ThreadPoolExecutor(6) as pool:
+    with ThreadPoolExecutor(10) as pool:
         runs = {}
         for p in wanted:
             key = (p["behave"], p["mode"], p["transport"])

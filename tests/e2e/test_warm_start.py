@@ -165,6 +165,9 @@ def check_grid(doc):
     assert jumps > 0, ns
 
 
+# long (make test-long; CI runs it): 15 s here, a sweep to its crossing
+# times five; make test keeps test_a_wrong_prior_still_ends_at_the_crossing[low].
+@pytest.mark.long
 def test_a_suite_repeat_starts_where_the_last_ended(tmp_path):
     # --prior: a cold run as a previous suite's result; repeat 2 starts
     # from repeat 1's crossing; a cold run after them.
@@ -208,6 +211,9 @@ def right_prior(before):
             f"sweep.prior_half_width={min(max(n - lo, hi - n) / n, 1)}"]
 
 
+# long (make test-long; CI runs it): 15 s here, a sweep to its crossing
+# times four; make test keeps test_a_wrong_prior_still_ends_at_the_crossing[low].
+@pytest.mark.long
 def test_a_right_prior_measures_at_it_first(tmp_path):
     before, warm = warm_between_colds(tmp_path, right_prior)
     n, _ = crossing(before)
@@ -226,7 +232,11 @@ def test_a_right_prior_measures_at_it_first(tmp_path):
     check_rounds(warm)
 
 
-@pytest.mark.parametrize("factor", [4.0, 0.3], ids=["high", "low"])
+# [high] is long (13 s: a prior 4 times too high comes down to the
+# crossing); [low] stays in make test, the warm start it keeps.
+@pytest.mark.parametrize("factor", [
+    pytest.param(4.0, id="high", marks=pytest.mark.long),
+    pytest.param(0.3, id="low")])
 def test_a_wrong_prior_still_ends_at_the_crossing(tmp_path, factor):
     _, warm = warm_between_colds(
         tmp_path, lambda b: [f"sweep.prior_n={crossing(b)[0] * factor}"])
@@ -272,6 +282,9 @@ def test_a_bad_prior_folder_is_one_line_exit_2(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+# long (make test-long; CI runs it): 28 s here, a sweep to its crossing
+# times eight, paired; make test keeps test_a_wrong_prior_still_ends_at_the_crossing[low].
+@pytest.mark.long
 def test_a_paired_repeat_starts_both_sides_from_the_lower(tmp_path):
     def measure(t):
         out = tmp_path / f"out{t}"
