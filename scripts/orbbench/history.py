@@ -13,6 +13,7 @@ from pathlib import Path
 
 import orbbench.comparison.model as orbcmp
 import orbbench.comparison.readings as orbread
+import orbbench.interference as orbinterference
 import orbbench.results as orbresults
 import orbbench.stats as orbstats
 
@@ -311,7 +312,9 @@ def client_family(steps, alpha=orbstats.ALPHA, delta=orbstats.EQUIVALENCE):
     runs on every run's pairs first (orbbench.stats.within_runs, as
     judge does for the primary ones), then the adjustment and the
     verdicts (slower, faster, same, inconclusive; larger, smaller for
-    memory). Each tested metric is flagged "client_tested". Returns the
+    memory), and interference where compare would withhold one
+    (orbbench.interference.withhold). Each tested metric is flagged
+    "client_tested". Returns the
     family's {"tests", "rejected", "ci_level", "within_runs",
     "metrics"}."""
     ms = [row["metrics"][k] for s in steps for row in s["scenarios"]
@@ -325,6 +328,11 @@ def client_family(steps, alpha=orbstats.ALPHA, delta=orbstats.EQUIVALENCE):
     tests, rejected, level = orbstats.adjust_family(ms, alpha, delta)
     for m in ms:
         m["client_tested"] = True
+    # A paired step's client verdicts as compare's own: one the sides'
+    # unequal disturbance could have made alone is not called.
+    for s in steps:
+        for row in s["scenarios"]:
+            orbinterference.withhold(row, CLIENT_TESTED)
     return {"tests": tests, "rejected": rejected, "ci_level": level,
             "within_runs": within, "metrics": list(CLIENT_TESTED),
             "family": "the client half's tests of every step, apart from "

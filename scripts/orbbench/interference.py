@@ -158,15 +158,17 @@ def _withhold_metric(m, bias_log, where):
     return False
 
 
-def withhold(row):
+def withhold(row, keys=None):
     """A paired scenario row (compare's) after its verdicts: each
     performance metric whose slower/faster the measured interference
     could have made alone (same direction, at least as large) becomes
-    'interference', its verdict kept as "withheld"."""
+    'interference', its verdict kept as "withheld". keys: the metrics
+    to weigh (the history's client half, tested apart from compare's),
+    else the row's primary ones."""
     inter = row.get("interference") or {}
     bias = inter.get("bias_log")
-    for m in row["metrics"].values():
-        if m.get("primary"):
+    for k, m in row["metrics"].items():
+        if (m.get("primary") if keys is None else k in keys):
             _withhold_metric(m, bias, "")
 
 

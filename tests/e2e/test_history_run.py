@@ -27,8 +27,8 @@ CLIENT_FIGURES = ["history-client_cpu_us", "history-client_uss_kb",
 # One worker for the module (make test's -n 2): the history it runs
 # (half a minute) is made once, not once a worker.
 pytestmark = pytest.mark.xdist_group("test_history_run")
-VERDICTS = {"slower", "faster", "same", "inconclusive", "larger", "smaller",
-            "negligible"}
+VERDICTS = {"slower", "faster", "same", "inconclusive", "interference",
+            "larger", "smaller", "negligible"}
 
 
 @pytest.fixture(scope="module")

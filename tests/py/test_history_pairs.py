@@ -19,6 +19,7 @@ from conftest import ROOT
 import orbbench.history as orbhistory
 import orbbench.history_pairs as orbpairs
 import orbbench.history_run as orbrun
+import orbbench.interference as orbinterference
 
 FIXTURE = ROOT / "tests" / "fixtures" / "repeat-A"
 NAMES = ("pool5-unix", "sync-unix")
@@ -167,6 +168,35 @@ def test_paired_neighbours_tell_a_ten_percent_client_step(tmp_path):
     assert ("x", "y", "client_cpu_us") in cps
     assert not any(c["from"] == "y" and c["metric"] == "client_cpu_us"
                    for c in doc["change_points"])
+
+
+def test_a_client_step_the_interference_could_make_is_not_called(
+        tmp_path, monkeypatch):
+    """The 10% client step again, its paired sides disturbed 15% more on
+    B's side than on A's (of_pairs made to say so): the bias alone could
+    make it, so it is not called (compare's rule, interference.withhold),
+    nor is it a change point; the same step against a bias of 5% is."""
+    steps = make_steps(tmp_path, {"x": 1.0, "y": 1.1})
+    points, sides = orbpairs.load_steps(steps, print)
+    for bias, called in ((1.15, False), (1.05, True)):
+        monkeypatch.setattr(orbinterference, "of_pairs",
+                            lambda a, b, bias=bias: {
+                                "a": [], "b": [], "bias_log": math.log(bias)})
+        doc = orbhistory.history(points, sides=sides)
+        for name in NAMES:
+            up = metric_of(doc, 0, name, "client_cpu_us")
+            assert up["client_tested"]
+            if called:
+                assert up["verdict"] == "slower", up
+            else:
+                assert up["verdict"] == "interference", up
+                assert up["withheld"] == "slower"
+                assert any("not called" in n for n in up["notes"])
+            # Memory is not disturbed by turns: USS per server stands.
+            assert metric_of(doc, 0, name, "client_uss_kb")["verdict"] == \
+                "larger"
+        cps = {(c["from"], c["metric"]) for c in doc["change_points"]}
+        assert (("x", "client_cpu_us") in cps) == called
 
 
 def test_the_same_runs_unpaired_cannot_tell_it(tmp_path):
