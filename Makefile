@@ -633,6 +633,16 @@ $(FAIL_AFTER_LIB): tests/faults/fail_after.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g $(WARN) -fPIC -shared -o $@ $< -ldl
 
+# The tests start Python some thousand times (every script they run).
+# Their bytecode is kept under build/ (PYTHONPYCACHEPREFIX; the tree stays
+# clean), whatever PYTHONDONTWRITEBYTECODE the caller's environment sets:
+# compiling the package again each time cost 0.2 s a start (compare
+# --help: 0.30 s without the cache, 0.11 s with it).
+PY_TESTS = test test-py test-e2e test-e2e-shared test-e2e-serial test-long \
+	check-sanitizers
+$(PY_TESTS): export PYTHONPYCACHEPREFIX = $(abspath build/pycache)
+$(PY_TESTS): export PYTHONDONTWRITEBYTECODE =
+
 test-unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do echo "== $$t"; $$t || exit 1; done
 
