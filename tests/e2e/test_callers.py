@@ -54,6 +54,21 @@ def test_an_omniorb_caller_sweep_records_the_caller(orbbench):
     assert "pss_kb" in costs["memory_per_server_kb"]
 
 
+@pytest.mark.parametrize("scenario", sorted(
+    (SCENARIOS / "grisby-client").glob("*.json")), ids=lambda p: p.stem)
+def test_every_grisby_client_row_runs(orbbench, scenario):
+    """Each shipped row of Grisby's table with omniORB's own client runs
+    with the system omniORB, its caller.args as shipped (an option the
+    ORB refuses fails the caller's start: 01 and 02 once named
+    -ORBidleThreadTimeout 0, which no omniORB accepts)."""
+    r = orbbench(scenario, *SMALL)
+    assert r.rc == 0, r.stderr
+    assert r.doc["caller"]["kind"] == "omniorb"
+    steps = r.doc["steps"]
+    assert steps[-1]["n"] == 6 and all(s["calls"] == 3 * s["n"]
+                                       for s in steps)
+
+
 def test_a_failed_call_names_the_callers_error(orbbench):
     """Servers that refuse a message over 8 KiB: every call of omniORB's
     caller fails with MARSHAL, and the run says so in the caller's words,
