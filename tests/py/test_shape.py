@@ -1,11 +1,13 @@
-"""tests/kit/shape.py: the shape of a result and the diff of two, on small
+"""tests/tools/result_shape.py: the shape of a result and the diff of two, on small
 hand-made documents (no build)."""
 import json
 import subprocess
 import sys
 
-import shape
 from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "tests" / "tools"))
+import result_shape as shape  # noqa: E402
 
 A = {"kind": "sweep", "steps": [{"n": 1, "ms": 0.5}, {"n": 2, "ms": 1}],
      "machine": {"cpus": None}, "stop": {"reason": "max_n"},
@@ -54,7 +56,7 @@ def test_cli_exit_codes(tmp_path):
     c = json.loads(json.dumps(A))
     c["extra"] = {"x": 1}
     b.write_text(json.dumps(c))
-    tool = str(ROOT / "tests" / "kit" / "shape.py")
+    tool = str(ROOT / "tests" / "tools" / "result_shape.py")
     ok = subprocess.run([sys.executable, tool, str(a), str(b)],
                         capture_output=True, text=True)
     assert ok.returncode == 0, ok.stdout

@@ -1,79 +1,60 @@
-#!/bin/bash
-# What a refactor must not change, reduced so that two builds diff empty:
-# `orbbench keys`, `orbbench check` on every shipped scenario, and the
-# shape (tests/tools/result_shape.py) of short runs of a representative
-# set of shipped scenarios, each capped with --set. A dev tool (issue 52).
-#
-# usage: tests/tools/shape_check.sh BIN_DIR OUT_DIR
-#   then: diff -r OLD_OUT/shape NEW_OUT/shape
-# Run from the checkout. A run whose crossing is found may take the
-# local fit or the probes' mean as the noise falls: compare those runs'
-# shapes by their union (OUT_DIR/shape/union.txt) when they differ.
+#!/bin/sh
+# Run every shipped scenario once at a base checkout and once at this one,
+# with small overrides so each run takes seconds, then diff the shapes of
+# the two result files (tests/tools/result_shape.py).  One run at a time, niced,
+# each bounded by `timeout 120`.
+#   tests/tools/shape_check.sh BASE_WORKTREE HEAD_WORKTREE OUTDIR
+# OUTDIR/runs.tsv: file, kind, side, exit code (skip: not run), first
+# error line, whose scenario file (own, head: new at head, -).
+# Each side runs its own scenarios/FILE; a file new at head is run at base
+# from head's copy.  Kinds the base does not know are not run at base.
 set -u
-[ $# -eq 2 ] || { sed -n 7p "$0" >&2; exit 2; }
-bin=$1/orbbench
-out=$2
-tool=$(dirname "$0")/result_shape.py
-mkdir -p "$out/runs" "$out/shape"
-"$bin" keys > "$out/shape/keys.txt" 2>&1
-: > "$out/shape/check.txt"
-for f in $(find scenarios -name '*.json' | sort); do
-    { echo "== $f"; "$bin" check "$f" 2>&1; echo "exit $?"; } \
-        >> "$out/shape/check.txt"
-done
-: > "$out/shape/exits.txt"
-run() {
-    local name=$1; shift
-    timeout 300 "$bin" run "$@" --no-progress --out "$out/runs/$name.json" \
-        > "$out/runs/$name.stdout" 2> "$out/runs/$name.stderr"
-    echo "$name exit $?" >> "$out/shape/exits.txt"
+base=$1 head=$2 out=$3
+mkdir -p "$out/base" "$out/head"
+: > "$out/runs.tsv"
+over() { # kind -> --set arguments
+  case $1 in
+  sweep|fanin) p=$1; echo "--set $p.start=1 --set $p.step=1 --set $p.growth=1 --set $p.max_n=3 --set $p.rounds=2 --set $p.warmup_rounds=1 --set $p.near_rounds=2 --set $p.far_rounds=1 --set $p.max_probes=2 --set $p.prior_n=0 --set $p.cost_n=0" ;;
+  rate) echo "--set rate.duration_s=0.05 --set rate.warmup_s=0 --set rate.repeats=2" ;;
+  scaling) echo "--set scaling.duration_s=0.05 --set scaling.warmup_s=0 --set scaling.repeats=2 --set scaling.k=[1,2]" ;;
+  clock) echo "--set clock.duration_s=0.05 --set clock.repeats=2 --set clock.k=1,2" ;;
+  latency) echo "--set latency.warmup_calls=10 --set latency.calls=200" ;;
+  marshal) echo "--set marshal.encodes=100 --set marshal.repeats=3" ;;
+  channel) echo "--set channel.events=200 --set channel.warmup_events=10" ;;
+  connect) echo "--set connect.count=40 --set connect.blocks=2 --set connect.warmup=2 --set connect.hold=2" ;;
+  syscall) echo "--set syscall.duration_s=0.05 --set syscall.warmup_s=0 --set syscall.repeats=2" ;;
+  load) echo "--set load.duration_s=0.05 --set load.warmup_s=0 --set load.repeats=2 --set load.max_probes=1" ;;
+  objects) echo "--set objects.max_m=10 --set objects.calls=50 --set objects.warmup=5" ;;
+  esac
 }
-S="--set sweep.start=5 --set sweep.step=5 --set sweep.max_n=15
-   --set sweep.rounds=3 --set sweep.warmup_rounds=1"
-F="--set fanin.start=5 --set fanin.max_n=15 --set fanin.growth=1.5
-   --set fanin.rounds=3"
-W="--set server.work_us=1000 --set sweep.start=2 --set sweep.step=2
-   --set sweep.max_ms=10 --set sweep.max_n=40 --set sweep.rounds=3
-   --set sweep.near_rounds=4 --set sweep.warmup_rounds=1"
-R="--set rate.duration_s=0.2 --set rate.warmup_s=0.1 --set rate.repeats=2"
-L="--set latency.calls=200 --set latency.warmup_calls=10"
-C="--set channel.events=200 --set channel.warmup_events=10"
-sc=scenarios
-run sweep-solo $sc/sync-unix.json $S
-run sweep-paired $sc/sync-unix.json $S --paired
-run sweep-pairing-rounds $sc/sync-unix.json $S --paired \
-    --set sweep.pairing=rounds
-run sweep-blocks $sc/sync-unix.json $S --set sweep.step_blocks=2
-run sweep-cross $sc/sync-unix.json $S --set sweep.max_ms=0.001 \
-    --set sweep.near_rounds=2 --set sweep.max_probes=3
-run sweep-warm $sc/sync-unix.json $S --set sweep.max_n=30 \
-    --set sweep.prior_n=20 --set sweep.far_rounds=1 --set sweep.growth=1.2 \
-    --set sweep.max_ms=1000 --set sweep.cost_n=0
-run sweep-idle $sc/sync-unix.json $S --set client.connect=false
-run sweep-pipe $sc/kegel/p1-kegel-pipes-unlimited.json \
-    --set sweep.max_n=6 --set sweep.growth=1.5 --set sweep.rounds=2
-run sweep-grisby $sc/grisby/08-event-unix.json $S
-run sweep-found $sc/sync-unix.json $W
-run sweep-found-paired $sc/sync-unix.json $W --paired
-run sweep-found-probes $sc/sync-unix.json $W --set sweep.max_probes=2
-run fanin $sc/fanin/09-raw-unix.json $F
-run fanin-paired $sc/fanin/09-raw-unix.json $F --paired
-run rate $sc/fifo/15-raw-unix-sync.json $R
-run rate-pool $sc/fifo/12-pool-tcp-oneway.json $R
-run latency $sc/families/single-call-tcp.json $L
-run latency-miro $sc/miro/01-None-tcp.json $L
-run connect $sc/connect/04-giopmin-unix.json --set connect.count=200 \
-    --set connect.blocks=2 --set connect.warmup=5 --set connect.hold=10
-run clock $sc/clock/clock.json --set clock.duration_s=0.2 \
-    --set clock.repeats=2
-run scaling $sc/scaling/giopmin-unix-same.json \
-    --set scaling.duration_s=0.2 --set scaling.repeats=2
-run marshal $sc/miro/00-marshal.json --set marshal.encodes=100 \
-    --set marshal.repeats=2
-run channel-direct $sc/miro-channel/01-None-direct-unix.json $C
-run channel $sc/miro-channel/01-None-channel-unix.json $C
-for f in "$out"/runs/*.json; do
-    python3 "$tool" --keep kind --keep phase --keep stop_reason \
-        --keep held_unit "$f" > "$out/shape/$(basename "$f" .json).shape"
+cd "$head" || exit 2
+basekinds=$("$base/bin/orbbench" keys 2>&1 | sed -n 's/^  kind  *choice  *\([a-z|]*\).*/\1/p')
+for f in $(find scenarios -name '*.json' | sort); do
+  kind=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get('kind','sweep'))" "$f")
+  id=$(echo "${f#scenarios/}" | sed 's/\.json$//; s|/|__|g')
+  for side in base head; do
+    wt=$head; [ $side = base ] && wt=$base
+    if [ $side = base ] && ! echo "|$basekinds|" | grep -q "|$kind|"; then
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$f" "$kind" $side skip "kind not at base" - >> "$out/runs.tsv"; continue
+    fi
+    src=$wt/$f from="own"; [ -f "$src" ] || { src=$head/$f; from="head"; }
+    rm -f "$out/$side/$id.json"
+    # shellcheck disable=SC2046
+    (cd "$wt" && nice -n 10 timeout 120 bin/orbbench run "$src" --no-progress \
+        --out "$out/$side/$id.json" $(over "$kind")) > "$out/$side/$id.log" 2>&1
+    rc=$?
+    err=$(grep -m1 'orbbench:' "$out/$side/$id.log" | tr '\t' ' ' | cut -c1-200)
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$f" "$kind" $side $rc "$err" $from >> "$out/runs.tsv"
+  done
 done
-cat "$out"/shape/*.shape | sort -u > "$out/shape/union.txt"
+# The shapes: one diff a scenario that ran at both sides, its exit code
+# (0: nothing removed or changed type) in shapes.tsv.
+mkdir -p "$out/diff"
+: > "$out/shapes.tsv"
+for b in "$out"/base/*.json; do
+  [ -e "$b" ] || continue
+  id=$(basename "$b" .json)
+  [ -f "$out/head/$id.json" ] || continue
+  /usr/bin/python3 "$head/tests/tools/result_shape.py" "$b" "$out/head/$id.json" > "$out/diff/$id.txt"
+  printf '%s\t%s\n' "$id" $? >> "$out/shapes.tsv"
+done
