@@ -10,4 +10,6 @@ ROOT = PY.parents[1]
 
 sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "tests" / "kit"))
+# tests/tools: the dev tools (result_shape.py), which test_shape.py tests.
+sys.path.insert(0, str(ROOT / "tests" / "tools"))
 import orbbench.kinds as orbkinds  # noqa: E402,F401

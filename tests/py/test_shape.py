@@ -1,13 +1,11 @@
-"""tests/tools/result_shape.py: the shape of a result and the diff of two, on small
-hand-made documents (no build)."""
+"""tests/tools/result_shape.py: the shape of a result and the diff of
+two, on small hand-made documents (no build)."""
 import json
 import subprocess
 import sys
 
+import result_shape as shape
 from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "tests" / "tools"))
-import result_shape as shape  # noqa: E402
 
 A = {"kind": "sweep", "steps": [{"n": 1, "ms": 0.5}, {"n": 2, "ms": 1}],
      "machine": {"cpus": None}, "stop": {"reason": "max_n"},
