@@ -684,11 +684,14 @@ test-long: build $(FAIL_AFTER_LIB)
 # on servers, timeouts and settling memory most of the time (about half
 # the two cores idle), tests/py computes; -O prints each one's output
 # whole when it ends. The serial e2e tests last, the machine theirs.
+# TEST_SIDE_JOBS=-j1 runs the two one after the other (check-sanitizers
+# does: its e2e tests run slower under ASan, with less room for load).
+TEST_SIDE_JOBS ?= -j2
 test: deps
 	@$(MAKE) --no-print-directory -j2 build $(UNIT_BINS) $(FAIL_AFTER_LIB)
 	@$(MAKE) --no-print-directory check-layers test-unit
 	@echo "tests/py beside the shared e2e tests (3-4 min): each prints when it ends"
-	@$(MAKE) --no-print-directory -j2 -O test-py test-e2e-shared
+	@$(MAKE) --no-print-directory $(TEST_SIDE_JOBS) -O test-py test-e2e-shared
 	@$(MAKE) --no-print-directory test-e2e-serial
 
 # No include in client/ may point up a layer or into another kind
@@ -703,7 +706,7 @@ check-layers:
 # short runs over more repeats (test-long runs them against the release
 # build), and under ASan they would add about twice test-long's time.
 check-sanitizers: deps
-	@$(MAKE) --no-print-directory SANITIZE=address,undefined test
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined TEST_SIDE_JOBS=-j1 test
 	@$(MAKE) --no-print-directory SANITIZE=thread build
 	ORBBENCH_BIN=$(abspath build/san-thread/bin) $(PYTHON) -m pytest -q -rs \
 		tests/e2e/test_modes.py tests/e2e/test_crossing.py tests/e2e/test_paired.py
