@@ -27,6 +27,7 @@ EQUIVALENCE = 0.03
 TOO_WIDE = 10.0
 
 PERFORMANCE_VERDICTS = ("faster", "slower", "same", "inconclusive")
+MEMORY_VERDICTS = ("larger", "smaller", "same", "inconclusive")
 
 
 # scipy on first use: importing it takes about 0.4 s, which every command
@@ -44,7 +45,19 @@ def _special():
     """scipy.special (digamma, polygamma)."""
     from scipy import special
     return special
-MEMORY_VERDICTS = ("larger", "smaller", "same", "inconclusive")
+
+
+def _t_test(lr, se, df):
+    """(p, tq, mde_pct) of a log ratio lr with standard error se on df
+    degrees of freedom: the two-sided p-value (0 when se is 0), the t
+    quantile of a 1 - ALPHA interval, and the minimum detectable effect:
+    the log difference a two-sided test at ALPHA detects with probability
+    POWER (normal approximation with t quantiles), as a percentage of A
+    (exp(d) - 1, the larger of the two directions)."""
+    t = _t()
+    p = min(1.0, 2 * t.sf(abs(lr / se), df)) if se > 0 else 0.0
+    tq = t.ppf(1 - ALPHA / 2, df)
+    return p, tq, 100 * math.expm1((tq + t.ppf(POWER, df)) * se)
 
 
 def _positive(values, side):
@@ -120,11 +133,10 @@ def compare_paired(a_values, b_values, higher_is_better, memory=False):
     se = sd / math.sqrt(n)
     out["se_log"] = se
     out["se_factor"] = 1 / math.sqrt(n)    # se = sd × this
-    p = min(1.0, 2 * _t().sf(abs(mean / se), df))
-    tq = _t().ppf(1 - ALPHA / 2, df)
+    p, tq, mde = _t_test(mean, se, df)
     out.update(ci_low=math.exp(mean - tq * se),
                ci_high=math.exp(mean + tq * se), p_value=p, q_value=p,
-               mde_pct=100 * math.expm1((tq + _t().ppf(POWER, df)) * se))
+               mde_pct=mde)
     out["verdict"] = metric_verdict(out["ratio"], p, higher_is_better, memory,
                                     ci=(out["ci_low"], out["ci_high"]))
     return out
@@ -203,17 +215,10 @@ def compare_metric(a_values, b_values, higher_is_better, memory=False):
     sp = math.sqrt(ss / df)                       # pooled SD of the logs
     se = sp * math.sqrt(1 / len(a) + 1 / len(b))  # SE of the difference
     out["se_factor"] = math.sqrt(1 / len(a) + 1 / len(b))
-    t = diff / se
     out["se_log"] = se
-    p = min(1.0, 2 * _t().sf(abs(t), df))
-    tq = _t().ppf(1 - ALPHA / 2, df)
+    p, tq, out["mde_pct"] = _t_test(diff, se, df)
     out.update(ci_low=math.exp(diff - tq * se),
                ci_high=math.exp(diff + tq * se), p_value=p, q_value=p)
-    # The log difference that a two-sided test at ALPHA detects with
-    # probability POWER (normal approximation with t quantiles), as a
-    # percentage of A: exp(d) - 1 is the larger of the two directions.
-    d = (tq + _t().ppf(POWER, df)) * se
-    out["mde_pct"] = 100 * math.expm1(d)
     out["verdict"] = metric_verdict(out["ratio"], p, higher_is_better, memory,
                                     ci=(out["ci_low"], out["ci_high"]))
     return out
@@ -414,11 +419,10 @@ def moderate(metrics):
         df = d0 + d
         se = math.sqrt(post) * m["se_factor"]
         lr = m["log_ratio"]
-        p = min(1.0, 2 * _t().sf(abs(lr / se), df))
-        tq = _t().ppf(1 - ALPHA / 2, df)
+        p, tq, mde = _t_test(lr, se, df)
         m.update(se_log=se, df=df, p_value=p, q_value=p,
                  ci_low=math.exp(lr - tq * se), ci_high=math.exp(lr + tq * se),
-                 mde_pct=100 * math.expm1((tq + _t().ppf(POWER, df)) * se),
+                 mde_pct=mde,
                  moderated={"d0": d0, "s0": math.sqrt(s0sq),
                             "own_df": d, "own_sd": math.sqrt(s2)})
         m["verdict"] = metric_verdict(m["ratio"], p, m["higher_is_better"],
@@ -462,13 +466,12 @@ def between_runs(metrics):
             if tau2 > 0 else m["df"]
         se = math.sqrt(var)
         lr = m["log_ratio"]
-        p = min(1.0, 2 * _t().sf(abs(lr / se), df))
-        tq = _t().ppf(1 - ALPHA / 2, df)
+        p, tq, mde = _t_test(lr, se, df)
         m["between_runs"] = {"tau": math.sqrt(tau2), "k": k,
                              "own_se": m["se_log"], "own_df": m["df"]}
         m.update(se_log=se, df=df, p_value=p, q_value=p,
                  ci_low=math.exp(lr - tq * se), ci_high=math.exp(lr + tq * se),
-                 mde_pct=100 * math.expm1((tq + _t().ppf(POWER, df)) * se))
+                 mde_pct=mde)
         m["verdict"] = metric_verdict(m["ratio"], p, m["higher_is_better"],
                                       m["memory"],
                                       ci=(m["ci_low"], m["ci_high"]))
@@ -563,8 +566,7 @@ def within_runs(metrics):
         var = vw + vt
         df = var ** 2 / (vw ** 2 / df_w + (vt ** 2 / df_t if vt else 0.0))
         se = math.sqrt(var)
-        p = min(1.0, 2 * _t().sf(abs(lr / se), df)) if se > 0 else 0.0
-        tq = _t().ppf(1 - ALPHA / 2, df)
+        p, tq, mde = _t_test(lr, se, df)
         m["within_runs"] = {"tau": math.sqrt(tau2), "runs": r,
                             "pairs_df": sum(d for _, _, d in m["within"]),
                             "runs_se": m.get("se_log"),
@@ -576,8 +578,7 @@ def within_runs(metrics):
             f"sd {100 * math.sqrt(tau2):.1f}% (over {df_t} df)")
         m.update(ratio=math.exp(lr), log_ratio=lr, se_log=se, df=df,
                  p_value=p, q_value=p, ci_low=math.exp(lr - tq * se),
-                 ci_high=math.exp(lr + tq * se),
-                 mde_pct=100 * math.expm1((tq + _t().ppf(POWER, df)) * se))
+                 ci_high=math.exp(lr + tq * se), mde_pct=mde)
         m["verdict"] = metric_verdict(m["ratio"], p, m["higher_is_better"],
                                       m["memory"],
                                       ci=(m["ci_low"], m["ci_high"]))
@@ -635,8 +636,7 @@ def suite_metric(per_scenario, higher_is_better, memory=False):
             ci=(out["ratio"],) * 2)
         return out
     se = sd / math.sqrt(len(d))
-    p = min(1.0, 2 * _t().sf(abs(mean / se), df))
-    tq = _t().ppf(1 - ALPHA / 2, df)
+    p, tq, _ = _t_test(mean, se, df)
     out.update(se_log=se, p_value=p, q_value=p,
                ci_low=math.exp(mean - tq * se),
                ci_high=math.exp(mean + tq * se))
