@@ -19,6 +19,7 @@ matplotlib.rcParams["text.parse_math"] = False
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402,F401
 from matplotlib.patches import Patch  # noqa: E402,F401
+from matplotlib import ticker  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 import orbbench.atomic as orbatomic
@@ -99,9 +100,30 @@ def finish(fig, title, **margins):
     fig.subplots_adjust(**m)
 
 
+def plain_log_ticks(fig):
+    """Give every log axis of fig tick labels without mathtext.
+    matplotlib's default log formatter writes $\\mathdefault{10^{k}}$,
+    which text.parse_math off (above) would print as it stands; a
+    formatter a figure set itself (fixed labels) is kept."""
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() != "log":
+                continue
+            if isinstance(axis.get_major_formatter(),
+                          ticker.LogFormatterSciNotation):
+                axis.set_major_formatter(
+                    ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+            if isinstance(axis.get_minor_formatter(),
+                          ticker.LogFormatterSciNotation):
+                axis.set_minor_formatter(
+                    ticker.LogFormatter(labelOnlyBase=False))
+
+
 def save(fig, outdir, stem, title, caption):
     """Write stem.png and stem.svg into outdir, each whole or not at all
-    (orbbench.atomic: WriteError naming the file); return a Figure."""
+    (orbbench.atomic: WriteError naming the file); return a Figure. Log
+    axes get plain tick labels first (plain_log_ticks)."""
+    plain_log_ticks(fig)
     outdir = Path(outdir)
     try:
         outdir.mkdir(parents=True, exist_ok=True)

@@ -113,3 +113,25 @@ def test_figure_data_merges_the_runs():
     assert row["points"][0]["p50"] == pytest.approx(0.01, rel=0.01)
     assert row["points"][2]["verdicts"] == ["over", "over"]
     assert "A within its bound up to 550" in figs_load.offered_caption(off)
+
+
+def test_percentile_figure_draws_the_tail_up_to_its_point():
+    # 0.1% of the calls (the last bucket) at 50 ms, the rest at 30 us: an
+    # HdrHistogram plot shows 50 ms from p99.9 on, inside the axis.
+    d = doc({1000: ([30000] * 999 + [50000000], "within", "step")})
+    fig = figs_load.percentile_figure([("A", [d])], "footer", "title")
+    try:
+        (line,) = fig.axes[0].get_lines()
+        path = line.get_path().vertices  # the steps as drawn
+
+        def drawn_at(p):
+            x = figs_load.x_of(p)
+            return [ya for (xa, ya), (xb, yb) in zip(path, path[1:])
+                    if ya == yb and xa <= x <= xb]
+        assert drawn_at(99.95) == [pytest.approx(50.0, rel=0.01)]
+        assert drawn_at(99.99) == [pytest.approx(50.0, rel=0.01)]
+        assert drawn_at(50) == [pytest.approx(0.03, rel=0.01)]
+        assert drawn_at(99.8) == [pytest.approx(0.03, rel=0.01)]
+    finally:
+        figs_load.plt.close(fig)
+

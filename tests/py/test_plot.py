@@ -4,6 +4,7 @@ import re
 import shutil
 from pathlib import Path
 
+import orbbench.plot as orbplot
 from conftest import ROOT
 from reportkit import (A, B, FIX, OLD, ORB_433, PAIRED, SCENARIO_NAMES,
                        check_png, load, plotted, result_doc, script)
@@ -160,3 +161,16 @@ def test_grouping_splits_runs_by_the_settings_that_differ():
                                     split_settings=True)) == [
         "sync-unix [omniORB 4.2.5, server.work_us=0]",
         "sync-unix [omniORB 4.3.3, server.work_us=6]"]
+
+
+def test_log_axes_label_their_ticks_without_mathtext(tmp_path):
+    # text.parse_math is off (names are data), so matplotlib's default log
+    # labels ($\\mathdefault{10^{k}}$) would print as they stand.
+    fig, ax = orbplot.plt.subplots()
+    ax.plot([1, 10, 1000, 1e6], [1e-5, 0.3, 2, 40])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    orbplot.save(fig, tmp_path, "f", "t", "c")
+    labels = [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels()]
+    assert "1000" in labels and any(labels)
+    assert not [t for t in labels if "$" in t or "mathdefault" in t]

@@ -126,9 +126,15 @@ def percentile_figure(series, footer, title, data=None):
     orbplot.put_footer(fig, footer)
     for ax, panel in zip(axes[0], panels):
         for ln in panel["lines"]:
-            xs = [x_of(p) for p, _ in ln["points"]]
-            ys = [max(v, 1e-6) for _, v in ln["points"]]
-            ax.step(xs, ys, where="post", color=colors[ln["label"]],
+            # A point (p, v) ends a bucket: the calls from the point
+            # before up to p took v, so each step is drawn up to its
+            # point ("pre"), from p = 0 at the first value. Drawn after
+            # its point ("post"), the last bucket, the max, would fall
+            # past the axis.
+            pts = [(0.0, ln["points"][0][1])] + ln["points"]
+            xs = [x_of(p) for p, _ in pts]
+            ys = [max(v, 1e-6) for _, v in pts]
+            ax.step(xs, ys, where="pre", color=colors[ln["label"]],
                     label=f"{ln['label']} ({ln['count']} calls)")
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -140,7 +146,7 @@ def percentile_figure(series, footer, title, data=None):
         ax.grid(True, which="major", color="0.9")
     axes[0][0].set_ylabel("latency from the intended send (ms)")
     axes[0][0].legend(fontsize=7, loc="upper left", frameon=False)
-    orbplot.finish(fig, title, bottom=0.16, left=0.07)
+    orbplot.finish(fig, title, bottom=0.16, left=0.09, top=0.86)
     return fig
 
 
