@@ -225,3 +225,31 @@ bool eta_sweep(const struct eta_point *steps, size_t nsteps,
         out->left_s = 0;
     return true;
 }
+
+static double make_mid(const struct eta_make *s)
+{
+    return sqrt((double)(s->from > 0 ? s->from : 1) * (double)s->to);
+}
+
+double eta_make_pace(const struct eta_make *prev, const struct eta_make *last,
+                     int64_t next)
+{
+    int64_t added = last->to - last->from;
+    if (added <= 0)
+        return 0;
+    double pace = last->ns / (double)added;
+    if (!prev || prev->to - prev->from < ETA_MAKE_MIN ||
+        added < ETA_MAKE_MIN || prev->ns <= 0 || pace <= 0)
+        return pace;
+    double prev_pace = prev->ns / (double)(prev->to - prev->from);
+    double span = log(make_mid(last) / make_mid(prev));
+    if (span <= 0)
+        return pace;
+    double power = log(pace / prev_pace) / span;
+    if (!(power > 0))
+        return pace;
+    if (power > 2)
+        power = 2;
+    struct eta_make to_come = {last->to, next, 0};
+    return pace * pow(make_mid(&to_come) / make_mid(last), power);
+}

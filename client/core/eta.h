@@ -88,4 +88,24 @@ bool eta_sweep(const struct eta_point *steps, size_t nsteps,
  * lo (crossing_next_n's rule), if the crossing is at `at`. */
 int eta_bisections(int64_t lo, int64_t hi, double resolution, double at);
 
+/* One step of kind objects that made objects: M before and after it and
+ * the ns its makeObjects calls took. */
+struct eta_make {
+    int64_t from, to;
+    double ns;
+};
+
+/* The ns an object of the step from last->to to `next` will take, from
+ * the two steps before it (prev may be NULL). The cost per object is
+ * taken as a power of M, fitted to the two steps at their middle M (the
+ * geometric mean of from and to): an ORB whose activation walks a chain
+ * as long as M (TAO's 64-bucket map) costs ten times as much an object
+ * a step of x10 later. The power is held within [0, 2]: a cost that fell
+ * is taken as the last step's, never less. Steps of fewer than
+ * ETA_MAKE_MIN objects say nothing of the growth (their calls' own
+ * costs swamp it): then the last step's pace, as is. */
+#define ETA_MAKE_MIN 1000
+double eta_make_pace(const struct eta_make *prev, const struct eta_make *last,
+                     int64_t next);
+
 #endif

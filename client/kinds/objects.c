@@ -208,19 +208,26 @@ static bool projected_stop(struct objects *x, int64_t next)
     double added = (double)(next - x->m);
     double left_s = (double)(x->deadline_ns - now_ns()) / 1e9;
     if (x->made_whole > 0 && x->make_client_ns > 0) {
-        /* An object's cost so far, or the last step's when it was more
-         * (an ORB whose cost grows with M). */
+        /* An object's cost so far, or the next step's as the last two
+         * steps' paces project it, when that is more (an ORB whose cost
+         * grows with M: eta_make_pace). */
         double ns = (double)x->make_client_ns / (double)x->made_whole;
-        if (x->last_added > 0 &&
-            (double)x->step_client_ns / (double)x->last_added > ns)
-            ns = (double)x->step_client_ns / (double)x->last_added;
+        double step_ns = x->made_last.to > 0
+                             ? eta_make_pace(x->made_prev.to > 0
+                                                 ? &x->made_prev
+                                                 : NULL,
+                                             &x->made_last, next)
+                             : 0;
+        if (step_ns > ns)
+            ns = step_ns;
         double make_s = added * ns / 1e9;
         if (make_s > left_s) {
             run_stop(x->o, STOP_TIME, 0, "objects.max_seconds (%g s): "
                      "making the step to M=%lld would take about %.0f s "
-                     "(%.2f us an object at the last step's pace), %.0f s "
-                     "are left", x->opts->max_seconds, (long long)next,
-                     make_s, ns / 1e3, left_s > 0 ? left_s : 0);
+                     "(%.2f us an object, projected from the steps so "
+                     "far), %.0f s are left", x->opts->max_seconds,
+                     (long long)next, make_s, ns / 1e3,
+                     left_s > 0 ? left_s : 0);
             return true;
         }
     }

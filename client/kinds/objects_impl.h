@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "codec/objkey.h"
+#include "core/eta.h"
 #include "core/stats.h"
 #include "host/probe.h"
 #include "kinds/run.h"
@@ -62,9 +63,11 @@ struct objects {
     /* makeObjects, over the steps made whole: ns the server took, ns
      * the client saw, calls made, objects they made */
     int64_t make_server_ns, make_client_ns, make_calls, made_whole;
-    /* the last step's own, and the objects it added */
+    /* the last step's own */
     int64_t step_server_ns, step_client_ns, step_calls;
-    int64_t last_added;
+    /* the last two steps made whole, as the client saw them (to == 0:
+     * none yet), for the projection of the next (eta_make_pace) */
+    struct eta_make made_prev, made_last;
     bool have_m1;                /* the M = 1 step was measured */
     struct proc_footprint m1_fp; /* its footprint */
     double m1_median_us, m1_p99_us;

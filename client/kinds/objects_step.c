@@ -188,7 +188,8 @@ int objects_make(struct objects *x, int64_t target)
     x->make_client_ns += x->step_client_ns;
     x->make_calls += x->step_calls;
     x->made_whole = target;
-    x->last_added = target - from;
+    x->made_prev = x->made_last;
+    x->made_last = (struct eta_make){from, target, (double)x->step_client_ns};
     return 0;
 }
 

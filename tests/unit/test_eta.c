@@ -235,6 +235,55 @@ static void test_bisections_by_hand(void **state)
     assert_int_equal(eta_bisections(0, 8, 0.02, 3), 3);
 }
 
+/* eta_make_pace: the next step's ns an object, from the two before.
+ * The steps here are built from a known cost per object at each M, so
+ * the expected value is worked out by hand: for a cost of c * M^b, the
+ * pace at a step's middle M (sqrt(from * to)). */
+static struct eta_make made(int64_t from, int64_t to, double ns_each)
+{
+    return (struct eta_make){from, to, ns_each * (double)(to - from)};
+}
+
+static void test_make_pace_flat(void **state)
+{
+    (void)state;
+    /* the same 2 us an object at every M: the last pace, as is */
+    struct eta_make a = made(1000, 10000, 2000), b = made(10000, 100000, 2000);
+    assert_float_equal(eta_make_pace(&a, &b, 1000000), 2000, 1e-6);
+    /* no step before: the last pace */
+    assert_float_equal(eta_make_pace(NULL, &b, 1000000), 2000, 1e-6);
+}
+
+static void test_make_pace_grows_as_m(void **state)
+{
+    (void)state;
+    /* a cost as long as M (a 64-bucket map's chains): 10 us an object
+     * over 10^3..10^4, 100 over 10^4..10^5, so 1000 over 10^5..10^6 */
+    struct eta_make a = made(1000, 10000, 10e3), b = made(10000, 100000, 100e3);
+    assert_float_equal(eta_make_pace(&a, &b, 1000000), 1000e3, 1e-3);
+    /* a step of x2 next: its middle M sqrt(10^5 * 2x10^5) over the last
+     * step's sqrt(10^4 * 10^5), to the power 1 */
+    double want = 100e3 * sqrt(1e5 * 2e5) / sqrt(1e4 * 1e5);
+    assert_float_equal(eta_make_pace(&a, &b, 200000), want, 1e-3);
+}
+
+static void test_make_pace_bounds(void **state)
+{
+    (void)state;
+    /* a pace that fell is the last one's, never less */
+    struct eta_make a = made(1000, 10000, 50e3), b = made(10000, 100000, 5e3);
+    assert_float_equal(eta_make_pace(&a, &b, 1000000), 5e3, 1e-6);
+    /* a power past 2 (x1000 a decade) is held at 2: x100 */
+    struct eta_make c = made(1000, 10000, 1e3), d = made(10000, 100000, 1e6);
+    assert_float_equal(eta_make_pace(&c, &d, 1000000), 1e8, 1.0);
+    /* steps of fewer than ETA_MAKE_MIN objects say nothing of growth */
+    struct eta_make e = made(10, 100, 1e3), f = made(100, 1000, 50e3);
+    assert_float_equal(eta_make_pace(&e, &f, 10000), 50e3, 1e-6);
+    /* a step that added nothing: no pace */
+    struct eta_make g = made(100, 100, 0);
+    assert_float_equal(eta_make_pace(NULL, &g, 1000), 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +294,9 @@ int main(void)
         cmocka_unit_test(test_max_seconds_caps),
         cmocka_unit_test(test_search_stages),
         cmocka_unit_test(test_bisections_by_hand),
+        cmocka_unit_test(test_make_pace_flat),
+        cmocka_unit_test(test_make_pace_grows_as_m),
+        cmocka_unit_test(test_make_pace_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
