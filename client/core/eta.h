@@ -96,7 +96,8 @@ struct eta_make {
 };
 
 /* The ns an object of the step from last->to to `next` will take, from
- * the two steps before it (prev may be NULL). The cost per object is
+ * the two steps before it (prev may be NULL; a zeroed step is no step:
+ * 0 with no last, the last pace with no prev). The cost per object is
  * taken as a power of M, fitted to the two steps at their middle M (the
  * geometric mean of from and to): an ORB whose activation walks a chain
  * as long as M (TAO's 64-bucket map) costs ten times as much an object

@@ -212,12 +212,7 @@ static bool projected_stop(struct objects *x, int64_t next)
          * steps' paces project it, when that is more (an ORB whose cost
          * grows with M: eta_make_pace). */
         double ns = (double)x->make_client_ns / (double)x->made_whole;
-        double step_ns = x->made_last.to > 0
-                             ? eta_make_pace(x->made_prev.to > 0
-                                                 ? &x->made_prev
-                                                 : NULL,
-                                             &x->made_last, next)
-                             : 0;
+        double step_ns = eta_make_pace(&x->made_prev, &x->made_last, next);
         if (step_ns > ns)
             ns = step_ns;
         double make_s = added * ns / 1e9;

@@ -65,7 +65,7 @@ struct objects {
     int64_t make_server_ns, make_client_ns, make_calls, made_whole;
     /* the last step's own */
     int64_t step_server_ns, step_client_ns, step_calls;
-    /* the last two steps made whole, as the client saw them (to == 0:
+    /* the last two steps made whole, as the client saw them (zeroed:
      * none yet), for the projection of the next (eta_make_pace) */
     struct eta_make made_prev, made_last;
     bool have_m1;                /* the M = 1 step was measured */

@@ -134,4 +134,3 @@ def test_percentile_figure_draws_the_tail_up_to_its_point():
         assert drawn_at(99.8) == [pytest.approx(0.03, rel=0.01)]
     finally:
         figs_load.plt.close(fig)
-

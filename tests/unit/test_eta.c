@@ -252,6 +252,10 @@ static void test_make_pace_flat(void **state)
     assert_float_equal(eta_make_pace(&a, &b, 1000000), 2000, 1e-6);
     /* no step before: the last pace */
     assert_float_equal(eta_make_pace(NULL, &b, 1000000), 2000, 1e-6);
+    /* a zeroed step is no step: the last pace; and with no last, 0 */
+    struct eta_make none = {0, 0, 0};
+    assert_float_equal(eta_make_pace(&none, &b, 1000000), 2000, 1e-6);
+    assert_float_equal(eta_make_pace(&none, &none, 10), 0, 0);
 }
 
 static void test_make_pace_grows_as_m(void **state)
