@@ -211,19 +211,32 @@ def kill_quietly(pid, sig=signal.SIGKILL):
         pass
 
 
+# The tests' smallest sweep: steps 2, 7, 12, medians of 3 rounds, max_ms
+# 10. A side at 0 us a call never crosses; one at B_WORK_US crosses
+# between its steps. With 2 rounds and max_ms 3, a loaded make test
+# (three busy loops beside it) made 1 of 48 runs cross at its first step,
+# N = 2, where the crossing cannot be measured, and the gate refused.
+# With these settings none of 48 did, under the same load.
+TINY_SWEEP = ("sweep.max_n=12", "sweep.start=2", "sweep.step=5",
+              "sweep.max_ms=10", "sweep.rounds=3", "sweep.near_rounds=3")
+B_WORK_US = 1000
+
+
+def set_flags(*sets):
+    """["--set", s, ...] of run-suite's (and orbbench run's) flags."""
+    return [x for s in sets for x in ("--set", s)]
+
+
 # A paired A/B suite over tests/fixtures/repeat-scenarios small enough
-# for a test: B's servers burn 400 us more a call.
+# for a test: B's servers burn B_WORK_US more a call.
 def tiny_paired_suite(out, repeat, *flags):
     """Two variants that differ in server.work_us only: paired by default
     (flags: --paired, --solo)."""
     return run_suite(
         ROOT / "tests" / "fixtures" / "repeat-scenarios", *flags,
         "--repeat", str(repeat), "--variant", "a", "--variant",
-        "b:server.work_us=400", "--out", out,
-        "--set", "sweep.max_n=12", "--set", "sweep.start=2",
-        "--set", "sweep.step=5", "--set", "sweep.max_ms=3",
-        "--set", "sweep.rounds=2", "--set", "sweep.near_rounds=3",
-        timeout=300)
+        f"b:server.work_us={B_WORK_US}", "--out", out,
+        *set_flags(*TINY_SWEEP), timeout=300)
 
 
 def run_suite(*args, timeout=240, bin_dir=None, **kw):

@@ -8,11 +8,11 @@ import json
 import re
 import subprocess
 
-from conftest import ORBBENCH, ROOT, SCENARIOS, assert_nothing_left, run_suite
-from test_paired import SMALL, sets
+from conftest import (ORBBENCH, ROOT, SCENARIOS, TINY_SWEEP,
+                      assert_nothing_left, run_suite, set_flags)
+from test_paired import SMALL
 
-TINY = ("sweep.max_n=12", "sweep.start=2", "sweep.step=5", "sweep.max_ms=3",
-        "sweep.rounds=2", "sweep.near_rounds=3", "sweep.cost_n=7")
+TINY = (*TINY_SWEEP, "sweep.cost_n=7")
 
 
 def measured(doc):
@@ -23,7 +23,7 @@ def test_run_ends_with_a_block_of_every_cost(tmp_path):
     out = tmp_path / "a.json"
     proc = subprocess.run(
         [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"), "--out",
-         str(out), "--no-progress", *sets(*SMALL, "sweep.cost_n=20")],
+         str(out), "--no-progress", *set_flags(*SMALL, "sweep.cost_n=20")],
         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
@@ -64,7 +64,7 @@ def test_run_ends_with_a_block_of_every_cost(tmp_path):
 def suite(tmp_path, fmt):
     proc = run_suite(ROOT / "tests" / "fixtures" / "repeat-scenarios",
                      "--out", tmp_path / fmt, "--format", fmt,
-                     *[x for s in TINY for x in ("--set", s)], timeout=300)
+                     *set_flags(*TINY), timeout=300)
     assert proc.returncode == 0, proc.stderr
     docs = {p.stem: json.loads(p.read_text())
             for p in sorted((tmp_path / fmt).glob("*.json"))
@@ -113,7 +113,7 @@ def test_run_format_json_is_one_line_per_side(tmp_path):
     proc = subprocess.run(
         [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"), "--out",
          str(out), "--no-progress", "--format", "json", "--paired",
-         *sets(*SMALL)], capture_output=True, text=True, timeout=300)
+         *set_flags(*SMALL)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert len(lines) == 2

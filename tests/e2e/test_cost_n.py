@@ -7,9 +7,9 @@ import json
 import math
 import subprocess
 
-from conftest import ORBBENCH
+from conftest import ORBBENCH, set_flags
 from test_interference import paired as paired_run
-from test_paired import SMALL, sets
+from test_paired import SMALL
 
 
 # 200 µs a call, one call after another: a round of 38 servers takes
@@ -23,7 +23,7 @@ REACH = (*SMALL, "server.work_us=200", "sweep.start=2", "sweep.step=4",
 def paired(tmp_path, cost_n):
     """A paired A/A run (test_interference's) swept as REACH with cost_n,
     and compare's metrics of it."""
-    docs = paired_run(tmp_path, *sets(*REACH, f"sweep.cost_n={cost_n}"))
+    docs = paired_run(tmp_path, *set_flags(*REACH, f"sweep.cost_n={cost_n}"))
     for d in docs:
         assert d["scenario"]["sweep"]["cost_n"] == cost_n
     proc = subprocess.run(

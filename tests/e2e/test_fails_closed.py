@@ -17,16 +17,15 @@ import pytest
 import orbbench.outlock as orboutlock
 from closedkit import (FIXTURES, SCRIPTS, check_nothing_partial, compare,
                        edit, gate, refused, run, runs, saved, sets)
-from conftest import (ORBBENCH, assert_nothing_left, kill_quietly,
-                      run_suite, tiny_paired_suite, wait_for)
+from conftest import (B_WORK_US, ORBBENCH, TINY_SWEEP, assert_nothing_left,
+                      kill_quietly, run_suite, set_flags, tiny_paired_suite,
+                      wait_for)
 
 # One worker for the module (make test's -n 2): its module-scoped runs are
 # made once, not once a worker.
 pytestmark = pytest.mark.xdist_group("test_fails_closed")
 
-SMALL = ["--set", "sweep.max_n=12", "--set", "sweep.start=2",
-         "--set", "sweep.step=5", "--set", "sweep.max_ms=3",
-         "--set", "sweep.rounds=2", "--set", "sweep.near_rounds=3"]
+SMALL = set_flags(*TINY_SWEEP)
 
 
 # ---- 1. a head whose servers all die ---------------------------------------
@@ -243,7 +242,7 @@ def test_a_run_of_a_copied_into_b_and_edited_is_refused(paired_suite,
     f = runs(a, "pool5-unix")[0]
     d = json.loads(f.read_text())
     d["steps"][0]["round_ms"]["median"] *= 2
-    d["scenario"]["server"]["work_us"] = 400      # B's setting
+    d["scenario"]["server"]["work_us"] = B_WORK_US   # B's setting
     (b / f.name).write_text(json.dumps(d))
     refused(compare(a, b, "--fail-on", "slower"), "the same run id",
             "edited")
@@ -315,23 +314,24 @@ def test_a_suite_on_a_read_only_out_exits_2_in_one_line(tmpfs):
 
 def test_a_suite_that_cannot_write_its_summary_names_it(tmp_path):
     """The suite's runs are written; its summary.json cannot be (a folder
-    in its way, made while the suite runs): one line naming it, exit 2,
-    the results kept whole."""
+    in its way, made by the client after its first run, while the suite
+    runs): one line naming it, exit 2, the results kept whole."""
     out = tmp_path / "out"
-    env = dict(os.environ, ORBBENCH_BIN=str(ORBBENCH.parent))
-    proc = subprocess.Popen(
+    client = tmp_path / "orbbench"
+    # Made by the client itself, not by the test after it sees the suite
+    # start: a loaded machine let the suite end before the test's poll.
+    client.write_text(f"""#!/bin/sh
+"{ORBBENCH}" "$@"
+rc=$?
+mkdir -p "{out / 'summary.json'}"
+exit $rc
+""")
+    client.chmod(0o755)
+    proc = subprocess.run(
         [str(SCRIPTS / "run-suite"), str(FIXTURES / "repeat-scenarios"),
-         "--out", str(out), *SMALL], stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert wait_for(lambda: out.is_dir() and orboutlock.LOCK_NAME in
-                        os.listdir(out), timeout=60)
-        (out / "summary.json").mkdir()
-        _, err = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+         "--orbbench", str(client), "--out", str(out), *SMALL],
+        capture_output=True, text=True, timeout=300)
+    err = proc.stderr
     assert proc.returncode == 2, err
     lines = [x for x in err.splitlines() if "summary.json" in x]
     assert lines and "cannot write" in lines[-1] and "Traceback" not in err

@@ -14,7 +14,7 @@ import pytest
 
 import orbbench.helptext as orbhelp
 import orbbench.manpages as orbman
-from conftest import BIN, ORBBENCH, ROOT
+from conftest import BIN, ORBBENCH, ROOT, TINY_SWEEP, set_flags
 
 # One worker for the tests that run make in the tree (make test's -n 2):
 # two makes at once would write the same files of build/.
@@ -222,13 +222,11 @@ def test_the_ci_example_runs_end_to_end(tmp_path):
     if os.environ.get("ORBBENCH_BIN") not in (None, str(ROOT / "bin")):
         pytest.skip("runs the release build (bin/), not ORBBENCH_BIN")
     out = tmp_path / "ci"
-    small = ["sweep.max_n=12", "sweep.start=2", "sweep.step=5",
-             "sweep.max_ms=3", "sweep.rounds=2", "sweep.near_rounds=3"]
     r = subprocess.run([str(ROOT / "scripts" / "ci-example"), "--system",
                         "--suite", str(FIXTURES / "repeat-scenarios"),
                         "--repeat", "2", "--threshold", "25",
                         "--out", str(out),
-                        *[x for s in small for x in ("--set", s)]],
+                        *set_flags(*TINY_SWEEP)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "gate: no regression" in r.stdout

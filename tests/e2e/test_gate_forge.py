@@ -2,7 +2,7 @@
 request can forge, beside test_gate_fuzz.py's malformed input. The
 material is real runs: tests/fixtures/repeat-A/-B (unpaired, 3 repeats,
 B's servers 100 us a call slower) and a tiny paired suite run here (B
-400 us a call slower). Each example copies one pair of sets and forges
+1,000 us a call slower). Each example copies one pair of sets and forges
 them semantically:
 
   copy       a run copied beside itself (byte for byte, or written out

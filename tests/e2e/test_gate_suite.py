@@ -14,7 +14,7 @@ COMPARE = ROOT / "scripts" / "compare"
 
 @pytest.mark.long
 def test_a_paired_suite_with_slower_servers_fails_the_gate(tmp_path):
-    """A real paired suite, B's servers burning 400 us more a call: the
+    """A real paired suite, B's servers burning 1,000 us more a call: the
     gate exits 1 naming both scenarios; the gate on "faster" exits 0, the
     same side against itself 2 (a copy); the JUnit file of the real
     comparison parses."""
@@ -28,7 +28,7 @@ def test_a_paired_suite_with_slower_servers_fails_the_gate(tmp_path):
     ab = compare(out / "a", out / "b", "--fail-on", "slower",
                  "--threshold", "5", "--format", "junit")
     assert ab.returncode == 1, ab.stderr
-    # The scenarios are named, with at least one metric (400 us a call
+    # The scenarios are named, with at least one metric (1,000 us a call
     # more moves every performance metric; which ones clear the noise of
     # 3 paired runs on a shared machine varies).
     named = {line.split(":")[1].strip() for line in ab.stderr.splitlines()

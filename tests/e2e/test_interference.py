@@ -10,8 +10,8 @@ import subprocess
 import time
 
 import forgekit
-from conftest import ORBBENCH, SCENARIOS, assert_nothing_left
-from test_paired import SMALL, sets
+from conftest import ORBBENCH, SCENARIOS, assert_nothing_left, set_flags
+from test_paired import SMALL
 
 import orbbench.interference as orbinterference
 
@@ -23,7 +23,7 @@ def paired(tmp_path, *args):
     proc = subprocess.run(
         [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"), "--out",
          str(out), "--no-progress", "--paired",
-         *sets(*SMALL, f"sweep.switch_rounds={SWITCH}"), *args],
+         *set_flags(*SMALL, f"sweep.switch_rounds={SWITCH}"), *args],
         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     docs = [json.loads(p.read_text())
@@ -146,7 +146,7 @@ def test_hold_others_stops_the_other_side_during_a_block(tmp_path):
     proc = subprocess.Popen(
         [str(ORBBENCH), "run", str(SCENARIOS / "sync-unix.json"), "--out",
          str(out), "--no-progress", "--paired",
-         *sets(*SMALL, "sweep.hold_others=true", "sweep.rounds=40")],
+         *set_flags(*SMALL, "sweep.hold_others=true", "sweep.rounds=40")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     stopped_seen = running_seen = 0
     deadline = time.monotonic() + 300

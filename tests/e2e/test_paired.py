@@ -7,8 +7,9 @@ import subprocess
 
 import pytest
 
-from conftest import (ROOT, SCENARIOS, ORBBENCH, assert_nothing_left,
-                      run_suite, tiny_paired_suite)
+from conftest import (B_WORK_US, ROOT, SCENARIOS, ORBBENCH,
+                      assert_nothing_left, run_suite, set_flags,
+                      tiny_paired_suite)
 from test_crossing import check_search, cpus
 
 SMALL = ("server.work_us=1000", "sweep.start=3", "sweep.step=8",
@@ -30,15 +31,11 @@ def run(tmp_path, *args, timeout=300):
     return proc, docs
 
 
-def sets(*kv):
-    return [x for k in kv for x in ("--set", k)]
-
-
 @pytest.mark.parametrize("mode", ["sync", "event"])
 def test_versus_runs_both_sides_each_to_its_crossing(tmp_path, mode):
     # A's servers burn 1 ms a call, B's 1.5 ms: each side's largest N under
     # 10 ms is bounded by 10 ms × CPUs / its work.
-    proc, (a, b) = run(tmp_path, *sets(*SMALL, f"mode={mode}"),
+    proc, (a, b) = run(tmp_path, *set_flags(*SMALL, f"mode={mode}"),
                        "--versus", "server.work_us=1500")
     assert proc.returncode == 0, proc.stderr
     assert a["paired"]["id"] == b["paired"]["id"]
@@ -74,14 +71,14 @@ def test_versus_runs_both_sides_each_to_its_crossing(tmp_path, mode):
 
 
 def test_paired_without_versus_is_an_a_a_run(tmp_path):
-    proc, (a, b) = run(tmp_path, *sets(*SMALL), "--paired")
+    proc, (a, b) = run(tmp_path, *set_flags(*SMALL), "--paired")
     assert proc.returncode == 0, proc.stderr
     assert a["scenario"] == b["scenario"]
     assert b["paired"]["versus"] == []
 
 
 def test_failing_side_stops_its_partner(tmp_path):
-    proc, (a, b) = run(tmp_path, *sets(*SMALL),
+    proc, (a, b) = run(tmp_path, *set_flags(*SMALL),
                        "--versus", "server.path=/bin/false")
     assert proc.returncode == 1
     assert b["result"]["stop_reason"] == "server_died"
@@ -136,7 +133,7 @@ def test_run_suite_pairs_two_server_variants_by_default(tmp_path):
             a = json.loads((out / "a" / f"{name}.r{rep}.json").read_text())
             b = json.loads((out / "b" / f"{name}.r{rep}.json").read_text())
             assert a["paired"]["id"] == b["paired"]["id"]
-            assert b["scenario"]["server"]["work_us"] == 400
+            assert b["scenario"]["server"]["work_us"] == B_WORK_US
             # The paired opening: the file's warmup_rounds (1) kept, and
             # run-suite's 2 switch rounds for the key the file leaves out.
             for doc in (a, b):

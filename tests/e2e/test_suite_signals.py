@@ -13,11 +13,10 @@ import subprocess
 import sys
 import time
 
-from conftest import ORBBENCH, ROOT, children, wait_for
+from conftest import (ORBBENCH, ROOT, TINY_SWEEP, children, set_flags,
+                      wait_for)
 
-SMALL = ["--set", "sweep.max_n=12", "--set", "sweep.start=2",
-         "--set", "sweep.step=5", "--set", "sweep.max_ms=3",
-         "--set", "sweep.rounds=2", "--set", "sweep.near_rounds=3"]
+SMALL = set_flags(*TINY_SWEEP)
 SUITE = ROOT / "tests" / "fixtures" / "repeat-scenarios"
 
 
