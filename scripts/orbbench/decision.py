@@ -298,9 +298,23 @@ def problems(doc):
                         out.append(f"{tag}{name}: {k}: {len(bad)} of "
                                    f"{len(vals)} value(s) of {side} "
                                    f"missing (run or block "
-                                   f"{', '.join(map(str, bad[:5]))}: it "
-                                   "measured nothing)")
+                                   f"{', '.join(map(str, bad[:5]))}: "
+                                   f"{_why_missing(row, k, side, bad)})")
     return out
+
+
+def _why_missing(row, k, side, bad):
+    """What the runs (1-based, bad) whose value of metric k is missing
+    did: a sweep whose first step already crossed max_ms held no servers,
+    and its crossing lies below its start, unmeasured."""
+    runs = (row.get("crossing") or {}).get("a" if side == "A" else "b")
+    if k == "crossing_n" and isinstance(runs, list) and all(
+            i <= len(runs) and isinstance(runs[i - 1], dict) and
+            runs[i - 1].get("max_servers") == 0 for i in bad):
+        files = ", ".join(str(runs[i - 1].get("file")) for i in bad[:5])
+        return (f"{files} crossed max_ms at its first step, so its "
+                "crossing is below sweep.start, unmeasured")
+    return "it measured nothing"
 
 
 def measured(doc, path):

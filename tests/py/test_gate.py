@@ -172,3 +172,30 @@ def test_gate_takes_a_comparison_with_the_client_half(tmp_path):
     g = subprocess.run([str(gate), f, "--fail-on", "slower"],
                        capture_output=True, text=True, timeout=120)
     assert g.returncode == 2 and "with a caller also" in g.stderr, g.stderr
+
+
+def _crossing_row(b_values, b_held):
+    """A compare row of a sweep: crossing_n tested on A's three runs and
+    B's (b_values, with max_servers b_held per run)."""
+    return {"scenario": "sync-unix", "metrics": {"crossing_n": {
+        "primary": True, "p_value": 0.01, "a_values": [12, 12, 12],
+        "b_values": b_values}},
+        "crossing": {"b": [{"file": f"sync-unix.r{i + 1}.json",
+                            "max_servers": h} for i, h in enumerate(b_held)]}}
+
+
+def test_a_run_that_crossed_at_its_first_step_is_named_as_such():
+    """A run whose first step crossed max_ms held no servers, and has no
+    crossing: the gate's refusal says so and names its file, where a value
+    missing for another reason says the run measured nothing."""
+    import orbbench.decision as orbdecision
+    first = orbdecision.problems({"scenarios": [
+        _crossing_row([4.8, 4.4, 0], [4, 4, 0])]})
+    assert len(first) == 1
+    assert "run or block 3: sync-unix.r3.json crossed max_ms at its first " \
+           "step" in first[0] and "below sweep.start" in first[0]
+    other = orbdecision.problems({"scenarios": [
+        _crossing_row([4.8, 4.4, None], [4, 4, 5])]})
+    assert len(other) == 1 and "it measured nothing" in other[0]
+    assert orbdecision.problems({"scenarios": [
+        _crossing_row([4.8, 4.4, 4.1], [4, 4, 4])]}) == []
