@@ -253,3 +253,11 @@ double eta_make_pace(const struct eta_make *prev, const struct eta_make *last,
     struct eta_make to_come = {last->to, next, 0};
     return pace * pow(make_mid(&to_come) / make_mid(last), power);
 }
+
+double eta_step_rest_s(const struct eta_make *so_far, int64_t to)
+{
+    int64_t made = so_far->to - so_far->from;
+    if (made < ETA_MAKE_MIN || so_far->ns <= 0 || to <= so_far->to)
+        return 0;
+    return (double)(to - so_far->to) * so_far->ns / (double)made / 1e9;
+}

@@ -109,4 +109,14 @@ struct eta_make {
 double eta_make_pace(const struct eta_make *prev, const struct eta_make *last,
                      int64_t next);
 
+/* Inside a step that is making its objects: the seconds the rest of it
+ * would take at the pace of its own makes so far (`so_far`, from the
+ * step's start to the objects made), to `to`; 0 before the step has
+ * made ETA_MAKE_MIN objects, whose pace says little. Plain, not
+ * projected: the steps before already projected the pace, and this is
+ * the step's own measurement of it (JacORB 3.4 made its objects at
+ * 90-100 us each in the step to 10^5 and at 317-401 us in the next:
+ * docs/measured/2026-12-07-objects-quiet.md). */
+double eta_step_rest_s(const struct eta_make *so_far, int64_t to);
+
 #endif

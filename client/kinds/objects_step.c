@@ -165,6 +165,26 @@ static int make_batch(struct objects *x, uint32_t count, bool shared,
     return 0;
 }
 
+/* After each batch of a step: would the rest of the step, at the pace of
+ * its own batches so far, end past objects.max_seconds? A pace that rose
+ * past what the steps before projected would otherwise spend the run's
+ * time on a step that cannot end. True when the run stopped here. */
+static bool step_overrun(struct objects *x, int64_t from, int64_t target)
+{
+    struct eta_make so_far = {from, x->m, (double)x->step_client_ns};
+    double rest_s = eta_step_rest_s(&so_far, target);
+    double left_s = (double)(x->deadline_ns - now_ns()) / 1e9;
+    if (rest_s <= left_s || x->m >= target)
+        return false;
+    run_stop(x->o, STOP_TIME, 0, "objects.max_seconds (%g s): the step to "
+             "M=%lld would end past it: %lld of its objects made, at %.2f "
+             "us each, the other %lld would take about %.0f s, %.0f s are "
+             "left", x->opts->max_seconds, (long long)target,
+             (long long)(x->m - from), so_far.ns / (double)(x->m - from) / 1e3,
+             (long long)(target - x->m), rest_s, left_s > 0 ? left_s : 0);
+    return true;
+}
+
 int objects_make(struct objects *x, int64_t target)
 {
     bool shared = strcmp(x->opts->servants, "default") == 0;
@@ -181,7 +201,8 @@ int objects_make(struct objects *x, int64_t target)
                      "objects%s", at);
             return -1;
         }
-        if (make_batch(x, count, shared, at))
+        if (make_batch(x, count, shared, at) ||
+            step_overrun(x, from, target))
             return -1;
     }
     x->make_server_ns += x->step_server_ns;

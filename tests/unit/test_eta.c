@@ -288,6 +288,27 @@ static void test_make_pace_bounds(void **state)
     assert_float_equal(eta_make_pace(NULL, &g, 1000), 0, 0);
 }
 
+/* eta_step_rest_s: the rest of a step at its own pace so far. */
+static void test_step_rest(void **state)
+{
+    (void)state;
+    /* JacORB's step to 10^6: 32,768 made at 317 us each, 867,232 to go */
+    struct eta_make jac = made(100000, 132768, 317e3);
+    assert_float_equal(eta_step_rest_s(&jac, 1000000), 867232 * 317e-6,
+                       1e-6);
+    /* the last object made: nothing left */
+    assert_float_equal(eta_step_rest_s(&jac, 132768), 0, 0);
+    /* fewer than ETA_MAKE_MIN made in the step: its pace says nothing */
+    struct eta_make few = made(100000, 100000 + ETA_MAKE_MIN - 1, 1e9);
+    assert_float_equal(eta_step_rest_s(&few, 1000000), 0, 0);
+    struct eta_make enough = made(100000, 100000 + ETA_MAKE_MIN, 1e3);
+    assert_float_equal(eta_step_rest_s(&enough, 1000000),
+                       (1000000 - 100000 - ETA_MAKE_MIN) * 1e-6, 1e-9);
+    /* a clock that read no time: no estimate */
+    struct eta_make none = {100000, 200000, 0};
+    assert_float_equal(eta_step_rest_s(&none, 1000000), 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -301,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_make_pace_flat),
         cmocka_unit_test(test_make_pace_grows_as_m),
         cmocka_unit_test(test_make_pace_bounds),
+        cmocka_unit_test(test_step_rest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
