@@ -174,7 +174,7 @@ static bool step_overrun(struct objects *x, int64_t from, int64_t target)
     struct eta_make so_far = {from, x->m, (double)x->step_client_ns};
     double rest_s = eta_step_rest_s(&so_far, target);
     double left_s = (double)(x->deadline_ns - now_ns()) / 1e9;
-    if (rest_s <= left_s || x->m >= target)
+    if (rest_s <= 0 || rest_s <= left_s) /* 0: no estimate, or no rest */
         return false;
     run_stop(x->o, STOP_TIME, 0, "objects.max_seconds (%g s): the step to "
              "M=%lld would end past it: %lld of its objects made, at %.2f "
