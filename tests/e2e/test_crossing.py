@@ -172,17 +172,26 @@ def test_search_probe_budget(orbbench):
 def test_unconfirmed_step_lets_the_sweep_go_on(orbbench):
     """A max_ms between what N=2 and N=4 take: whatever the first steps
     measure, a step over is confirmed before the search, and a step whose
-    confirmation came out under is followed by a larger one."""
+    confirmation came out under is followed by a larger one. So is a step
+    confirmed over that the search's refinement then measured under, on
+    all its rounds: the bracket's high end changed sides, and the sweep
+    went on from it (the ASan client beside two busy loops did, in 7 of 12
+    runs)."""
     r = orbbench(SCENARIOS / "sync-unix.json", "server.work_us=1000",
                  "sweep.start=2", "sweep.step=2", "sweep.max_ms=3",
                  "sweep.max_n=30", "sweep.rounds=2", "sweep.near_rounds=4")
     assert r.rc == 0, r.stderr
     check_search(r.doc)
     steps = [s["n"] for s in r.doc["steps"]]
-    confirms = [p for p in r.doc["probes"] if p["phase"] == "confirm"]
+    probes = r.doc["probes"]
+    confirms = [p for p in probes if p["phase"] == "confirm"]
     for c in confirms[:-1]:
-        # Not confirmed: the sweep took another step after it.
-        assert c["pooled"]["decision"] == "under"
+        # Not the stop: the sweep took another step after it, because the
+        # confirmation came out under, or a later refinement of its N did.
         assert any(n > c["n"] for n in steps)
+        if c["pooled"]["decision"] != "under":
+            later = probes[probes.index(c) + 1:]
+            assert any(p["phase"] == "refine" and p["n"] == c["n"] and
+                       p["pooled"]["decision"] == "under" for p in later)
     assert confirms[-1]["pooled"]["decision"] == "over"
     assert confirms[-1]["n"] == steps[-1]
