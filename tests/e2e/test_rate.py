@@ -247,7 +247,7 @@ def test_ctrl_c_mid_rate_run(tmp_path):
             with open(f"/proc/{pid}/stat") as f:
                 if f.read().rsplit(")", 1)[1].split()[0] == "Z":
                     break
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):
             break
         time.sleep(0.05)
     else:

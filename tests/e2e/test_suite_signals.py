@@ -13,8 +13,8 @@ import subprocess
 import sys
 import time
 
-from conftest import (ORBBENCH, ROOT, TINY_SWEEP, children, set_flags,
-                      wait_for)
+from conftest import (ORBBENCH, ROOT, TINY_SWEEP, alive, children,
+                      set_flags, wait_for)
 
 SMALL = set_flags(*TINY_SWEEP)
 SUITE = ROOT / "tests" / "fixtures" / "repeat-scenarios"
@@ -96,8 +96,6 @@ def test_sigterm_between_runs_ends_143_with_nothing_left(tmp_path):
     assert proc.returncode == 143, err
     time.sleep(0.5)
     for pid in kids:
-        assert not os.path.exists(f"/proc/{pid}") or \
-            open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] \
-            == "Z"
+        assert not alive(pid)
     for f in out.glob("*.json"):
         whole_json(f)
