@@ -188,13 +188,13 @@ static void record(struct objects *x)
     json_object_set(j, "steps", x->steps);
     json_object_set_new(
         j, "create_us_per_object",
-        x->made_whole > 0
+        x->made_last.to > 0
             ? json_pack("{s:f, s:f, s:I}", "server",
                         (double)x->make_server_ns / 1e3 /
-                            (double)x->made_whole,
+                            (double)x->made_last.to,
                         "client",
                         (double)x->make_client_ns / 1e3 /
-                            (double)x->made_whole,
+                            (double)x->made_last.to,
                         "make_calls", (json_int_t)x->make_calls)
             : json_null());
     json_object_set_new(x->s->doc, "objects", j);
@@ -207,11 +207,11 @@ static bool projected_stop(struct objects *x, int64_t next)
 {
     double added = (double)(next - x->m);
     double left_s = (double)(x->deadline_ns - now_ns()) / 1e9;
-    if (x->made_whole > 0 && x->make_client_ns > 0) {
+    if (x->made_last.to > 0 && x->make_client_ns > 0) {
         /* An object's cost so far, or the next step's as the last two
          * steps' paces project it, when that is more (an ORB whose cost
          * grows with M: eta_make_pace). */
-        double ns = (double)x->make_client_ns / (double)x->made_whole;
+        double ns = (double)x->make_client_ns / (double)x->made_last.to;
         double step_ns = eta_make_pace(&x->made_prev, &x->made_last, next);
         if (step_ns > ns)
             ns = step_ns;

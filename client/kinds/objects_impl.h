@@ -61,12 +61,13 @@ struct objects {
     uint64_t rng;
     struct samples times; /* this step's timed calls, ns */
     /* makeObjects, over the steps made whole: ns the server took, ns
-     * the client saw, calls made, objects they made */
-    int64_t make_server_ns, make_client_ns, make_calls, made_whole;
+     * the client saw, calls made (the objects they made: made_last.to) */
+    int64_t make_server_ns, make_client_ns, make_calls;
     /* the last step's own */
     int64_t step_server_ns, step_client_ns, step_calls;
     /* the last two steps made whole, as the client saw them (zeroed:
-     * none yet), for the projection of the next (eta_make_pace) */
+     * none yet), for the projection of the next (eta_make_pace); the
+     * last one's `to` is every object made in whole steps */
     struct eta_make made_prev, made_last;
     bool have_m1;                /* the M = 1 step was measured */
     struct proc_footprint m1_fp; /* its footprint */

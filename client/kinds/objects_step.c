@@ -208,7 +208,6 @@ int objects_make(struct objects *x, int64_t target)
     x->make_server_ns += x->step_server_ns;
     x->make_client_ns += x->step_client_ns;
     x->make_calls += x->step_calls;
-    x->made_whole = target;
     x->made_prev = x->made_last;
     x->made_last = (struct eta_make){from, target, (double)x->step_client_ns};
     return 0;
