@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from conftest import (ORBBENCH, SCENARIOS, interrupt_mid_run,
-                      kill_a_server_mid_run, start_repeating_run,
+from conftest import (ORBBENCH, SCENARIOS, alive, interrupt_mid_run,
+                      kill_a_server_mid_run, start_repeating_run, wait_for,
                       write_scenario)
 from reportkit import script
 
@@ -237,21 +237,11 @@ def test_server_dying_mid_rate_run(tmp_path):
 def test_ctrl_c_mid_rate_run(tmp_path):
     """SIGINT during a rate run: exit 130, interrupted, repeats kept, and
     the server gone."""
-    import time
     proc, out, doc = start_rate(tmp_path)
     pid = doc["servers"][0]["pid"]
     interrupt_mid_run(proc, out)
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    break
-        except (FileNotFoundError, ProcessLookupError):
-            break
-        time.sleep(0.05)
-    else:
-        raise AssertionError(f"server {pid} still running")
+    assert wait_for(lambda: not alive(pid), timeout=5), \
+        f"server {pid} still running"
 
 
 def test_run_suite_summary_names_the_rate(tmp_path):
